@@ -1,0 +1,204 @@
+import Foundation
+
+/// A record: a typed bag of fields plus the system fields the server maintains.
+///
+/// Mirrors `CKRecord`. Setting a field through the subscript records the key in
+/// ``changedKeys``, which the `changedKeys` save policy sends. The system fields
+/// (change tag, dates, creator, last modifier) are set by the server; keep the record
+/// the server returned (or its ``systemFields``) to save the next change against it.
+public struct Record: Sendable, Hashable {
+    /// Identifies a record: its name and its zone.
+    public struct ID: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The name of the implicit zone that user record IDs live in.
+        public static let userZoneName = "_defaultZone"
+
+        /// The record's name, unique within its zone.
+        public var recordName: String
+        /// The zone that holds the record.
+        public var zoneID: RecordZone.ID
+
+        /// Creates a record ID.
+        public init(recordName: String, zoneID: RecordZone.ID) {
+            self.recordName = recordName
+            self.zoneID = zoneID
+        }
+
+        /// Creates the ID of a user record, as the server names its users.
+        public init(userRecordName: String) {
+            self.init(recordName: userRecordName, zoneID: RecordZone.ID(zoneName: Self.userZoneName))
+        }
+
+        public var description: String { "\(recordName) in \(zoneID)" }
+
+        public static func < (lhs: ID, rhs: ID) -> Bool {
+            (lhs.zoneID, lhs.recordName) < (rhs.zoneID, rhs.recordName)
+        }
+    }
+
+    /// A field value that points at another record.
+    public struct Reference: Codable, Sendable, Hashable {
+        /// What happens to the referring record when the target is deleted.
+        public enum Action: String, Codable, Sendable {
+            case none
+            case deleteSelf
+        }
+
+        /// The record referred to.
+        public var recordID: ID
+        /// The delete action. The server stores it; cascading deletes are not performed yet.
+        public var action: Action
+
+        /// Creates a reference.
+        public init(recordID: ID, action: Action = .none) {
+            self.recordID = recordID
+            self.action = action
+        }
+    }
+
+    /// The server-maintained metadata of a record, without its fields.
+    ///
+    /// The counterpart of `CKRecord.encodeSystemFields(with:)`: store it beside local data and
+    /// rebuild a record from it to save the next change with the right change tag.
+    public struct SystemFields: Codable, Sendable, Hashable {
+        public var recordID: ID
+        public var recordType: String
+        public var recordChangeTag: String?
+        public var creationDate: Date?
+        public var modificationDate: Date?
+        public var creatorUserRecordID: ID?
+        public var lastModifiedUserRecordID: ID?
+    }
+
+    /// The record's identity.
+    public let recordID: ID
+    /// The record's type, such as `Contact`.
+    public let recordType: String
+    /// The field values, by key.
+    public private(set) var fields: [String: FieldValue]
+    /// The keys set or removed since the record was created or last came from the server.
+    public private(set) var changedKeys: Set<String>
+
+    /// The server's version stamp; changes on every save. `nil` for a record never saved.
+    public var recordChangeTag: String?
+    /// When the server first stored the record.
+    public var creationDate: Date?
+    /// When the server last stored the record.
+    public var modificationDate: Date?
+    /// The user who created the record.
+    public var creatorUserRecordID: ID?
+    /// The user who last saved the record.
+    public var lastModifiedUserRecordID: ID?
+
+    /// Creates a new, never-saved record.
+    public init(recordType: String, recordID: ID) {
+        self.recordType = recordType
+        self.recordID = recordID
+        self.fields = [:]
+        self.changedKeys = []
+    }
+
+    /// Recreates a record from system fields kept locally, with no field values.
+    public init(systemFields: SystemFields) {
+        self.init(recordType: systemFields.recordType, recordID: systemFields.recordID)
+        recordChangeTag = systemFields.recordChangeTag
+        creationDate = systemFields.creationDate
+        modificationDate = systemFields.modificationDate
+        creatorUserRecordID = systemFields.creatorUserRecordID
+        lastModifiedUserRecordID = systemFields.lastModifiedUserRecordID
+    }
+
+    /// The record's system fields.
+    public var systemFields: SystemFields {
+        SystemFields(
+            recordID: recordID, recordType: recordType, recordChangeTag: recordChangeTag,
+            creationDate: creationDate, modificationDate: modificationDate,
+            creatorUserRecordID: creatorUserRecordID, lastModifiedUserRecordID: lastModifiedUserRecordID)
+    }
+
+    /// Reads or writes a field. Writing `nil` removes it. Every write marks the key changed.
+    public subscript(key: String) -> FieldValue? {
+        get { fields[key] }
+        set {
+            fields[key] = newValue
+            changedKeys.insert(key)
+        }
+    }
+
+    /// All field keys, sorted.
+    public var allKeys: [String] { fields.keys.sorted() }
+
+    /// Forgets which keys changed, as after a successful save.
+    public mutating func clearChangedKeys() {
+        changedKeys = []
+    }
+
+    /// Two records are equal when their identity, type, fields and system fields are;
+    /// ``changedKeys`` is bookkeeping and does not count.
+    public static func == (lhs: Record, rhs: Record) -> Bool {
+        lhs.recordID == rhs.recordID && lhs.recordType == rhs.recordType && lhs.fields == rhs.fields
+            && lhs.recordChangeTag == rhs.recordChangeTag && lhs.creationDate == rhs.creationDate
+            && lhs.modificationDate == rhs.modificationDate
+            && lhs.creatorUserRecordID == rhs.creatorUserRecordID
+            && lhs.lastModifiedUserRecordID == rhs.lastModifiedUserRecordID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(recordID)
+        hasher.combine(recordType)
+        hasher.combine(recordChangeTag)
+    }
+}
+
+extension Record: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case recordID, recordType, fields, changedKeys, recordChangeTag, creationDate, modificationDate
+        case creatorUserRecordName, lastModifiedUserRecordName
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recordID = try container.decode(ID.self, forKey: .recordID)
+        recordType = try container.decode(String.self, forKey: .recordType)
+        fields = try container.decodeIfPresent([String: FieldValue].self, forKey: .fields) ?? [:]
+        changedKeys = try container.decodeIfPresent(Set<String>.self, forKey: .changedKeys) ?? []
+        recordChangeTag = try container.decodeIfPresent(String.self, forKey: .recordChangeTag)
+        creationDate = try container.decodeIfPresent(Int64.self, forKey: .creationDate).map(Date.init(millisecondsSince1970:))
+        modificationDate = try container.decodeIfPresent(Int64.self, forKey: .modificationDate).map(
+            Date.init(millisecondsSince1970:))
+        creatorUserRecordID = try container.decodeIfPresent(String.self, forKey: .creatorUserRecordName).map(
+            ID.init(userRecordName:))
+        lastModifiedUserRecordID = try container.decodeIfPresent(String.self, forKey: .lastModifiedUserRecordName)
+            .map(ID.init(userRecordName:))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(recordID, forKey: .recordID)
+        try container.encode(recordType, forKey: .recordType)
+        try container.encode(fields, forKey: .fields)
+        if !changedKeys.isEmpty { try container.encode(changedKeys.sorted(), forKey: .changedKeys) }
+        try container.encodeIfPresent(recordChangeTag, forKey: .recordChangeTag)
+        try container.encodeIfPresent(creationDate?.millisecondsSince1970, forKey: .creationDate)
+        try container.encodeIfPresent(modificationDate?.millisecondsSince1970, forKey: .modificationDate)
+        try container.encodeIfPresent(creatorUserRecordID?.recordName, forKey: .creatorUserRecordName)
+        try container.encodeIfPresent(lastModifiedUserRecordID?.recordName, forKey: .lastModifiedUserRecordName)
+    }
+}
+
+extension Record {
+    /// Creates a record with every field and system field given, as the server builds them.
+    public init(
+        recordID: ID, recordType: String, fields: [String: FieldValue], recordChangeTag: String?,
+        creationDate: Date?, modificationDate: Date?, creatorUserRecordID: ID?, lastModifiedUserRecordID: ID?
+    ) {
+        self.recordID = recordID
+        self.recordType = recordType
+        self.fields = fields
+        self.changedKeys = []
+        self.recordChangeTag = recordChangeTag
+        self.creationDate = creationDate
+        self.modificationDate = modificationDate
+        self.creatorUserRecordID = creatorUserRecordID
+        self.lastModifiedUserRecordID = lastModifiedUserRecordID
+    }
+}

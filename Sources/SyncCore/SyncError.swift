@@ -1,0 +1,85 @@
+import Foundation
+
+/// An error from the sync server or engine, with CloudKit's error codes.
+///
+/// Mirrors `CKError`: a ``code`` names what happened; some codes carry more, such as
+/// ``retryAfter`` for `requestRateLimited` and `serviceUnavailable`, or ``serverRecord``
+/// for `serverRecordChanged`. On the wire it is the error body of every failed request and
+/// of every failed item: `{"code": "zoneNotFound", "message": "…"}`.
+public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// A CloudKit error code, by name. New codes can be added without breaking anyone.
+    public struct Code: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let internalError = Code(rawValue: "internalError")
+        public static let partialFailure = Code(rawValue: "partialFailure")
+        public static let networkUnavailable = Code(rawValue: "networkUnavailable")
+        public static let networkFailure = Code(rawValue: "networkFailure")
+        public static let serviceUnavailable = Code(rawValue: "serviceUnavailable")
+        public static let requestRateLimited = Code(rawValue: "requestRateLimited")
+        public static let notAuthenticated = Code(rawValue: "notAuthenticated")
+        public static let permissionFailure = Code(rawValue: "permissionFailure")
+        public static let unknownItem = Code(rawValue: "unknownItem")
+        public static let invalidArguments = Code(rawValue: "invalidArguments")
+        public static let serverRecordChanged = Code(rawValue: "serverRecordChanged")
+        public static let serverRejectedRequest = Code(rawValue: "serverRejectedRequest")
+        public static let constraintViolation = Code(rawValue: "constraintViolation")
+        public static let operationCancelled = Code(rawValue: "operationCancelled")
+        public static let changeTokenExpired = Code(rawValue: "changeTokenExpired")
+        public static let batchRequestFailed = Code(rawValue: "batchRequestFailed")
+        public static let zoneBusy = Code(rawValue: "zoneBusy")
+        public static let badDatabase = Code(rawValue: "badDatabase")
+        public static let quotaExceeded = Code(rawValue: "quotaExceeded")
+        public static let zoneNotFound = Code(rawValue: "zoneNotFound")
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
+        public static let userDeletedZone = Code(rawValue: "userDeletedZone")
+        public static let accountTemporarilyUnavailable = Code(rawValue: "accountTemporarilyUnavailable")
+
+        /// The HTTP status the server answers with when this error fails a whole request.
+        public var httpStatus: Int {
+            switch self {
+            case .invalidArguments: 400
+            case .notAuthenticated: 401
+            case .permissionFailure, .badDatabase: 403
+            case .zoneNotFound, .unknownItem, .userDeletedZone: 404
+            case .serverRecordChanged, .batchRequestFailed, .constraintViolation: 409
+            case .changeTokenExpired: 410
+            case .limitExceeded, .quotaExceeded: 413
+            case .requestRateLimited: 429
+            case .serviceUnavailable, .zoneBusy, .accountTemporarilyUnavailable: 503
+            default: 500
+            }
+        }
+
+        /// Whether a client should retry the same request later (CKSyncEngine's automatic-retry list).
+        public var isTransient: Bool {
+            switch self {
+            case .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .zoneBusy,
+                .notAuthenticated, .accountTemporarilyUnavailable:
+                true
+            default: false
+            }
+        }
+    }
+
+    /// What happened.
+    public var code: Code
+    /// A sentence a person can act on.
+    public var message: String
+    /// Seconds to wait before retrying, for `requestRateLimited`, `serviceUnavailable` and `zoneBusy`.
+    public var retryAfter: Double?
+    /// For `serverRecordChanged`: the record as the server has it now.
+    public var serverRecord: Record?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, retryAfter: Double? = nil, serverRecord: Record? = nil) {
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+        self.serverRecord = serverRecord
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,44 @@
+/// A username and password, to create an account or sign in.
+public struct AccountCredentials: Codable, Sendable, Hashable {
+    public var username: String
+    public var password: String
+
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+}
+
+/// Who an account is: the answer to `GET /v1/account` and to creating an account.
+public struct AccountInfo: Codable, Sendable, Hashable {
+    /// The user's record name: the account's stable identity (CloudKit's user record ID).
+    public var userRecordName: String
+    public var username: String
+
+    public init(userRecordName: String, username: String) {
+        self.userRecordName = userRecordName
+        self.username = username
+    }
+}
+
+/// A signed-in session: the bearer token to send as `Authorization: Bearer <token>`.
+public struct SessionInfo: Codable, Sendable, Hashable {
+    public var token: String
+    public var userRecordName: String
+
+    public init(token: String, userRecordName: String) {
+        self.token = token
+        self.userRecordName = userRecordName
+    }
+}
+
+/// The answer to `GET /v1/health`.
+public struct HealthInfo: Codable, Sendable, Hashable {
+    public var status: String
+    public var version: String
+
+    public init(status: String, version: String) {
+        self.status = status
+        self.version = version
+    }
+}

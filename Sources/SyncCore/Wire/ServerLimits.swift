@@ -1,0 +1,27 @@
+/// The limits a server enforces, advertised at `GET /v1/limits`.
+///
+/// The defaults are CloudKit's: 400 items and 2 MB per request, 1 MB per record.
+public struct ServerLimits: Codable, Sendable, Hashable {
+    /// Most saves plus deletes in one modify request.
+    public var maximumItemsPerRequest: Int
+    /// Most bytes in one request body.
+    public var maximumRequestBytes: Int
+    /// Most bytes of field data in one record (its fields as JSON).
+    public var maximumRecordBytes: Int
+    /// Results per fetch page when the client asks for none.
+    public var defaultFetchResultsLimit: Int
+    /// Most results per fetch page, whatever the client asks for.
+    public var maximumFetchResultsLimit: Int
+
+    public init(
+        maximumItemsPerRequest: Int = 400, maximumRequestBytes: Int = 2 * 1024 * 1024,
+        maximumRecordBytes: Int = 1024 * 1024, defaultFetchResultsLimit: Int = 400,
+        maximumFetchResultsLimit: Int = 2000
+    ) {
+        self.maximumItemsPerRequest = maximumItemsPerRequest
+        self.maximumRequestBytes = maximumRequestBytes
+        self.maximumRecordBytes = maximumRecordBytes
+        self.defaultFetchResultsLimit = defaultFetchResultsLimit
+        self.maximumFetchResultsLimit = maximumFetchResultsLimit
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SyncCore
+
+/// The routes under `/v1/databases/{scope}`: zones, records and their changes.
+///
+/// The private database is the user's own. The shared database holds what other users share
+/// with this one; sharing is not implemented yet, so it is always empty and accepts no zones.
+struct DatabaseRoutes {
+    let store: any RecordStore
+    let pushHub: PushHub
+    let configuration: SyncServerConfiguration
+    let body: BodyCoding
+
+    static let deviceHeader = HTTPField.Name("X-Device-ID")!
+
+    private var limits: ServerLimits { configuration.limits }
+
+    private static func scope(_ context: SyncRequestContext) throws -> DatabaseScope {
+        let name = context.parameters.get("scope") ?? ""
+        guard let scope = DatabaseScope(rawValue: name) else {
+            throw SyncError(.invalidArguments, "there is no database '\(name)'; use 'private' or 'shared'")
+        }
+        return scope
+    }
+
+    private static func ownZoneID(_ zoneName: String) -> RecordZone.ID {
+        RecordZone.ID(zoneName: zoneName)
+    }
+
+    private static func sharedZoneNotFound(_ zoneID: RecordZone.ID) -> SyncError {
+        SyncError(.zoneNotFound, "zone '\(zoneID.zoneName)' is not shared with you")
+    }
+
+    // MARK: Zones
+
+    func listZones(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        guard try Self.scope(context) == .private else { return try body.response(ListZonesResponse(zones: [])) }
+        let names = try await store.zoneNames(owner: user)
+        return try body.response(ListZonesResponse(zones: names.map { RecordZone(zoneID: Self.ownZoneID($0)) }))
+    }
+
+    func modifyZones(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let scope = try Self.scope(context)
+        let modification = try await body.decode(ModifyZonesRequest.self, from: request)
+        try RequestValidation.validate(itemCount: modification.saves.count + modification.deletes.count, limits: limits)
+        for (index, zone) in modification.saves.enumerated() {
+            try RequestValidation.validate(zone.zoneID, owner: user, context: "saves[\(index)]")
+        }
+        for (index, zoneID) in modification.deletes.enumerated() {
+            try RequestValidation.validate(zoneID, owner: user, context: "deletes[\(index)]")
+        }
+        guard scope == .private else {
+            return try body.response(
+                ModifyZonesResponse(
+                    failedZoneSaves: modification.saves.map {
+                        .init(
+                            zone: $0,
+                            error: SyncError(
+                                .permissionFailure,
+                                "zones cannot be created in the shared database; save them in the private database"))
+                    },
+                    failedZoneDeletes: modification.deletes.map {
+                        .init(zoneID: $0, error: Self.sharedZoneNotFound($0))
+                    }))
+        }
+        let outcome = try await store.modifyZones(
+            owner: user, saves: modification.saves.map(\.zoneID.zoneName),
+            deletes: modification.deletes.map(\.zoneName), now: Date())
+        if outcome.changed {
+            await pushHub.notify(user: user, scope: .private, excludingDevice: request.headers[Self.deviceHeader])
+        }
+        let missing = Set(outcome.missing)
+        return try body.response(
+            ModifyZonesResponse(
+                savedZones: modification.saves,
+                deletedZoneIDs: modification.deletes.filter { !missing.contains($0.zoneName) },
+                failedZoneDeletes: modification.deletes.filter { missing.contains($0.zoneName) }.map {
+                    .init(zoneID: $0, error: SyncError(.zoneNotFound, "zone '\($0.zoneName)' does not exist"))
+                }))
+    }
+
+    func fetchDatabaseChanges(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let scope = try Self.scope(context)
+        let fetch = try await body.decode(FetchDatabaseChangesRequest.self, from: request, allowEmpty: true)
+        let limit = try resultsLimit(fetch.resultsLimit)
+        let cursor = try fetch.since.map {
+            try ChangeCursor(token: $0, expecting: .database, owner: user, scope: scope, zoneName: nil)
+        }
+        guard scope == .private else {
+            return try body.response(
+                FetchDatabaseChangesResponse(
+                    modifications: [], deletions: [],
+                    changeToken: ChangeCursor.database(owner: user, scope: scope, seq: 0).token, moreComing: false))
+        }
+        let page = try await store.databaseChanges(owner: user, since: cursor, limit: limit)
+        return try body.response(
+            FetchDatabaseChangesResponse(
+                modifications: page.modifiedZoneNames.map(Self.ownZoneID),
+                deletions: page.deletions.map { .init(zoneID: Self.ownZoneID($0.zoneName), reason: $0.reason) },
+                changeToken: page.cursor.token, moreComing: page.moreComing))
+    }
+
+    // MARK: Records
+
+    func modifyRecords(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let scope = try Self.scope(context)
+        let modification = try await body.decode(ModifyRecordsRequest.self, from: request)
+        try RequestValidation.validate(modification, owner: user, limits: limits)
+        guard scope == .private else {
+            return try body.response(
+                ModifyRecordsResponse(
+                    failedRecordSaves: modification.saves.map {
+                        .init(recordID: $0.recordID, error: Self.sharedZoneNotFound($0.recordID.zoneID))
+                    },
+                    failedRecordDeletes: modification.deletes.map {
+                        .init(recordID: $0, error: Self.sharedZoneNotFound($0.zoneID))
+                    }))
+        }
+        let outcome = try await store.modifyRecords(owner: user, request: modification, limits: limits, now: Date())
+        if outcome.changed {
+            await pushHub.notify(user: user, scope: .private, excludingDevice: request.headers[Self.deviceHeader])
+        }
+        return try body.response(outcome.response)
+    }
+
+    func fetchZoneChanges(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let scope = try Self.scope(context)
+        let fetch = try await body.decode(FetchZoneChangesRequest.self, from: request)
+        try RequestValidation.validate(fetch.zoneID, owner: user, context: "zoneID")
+        let limit = try resultsLimit(fetch.resultsLimit)
+        guard scope == .private else { throw Self.sharedZoneNotFound(fetch.zoneID) }
+        let zoneName = fetch.zoneID.zoneName
+        let cursor = try fetch.since.map {
+            try ChangeCursor(token: $0, expecting: .zone, owner: user, scope: scope, zoneName: zoneName)
+        }
+        let page = try await store.zoneChanges(owner: user, zoneName: zoneName, since: cursor, limit: limit)
+        let zoneID = Self.ownZoneID(zoneName)
+        return try body.response(
+            FetchZoneChangesResponse(
+                modifications: try page.modifications.map { try $0.record(in: zoneID) },
+                deletions: page.deletions.map {
+                    .init(recordID: Record.ID(recordName: $0.recordName, zoneID: zoneID), recordType: $0.recordType)
+                },
+                changeToken: page.cursor.token, moreComing: page.moreComing))
+    }
+
+    func lookupRecords(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let scope = try Self.scope(context)
+        let lookup = try await body.decode(LookupRecordsRequest.self, from: request)
+        try RequestValidation.validate(itemCount: lookup.recordIDs.count, limits: limits)
+        for (index, recordID) in lookup.recordIDs.enumerated() {
+            try RequestValidation.validate(recordID, owner: user, context: "recordIDs[\(index)]")
+        }
+        guard scope == .private else {
+            return try body.response(
+                LookupRecordsResponse(
+                    records: [],
+                    failures: lookup.recordIDs.map { .init(recordID: $0, error: Self.sharedZoneNotFound($0.zoneID)) }))
+        }
+        let outcome = try await store.lookupRecords(owner: user, keys: lookup.recordIDs.map(RecordKey.init))
+        var response = LookupRecordsResponse(records: [], failures: [])
+        for (recordID, item) in zip(lookup.recordIDs, outcome.items) {
+            switch item {
+            case .found(let stored): response.records.append(try stored.record(in: recordID.zoneID))
+            case .zoneNotFound:
+                response.failures.append(
+                    .init(
+                        recordID: recordID,
+                        error: SyncError(.zoneNotFound, "zone '\(recordID.zoneID.zoneName)' does not exist")))
+            case .unknownItem:
+                response.failures.append(
+                    .init(
+                        recordID: recordID,
+                        error: SyncError(.unknownItem, "record '\(recordID.recordName)' does not exist")))
+            }
+        }
+        return try body.response(response)
+    }
+
+    private func resultsLimit(_ requested: Int?) throws -> Int {
+        guard let requested else { return limits.defaultFetchResultsLimit }
+        guard requested >= 1 else {
+            throw SyncError(.invalidArguments, "resultsLimit must be at least 1 (it was \(requested))")
+        }
+        return min(requested, limits.maximumFetchResultsLimit)
+    }
+}

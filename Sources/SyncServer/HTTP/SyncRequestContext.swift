@@ -1,0 +1,31 @@
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// The request context of every route: WebSocket-capable, and carrying the signed-in user
+/// once ``AuthenticationMiddleware`` has run.
+public struct SyncRequestContext: RequestContext, WebSocketRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<Self>
+    /// The client's IP address, for per-address rate limits.
+    public let remoteAddress: String
+    /// The connection the request arrived on (test helpers close it to simulate a lost response).
+    public let channel: any Channel
+    /// The signed-in user's record name.
+    public var userRecordName: String?
+    /// The SHA-256 of the bearer token the request came with.
+    public var sessionTokenHash: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        channel = source.channel
+    }
+
+    /// The signed-in user; only routes behind ``AuthenticationMiddleware`` call it.
+    func requireUser() throws -> String {
+        guard let userRecordName else { throw HTTPError(.unauthorized) }
+        return userRecordName
+    }
+}

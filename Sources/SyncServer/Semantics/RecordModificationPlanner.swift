@@ -1,0 +1,190 @@
+import Foundation
+import SyncCore
+
+/// CloudKit's rules for modifying records, as a pure function from what is stored to what to write.
+///
+/// Stores load the zones and records a request touches, call ``plan(_:owner:liveZones:existing:currentSeq:now:limits:)``
+/// inside their write transaction and write the rows it returns.
+public enum RecordModificationPlanner {
+    /// What to write and what to answer.
+    public struct Plan: Sendable {
+        /// Rows to insert or replace: live records and tombstones.
+        public var rows: [StoredRecord]
+        /// The new change number of every zone that changed.
+        public var zoneSeqs: [String: Int64]
+        /// The owner's change number after the plan is applied.
+        public var endSeq: Int64
+        public var response: ModifyRecordsResponse
+    }
+
+    private enum Decision {
+        /// Save with these fields; `createdAt` and `creator` are nil for a new record.
+        case save(recordType: String, fields: Data, createdAt: Int64?, creator: String?)
+        case delete(recordType: String)
+        case failed(SyncError)
+
+        var isFailure: Bool {
+            if case .failed = self { return true }
+            return false
+        }
+    }
+
+    /// Plans a modification.
+    /// - Parameters:
+    ///   - request: a request that passed ``RequestValidation``.
+    ///   - owner: the signed-in user's record name.
+    ///   - liveZones: which of the zones the request names exist.
+    ///   - existing: the stored rows (live or tombstones) for the records the request names.
+    ///   - currentSeq: the owner's change number before this request.
+    ///   - now: the modification time, in milliseconds since 1970.
+    public static func plan(
+        _ request: ModifyRecordsRequest, owner: String, liveZones: Set<String>, existing: [RecordKey: StoredRecord],
+        currentSeq: Int64, now: Int64, limits: ServerLimits
+    ) throws -> Plan {
+        var saveDecisions: [Decision] = []
+        for record in request.saves {
+            saveDecisions.append(
+                try decideSave(
+                    record, policy: request.savePolicy, liveZones: liveZones,
+                    existing: existing[RecordKey(record.recordID)], limits: limits))
+        }
+        var deleteDecisions: [Decision] = request.deletes.map { recordID in
+            decideDelete(recordID, liveZones: liveZones, existing: existing[RecordKey(recordID)])
+        }
+
+        if request.atomic {
+            let failedZones = Set(
+                zip(request.saves.map(\.recordID) + request.deletes, saveDecisions + deleteDecisions)
+                    .filter { $0.1.isFailure }.map { $0.0.zoneID.zoneName })
+            func abandon(_ decisions: inout [Decision], _ ids: [Record.ID]) {
+                for (position, id) in ids.enumerated()
+                where failedZones.contains(id.zoneID.zoneName) && !decisions[position].isFailure {
+                    decisions[position] = .failed(
+                        SyncError(
+                            .batchRequestFailed,
+                            "not applied: another item in atomic zone '\(id.zoneID.zoneName)' failed; fix that item and send the batch again"
+                        ))
+                }
+            }
+            abandon(&saveDecisions, request.saves.map(\.recordID))
+            abandon(&deleteDecisions, request.deletes)
+        }
+
+        var seq = currentSeq
+        var plan = Plan(rows: [], zoneSeqs: [:], endSeq: currentSeq, response: ModifyRecordsResponse())
+        for (index, decision) in saveDecisions.enumerated() {
+            let sent = request.saves[index]
+            switch decision {
+            case .save(let recordType, let fields, let createdAt, let creator):
+                seq += 1
+                let row = StoredRecord(
+                    key: RecordKey(sent.recordID), recordType: recordType, fields: fields,
+                    changeTag: changeTag(seq), createdAt: createdAt ?? now, creator: creator ?? owner, modifiedAt: now,
+                    modifier: owner, seq: seq, isDeleted: false)
+                plan.rows.append(row)
+                plan.zoneSeqs[row.key.zoneName] = seq
+                plan.response.savedRecords.append(try row.record(in: sent.recordID.zoneID))
+            case .failed(let error):
+                plan.response.failedRecordSaves.append(.init(recordID: sent.recordID, error: error))
+            case .delete:
+                preconditionFailure("a save decided to delete")
+            }
+        }
+        for (index, decision) in deleteDecisions.enumerated() {
+            let recordID = request.deletes[index]
+            switch decision {
+            case .delete(let recordType):
+                seq += 1
+                let row = StoredRecord(
+                    key: RecordKey(recordID), recordType: recordType, fields: Data(), changeTag: changeTag(seq),
+                    createdAt: now, creator: owner, modifiedAt: now, modifier: owner, seq: seq, isDeleted: true)
+                plan.rows.append(row)
+                plan.zoneSeqs[row.key.zoneName] = seq
+                plan.response.deletedRecordIDs.append(recordID)
+            case .failed(let error):
+                plan.response.failedRecordDeletes.append(.init(recordID: recordID, error: error))
+            case .save:
+                preconditionFailure("a delete decided to save")
+            }
+        }
+        plan.endSeq = seq
+        return plan
+    }
+
+    /// Change tags are the owner's change number in base 36: unique and short.
+    static func changeTag(_ seq: Int64) -> String {
+        String(seq, radix: 36)
+    }
+
+    private static func decideSave(
+        _ record: Record, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
+        limits: ServerLimits
+    ) throws -> Decision {
+        let zoneName = record.recordID.zoneID.zoneName
+        guard liveZones.contains(zoneName) else {
+            return .failed(
+                SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist; save the zone first, then the record"))
+        }
+        let live = existing.flatMap { $0.isDeleted ? nil : $0 }
+        var fields = record.fields
+        if let live {
+            if live.recordType != record.recordType {
+                return .failed(
+                    SyncError(
+                        .invalidArguments,
+                        "record '\(record.recordID.recordName)' has type '\(live.recordType)' on the server, not '\(record.recordType)'; a record's type cannot change"
+                    ))
+            }
+            switch policy {
+            case .ifServerRecordUnchanged:
+                guard record.recordChangeTag == live.changeTag else {
+                    let serverRecord = try live.record(in: record.recordID.zoneID)
+                    let why =
+                        record.recordChangeTag == nil
+                        ? "record '\(record.recordID.recordName)' already exists on the server"
+                        : "record '\(record.recordID.recordName)' changed on the server since change tag '\(record.recordChangeTag!)'"
+                    return .failed(
+                        SyncError(
+                            .serverRecordChanged,
+                            "\(why); merge with the server's record (included) and save again with its change tag",
+                            serverRecord: serverRecord))
+                }
+            case .changedKeys:
+                var merged = try FieldCoding.decode(live.fields)
+                let keys = record.changedKeys.isEmpty ? Set(record.fields.keys) : record.changedKeys
+                for key in keys { merged[key] = record.fields[key] }
+                fields = merged
+            case .allKeys:
+                break
+            }
+        } else if policy == .ifServerRecordUnchanged, let tag = record.recordChangeTag {
+            return .failed(
+                SyncError(
+                    .unknownItem,
+                    "record '\(record.recordID.recordName)' does not exist on the server (change tag '\(tag)' refers to a deleted record); save it without a change tag to create it again"
+                ))
+        }
+        let encoded = try FieldCoding.encode(fields)
+        if encoded.count > limits.maximumRecordBytes {
+            return .failed(
+                SyncError(
+                    .limitExceeded,
+                    "record '\(record.recordID.recordName)' holds \(encoded.count) bytes of fields; the limit is \(limits.maximumRecordBytes) bytes"
+                ))
+        }
+        return .save(recordType: record.recordType, fields: encoded, createdAt: live?.createdAt, creator: live?.creator)
+    }
+
+    private static func decideDelete(
+        _ recordID: Record.ID, liveZones: Set<String>, existing: StoredRecord?
+    ) -> Decision {
+        guard liveZones.contains(recordID.zoneID.zoneName) else {
+            return .failed(SyncError(.zoneNotFound, "zone '\(recordID.zoneID.zoneName)' does not exist"))
+        }
+        guard let existing, !existing.isDeleted else {
+            return .failed(
+                SyncError(.unknownItem, "record '\(recordID.recordName)' does not exist on the server; nothing to delete"))
+        }
+        return .delete(recordType: existing.recordType)
+    }
+}

@@ -1,0 +1,102 @@
+import SyncCore
+
+/// Checks a request before anything is read or written, so that bad input changes nothing.
+/// Every check throws a ``SyncError`` whose message names the offending item.
+public enum RequestValidation {
+    /// Checks a zone ID: a valid name, owned by the signed-in user.
+    public static func validate(_ zoneID: RecordZone.ID, owner: String, context: String) throws {
+        if let problem = NameRules.problem(withName: zoneID.zoneName, kind: "zone name") {
+            throw SyncError(.invalidArguments, "\(context): \(problem)")
+        }
+        guard zoneID.ownerName == RecordZone.ID.defaultOwnerName || zoneID.ownerName == owner else {
+            throw SyncError(
+                .permissionFailure,
+                "\(context): zone '\(zoneID.zoneName)' belongs to another user ('\(zoneID.ownerName)'); you can only change your own zones"
+            )
+        }
+    }
+
+    /// Checks a record ID and its zone.
+    public static func validate(_ recordID: Record.ID, owner: String, context: String) throws {
+        try validate(recordID.zoneID, owner: owner, context: context)
+        if let problem = NameRules.problem(withName: recordID.recordName, kind: "record name") {
+            throw SyncError(.invalidArguments, "\(context): \(problem)")
+        }
+    }
+
+    /// Checks the count of items against the server's limit.
+    public static func validate(itemCount: Int, limits: ServerLimits) throws {
+        if itemCount > limits.maximumItemsPerRequest {
+            throw SyncError(
+                .limitExceeded,
+                "the request holds \(itemCount) items; the limit is \(limits.maximumItemsPerRequest) per request: split it into smaller batches"
+            )
+        }
+    }
+
+    /// Checks a record modification: names, types, field values, duplicates and counts.
+    public static func validate(_ request: ModifyRecordsRequest, owner: String, limits: ServerLimits) throws {
+        try validate(itemCount: request.saves.count + request.deletes.count, limits: limits)
+        if let requestID = request.clientRequestID, requestID.isEmpty || requestID.utf8.count > 255 {
+            throw SyncError(.invalidArguments, "clientRequestID must be 1 to 255 bytes long")
+        }
+        var seen = Set<RecordKey>()
+        for (index, record) in request.saves.enumerated() {
+            let context = "saves[\(index)]"
+            try validate(record.recordID, owner: owner, context: context)
+            if let problem = NameRules.problem(withIdentifier: record.recordType, kind: "record type") {
+                throw SyncError(.invalidArguments, "\(context): \(problem)")
+            }
+            for key in record.fields.keys.sorted() + record.changedKeys.sorted() {
+                if let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
+                    throw SyncError(.invalidArguments, "\(context): \(problem)")
+                }
+            }
+            for (key, value) in record.fields {
+                try validate(value, owner: owner, context: "\(context).fields.\(key)", allowList: true)
+            }
+            guard seen.insert(RecordKey(record.recordID)).inserted else {
+                throw SyncError(
+                    .invalidArguments,
+                    "\(context): record '\(record.recordID.recordName)' appears twice in one request; send it once")
+            }
+        }
+        for (index, recordID) in request.deletes.enumerated() {
+            try validate(recordID, owner: owner, context: "deletes[\(index)]")
+            guard seen.insert(RecordKey(recordID)).inserted else {
+                throw SyncError(
+                    .invalidArguments,
+                    "deletes[\(index)]: record '\(recordID.recordName)' appears twice in one request (saved and deleted?); send it once"
+                )
+            }
+        }
+    }
+
+    private static func validate(_ value: FieldValue, owner: String, context: String, allowList: Bool) throws {
+        switch value {
+        case .reference(let reference):
+            if let problem = NameRules.problem(withName: reference.recordID.recordName, kind: "referenced record name")
+                ?? NameRules.problem(withName: reference.recordID.zoneID.zoneName, kind: "referenced zone name")
+            {
+                throw SyncError(.invalidArguments, "\(context): \(problem)")
+            }
+        case .list(let elements):
+            guard allowList else {
+                throw SyncError(.invalidArguments, "\(context): a list cannot hold another list")
+            }
+            if let first = elements.first, let other = elements.first(where: { $0.typeName != first.typeName }) {
+                throw SyncError(
+                    .invalidArguments,
+                    "\(context): a list holds one type of value, but this one mixes \(first.typeName) and \(other.typeName)"
+                )
+            }
+            for element in elements {
+                try validate(element, owner: owner, context: context, allowList: false)
+            }
+        case .double(let number) where !number.isFinite:
+            throw SyncError(.invalidArguments, "\(context): a double must be a finite number")
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import SyncCore
+
+/// Where the server keeps accounts, zones, records and their change history.
+///
+/// A store is dumb about CloudKit's rules: it loads what a request touches, hands it to
+/// ``RecordModificationPlanner`` and writes the plan back, all in one transaction. That way
+/// every backend (SQLite now, PostgreSQL later) applies exactly the same semantics.
+///
+/// `owner` is always the signed-in user's record name; a store never reads across owners.
+public protocol RecordStore: Sendable {
+    /// Adds an account. Throws `constraintViolation` when the username is taken (case-insensitively).
+    func createAccount(_ account: StoredAccount) async throws
+    /// The account with this username, compared case-insensitively.
+    func account(username: String) async throws -> StoredAccount?
+    /// The account with this user record name.
+    func account(userRecordName: String) async throws -> StoredAccount?
+
+    /// Remembers a session by the SHA-256 of its bearer token.
+    func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws
+    /// The user a session token hash belongs to, if the session exists.
+    func userRecordName(sessionTokenHash: String) async throws -> String?
+    /// Forgets a session.
+    func deleteSession(tokenHash: String) async throws
+
+    /// The names of the owner's zones, sorted.
+    func zoneNames(owner: String) async throws -> [String]
+    /// Saves (creates if missing) and deletes zones; deleting a zone deletes its records.
+    func modifyZones(owner: String, saves: [String], deletes: [String], now: Date) async throws -> ZoneModificationOutcome
+    /// Applies a validated record modification with CloudKit's semantics.
+    func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date) async throws
+        -> RecordModificationOutcome
+    /// Zones changed since a cursor, oldest change first.
+    func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage
+    /// A zone's record changes since a cursor, oldest change first.
+    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws -> ZoneChangePage
+    /// The live records with these keys; `nil` where there is none.
+    func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome
+
+    /// Forgets tombstones modified before `tombstonesBefore` (tokens older than them then get
+    /// `changeTokenExpired`) and replay answers stored before `requestsBefore`.
+    /// Returns the number of tombstones removed.
+    @discardableResult
+    func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int
+}
+
+/// A user account as stored.
+public struct StoredAccount: Sendable, Hashable {
+    public var userRecordName: String
+    public var username: String
+    /// The bcrypt hash of the password.
+    public var passwordHash: String
+    public var createdAt: Date
+
+    public init(userRecordName: String, username: String, passwordHash: String, createdAt: Date) {
+        self.userRecordName = userRecordName
+        self.username = username
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+}
+
+/// A record's place in an owner's database.
+public struct RecordKey: Sendable, Hashable {
+    public var zoneName: String
+    public var recordName: String
+
+    public init(zoneName: String, recordName: String) {
+        self.zoneName = zoneName
+        self.recordName = recordName
+    }
+
+    public init(_ recordID: Record.ID) {
+        self.init(zoneName: recordID.zoneID.zoneName, recordName: recordID.recordName)
+    }
+}
+
+/// What a zone modification did.
+public struct ZoneModificationOutcome: Sendable {
+    public var saved: [String]
+    public var deleted: [String]
+    /// Zones that could not be deleted because they do not exist.
+    public var missing: [String]
+    /// Whether anything changed (and so whether to push).
+    public var changed: Bool { !saved.isEmpty || !deleted.isEmpty }
+}
+
+/// What a record modification did.
+public struct RecordModificationOutcome: Sendable {
+    public var response: ModifyRecordsResponse
+    /// Whether anything was written (false for a replayed request or when every item failed).
+    public var changed: Bool
+}
+
+/// One page of database changes.
+public struct DatabaseChangePage: Sendable {
+    public var modifiedZoneNames: [String]
+    public var deletions: [(zoneName: String, reason: ZoneDeletionReason)]
+    public var cursor: ChangeCursor
+    public var moreComing: Bool
+}
+
+/// One page of a zone's changes.
+public struct ZoneChangePage: Sendable {
+    public var modifications: [StoredRecord]
+    public var deletions: [(recordName: String, recordType: String)]
+    public var cursor: ChangeCursor
+    public var moreComing: Bool
+}
+
+/// The answer to a lookup, in the order asked.
+public struct LookupOutcome: Sendable {
+    public enum Item: Sendable {
+        case found(StoredRecord)
+        case zoneNotFound
+        case unknownItem
+    }
+
+    public var items: [Item]
+}

@@ -1,0 +1,405 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// The embedded store: one SQLite file (WAL mode) through GRDB.
+///
+/// Writes are serialized by GRDB's writer; reads run concurrently on snapshots.
+public final class SQLiteRecordStore: RecordStore {
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE account (
+                        user_record_name TEXT PRIMARY KEY,
+                        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                        password_hash TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        change_seq INTEGER NOT NULL DEFAULT 0,
+                        compacted_seq INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE session (
+                        token_hash TEXT PRIMARY KEY,
+                        user_record_name TEXT NOT NULL REFERENCES account(user_record_name) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE zone (
+                        owner TEXT NOT NULL,
+                        zone_name TEXT NOT NULL,
+                        incarnation TEXT NOT NULL,
+                        change_seq INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0,
+                        deletion_reason TEXT,
+                        modified_at INTEGER NOT NULL,
+                        PRIMARY KEY (owner, zone_name)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX zone_by_change ON zone(owner, change_seq);
+                    CREATE TABLE record (
+                        owner TEXT NOT NULL,
+                        zone_name TEXT NOT NULL,
+                        record_name TEXT NOT NULL,
+                        record_type TEXT NOT NULL,
+                        fields BLOB NOT NULL,
+                        change_tag TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        creator TEXT NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        modifier TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL,
+                        PRIMARY KEY (owner, zone_name, record_name)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX record_by_change ON record(owner, zone_name, seq);
+                    CREATE TABLE client_request (
+                        owner TEXT NOT NULL,
+                        request_id TEXT NOT NULL,
+                        body_hash BLOB NOT NULL,
+                        response BLOB NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (owner, request_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+
+    // MARK: Accounts and sessions
+
+    public func createAccount(_ account: StoredAccount) async throws {
+        try await pool.write { db in
+            let taken = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM account WHERE username = ?)", arguments: [account.username])
+            if taken == true {
+                throw SyncError(
+                    .constraintViolation, "username '\(account.username)' is taken; choose another or sign in")
+            }
+            try db.execute(
+                sql: "INSERT INTO account (user_record_name, username, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    account.userRecordName, account.username, account.passwordHash,
+                    account.createdAt.millisecondsSince1970,
+                ])
+        }
+    }
+
+    public func account(username: String) async throws -> StoredAccount? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM account WHERE username = ?", arguments: [username]).map(
+                Self.account(from:))
+        }
+    }
+
+    public func account(userRecordName: String) async throws -> StoredAccount? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM account WHERE user_record_name = ?", arguments: [userRecordName])
+                .map(Self.account(from:))
+        }
+    }
+
+    private static func account(from row: Row) -> StoredAccount {
+        StoredAccount(
+            userRecordName: row["user_record_name"], username: row["username"], passwordHash: row["password_hash"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]))
+    }
+
+    public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO session (token_hash, user_record_name, created_at) VALUES (?, ?, ?)",
+                arguments: [tokenHash, userRecordName, createdAt.millisecondsSince1970])
+        }
+    }
+
+    public func userRecordName(sessionTokenHash: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT user_record_name FROM session WHERE token_hash = ?", arguments: [sessionTokenHash])
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash])
+        }
+    }
+
+    // MARK: Zones
+
+    public func zoneNames(owner: String) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT zone_name FROM zone WHERE owner = ? AND deleted = 0 ORDER BY zone_name",
+                arguments: [owner])
+        }
+    }
+
+    public func modifyZones(owner: String, saves: [String], deletes: [String], now: Date) async throws
+        -> ZoneModificationOutcome
+    {
+        try await pool.write { db in
+            var seq = try Self.changeSeq(db, owner: owner)
+            var outcome = ZoneModificationOutcome(saved: [], deleted: [], missing: [])
+            for name in saves {
+                let live = try Bool.fetchOne(
+                    db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
+                if live != true {
+                    seq += 1
+                    try db.execute(
+                        sql: """
+                            INSERT OR REPLACE INTO zone (owner, zone_name, incarnation, change_seq, deleted, deletion_reason, modified_at)
+                            VALUES (?, ?, ?, ?, 0, NULL, ?)
+                            """,
+                        arguments: [owner, name, UUID().uuidString, seq, now.millisecondsSince1970])
+                }
+                outcome.saved.append(name)
+            }
+            for name in deletes {
+                let live = try Bool.fetchOne(
+                    db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
+                guard live == true else {
+                    outcome.missing.append(name)
+                    continue
+                }
+                seq += 1
+                try db.execute(
+                    sql: "DELETE FROM record WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
+                try db.execute(
+                    sql: """
+                        UPDATE zone SET deleted = 1, deletion_reason = ?, change_seq = ?, modified_at = ?
+                        WHERE owner = ? AND zone_name = ?
+                        """,
+                    arguments: [ZoneDeletionReason.deleted.rawValue, seq, now.millisecondsSince1970, owner, name])
+                outcome.deleted.append(name)
+            }
+            try Self.setChangeSeq(db, owner: owner, seq: seq)
+            return outcome
+        }
+    }
+
+    // MARK: Records
+
+    public func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date)
+        async throws -> RecordModificationOutcome
+    {
+        let bodyHash = try ReplayGuard.hash(of: request)
+        return try await pool.write { db in
+            if let requestID = request.clientRequestID,
+                let earlier = try Row.fetchOne(
+                    db, sql: "SELECT body_hash, response FROM client_request WHERE owner = ? AND request_id = ?",
+                    arguments: [owner, requestID])
+            {
+                let response = try ReplayGuard.replay(
+                    storedHash: earlier["body_hash"], storedResponse: earlier["response"], bodyHash: bodyHash,
+                    requestID: requestID)
+                return RecordModificationOutcome(response: response, changed: false)
+            }
+
+            let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
+            var liveZones = Set<String>()
+            for name in zoneNames {
+                let live = try Bool.fetchOne(
+                    db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
+                if live == true { liveZones.insert(name) }
+            }
+            var existing: [RecordKey: StoredRecord] = [:]
+            let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
+            let lookup = try db.cachedStatement(
+                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?")
+            for key in keys where liveZones.contains(key.zoneName) {
+                if let row = try Row.fetchOne(lookup, arguments: [owner, key.zoneName, key.recordName]) {
+                    existing[key] = Self.record(from: row)
+                }
+            }
+
+            let currentSeq = try Self.changeSeq(db, owner: owner)
+            let plan = try RecordModificationPlanner.plan(
+                request, owner: owner, liveZones: liveZones, existing: existing, currentSeq: currentSeq,
+                now: now.millisecondsSince1970, limits: limits)
+
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO record
+                    (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for row in plan.rows {
+                try upsert.execute(arguments: [
+                    owner, row.key.zoneName, row.key.recordName, row.recordType, row.fields, row.changeTag,
+                    row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted,
+                ])
+            }
+            for (zoneName, seq) in plan.zoneSeqs {
+                try db.execute(
+                    sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
+                    arguments: [seq, now.millisecondsSince1970, owner, zoneName])
+            }
+            try Self.setChangeSeq(db, owner: owner, seq: plan.endSeq)
+            if let requestID = request.clientRequestID {
+                try db.execute(
+                    sql:
+                        "INSERT INTO client_request (owner, request_id, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        owner, requestID, bodyHash, try JSONEncoder().encode(plan.response),
+                        now.millisecondsSince1970,
+                    ])
+            }
+            return RecordModificationOutcome(response: plan.response, changed: !plan.rows.isEmpty)
+        }
+    }
+
+    public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
+        try await pool.read { db in
+            let (currentSeq, compactedSeq) = try Self.seqs(db, owner: owner)
+            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
+                    WHERE owner = ? AND change_seq > ? ORDER BY change_seq LIMIT ?
+                    """,
+                arguments: [owner, since?.seq ?? 0, limit + 1])
+            let moreComing = rows.count > limit
+            let page = rows.prefix(limit)
+            var result = DatabaseChangePage(
+                modifiedZoneNames: [], deletions: [],
+                cursor: .database(
+                    owner: owner, scope: .private, seq: moreComing ? page.last!["change_seq"] : currentSeq),
+                moreComing: moreComing)
+            for row in page {
+                if row["deleted"] as Bool {
+                    let reason = ZoneDeletionReason(rawValue: row["deletion_reason"] ?? "") ?? .deleted
+                    result.deletions.append((row["zone_name"], reason))
+                } else {
+                    result.modifiedZoneNames.append(row["zone_name"])
+                }
+            }
+            return result
+        }
+    }
+
+    public func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws
+        -> ZoneChangePage
+    {
+        try await pool.read { db in
+            guard
+                let zone = try Row.fetchOne(
+                    db, sql: "SELECT incarnation FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
+                    arguments: [owner, zoneName])
+            else {
+                throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
+            }
+            let incarnation: String = zone["incarnation"]
+            let (currentSeq, compactedSeq) = try Self.seqs(db, owner: owner)
+            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
+            let statement = try db.cachedStatement(
+                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND seq > ? ORDER BY seq LIMIT ?")
+            let rows = try Row.fetchAll(statement, arguments: [owner, zoneName, since?.seq ?? 0, limit + 1])
+            let moreComing = rows.count > limit
+            let records = rows.prefix(limit).map(Self.record(from:))
+            var page = ZoneChangePage(
+                modifications: [], deletions: [],
+                cursor: .zone(
+                    owner: owner, zoneName: zoneName, incarnation: incarnation,
+                    seq: moreComing ? records.last!.seq : currentSeq),
+                moreComing: moreComing)
+            for record in records {
+                if record.isDeleted {
+                    page.deletions.append((record.key.recordName, record.recordType))
+                } else {
+                    page.modifications.append(record)
+                }
+            }
+            return page
+        }
+    }
+
+    public func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {
+        try await pool.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ? AND deleted = 0")
+            var liveZones: [String: Bool] = [:]
+            var outcome = LookupOutcome(items: [])
+            for key in keys {
+                if liveZones[key.zoneName] == nil {
+                    liveZones[key.zoneName] =
+                        try Bool.fetchOne(
+                            db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?",
+                            arguments: [owner, key.zoneName]) == true
+                }
+                if liveZones[key.zoneName] != true {
+                    outcome.items.append(.zoneNotFound)
+                } else if let row = try Row.fetchOne(statement, arguments: [owner, key.zoneName, key.recordName]) {
+                    outcome.items.append(.found(Self.record(from: row)))
+                } else {
+                    outcome.items.append(.unknownItem)
+                }
+            }
+            return outcome
+        }
+    }
+
+    // MARK: History
+
+    public func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
+        try await pool.write { db in
+            let cutoff = tombstonesBefore.millisecondsSince1970
+            try db.execute(
+                sql: """
+                    UPDATE account SET compacted_seq = MAX(compacted_seq,
+                        COALESCE((SELECT MAX(seq) FROM record WHERE owner = user_record_name AND deleted = 1 AND modified_at < ?), 0),
+                        COALESCE((SELECT MAX(change_seq) FROM zone WHERE owner = user_record_name AND deleted = 1 AND modified_at < ?), 0))
+                    """,
+                arguments: [cutoff, cutoff])
+            try db.execute(sql: "DELETE FROM record WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
+            var removed = db.changesCount
+            try db.execute(sql: "DELETE FROM zone WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
+            removed += db.changesCount
+            try db.execute(
+                sql: "DELETE FROM client_request WHERE created_at < ?",
+                arguments: [requestsBefore.millisecondsSince1970])
+            return removed
+        }
+    }
+
+    // MARK: Helpers
+
+    private static func changeSeq(_ db: Database, owner: String) throws -> Int64 {
+        try seqs(db, owner: owner).current
+    }
+
+    private static func seqs(_ db: Database, owner: String) throws -> (current: Int64, compacted: Int64) {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT change_seq, compacted_seq FROM account WHERE user_record_name = ?", arguments: [owner])
+        else {
+            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+        }
+        return (row["change_seq"], row["compacted_seq"])
+    }
+
+    private static func setChangeSeq(_ db: Database, owner: String, seq: Int64) throws {
+        try db.execute(sql: "UPDATE account SET change_seq = ? WHERE user_record_name = ?", arguments: [seq, owner])
+    }
+
+    private static func record(from row: Row) -> StoredRecord {
+        StoredRecord(
+            key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]),
+            recordType: row["record_type"], fields: row["fields"], changeTag: row["change_tag"],
+            createdAt: row["created_at"], creator: row["creator"], modifiedAt: row["modified_at"],
+            modifier: row["modifier"], seq: row["seq"], isDeleted: row["deleted"])
+    }
+}

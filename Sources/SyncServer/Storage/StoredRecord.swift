@@ -1,0 +1,59 @@
+import Foundation
+import SyncCore
+
+/// A record row: a live record or, when ``isDeleted``, its tombstone.
+public struct StoredRecord: Sendable, Hashable {
+    public var key: RecordKey
+    public var recordType: String
+    /// The fields as JSON (``FieldCoding``); empty for a tombstone.
+    public var fields: Data
+    public var changeTag: String
+    public var createdAt: Int64
+    public var creator: String
+    public var modifiedAt: Int64
+    public var modifier: String
+    /// The owner's change sequence number of this row's last change.
+    public var seq: Int64
+    public var isDeleted: Bool
+
+    public init(
+        key: RecordKey, recordType: String, fields: Data, changeTag: String, createdAt: Int64, creator: String,
+        modifiedAt: Int64, modifier: String, seq: Int64, isDeleted: Bool
+    ) {
+        self.key = key
+        self.recordType = recordType
+        self.fields = fields
+        self.changeTag = changeTag
+        self.createdAt = createdAt
+        self.creator = creator
+        self.modifiedAt = modifiedAt
+        self.modifier = modifier
+        self.seq = seq
+        self.isDeleted = isDeleted
+    }
+
+    /// The record as clients see it, under the given zone ID.
+    public func record(in zoneID: RecordZone.ID) throws -> Record {
+        Record(
+            recordID: Record.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
+            fields: try FieldCoding.decode(fields), recordChangeTag: changeTag,
+            creationDate: Date(millisecondsSince1970: createdAt),
+            modificationDate: Date(millisecondsSince1970: modifiedAt),
+            creatorUserRecordID: Record.ID(userRecordName: creator),
+            lastModifiedUserRecordID: Record.ID(userRecordName: modifier))
+    }
+}
+
+/// How record fields are stored: JSON with sorted keys, so equal fields give equal bytes.
+public enum FieldCoding {
+    public static func encode(_ fields: [String: FieldValue]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(fields)
+    }
+
+    public static func decode(_ data: Data) throws -> [String: FieldValue] {
+        if data.isEmpty { return [:] }
+        return try JSONDecoder().decode([String: FieldValue].self, from: data)
+    }
+}

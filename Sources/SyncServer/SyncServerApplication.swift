@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+import SyncCore
+
+/// Builds the sync server: its routes, middleware, push hub and background compaction.
+public enum SyncServerApplication {
+    /// The server's version, reported at `GET /v1/health`.
+    public static let version = "0.1.0"
+
+    /// Builds the router with every route of the API (see `openapi.yaml`).
+    /// - Parameter middleware: extra middleware run before every route, after error mapping
+    ///   (SyncTesting injects faults here).
+    public static func makeRouter(
+        store: any RecordStore, pushHub: PushHub, configuration: SyncServerConfiguration,
+        middleware: [any RouterMiddleware<SyncRequestContext>] = []
+    ) -> Router<SyncRequestContext> {
+        let body = BodyCoding(limits: configuration.limits)
+        let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        for item in middleware { add(item, to: router) }
+
+        router.get("v1/health") { _, _ in
+            try body.response(HealthInfo(status: "ok", version: version))
+        }
+        router.get("v1/limits") { _, _ in
+            try body.response(configuration.limits)
+        }
+
+        let accounts = AccountRoutes(store: store, configuration: configuration, body: body)
+        let open = router.group("v1").add(
+            middleware: AddressRateLimitMiddleware(rateLimiter: RateLimiter(configuration.addressRateLimit)))
+        open.post("accounts", use: accounts.createAccount)
+        open.post("sessions", use: accounts.signIn)
+
+        let signedIn = router.group("v1").add(
+            middleware: AuthenticationMiddleware(store: store, rateLimiter: RateLimiter(configuration.userRateLimit)))
+        signedIn.delete("sessions/current", use: accounts.signOut)
+        signedIn.get("account", use: accounts.account)
+        PushRoute(pushHub: pushHub).register(on: signedIn)
+
+        let database = DatabaseRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
+        let databases = signedIn.group("databases/:scope")
+        databases.post("zones/list", use: database.listZones)
+        databases.post("zones/modify", use: database.modifyZones)
+        databases.post("zones/changes", use: database.fetchDatabaseChanges)
+        databases.post("records/modify", use: database.modifyRecords)
+        databases.post("records/changes", use: database.fetchZoneChanges)
+        databases.post("records/lookup", use: database.lookupRecords)
+        return router
+    }
+
+    private static func add<M: RouterMiddleware>(_ middleware: M, to router: Router<SyncRequestContext>)
+    where M.Context == SyncRequestContext {
+        router.add(middleware: middleware)
+    }
+
+    /// Builds the application, ready to run in a `ServiceGroup`.
+    /// - Parameters:
+    ///   - host: the address to listen on; keep the default loopback unless the server should be reachable from other machines.
+    ///   - port: the port; 0 picks a free one, reported through `onServerRunning`.
+    public static func makeApplication(
+        store: any RecordStore, configuration: SyncServerConfiguration = .init(), host: String = "127.0.0.1",
+        port: Int = 8080, pushHub: PushHub = PushHub(), middleware: [any RouterMiddleware<SyncRequestContext>] = [],
+        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = makeRouter(
+            store: store, pushHub: pushHub, configuration: configuration, middleware: middleware)
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
+            configuration: .init(address: .hostname(host, port: port), serverName: "sync-server"),
+            services: [HistoryCompactionService(store: store, configuration: configuration, logger: logger)],
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+}
+
+/// Periodically forgets old tombstones and replay answers.
+struct HistoryCompactionService: Service {
+    let store: any RecordStore
+    let configuration: SyncServerConfiguration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown {
+                    try await Task.sleep(for: configuration.compactionInterval)
+                }
+            } catch {
+                return
+            }
+            let now = Date()
+            do {
+                let removed = try await store.compactHistory(
+                    tombstonesBefore: now.addingTimeInterval(-configuration.tombstoneRetention.seconds),
+                    requestsBefore: now.addingTimeInterval(-configuration.requestReplayRetention.seconds))
+                logger.info("compacted history", metadata: ["tombstonesRemoved": "\(removed)"])
+            } catch {
+                logger.error("history compaction failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

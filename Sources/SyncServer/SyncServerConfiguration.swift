@@ -1,0 +1,57 @@
+import Foundation
+import SyncCore
+
+/// How a sync server behaves: its limits, rate limit, password hashing cost and history retention.
+public struct SyncServerConfiguration: Sendable {
+    /// A token bucket: `requestsPerSecond` refill, up to `burst` requests at once.
+    public struct RateLimit: Sendable, Hashable {
+        public var requestsPerSecond: Double
+        public var burst: Double
+
+        public init(requestsPerSecond: Double, burst: Double) {
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+        }
+    }
+
+    /// The limits advertised at `GET /v1/limits` and enforced.
+    public var limits: ServerLimits
+    /// Per signed-in user, on every authenticated route.
+    public var userRateLimit: RateLimit
+    /// Per client address, on account creation and sign-in (slows down password guessing).
+    public var addressRateLimit: RateLimit
+    /// bcrypt's cost factor: 2^cost rounds. 12 takes about a quarter of a second.
+    public var bcryptCost: UInt8
+    /// How long tombstones (deleted records and zones) are kept. Change tokens older than that
+    /// get `changeTokenExpired` and clients fetch from scratch.
+    public var tombstoneRetention: Duration
+    /// How long a modify answer is kept for replays of its `clientRequestID`.
+    public var requestReplayRetention: Duration
+    /// How often history is compacted.
+    public var compactionInterval: Duration
+
+    public init(
+        limits: ServerLimits = ServerLimits(),
+        userRateLimit: RateLimit = RateLimit(requestsPerSecond: 50, burst: 200),
+        addressRateLimit: RateLimit = RateLimit(requestsPerSecond: 2, burst: 20),
+        bcryptCost: UInt8 = 12,
+        tombstoneRetention: Duration = .seconds(30 * 24 * 3600),
+        requestReplayRetention: Duration = .seconds(24 * 3600),
+        compactionInterval: Duration = .seconds(3600)
+    ) {
+        self.limits = limits
+        self.userRateLimit = userRateLimit
+        self.addressRateLimit = addressRateLimit
+        self.bcryptCost = bcryptCost
+        self.tombstoneRetention = tombstoneRetention
+        self.requestReplayRetention = requestReplayRetention
+        self.compactionInterval = compactionInterval
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a double.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,235 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOHTTP1
+import SyncCore
+
+/// A raw HTTP answer: status, headers and body.
+public struct HTTPAnswer: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Data
+
+    /// The first header with this name, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    /// The body decoded as a sync error, if it is one.
+    public var error: SyncError? { try? JSONDecoder().decode(SyncError.self, from: body) }
+}
+
+/// An HTTP method, for ``TestClient/send(_:_:body:token:headers:)``.
+public enum RequestMethod: String, Sendable {
+    case GET, POST, PUT, DELETE, PATCH
+}
+
+/// A minimal client of the sync server's HTTP API, for tests and for simulating devices.
+///
+/// Typed calls throw the server's ``SyncError`` for any non-2xx answer; ``send(_:_:body:token:headers:)``
+/// returns the raw answer for tests that check statuses and bodies themselves.
+public struct TestClient: Sendable {
+    /// `http://host:port` of the server.
+    public var baseURL: String
+    /// The bearer token sent with every request, once signed in.
+    public var token: String?
+    /// Sent as `X-Device-ID` with modifications, and as `device` when opening the push socket.
+    public var deviceID: String?
+
+    public init(baseURL: String, token: String? = nil, deviceID: String? = nil) {
+        self.baseURL = baseURL
+        self.token = token
+        self.deviceID = deviceID
+    }
+
+    /// Sends a request and returns whatever came back.
+    public func send(
+        _ method: RequestMethod, _ path: String, body: Data? = nil, token: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> HTTPAnswer {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = HTTPMethod(rawValue: method.rawValue)
+        if let token = token ?? self.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let deviceID { request.headers.add(name: "X-Device-ID", value: deviceID) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        return HTTPAnswer(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Data(buffer.readableBytesView))
+    }
+
+    /// Sends a JSON body and decodes a JSON answer; a non-2xx answer throws its ``SyncError``.
+    public func call<Response: Decodable>(
+        _ method: RequestMethod, _ path: String, _ body: (any Encodable)? = nil, as type: Response.Type = Response.self
+    ) async throws -> Response {
+        let answer = try await send(method, path, body: try body.map { try JSONEncoder().encode($0) })
+        guard (200..<300).contains(answer.status) else {
+            throw answer.error ?? SyncError(.internalError, "HTTP \(answer.status) without an error body")
+        }
+        return try JSONDecoder().decode(Response.self, from: answer.body)
+    }
+
+    // MARK: Accounts
+
+    /// Creates an account and signs in; returns a client carrying the session token.
+    public func signedUp(username: String, password: String = "correct horse battery") async throws -> TestClient {
+        let credentials = AccountCredentials(username: username, password: password)
+        let _: AccountInfo = try await call(.POST, "/v1/accounts", credentials)
+        return try await signedIn(username: username, password: password)
+    }
+
+    /// Signs in; returns a client carrying the session token.
+    public func signedIn(username: String, password: String = "correct horse battery") async throws -> TestClient {
+        let session: SessionInfo = try await call(
+            .POST, "/v1/sessions", AccountCredentials(username: username, password: password))
+        var client = self
+        client.token = session.token
+        return client
+    }
+
+    /// `GET /v1/account`.
+    public func account() async throws -> AccountInfo {
+        try await call(.GET, "/v1/account")
+    }
+
+    // MARK: Databases
+
+    private func path(_ scope: DatabaseScope, _ operation: String) -> String {
+        "/v1/databases/\(scope.rawValue)/\(operation)"
+    }
+
+    public func modifyZones(_ request: ModifyZonesRequest, scope: DatabaseScope = .private) async throws
+        -> ModifyZonesResponse
+    {
+        try await call(.POST, path(scope, "zones/modify"), request)
+    }
+
+    /// Saves zones by name.
+    @discardableResult
+    public func saveZones(_ names: String..., scope: DatabaseScope = .private) async throws -> ModifyZonesResponse {
+        try await modifyZones(ModifyZonesRequest(saves: names.map(RecordZone.init(zoneName:))), scope: scope)
+    }
+
+    public func listZones(scope: DatabaseScope = .private) async throws -> [RecordZone] {
+        let response: ListZonesResponse = try await call(.POST, path(scope, "zones/list"))
+        return response.zones
+    }
+
+    public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope = .private) async throws
+        -> ModifyRecordsResponse
+    {
+        try await call(.POST, path(scope, "records/modify"), request)
+    }
+
+    public func fetchDatabaseChanges(
+        since: ServerChangeToken? = nil, resultsLimit: Int? = nil, scope: DatabaseScope = .private
+    ) async throws -> FetchDatabaseChangesResponse {
+        try await call(
+            .POST, path(scope, "zones/changes"), FetchDatabaseChangesRequest(since: since, resultsLimit: resultsLimit))
+    }
+
+    public func fetchZoneChanges(
+        _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil,
+        scope: DatabaseScope = .private
+    ) async throws -> FetchZoneChangesResponse {
+        try await call(
+            .POST, path(scope, "records/changes"),
+            FetchZoneChangesRequest(zoneID: zoneID, since: since, resultsLimit: resultsLimit))
+    }
+
+    /// Fetches every page of a zone's changes; returns them and the final token.
+    public func fetchAllZoneChanges(
+        _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil
+    ) async throws -> (modifications: [Record], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken)
+    {
+        var token = since
+        var modifications: [Record] = []
+        var deletions: [FetchZoneChangesResponse.Deletion] = []
+        while true {
+            let page = try await fetchZoneChanges(zoneID, since: token, resultsLimit: resultsLimit)
+            modifications += page.modifications
+            deletions += page.deletions
+            token = page.changeToken
+            if !page.moreComing { return (modifications, deletions, page.changeToken) }
+        }
+    }
+
+    public func lookupRecords(_ recordIDs: [Record.ID], scope: DatabaseScope = .private) async throws
+        -> LookupRecordsResponse
+    {
+        try await call(.POST, path(scope, "records/lookup"), LookupRecordsRequest(recordIDs: recordIDs))
+    }
+
+    // MARK: Push
+
+    /// Opens the push socket; returns once the server confirmed the subscription.
+    public func openPush() async throws -> PushConnection {
+        try await PushConnection.open(client: self)
+    }
+}
+
+/// An open push socket: the messages the server sent, as a stream.
+public final class PushConnection: Sendable {
+    /// Every `databaseChanged` message, in order (the initial `connected` is consumed by ``TestClient/openPush()``).
+    public let messages: AsyncStream<PushMessage>
+    private let task: Task<Void, any Error>
+
+    private init(messages: AsyncStream<PushMessage>, task: Task<Void, any Error>) {
+        self.messages = messages
+        self.task = task
+    }
+
+    static func open(client: TestClient) async throws -> PushConnection {
+        guard let token = client.token else {
+            throw SyncError(.notAuthenticated, "sign in before opening the push socket")
+        }
+        let url =
+            client.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/v1/push"
+            + (client.deviceID.map { "?device=\($0)" } ?? "")
+        let (messages, continuation) = AsyncStream.makeStream(of: PushMessage.self)
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
+        var logger = Logger(label: "push-client")
+        logger.logLevel = .critical
+        let task = Task {
+            defer {
+                continuation.finish()
+                readyContinuation.finish()
+            }
+            try await WebSocketClient.connect(
+                url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: logger
+            ) { inbound, _, _ in
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message,
+                        let push = try? JSONDecoder().decode(PushMessage.self, from: Data(text.utf8))
+                    else { continue }
+                    if push.event == .connected {
+                        readyContinuation.yield(true)
+                    } else {
+                        continuation.yield(push)
+                    }
+                }
+            }
+        }
+        var iterator = ready.makeAsyncIterator()
+        guard await iterator.next() == true else {
+            try await task.value
+            throw SyncError(.networkFailure, "the push socket closed before the server confirmed it")
+        }
+        return PushConnection(messages: messages, task: task)
+    }
+
+    /// Closes the socket.
+    public func close() {
+        task.cancel()
+    }
+
+    deinit { task.cancel() }
+}

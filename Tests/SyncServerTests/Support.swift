@@ -1,0 +1,63 @@
+import Foundation
+import SyncCore
+import SyncServer
+import SyncTesting
+import Testing
+
+/// Runs `body` against a fresh server on a loopback port, and stops the server afterwards.
+func withServer<T>(
+    configuration: SyncServerConfiguration = .testing, _ body: (TestServer, TestClient) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(configuration: configuration)
+    do {
+        let result = try await body(server, TestClient(baseURL: server.baseURL))
+        try await server.stop()
+        return result
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+}
+
+/// The sync error `body` throws, or nil if it throws none (or another kind).
+func syncError(_ body: () async throws -> Void) async -> SyncError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as SyncError {
+        return error
+    } catch {
+        Issue.record("expected a SyncError, got \(error)")
+        return nil
+    }
+}
+
+let contactsZone = RecordZone.ID(zoneName: "Contacts")
+
+/// A new contact record in the Contacts zone.
+func contact(_ name: String, id: String? = nil, zone: RecordZone.ID = contactsZone, email: String? = nil) -> Record {
+    var record = Record(recordType: "Contact", recordID: Record.ID(recordName: id ?? name, zoneID: zone))
+    record["name"] = .string(name)
+    if let email { record["email"] = .string(email) }
+    return record
+}
+
+extension TestClient {
+    /// Saves records (default policy) and requires every save to succeed.
+    @discardableResult
+    func save(_ records: [Record], policy: SavePolicy = .ifServerRecordUnchanged) async throws -> [Record] {
+        let response = try await modifyRecords(ModifyRecordsRequest(saves: records, savePolicy: policy))
+        #expect(response.failedRecordSaves.isEmpty, "\(response.failedRecordSaves)")
+        return response.savedRecords
+    }
+
+    /// Everything in a zone now, by record name.
+    func contents(of zone: RecordZone.ID = contactsZone) async throws -> [String: Record] {
+        let all = try await fetchAllZoneChanges(zone)
+        return Dictionary(uniqueKeysWithValues: all.modifications.map { ($0.recordID.recordName, $0) })
+    }
+}
+
+extension Data {
+    init(json: String) { self.init(json.utf8) }
+}
