@@ -75,10 +75,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SyncTestingTests",
+            dependencies: ["SyncCore", "SyncServer", "SyncTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SyncServerTests",
             dependencies: [
                 "SyncCore", "SyncServer", "SyncTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

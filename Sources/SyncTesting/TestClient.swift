@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import SyncCore
+import Synchronization
 
 /// A raw HTTP answer: status, headers and body.
 public struct HTTPAnswer: Sendable {
@@ -176,15 +177,20 @@ public struct TestClient: Sendable {
     }
 }
 
-/// An open push socket: the messages the server sent, as a stream.
+/// An open push socket, collecting what the server sends.
 public final class PushConnection: Sendable {
-    /// Every `databaseChanged` message, in order (the initial `connected` is consumed by ``TestClient/openPush()``).
-    public let messages: AsyncStream<PushMessage>
-    private let task: Task<Void, any Error>
+    /// A message and when it arrived.
+    public struct Received: Sendable {
+        public var message: PushMessage
+        public var at: ContinuousClock.Instant
+    }
 
-    private init(messages: AsyncStream<PushMessage>, task: Task<Void, any Error>) {
-        self.messages = messages
-        self.task = task
+    private let inbox: Mutex<[Received]>
+    private let task: Mutex<Task<Void, any Error>?>
+
+    private init() {
+        inbox = Mutex([])
+        task = Mutex(nil)
     }
 
     static func open(client: TestClient) async throws -> PushConnection {
@@ -194,15 +200,12 @@ public final class PushConnection: Sendable {
         let url =
             client.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/v1/push"
             + (client.deviceID.map { "?device=\($0)" } ?? "")
-        let (messages, continuation) = AsyncStream.makeStream(of: PushMessage.self)
+        let connection = PushConnection()
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
         var logger = Logger(label: "push-client")
         logger.logLevel = .critical
         let task = Task {
-            defer {
-                continuation.finish()
-                readyContinuation.finish()
-            }
+            defer { readyContinuation.finish() }
             try await WebSocketClient.connect(
                 url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: logger
             ) { inbound, _, _ in
@@ -213,23 +216,34 @@ public final class PushConnection: Sendable {
                     if push.event == .connected {
                         readyContinuation.yield(true)
                     } else {
-                        continuation.yield(push)
+                        connection.inbox.withLock { $0.append(Received(message: push, at: .now)) }
                     }
                 }
             }
         }
+        connection.task.withLock { $0 = task }
         var iterator = ready.makeAsyncIterator()
         guard await iterator.next() == true else {
             try await task.value
             throw SyncError(.networkFailure, "the push socket closed before the server confirmed it")
         }
-        return PushConnection(messages: messages, task: task)
+        return connection
+    }
+
+    /// The oldest message not yet taken, waiting up to `timeout` for one; nil if none came.
+    public func next(within timeout: Duration = .seconds(2)) async -> Received? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let first = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return first }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
     }
 
     /// Closes the socket.
     public func close() {
-        task.cancel()
+        task.withLock { $0?.cancel() }
     }
 
-    deinit { task.cancel() }
+    deinit { close() }
 }

@@ -45,8 +45,11 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
 
     /// The opaque token handed to clients.
     public var token: ServerChangeToken {
+        // Sorted keys: the same position always gives the same token.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         // Encoding a struct of strings and integers cannot fail.
-        ServerChangeToken(data: (try? JSONEncoder().encode(self)) ?? Data())
+        return ServerChangeToken(data: (try? encoder.encode(self)) ?? Data())
     }
 
     /// Reads a token a client sent and checks that it belongs where the client used it.

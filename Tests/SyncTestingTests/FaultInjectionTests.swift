@@ -1,0 +1,94 @@
+import Foundation
+import SyncCore
+import SyncServer
+import SyncTesting
+import Testing
+
+@Suite("Fault injection for device simulations")
+struct FaultInjectionTests {
+    private let zone = RecordZone.ID(zoneName: "Contacts")
+
+    private func record(_ name: String) -> Record {
+        var record = Record(recordType: "Contact", recordID: Record.ID(recordName: name, zoneID: zone))
+        record["name"] = .string(name)
+        return record
+    }
+
+    @Test("a 30 % mixed plan fails about 30 % of database requests, with every kind of fault")
+    func mixedPlanRates() async throws {
+        let server = try await TestServer.start()
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        server.faults.plan = .mixed(failureRate: 0.3)
+        var failures = 0
+        for _ in 0..<400 {
+            do {
+                _ = try await ada.listZones()
+            } catch {
+                failures += 1
+            }
+        }
+        let counts = server.faults.counts
+        #expect(counts.requests == 400)
+        #expect(counts.failures == failures)
+        #expect((80...160).contains(failures), "\(failures) of 400 failed")
+        #expect(counts.serviceUnavailable > 0 && counts.rateLimited > 0)
+        #expect(counts.droppedRequests > 0 && counts.droppedResponses > 0)
+        // Account routes are outside the default path prefix and never fail.
+        #expect(try await ada.account().username == "ada")
+        try await server.stop()
+    }
+
+    @Test("503 and 429 faults carry retryAfter; a dropped request applies nothing")
+    func answeredFaults() async throws {
+        let server = try await TestServer.start()
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
+
+        server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 2.5)
+        let unavailable = try await ada.send(.POST, "/v1/databases/private/zones/list")
+        #expect(unavailable.status == 503)
+        #expect(unavailable.error?.code == .serviceUnavailable)
+        #expect(unavailable.error?.retryAfter == 2.5)
+        #expect(unavailable.header("Retry-After") == "3")
+
+        server.faults.plan = FaultPlan(rateLimited: 1)
+        #expect(try await ada.send(.POST, "/v1/databases/private/zones/list").status == 429)
+
+        server.faults.plan = FaultPlan(dropRequest: 1)
+        await #expect(throws: (any Error).self) {
+            _ = try await ada.modifyRecords(ModifyRecordsRequest(saves: [record("Lost")]))
+        }
+        server.faults.plan = .none
+        #expect(try await ada.lookupRecords([record("Lost").recordID]).records.isEmpty)
+        try await server.stop()
+    }
+
+    @Test("a dropped response applied the change; replaying its request ID is harmless")
+    func droppedResponseThenReplay() async throws {
+        let server = try await TestServer.start()
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
+        let request = ModifyRecordsRequest(saves: [record("Grace")], clientRequestID: "retry-me")
+
+        server.faults.plan = FaultPlan(dropResponse: 1)
+        await #expect(throws: (any Error).self) { _ = try await ada.modifyRecords(request) }
+        server.faults.plan = .none
+        let replay = try await ada.modifyRecords(request)
+        #expect(replay.savedRecords.map(\.recordID.recordName) == ["Grace"])
+        #expect(replay.failedRecordSaves.isEmpty, "the replay must not conflict with its own first attempt")
+        let all = try await ada.fetchAllZoneChanges(zone)
+        #expect(all.modifications.count == 1)
+        try await server.stop()
+    }
+
+    @Test("latency is added to every affected request")
+    func latency() async throws {
+        let server = try await TestServer.start()
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        server.faults.plan = FaultPlan(latency: .milliseconds(150))
+        let start = ContinuousClock.now
+        _ = try await ada.listZones()
+        #expect(ContinuousClock.now - start >= .milliseconds(150))
+        try await server.stop()
+    }
+}
