@@ -69,6 +69,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "sync-bench",
+            dependencies: [
+                "SyncCore", "SyncTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SyncCoreTests",
             dependencies: ["SyncCore"],

@@ -162,7 +162,8 @@ extension Record: Codable {
         fields = try container.decodeIfPresent([String: FieldValue].self, forKey: .fields) ?? [:]
         changedKeys = try container.decodeIfPresent(Set<String>.self, forKey: .changedKeys) ?? []
         recordChangeTag = try container.decodeIfPresent(String.self, forKey: .recordChangeTag)
-        creationDate = try container.decodeIfPresent(Int64.self, forKey: .creationDate).map(Date.init(millisecondsSince1970:))
+        creationDate = try container.decodeIfPresent(Int64.self, forKey: .creationDate).map(
+            Date.init(millisecondsSince1970:))
         modificationDate = try container.decodeIfPresent(Int64.self, forKey: .modificationDate).map(
             Date.init(millisecondsSince1970:))
         creatorUserRecordID = try container.decodeIfPresent(String.self, forKey: .creatorUserRecordName).map(

@@ -70,7 +70,8 @@ public enum SyncServerApplication {
             store: store, pushHub: pushHub, configuration: configuration, middleware: middleware)
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router, configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sync-server"),
             services: [HistoryCompactionService(store: store, configuration: configuration, logger: logger)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },

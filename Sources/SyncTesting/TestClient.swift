@@ -25,7 +25,11 @@ public struct HTTPAnswer: Sendable {
 
 /// An HTTP method, for ``TestClient/send(_:_:body:token:headers:)``.
 public enum RequestMethod: String, Sendable {
-    case GET, POST, PUT, DELETE, PATCH
+    case get = "GET"
+    case post = "POST"
+    case put = "PUT"
+    case delete = "DELETE"
+    case patch = "PATCH"
 }
 
 /// A minimal client of the sync server's HTTP API, for tests and for simulating devices.
@@ -83,14 +87,14 @@ public struct TestClient: Sendable {
     /// Creates an account and signs in; returns a client carrying the session token.
     public func signedUp(username: String, password: String = "correct horse battery") async throws -> TestClient {
         let credentials = AccountCredentials(username: username, password: password)
-        let _: AccountInfo = try await call(.POST, "/v1/accounts", credentials)
+        let _: AccountInfo = try await call(.post, "/v1/accounts", credentials)
         return try await signedIn(username: username, password: password)
     }
 
     /// Signs in; returns a client carrying the session token.
     public func signedIn(username: String, password: String = "correct horse battery") async throws -> TestClient {
         let session: SessionInfo = try await call(
-            .POST, "/v1/sessions", AccountCredentials(username: username, password: password))
+            .post, "/v1/sessions", AccountCredentials(username: username, password: password))
         var client = self
         client.token = session.token
         return client
@@ -98,7 +102,7 @@ public struct TestClient: Sendable {
 
     /// `GET /v1/account`.
     public func account() async throws -> AccountInfo {
-        try await call(.GET, "/v1/account")
+        try await call(.get, "/v1/account")
     }
 
     // MARK: Databases
@@ -110,7 +114,7 @@ public struct TestClient: Sendable {
     public func modifyZones(_ request: ModifyZonesRequest, scope: DatabaseScope = .private) async throws
         -> ModifyZonesResponse
     {
-        try await call(.POST, path(scope, "zones/modify"), request)
+        try await call(.post, path(scope, "zones/modify"), request)
     }
 
     /// Saves zones by name.
@@ -120,21 +124,27 @@ public struct TestClient: Sendable {
     }
 
     public func listZones(scope: DatabaseScope = .private) async throws -> [RecordZone] {
-        let response: ListZonesResponse = try await call(.POST, path(scope, "zones/list"))
+        let response: ListZonesResponse = try await call(.post, path(scope, "zones/list"))
         return response.zones
     }
 
     public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope = .private) async throws
         -> ModifyRecordsResponse
     {
-        try await call(.POST, path(scope, "records/modify"), request)
+        var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
+        writer.modifyRecordsRequest(request)
+        let answer = try await send(.post, path(scope, "records/modify"), body: Data(writer.bytes))
+        guard (200..<300).contains(answer.status) else {
+            throw answer.error ?? SyncError(.internalError, "HTTP \(answer.status) without an error body")
+        }
+        return try JSONDecoder().decode(ModifyRecordsResponse.self, from: answer.body)
     }
 
     public func fetchDatabaseChanges(
         since: ServerChangeToken? = nil, resultsLimit: Int? = nil, scope: DatabaseScope = .private
     ) async throws -> FetchDatabaseChangesResponse {
         try await call(
-            .POST, path(scope, "zones/changes"), FetchDatabaseChangesRequest(since: since, resultsLimit: resultsLimit))
+            .post, path(scope, "zones/changes"), FetchDatabaseChangesRequest(since: since, resultsLimit: resultsLimit))
     }
 
     public func fetchZoneChanges(
@@ -142,15 +152,16 @@ public struct TestClient: Sendable {
         scope: DatabaseScope = .private
     ) async throws -> FetchZoneChangesResponse {
         try await call(
-            .POST, path(scope, "records/changes"),
+            .post, path(scope, "records/changes"),
             FetchZoneChangesRequest(zoneID: zoneID, since: since, resultsLimit: resultsLimit))
     }
 
     /// Fetches every page of a zone's changes; returns them and the final token.
     public func fetchAllZoneChanges(
         _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil
-    ) async throws -> (modifications: [Record], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken)
-    {
+    ) async throws -> (
+        modifications: [Record], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken
+    ) {
         var token = since
         var modifications: [Record] = []
         var deletions: [FetchZoneChangesResponse.Deletion] = []
@@ -166,7 +177,7 @@ public struct TestClient: Sendable {
     public func lookupRecords(_ recordIDs: [Record.ID], scope: DatabaseScope = .private) async throws
         -> LookupRecordsResponse
     {
-        try await call(.POST, path(scope, "records/lookup"), LookupRecordsRequest(recordIDs: recordIDs))
+        try await call(.post, path(scope, "records/lookup"), LookupRecordsRequest(recordIDs: recordIDs))
     }
 
     // MARK: Push

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
-import UnixSignals
 import SyncServer
+import UnixSignals
 
 #if canImport(Glibc)
     import Glibc
@@ -39,18 +39,21 @@ struct SyncServerCommand: AsyncParsableCommand {
     var tombstoneDays: Int = 30
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    var logLevel = "info"
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be above 0") }
         guard tombstoneDays >= 1 else { throw ValidationError("--tombstone-days must be at least 1") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
     }
 
     func run() async throws {
         var logger = Logger(label: "sync-server")
-        logger.logLevel = logLevel
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let path = storage ?? Self.defaultStoragePath()
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -76,7 +79,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         let app = SyncServerApplication.makeApplication(
             store: store, configuration: configuration, host: host, port: port, logger: logger,
             onServerRunning: { [logger, path] port in
-                logger.notice("sync-server listening", metadata: ["address": "http://\(host):\(port)", "storage": "\(path)"])
+                logger.notice("sync-server listening on http://\(host):\(port) (storage: \(path))")
             })
         let group = ServiceGroup(
             configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -104,7 +107,8 @@ final class StorageLock {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw ValidationError(
-                "another sync-server is already using this storage (\(path) is locked); stop it or pass another --storage")
+                "another sync-server is already using this storage (\(path) is locked); stop it or pass another --storage"
+            )
         }
     }
 
@@ -113,5 +117,3 @@ final class StorageLock {
         close(descriptor)
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

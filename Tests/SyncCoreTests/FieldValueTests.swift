@@ -8,12 +8,17 @@ struct FieldValueTests {
         try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
     }
 
-    @Test("every field type survives a round trip", arguments: [
-        FieldValue.string("Zoë 张伟 👩🏽‍💻"), .int64(Int64.min), .double(-0.5), .date(Date(millisecondsSince1970: 1_700_000_000_123)),
-        .bytes(Data([0, 1, 2, 255])),
-        .reference(Record.Reference(recordID: Record.ID(recordName: "r", zoneID: RecordZone.ID(zoneName: "Z")), action: .deleteSelf)),
-        .list([.string("a"), .string("b")]), .list([]),
-    ])
+    @Test(
+        "every field type survives a round trip",
+        arguments: [
+            FieldValue.string("Zoë 张伟 👩🏽‍💻"), .int64(Int64.min), .double(-0.5),
+            .date(Date(millisecondsSince1970: 1_700_000_000_123)),
+            .bytes(Data([0, 1, 2, 255])),
+            .reference(
+                Record.Reference(
+                    recordID: Record.ID(recordName: "r", zoneID: RecordZone.ID(zoneName: "Z")), action: .deleteSelf)),
+            .list([.string("a"), .string("b")]), .list([]),
+        ])
     func roundTrips(value: FieldValue) throws {
         #expect(try roundTrip(value) == value)
     }
@@ -28,14 +33,17 @@ struct FieldValueTests {
 
     @Test("an unknown type or bad base64 is a decoding error that says what is wrong")
     func badValues() {
-        for json in [#"{"type":"colour","value":"red"}"#, #"{"type":"bytes","value":"***"}"#, #"{"type":"int64","value":"1"}"#] {
+        for json in [
+            #"{"type":"colour","value":"red"}"#, #"{"type":"bytes","value":"***"}"#, #"{"type":"int64","value":"1"}"#,
+        ] {
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)) }
         }
     }
 
     @Test("setting a field marks it changed; equality ignores that bookkeeping")
     func changedKeys() throws {
-        var record = Record(recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
+        var record = Record(
+            recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
         record["name"] = "Ada"
         record["email"] = nil
         #expect(record.changedKeys == ["name", "email"])
@@ -54,7 +62,8 @@ struct FieldValueTests {
 
     @Test("system fields rebuild a record that saves against the same change tag")
     func systemFields() {
-        var record = Record(recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
+        var record = Record(
+            recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
         record.recordChangeTag = "k3"
         record.creationDate = Date(millisecondsSince1970: 5)
         let rebuilt = Record(systemFields: record.systemFields)
@@ -71,10 +80,13 @@ struct NameRulesTests {
         #expect(NameRules.problem(withName: name, kind: "zone name") == nil)
     }
 
-    @Test("invalid names are refused with a reason", arguments: [
-        "", String(repeating: "x", count: 256), "tab\there", "nul\u{0}", "../etc", "a/b", "a\\b", ".", "..", "_reserved",
-        String(repeating: "é", count: 128),
-    ])
+    @Test(
+        "invalid names are refused with a reason",
+        arguments: [
+            "", String(repeating: "x", count: 256), "tab\there", "nul\u{0}", "../etc", "a/b", "a\\b", ".", "..",
+            "_reserved",
+            String(repeating: "é", count: 128),
+        ])
     func invalid(name: String) {
         let problem = NameRules.problem(withName: name, kind: "zone name")
         #expect(problem != nil)

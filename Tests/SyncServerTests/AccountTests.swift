@@ -18,9 +18,9 @@ struct AccountTests {
             let second = try await anonymous.signedIn(username: "ada")
             #expect(try await second.account().userRecordName == info.userRecordName)
 
-            let out = try await ada.send(.DELETE, "/v1/sessions/current")
+            let out = try await ada.send(.delete, "/v1/sessions/current")
             #expect(out.status == 204)
-            let after = try await ada.send(.GET, "/v1/account")
+            let after = try await ada.send(.get, "/v1/account")
             #expect(after.status == 401)
             #expect(after.error?.code == .notAuthenticated)
             // Signing one session out leaves the others alone.
@@ -36,15 +36,19 @@ struct AccountTests {
             #expect(taken?.code == .constraintViolation)
             #expect(taken?.message.contains("taken") == true)
 
-            let wrong = await syncError { _ = try await anonymous.signedIn(username: "ada", password: "wrong password") }
+            let wrong = await syncError {
+                _ = try await anonymous.signedIn(username: "ada", password: "wrong password")
+            }
             #expect(wrong?.code == .notAuthenticated)
             let nobody = await syncError { _ = try await anonymous.signedIn(username: "nobody", password: "whatever1") }
             #expect(nobody?.code == .notAuthenticated)
             #expect(nobody?.message == wrong?.message, "the answer must not reveal whether the user exists")
 
-            for (username, password) in [("", "long enough"), ("a b", "long enough"), ("zoë", "long enough"), ("bob", "short")] {
+            for (username, password) in [
+                ("", "long enough"), ("a b", "long enough"), ("zoë", "long enough"), ("bob", "short"),
+            ] {
                 let answer = try await anonymous.send(
-                    .POST, "/v1/accounts",
+                    .post, "/v1/accounts",
                     body: try JSONEncoder().encode(AccountCredentials(username: username, password: password)))
                 #expect(answer.status == 400, "\(username)/\(password)")
                 #expect(answer.error?.code == .invalidArguments)
@@ -56,11 +60,11 @@ struct AccountTests {
     func dataRoutesNeedAToken() async throws {
         try await withServer { _, anonymous in
             let routes: [(RequestMethod, String)] = [
-                (.GET, "/v1/account"), (.DELETE, "/v1/sessions/current"),
-                (.POST, "/v1/databases/private/zones/list"), (.POST, "/v1/databases/private/zones/modify"),
-                (.POST, "/v1/databases/private/zones/changes"), (.POST, "/v1/databases/private/records/modify"),
-                (.POST, "/v1/databases/private/records/changes"), (.POST, "/v1/databases/private/records/lookup"),
-                (.GET, "/v1/push"),
+                (.get, "/v1/account"), (.delete, "/v1/sessions/current"),
+                (.post, "/v1/databases/private/zones/list"), (.post, "/v1/databases/private/zones/modify"),
+                (.post, "/v1/databases/private/zones/changes"), (.post, "/v1/databases/private/records/modify"),
+                (.post, "/v1/databases/private/records/changes"), (.post, "/v1/databases/private/records/lookup"),
+                (.get, "/v1/push"),
             ]
             for (method, path) in routes {
                 for headers in [[], [("Authorization", "Basic abc")], [("Authorization", "Bearer not-a-token")]] {

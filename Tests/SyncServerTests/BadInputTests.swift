@@ -13,10 +13,14 @@ struct BadInputTests {
 
     private static let recordPath = "/v1/databases/private/records/modify"
 
-    private static func save(name: String = "ok", zone: String = "Contacts", type: String = "Contact", fields: String = #"{"name":{"type":"string","value":"x"}}"#) -> String {
+    private static func save(
+        name: String = "ok", zone: String = "Contacts", type: String = "Contact",
+        fields: String = #"{"name":{"type":"string","value":"x"}}"#
+    ) -> String {
         let escapedName = String(decoding: try! JSONEncoder().encode(name), as: UTF8.self)
         let escapedZone = String(decoding: try! JSONEncoder().encode(zone), as: UTF8.self)
-        return #"{"saves":[{"recordID":{"recordName":\#(escapedName),"zoneID":{"zoneName":\#(escapedZone)}},"recordType":"\#(type)","fields":\#(fields)}]}"#
+        return
+            #"{"saves":[{"recordID":{"recordName":\#(escapedName),"zoneID":{"zoneName":\#(escapedZone)}},"recordType":"\#(type)","fields":\#(fields)}]}"#
     }
 
     static let cases: [(String, String, String)] = [
@@ -25,7 +29,10 @@ struct BadInputTests {
         ("empty body", recordPath, ""),
         ("wrong field type", recordPath, save(fields: #"{"name":{"type":"string","value":42}}"#)),
         ("unknown field type", recordPath, save(fields: #"{"name":{"type":"colour","value":"red"}}"#)),
-        ("missing recordType", recordPath, #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Contacts"}}}]}"#),
+        (
+            "missing recordType", recordPath,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Contacts"}}}]}"#
+        ),
         ("savePolicy unknown", recordPath, #"{"savePolicy":"whatever","saves":[]}"#),
         ("empty record name", recordPath, save(name: "")),
         ("record name over 255 bytes", recordPath, save(name: String(repeating: "é", count: 128))),
@@ -36,13 +43,25 @@ struct BadInputTests {
         ("bad record type", recordPath, save(type: "Contact Card")),
         ("bad field key", recordPath, save(fields: #"{"na me":{"type":"string","value":"x"}}"#)),
         ("nested list", recordPath, save(fields: #"{"l":{"type":"list","value":[{"type":"list","value":[]}]}}"#)),
-        ("mixed list", recordPath, save(fields: #"{"l":{"type":"list","value":[{"type":"string","value":"a"},{"type":"int64","value":1}]}}"#)),
+        (
+            "mixed list", recordPath,
+            save(fields: #"{"l":{"type":"list","value":[{"type":"string","value":"a"},{"type":"int64","value":1}]}}"#)
+        ),
         ("bad base64", recordPath, save(fields: #"{"b":{"type":"bytes","value":"%%%"}}"#)),
-        ("same record twice", recordPath, #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Contacts"}},"recordType":"C"},{"recordID":{"recordName":"a","zoneID":{"zoneName":"Contacts"}},"recordType":"C"}]}"#),
+        (
+            "same record twice", recordPath,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Contacts"}},"recordType":"C"},{"recordID":{"recordName":"a","zoneID":{"zoneName":"Contacts"}},"recordType":"C"}]}"#
+        ),
         ("unknown database", "/v1/databases/public/records/modify", save()),
-        ("zone save with bad name", "/v1/databases/private/zones/modify", #"{"saves":[{"zoneID":{"zoneName":"a/b"}}]}"#),
+        (
+            "zone save with bad name", "/v1/databases/private/zones/modify",
+            #"{"saves":[{"zoneID":{"zoneName":"a/b"}}]}"#
+        ),
         ("fetch with zero limit", "/v1/databases/private/zones/changes", #"{"resultsLimit":0}"#),
-        ("fetch with a forged token", "/v1/databases/private/records/changes", #"{"zoneID":{"zoneName":"Contacts"},"since":"eyJ2IjoxfQ=="}"#),
+        (
+            "fetch with a forged token", "/v1/databases/private/records/changes",
+            #"{"zoneID":{"zoneName":"Contacts"},"since":"eyJ2IjoxfQ=="}"#
+        ),
         ("lookup without IDs", "/v1/databases/private/records/lookup", "{}"),
     ]
 
@@ -54,10 +73,12 @@ struct BadInputTests {
             try await ada.save([contact("Grace")])
             let before = try await state(ada)
 
-            let answer = try await ada.send(.POST, path, body: Data(body.utf8))
+            let answer = try await ada.send(.post, path, body: Data(body.utf8))
             #expect((400..<500).contains(answer.status), "\(label): HTTP \(answer.status)")
             let error = try #require(answer.error, "\(label): no error body")
-            #expect(error.code == .invalidArguments || error.code == .limitExceeded || error.code == .changeTokenExpired, "\(label): \(error)")
+            #expect(
+                error.code == .invalidArguments || error.code == .limitExceeded || error.code == .changeTokenExpired,
+                "\(label): \(error)")
             #expect(error.message.count > 10, "\(label): message too short to act on")
             let after = try await state(ada)
             #expect(after.0 == before.0 && after.1 == before.1, "\(label) changed stored data")
@@ -67,7 +88,7 @@ struct BadInputTests {
     @Test("an unknown route is a 404 with an error body that points at the API description")
     func unknownRoute() async throws {
         try await withServer { _, anonymous in
-            let answer = try await anonymous.send(.GET, "/v1/nothing-here")
+            let answer = try await anonymous.send(.get, "/v1/nothing-here")
             #expect(answer.status == 404)
             #expect(answer.error?.message.contains("openapi.yaml") == true)
         }
@@ -82,7 +103,10 @@ struct BadInputTests {
             let valid = [
                 ("/v1/databases/private/records/modify", Self.save(name: "Grace")),
                 ("/v1/databases/private/zones/modify", #"{"deletes":[{"zoneName":"Contacts"}]}"#),
-                ("/v1/databases/private/records/lookup", #"{"recordIDs":[{"recordName":"Grace","zoneID":{"zoneName":"Contacts"}}]}"#),
+                (
+                    "/v1/databases/private/records/lookup",
+                    #"{"recordIDs":[{"recordName":"Grace","zoneID":{"zoneName":"Contacts"}}]}"#
+                ),
                 ("/v1/databases/private/records/changes", #"{"zoneID":{"zoneName":"Contacts"},"resultsLimit":5}"#),
                 ("/v1/accounts", #"{"username":"eve","password":"long enough"}"#),
                 ("/v1/sessions", #"{"username":"ada","password":"correct horse battery"}"#),
@@ -92,7 +116,7 @@ struct BadInputTests {
             for _ in 0..<600 {
                 let (path, body) = valid[Int(random.next() % UInt64(valid.count))]
                 let mangled = Self.mangle(Array(body.utf8), random: &random)
-                let answer = try await ada.send(.POST, path, body: Data(mangled))
+                let answer = try await ada.send(.post, path, body: Data(mangled))
                 statuses[answer.status, default: 0] += 1
                 #expect(answer.status < 500, "\(path) \(String(decoding: mangled, as: UTF8.self)) → \(answer.status)")
                 if answer.status >= 400 { #expect(answer.error != nil, "every error has a body") }

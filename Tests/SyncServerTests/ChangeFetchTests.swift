@@ -92,11 +92,12 @@ struct ChangeFetchTests {
             let wrongUser = await syncError { _ = try await bob.fetchZoneChanges(contactsZone, since: adaToken) }
             #expect(wrongUser?.code == .invalidArguments)
             let dbTokenAsZoneToken = await syncError {
-                _ = try await ada.fetchZoneChanges(contactsZone, since: try await ada.fetchDatabaseChanges().changeToken)
+                _ = try await ada.fetchZoneChanges(
+                    contactsZone, since: try await ada.fetchDatabaseChanges().changeToken)
             }
             #expect(dbTokenAsZoneToken?.code == .invalidArguments)
             let garbage = try await ada.send(
-                .POST, "/v1/databases/private/records/changes",
+                .post, "/v1/databases/private/records/changes",
                 body: Data(json: #"{"zoneID":{"zoneName":"Contacts"},"since":"bm90IGEgdG9rZW4="}"#))
             #expect(garbage.status == 400)
 
@@ -108,7 +109,7 @@ struct ChangeFetchTests {
                 tombstonesBefore: Date().addingTimeInterval(60), requestsBefore: Date())
             #expect(removed == 1)
             let expired = try await ada.send(
-                .POST, "/v1/databases/private/records/changes",
+                .post, "/v1/databases/private/records/changes",
                 body: try JSONEncoder().encode(FetchZoneChangesRequest(zoneID: contactsZone, since: beforeDelete)))
             #expect(expired.status == 410)
             #expect(expired.error?.code == .changeTokenExpired)
@@ -148,7 +149,9 @@ struct ChangeFetchTests {
         var again = ada
         again.baseURL = second.baseURL
         #expect(try await again.account().username == "ada", "the session survives the restart")
-        #expect(try await again.contents().values.sorted { $0.recordID < $1.recordID } == saved.sorted { $0.recordID < $1.recordID })
+        #expect(
+            try await again.contents().values.sorted { $0.recordID < $1.recordID }
+                == saved.sorted { $0.recordID < $1.recordID })
         var edited = saved[0]
         edited["name"] = "edited after restart"
         try await again.save([edited])

@@ -29,20 +29,27 @@ struct IsolationTests {
             var forged = saved[0]
             forged["name"] = "hijacked"
             let forgedRecord = Record(
-                recordID: Record.ID(recordName: "Grace", zoneID: adasZone), recordType: "Contact", fields: ["name": "hijacked"],
+                recordID: Record.ID(recordName: "Grace", zoneID: adasZone), recordType: "Contact",
+                fields: ["name": "hijacked"],
                 recordChangeTag: saved[0].recordChangeTag, creationDate: nil, modificationDate: nil,
                 creatorUserRecordID: nil, lastModifiedUserRecordID: nil)
-            let modify = await syncError { _ = try await bob.modifyRecords(ModifyRecordsRequest(saves: [forgedRecord])) }
+            let modify = await syncError {
+                _ = try await bob.modifyRecords(ModifyRecordsRequest(saves: [forgedRecord]))
+            }
             #expect(modify?.code == .permissionFailure)
             let deleteZone = await syncError { _ = try await bob.modifyZones(ModifyZonesRequest(deletes: [adasZone])) }
             #expect(deleteZone?.code == .permissionFailure)
-            let lookup = await syncError { _ = try await bob.lookupRecords([Record.ID(recordName: "Grace", zoneID: adasZone)]) }
+            let lookup = await syncError {
+                _ = try await bob.lookupRecords([Record.ID(recordName: "Grace", zoneID: adasZone)])
+            }
             #expect(lookup?.code == .permissionFailure)
 
             // Bob's own zone of the same name is his alone.
             try await bob.saveZones("Contacts")
             let bobsGrace = try await bob.modifyRecords(ModifyRecordsRequest(saves: [forged]))
-            #expect(bobsGrace.failedRecordSaves.first?.error.code == .unknownItem, "Ada's change tag means nothing in Bob's zone")
+            #expect(
+                bobsGrace.failedRecordSaves.first?.error.code == .unknownItem,
+                "Ada's change tag means nothing in Bob's zone")
             try await bob.save([contact("Bob's friend")])
             _ = try await bob.modifyZones(ModifyZonesRequest(deletes: [contactsZone]))
 

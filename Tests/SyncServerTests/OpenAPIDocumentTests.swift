@@ -58,8 +58,11 @@ struct OpenAPIDocumentTests {
         let documented = try Self.documentedRoutes()
         let registered = try await Self.registeredRoutes()
         #expect(documented.count >= 13)
-        #expect(registered.subtracting(documented).isEmpty, "undocumented: \(registered.subtracting(documented).sorted())")
-        #expect(documented.subtracting(registered).isEmpty, "documented but missing: \(documented.subtracting(registered).sorted())")
+        #expect(
+            registered.subtracting(documented).isEmpty, "undocumented: \(registered.subtracting(documented).sorted())")
+        #expect(
+            documented.subtracting(registered).isEmpty,
+            "documented but missing: \(documented.subtracting(registered).sorted())")
     }
 
     @Test("every error code the server uses is listed in the document")

@@ -139,7 +139,9 @@ struct RecordModificationTests {
             let ada = try await anonymous.signedUp(username: "ada")
             try await ada.saveZones("Contacts")
             let response = try await ada.modifyRecords(
-                ModifyRecordsRequest(saves: [contact("Ada"), contact("Nowhere", zone: RecordZone.ID(zoneName: "Missing"))]))
+                ModifyRecordsRequest(saves: [
+                    contact("Ada"), contact("Nowhere", zone: RecordZone.ID(zoneName: "Missing")),
+                ]))
             #expect(response.savedRecords.map(\.recordID.recordName) == ["Ada"])
             #expect(response.failedRecordSaves.map(\.error.code) == [.zoneNotFound])
         }
@@ -159,11 +161,13 @@ struct RecordModificationTests {
 
             let changes = try await ada.fetchZoneChanges(contactsZone, since: start.changeToken)
             #expect(changes.modifications.count == 1)
-            let nothingMore = try await ada.fetchDatabaseChanges(since: try await ada.fetchDatabaseChanges().changeToken)
+            let nothingMore = try await ada.fetchDatabaseChanges(
+                since: try await ada.fetchDatabaseChanges().changeToken)
             #expect(nothingMore.modifications.isEmpty)
 
             let reused = await syncError {
-                _ = try await ada.modifyRecords(ModifyRecordsRequest(saves: [contact("Other")], clientRequestID: "req-1"))
+                _ = try await ada.modifyRecords(
+                    ModifyRecordsRequest(saves: [contact("Other")], clientRequestID: "req-1"))
             }
             #expect(reused?.code == .invalidArguments)
             #expect(try await ada.contents().keys.sorted() == ["Grace"])
@@ -176,7 +180,7 @@ struct RecordModificationTests {
         configuration.limits = ServerLimits(
             maximumItemsPerRequest: 5, maximumRequestBytes: 64 * 1024, maximumRecordBytes: 1024)
         try await withServer(configuration: configuration) { _, anonymous in
-            let advertised: ServerLimits = try await anonymous.call(.GET, "/v1/limits")
+            let advertised: ServerLimits = try await anonymous.call(.get, "/v1/limits")
             #expect(advertised == configuration.limits)
             let ada = try await anonymous.signedUp(username: "ada")
             try await ada.saveZones("Contacts")
@@ -190,7 +194,7 @@ struct RecordModificationTests {
             var huge = contact("Huge")
             huge["notes"] = .string(String(repeating: "x", count: 70 * 1024))
             let answer = try await ada.send(
-                .POST, "/v1/databases/private/records/modify",
+                .post, "/v1/databases/private/records/modify",
                 body: try JSONEncoder().encode(ModifyRecordsRequest(saves: [huge])))
             #expect(answer.status == 413)
             #expect(answer.error?.code == .limitExceeded)

@@ -45,14 +45,14 @@ struct FaultInjectionTests {
         try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
 
         server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 2.5)
-        let unavailable = try await ada.send(.POST, "/v1/databases/private/zones/list")
+        let unavailable = try await ada.send(.post, "/v1/databases/private/zones/list")
         #expect(unavailable.status == 503)
         #expect(unavailable.error?.code == .serviceUnavailable)
         #expect(unavailable.error?.retryAfter == 2.5)
         #expect(unavailable.header("Retry-After") == "3")
 
         server.faults.plan = FaultPlan(rateLimited: 1)
-        #expect(try await ada.send(.POST, "/v1/databases/private/zones/list").status == 429)
+        #expect(try await ada.send(.post, "/v1/databases/private/zones/list").status == 429)
 
         server.faults.plan = FaultPlan(dropRequest: 1)
         await #expect(throws: (any Error).self) {

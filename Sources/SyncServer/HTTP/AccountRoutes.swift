@@ -11,6 +11,16 @@ struct AccountRoutes {
     let store: any RecordStore
     let configuration: SyncServerConfiguration
     let body: BodyCoding
+    /// Checked against when the username is unknown, at the same cost as real hashes, so that
+    /// the time an answer takes does not reveal which usernames exist.
+    private let dummyHash: String
+
+    init(store: any RecordStore, configuration: SyncServerConfiguration, body: BodyCoding) {
+        self.store = store
+        self.configuration = configuration
+        self.body = body
+        dummyHash = Bcrypt.hash(Self.prehash("no such user"), cost: configuration.bcryptCost)
+    }
 
     func createAccount(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let credentials = try await body.decode(AccountCredentials.self, from: request)
@@ -30,8 +40,7 @@ struct AccountRoutes {
     func signIn(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let credentials = try await body.decode(AccountCredentials.self, from: request)
         let account = try await store.account(username: credentials.username)
-        // Verify against a dummy hash when the user is unknown, so timing does not reveal which usernames exist.
-        let storedHash = account?.passwordHash ?? Self.dummyHash
+        let storedHash = account?.passwordHash ?? dummyHash
         let matches = try await NIOThreadPool.singleton.runIfActive {
             Bcrypt.verify(Self.prehash(credentials.password), hash: storedHash)
         }
@@ -84,6 +93,4 @@ struct AccountRoutes {
     static func prehash(_ password: String) -> String {
         Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
-
-    private static let dummyHash = Bcrypt.hash("not a password", cost: 4)
 }

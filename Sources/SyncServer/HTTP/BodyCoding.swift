@@ -24,9 +24,13 @@ struct BodyCoding: Sendable {
     }
 
     func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try JSONEncoder().encode(value)
-        return Response(
+        response(bytes: try JSONEncoder().encode(value), status: status)
+    }
+
+    /// A response whose JSON body was written already.
+    func response(bytes: some Sequence<UInt8>, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

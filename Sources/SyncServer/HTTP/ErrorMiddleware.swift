@@ -48,7 +48,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound:
             return SyncError(
                 .invalidArguments,
-                "there is no \(request.method) \(request.uri.path) on this server; the routes are listed in openapi.yaml")
+                "there is no \(request.method) \(request.uri.path) on this server; the routes are listed in openapi.yaml"
+            )
         case .contentTooLarge:
             return SyncError(.limitExceeded, "the request body is too large; see GET /v1/limits")
         case .unauthorized:

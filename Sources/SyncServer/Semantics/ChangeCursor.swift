@@ -11,7 +11,13 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version = "v", kind = "k", owner = "o", scope = "d", zoneName = "z", incarnation = "i", seq = "s"
+        case version = "v"
+        case kind = "k"
+        case owner = "o"
+        case scope = "d"
+        case zoneName = "z"
+        case incarnation = "i"
+        case seq = "s"
     }
 
     var version = 1
@@ -87,7 +93,8 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
         if let incarnation, self.incarnation != incarnation {
             throw SyncError(
                 .changeTokenExpired,
-                "zone '\(zoneName ?? "")' was deleted and created again since this token; fetch it again without a token")
+                "zone '\(zoneName ?? "")' was deleted and created again since this token; fetch it again without a token"
+            )
         }
         if seq < compactedSeq {
             throw SyncError(

@@ -14,7 +14,32 @@ public enum RecordModificationPlanner {
         public var zoneSeqs: [String: Int64]
         /// The owner's change number after the plan is applied.
         public var endSeq: Int64
-        public var response: ModifyRecordsResponse
+        /// Each saved row with the record ID as the client sent it.
+        public var saved: [(row: StoredRecord, recordID: Record.ID)]
+        public var failedSaves: [ModifyRecordsResponse.FailedRecordSave]
+        public var deleted: [Record.ID]
+        public var failedDeletes: [ModifyRecordsResponse.FailedRecordDelete]
+
+        /// The response body: saved records with their stored fields spliced in.
+        public func responseBody() throws -> [UInt8] {
+            var writer = JSONWriter(capacity: 256 * (saved.count + 1))
+            writer.raw("{\"savedRecords\":[")
+            for (index, item) in saved.enumerated() {
+                if index > 0 { writer.raw(",") }
+                item.row.write(to: &writer, in: item.recordID.zoneID)
+            }
+            writer.raw("],\"failedRecordSaves\":")
+            try writer.encodable(failedSaves)
+            writer.raw(",\"deletedRecordIDs\":[")
+            for (index, recordID) in deleted.enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.recordID(recordID)
+            }
+            writer.raw("],\"failedRecordDeletes\":")
+            try writer.encodable(failedDeletes)
+            writer.raw("}")
+            return writer.bytes
+        }
     }
 
     private enum Decision {
@@ -71,7 +96,8 @@ public enum RecordModificationPlanner {
         }
 
         var seq = currentSeq
-        var plan = Plan(rows: [], zoneSeqs: [:], endSeq: currentSeq, response: ModifyRecordsResponse())
+        var plan = Plan(
+            rows: [], zoneSeqs: [:], endSeq: currentSeq, saved: [], failedSaves: [], deleted: [], failedDeletes: [])
         for (index, decision) in saveDecisions.enumerated() {
             let sent = request.saves[index]
             switch decision {
@@ -83,9 +109,9 @@ public enum RecordModificationPlanner {
                     modifier: owner, seq: seq, isDeleted: false)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
-                plan.response.savedRecords.append(try row.record(in: sent.recordID.zoneID))
+                plan.saved.append((row, sent.recordID))
             case .failed(let error):
-                plan.response.failedRecordSaves.append(.init(recordID: sent.recordID, error: error))
+                plan.failedSaves.append(.init(recordID: sent.recordID, error: error))
             case .delete:
                 preconditionFailure("a save decided to delete")
             }
@@ -100,9 +126,9 @@ public enum RecordModificationPlanner {
                     createdAt: now, creator: owner, modifiedAt: now, modifier: owner, seq: seq, isDeleted: true)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
-                plan.response.deletedRecordIDs.append(recordID)
+                plan.deleted.append(recordID)
             case .failed(let error):
-                plan.response.failedRecordDeletes.append(.init(recordID: recordID, error: error))
+                plan.failedDeletes.append(.init(recordID: recordID, error: error))
             case .save:
                 preconditionFailure("a delete decided to save")
             }
@@ -164,7 +190,7 @@ public enum RecordModificationPlanner {
                     "record '\(record.recordID.recordName)' does not exist on the server (change tag '\(tag)' refers to a deleted record); save it without a change tag to create it again"
                 ))
         }
-        let encoded = try FieldCoding.encode(fields)
+        let encoded = FieldCoding.encode(fields)
         if encoded.count > limits.maximumRecordBytes {
             return .failed(
                 SyncError(
@@ -183,7 +209,8 @@ public enum RecordModificationPlanner {
         }
         guard let existing, !existing.isDeleted else {
             return .failed(
-                SyncError(.unknownItem, "record '\(recordID.recordName)' does not exist on the server; nothing to delete"))
+                SyncError(
+                    .unknownItem, "record '\(recordID.recordName)' does not exist on the server; nothing to delete"))
         }
         return .delete(recordType: existing.recordType)
     }

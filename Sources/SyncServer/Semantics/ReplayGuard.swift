@@ -14,13 +14,14 @@ public enum ReplayGuard {
 
     /// The stored answer for a replay, or `invalidArguments` when the ID was used for another request.
     public static func replay(storedHash: Data, storedResponse: Data, bodyHash: Data, requestID: String) throws
-        -> ModifyRecordsResponse
+        -> [UInt8]
     {
         guard storedHash == bodyHash else {
             throw SyncError(
                 .invalidArguments,
-                "clientRequestID '\(requestID)' was already used for a different request; use a new ID for each request")
+                "clientRequestID '\(requestID)' was already used for a different request; use a new ID for each request"
+            )
         }
-        return try JSONDecoder().decode(ModifyRecordsResponse.self, from: storedResponse)
+        return [UInt8](storedResponse)
     }
 }

@@ -26,7 +26,8 @@ public protocol RecordStore: Sendable {
     /// The names of the owner's zones, sorted.
     func zoneNames(owner: String) async throws -> [String]
     /// Saves (creates if missing) and deletes zones; deleting a zone deletes its records.
-    func modifyZones(owner: String, saves: [String], deletes: [String], now: Date) async throws -> ZoneModificationOutcome
+    func modifyZones(owner: String, saves: [String], deletes: [String], now: Date) async throws
+        -> ZoneModificationOutcome
     /// Applies a validated record modification with CloudKit's semantics.
     func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date) async throws
         -> RecordModificationOutcome
@@ -77,17 +78,19 @@ public struct RecordKey: Sendable, Hashable {
 
 /// What a zone modification did.
 public struct ZoneModificationOutcome: Sendable {
-    public var saved: [String]
+    /// Zones that did not exist before (saving an existing zone changes nothing).
+    public var created: [String]
     public var deleted: [String]
     /// Zones that could not be deleted because they do not exist.
     public var missing: [String]
     /// Whether anything changed (and so whether to push).
-    public var changed: Bool { !saved.isEmpty || !deleted.isEmpty }
+    public var changed: Bool { !created.isEmpty || !deleted.isEmpty }
 }
 
 /// What a record modification did.
 public struct RecordModificationOutcome: Sendable {
-    public var response: ModifyRecordsResponse
+    /// The JSON of a ``ModifyRecordsResponse``; a replay returns the first answer's bytes.
+    public var responseBody: [UInt8]
     /// Whether anything was written (false for a replayed request or when every item failed).
     public var changed: Bool
 }

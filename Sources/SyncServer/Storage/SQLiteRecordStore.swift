@@ -152,7 +152,7 @@ public final class SQLiteRecordStore: RecordStore {
     {
         try await pool.write { db in
             var seq = try Self.changeSeq(db, owner: owner)
-            var outcome = ZoneModificationOutcome(saved: [], deleted: [], missing: [])
+            var outcome = ZoneModificationOutcome(created: [], deleted: [], missing: [])
             for name in saves {
                 let live = try Bool.fetchOne(
                     db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
@@ -164,8 +164,8 @@ public final class SQLiteRecordStore: RecordStore {
                             VALUES (?, ?, ?, ?, 0, NULL, ?)
                             """,
                         arguments: [owner, name, UUID().uuidString, seq, now.millisecondsSince1970])
+                    outcome.created.append(name)
                 }
-                outcome.saved.append(name)
             }
             for name in deletes {
                 let live = try Bool.fetchOne(
@@ -195,9 +195,9 @@ public final class SQLiteRecordStore: RecordStore {
     public func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date)
         async throws -> RecordModificationOutcome
     {
-        let bodyHash = try ReplayGuard.hash(of: request)
+        let bodyHash = try request.clientRequestID.map { _ in try ReplayGuard.hash(of: request) }
         return try await pool.write { db in
-            if let requestID = request.clientRequestID,
+            if let requestID = request.clientRequestID, let bodyHash,
                 let earlier = try Row.fetchOne(
                     db, sql: "SELECT body_hash, response FROM client_request WHERE owner = ? AND request_id = ?",
                     arguments: [owner, requestID])
@@ -205,7 +205,7 @@ public final class SQLiteRecordStore: RecordStore {
                 let response = try ReplayGuard.replay(
                     storedHash: earlier["body_hash"], storedResponse: earlier["response"], bodyHash: bodyHash,
                     requestID: requestID)
-                return RecordModificationOutcome(response: response, changed: false)
+                return RecordModificationOutcome(responseBody: response, changed: false)
             }
 
             let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
@@ -248,16 +248,17 @@ public final class SQLiteRecordStore: RecordStore {
                     arguments: [seq, now.millisecondsSince1970, owner, zoneName])
             }
             try Self.setChangeSeq(db, owner: owner, seq: plan.endSeq)
-            if let requestID = request.clientRequestID {
+            let responseBody = try plan.responseBody()
+            if let requestID = request.clientRequestID, let bodyHash {
                 try db.execute(
                     sql:
                         "INSERT INTO client_request (owner, request_id, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
-                        owner, requestID, bodyHash, try JSONEncoder().encode(plan.response),
+                        owner, requestID, bodyHash, Data(responseBody),
                         now.millisecondsSince1970,
                     ])
             }
-            return RecordModificationOutcome(response: plan.response, changed: !plan.rows.isEmpty)
+            return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)
         }
     }
 

@@ -32,6 +32,14 @@ public struct StoredRecord: Sendable, Hashable {
         self.isDeleted = isDeleted
     }
 
+    /// Writes the record as clients see it, splicing the stored fields JSON in unchanged.
+    public func write(to writer: inout JSONWriter, in zoneID: RecordZone.ID) {
+        writer.record(
+            recordID: Record.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
+            rawFields: fields.isEmpty ? Data("{}".utf8) : fields, recordChangeTag: changeTag, creationDate: createdAt,
+            modificationDate: modifiedAt, creatorUserRecordName: creator, lastModifiedUserRecordName: modifier)
+    }
+
     /// The record as clients see it, under the given zone ID.
     public func record(in zoneID: RecordZone.ID) throws -> Record {
         Record(
@@ -44,12 +52,13 @@ public struct StoredRecord: Sendable, Hashable {
     }
 }
 
-/// How record fields are stored: JSON with sorted keys, so equal fields give equal bytes.
+/// How record fields are stored: the wire's JSON with sorted keys, so equal fields give equal bytes
+/// and responses can splice them in without decoding.
 public enum FieldCoding {
-    public static func encode(_ fields: [String: FieldValue]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(fields)
+    public static func encode(_ fields: [String: FieldValue]) -> Data {
+        var writer = JSONWriter(capacity: 256)
+        writer.fields(fields)
+        return Data(writer.bytes)
     }
 
     public static func decode(_ data: Data) throws -> [String: FieldValue] {

@@ -1,0 +1,199 @@
+import Foundation
+
+/// Writes the wire format's JSON directly into bytes, for the hot paths (records and their fields)
+/// where `JSONEncoder` costs more than the rest of a request together.
+///
+/// The output is exactly what the `Codable` conformances produce, field order aside; tests check
+/// that `JSONDecoder` reads it back to equal values.
+public struct JSONWriter: Sendable {
+    /// The JSON written so far, as UTF-8.
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends raw bytes that are already valid JSON.
+    public mutating func raw(_ text: some Sequence<UInt8>) {
+        bytes.append(contentsOf: text)
+    }
+
+    /// Appends raw ASCII punctuation or a literal.
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a JSON string, escaped.
+    public mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20:
+                raw("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends an integer.
+    public mutating func integer(_ value: Int64) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Appends `"key":`.
+    public mutating func key(_ name: StaticString) {
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        raw("\":")
+    }
+
+    /// Appends a zone ID object.
+    public mutating func zoneID(_ zoneID: RecordZone.ID) {
+        raw("{\"zoneName\":")
+        string(zoneID.zoneName)
+        raw(",\"ownerName\":")
+        string(zoneID.ownerName)
+        raw("}")
+    }
+
+    /// Appends a record ID object.
+    public mutating func recordID(_ recordID: Record.ID) {
+        raw("{\"recordName\":")
+        string(recordID.recordName)
+        raw(",\"zoneID\":")
+        zoneID(recordID.zoneID)
+        raw("}")
+    }
+
+    /// Appends a field value object.
+    public mutating func fieldValue(_ value: FieldValue) {
+        raw("{\"type\":\"")
+        raw(value.typeName.utf8)
+        raw("\",\"value\":")
+        switch value {
+        case .string(let text): string(text)
+        case .int64(let number): integer(number)
+        case .double(let number): raw(number.description.utf8)
+        case .date(let date): integer(date.millisecondsSince1970)
+        case .bytes(let data): string(data.base64EncodedString())
+        case .reference(let reference):
+            raw("{\"recordID\":")
+            recordID(reference.recordID)
+            raw(",\"action\":")
+            string(reference.action.rawValue)
+            raw("}")
+        case .list(let elements):
+            raw("[")
+            for (index, element) in elements.enumerated() {
+                if index > 0 { raw(",") }
+                fieldValue(element)
+            }
+            raw("]")
+        }
+        raw("}")
+    }
+
+    /// Appends a fields object, keys sorted so that equal fields give equal bytes.
+    public mutating func fields(_ fields: [String: FieldValue]) {
+        raw("{")
+        for (index, key) in fields.keys.sorted().enumerated() {
+            if index > 0 { raw(",") }
+            string(key)
+            raw(":")
+            fieldValue(fields[key]!)
+        }
+        raw("}")
+    }
+
+    /// Appends a record whose fields are already JSON (as a store keeps them).
+    public mutating func record(
+        recordID: Record.ID, recordType: String, rawFields: some Sequence<UInt8>, recordChangeTag: String?,
+        creationDate: Int64?, modificationDate: Int64?, creatorUserRecordName: String?,
+        lastModifiedUserRecordName: String?, changedKeys: Set<String> = []
+    ) {
+        raw("{\"recordID\":")
+        self.recordID(recordID)
+        raw(",\"recordType\":")
+        string(recordType)
+        raw(",\"fields\":")
+        raw(rawFields)
+        if !changedKeys.isEmpty {
+            raw(",\"changedKeys\":[")
+            for (index, key) in changedKeys.sorted().enumerated() {
+                if index > 0 { raw(",") }
+                string(key)
+            }
+            raw("]")
+        }
+        if let recordChangeTag {
+            raw(",\"recordChangeTag\":")
+            string(recordChangeTag)
+        }
+        if let creationDate {
+            raw(",\"creationDate\":")
+            integer(creationDate)
+        }
+        if let modificationDate {
+            raw(",\"modificationDate\":")
+            integer(modificationDate)
+        }
+        if let creatorUserRecordName {
+            raw(",\"creatorUserRecordName\":")
+            string(creatorUserRecordName)
+        }
+        if let lastModifiedUserRecordName {
+            raw(",\"lastModifiedUserRecordName\":")
+            string(lastModifiedUserRecordName)
+        }
+        raw("}")
+    }
+
+    /// Appends a record.
+    public mutating func record(_ record: Record) {
+        var fieldsWriter = JSONWriter(capacity: 256)
+        fieldsWriter.fields(record.fields)
+        self.record(
+            recordID: record.recordID, recordType: record.recordType, rawFields: fieldsWriter.bytes,
+            recordChangeTag: record.recordChangeTag, creationDate: record.creationDate?.millisecondsSince1970,
+            modificationDate: record.modificationDate?.millisecondsSince1970,
+            creatorUserRecordName: record.creatorUserRecordID?.recordName,
+            lastModifiedUserRecordName: record.lastModifiedUserRecordID?.recordName, changedKeys: record.changedKeys)
+    }
+
+    /// Appends a whole record modification request: the body clients send most.
+    public mutating func modifyRecordsRequest(_ request: ModifyRecordsRequest) {
+        raw("{\"saves\":[")
+        for (index, record) in request.saves.enumerated() {
+            if index > 0 { raw(",") }
+            self.record(record)
+        }
+        raw("],\"deletes\":[")
+        for (index, recordID) in request.deletes.enumerated() {
+            if index > 0 { raw(",") }
+            self.recordID(recordID)
+        }
+        raw("],\"savePolicy\":")
+        string(request.savePolicy.rawValue)
+        raw(request.atomic ? ",\"atomic\":true" : ",\"atomic\":false")
+        if let clientRequestID = request.clientRequestID {
+            raw(",\"clientRequestID\":")
+            string(clientRequestID)
+        }
+        raw("}")
+    }
+
+    /// Appends any `Encodable` value through `JSONEncoder`, for the cold parts of a body.
+    public mutating func encodable(_ value: some Encodable) throws {
+        bytes.append(contentsOf: try JSONEncoder().encode(value))
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import SyncCore
+import SyncTesting
+
+/// Measures the record server over loopback: saves N small records in batches, then fetches them
+/// back through zone changes, and prints records per second each way and the server's peak memory.
+///
+/// The server is the real `sync-server` executable, started as a separate process so that its
+/// memory is measured alone. Build both in release mode first: `swift build -c release`.
+@main
+struct ServerBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync-bench",
+        abstract: "Benchmark the record server: upload and download throughput and peak memory.")
+
+    @Option(help: "How many records to save and fetch.")
+    var records = 10_000
+
+    @Option(help: "Records per modify request (the server allows 400).")
+    var batch = 400
+
+    @Option(help: "Results per fetch page.")
+    var page = 400
+
+    @Option(help: "Path of the sync-server executable (default: next to this one).")
+    var server: String?
+
+    @Option(help: "How many times to run; the table shows each run and the median.")
+    var runs = 3
+
+    func run() async throws {
+        let executable =
+            server
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("sync-server").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ValidationError(
+                "no sync-server at \(executable); run `swift build -c release` first or pass --server")
+        }
+        print("sync-bench: \(records) records, batches of \(batch), fetch pages of \(page), \(runs) runs")
+        print("run  upload rec/s  download rec/s  server peak RSS")
+        var uploads: [Double] = []
+        var downloads: [Double] = []
+        var peaks: [Int] = []
+        for run in 1...runs {
+            let result = try await measure(executable: executable)
+            uploads.append(result.upload)
+            downloads.append(result.download)
+            peaks.append(result.peakKiB)
+            print(
+                String(
+                    format: "%3d  %12.0f  %14.0f  %11.1f MiB", run, result.upload, result.download,
+                    Double(result.peakKiB) / 1024))
+        }
+        func median<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
+        print(
+            String(
+                format: "med  %12.0f  %14.0f  %11.1f MiB", median(uploads), median(downloads),
+                Double(median(peaks)) / 1024))
+    }
+
+    private func measure(executable: String) async throws -> (upload: Double, download: Double, peakKiB: Int) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = try ServerProcess(
+            executable: executable,
+            arguments: [
+                "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0",
+                "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
+            ])
+        defer { process.stop() }
+
+        let ada = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
+        let zone = RecordZone.ID(zoneName: "Contacts")
+        _ = try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
+        let all = (0..<records).map { index -> Record in
+            var record = Record(
+                recordType: "Contact", recordID: Record.ID(recordName: "contact-\(index)", zoneID: zone))
+            record["name"] = .string("Person \(index)")
+            record["email"] = .string("person\(index)@example.com")
+            record["phone"] = .string("+44 20 7946 \(String(format: "%04d", index % 10_000))")
+            record["modified"] = .date(Date())
+            return record
+        }
+
+        let uploadStart = ContinuousClock.now
+        for start in stride(from: 0, to: all.count, by: batch) {
+            let response = try await ada.modifyRecords(
+                ModifyRecordsRequest(saves: Array(all[start..<min(start + batch, all.count)])))
+            guard response.failedRecordSaves.isEmpty else {
+                throw ValidationError("a save failed: \(response.failedRecordSaves[0].error)")
+            }
+        }
+        let uploadTime = ContinuousClock.now - uploadStart
+
+        let downloadStart = ContinuousClock.now
+        let fetched = try await ada.fetchAllZoneChanges(zone, resultsLimit: page)
+        let downloadTime = ContinuousClock.now - downloadStart
+        guard fetched.modifications.count == records else {
+            throw ValidationError("fetched \(fetched.modifications.count) records, expected \(records)")
+        }
+        func perSecond(_ duration: Duration) -> Double {
+            Double(records) / (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        }
+        return (perSecond(uploadTime), perSecond(downloadTime), process.peakResidentKiB())
+    }
+}
+
+/// A `sync-server` child process on a free loopback port.
+final class ServerProcess {
+    private let process = Process()
+    let baseURL: String
+
+    init(executable: String, arguments: [String]) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // The server logs "listening on http://127.0.0.1:<port>" once it is ready.
+        var seen = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+            if let range = seen.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                let port = seen[range].split(separator: ":").last!
+                baseURL = "http://127.0.0.1:\(port)"
+                return
+            }
+        }
+        process.terminate()
+        throw ValidationError("sync-server did not start: \(seen)")
+    }
+
+    /// The process's peak resident memory (VmHWM), in KiB.
+    func peakResidentKiB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    func stop() {
+        process.interrupt()
+        process.waitUntilExit()
+    }
+}
