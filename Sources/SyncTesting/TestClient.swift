@@ -79,7 +79,7 @@ public struct TestClient: Sendable {
         guard (200..<300).contains(answer.status) else {
             throw answer.error ?? SyncError(.internalError, "HTTP \(answer.status) without an error body")
         }
-        return try JSONDecoder().decode(Response.self, from: answer.body)
+        return try JSONReader.decode(Response.self, from: answer.body)
     }
 
     // MARK: Accounts
@@ -137,7 +137,7 @@ public struct TestClient: Sendable {
         guard (200..<300).contains(answer.status) else {
             throw answer.error ?? SyncError(.internalError, "HTTP \(answer.status) without an error body")
         }
-        return try JSONDecoder().decode(ModifyRecordsResponse.self, from: answer.body)
+        return try JSONReader.decode(ModifyRecordsResponse.self, from: answer.body)
     }
 
     public func fetchDatabaseChanges(

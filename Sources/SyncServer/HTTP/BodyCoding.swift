@@ -20,7 +20,7 @@ struct BodyCoding: Sendable {
                 "the request body is larger than \(limits.maximumRequestBytes) bytes; split it into smaller requests")
         }
         let data = buffer.readableBytes == 0 && allowEmpty ? Data("{}".utf8) : Data(buffer.readableBytesView)
-        return try JSONDecoder().decode(T.self, from: data)
+        return try JSONReader.decode(T.self, from: data)
     }
 
     func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {

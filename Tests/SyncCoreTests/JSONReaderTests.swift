@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@testable import SyncCore
+
+@Suite("JSONReader agrees with JSONDecoder")
+struct JSONReaderTests {
+    private static func sampleRecord(_ name: String) -> Record {
+        var record = Record(
+            recordType: "Contact",
+            recordID: Record.ID(recordName: name, zoneID: RecordZone.ID(zoneName: "Contacts", ownerName: "_o")))
+        record["name"] = .string("Zoë \"Q\" \\ 张伟 👩🏽‍💻\n")
+        record["age"] = .int64(-42)
+        record["score"] = .double(0.1)
+        record["born"] = .date(Date(millisecondsSince1970: 1_700_000_000_123))
+        record["photo"] = .bytes(Data([0, 1, 254, 255]))
+        record["friend"] = .reference(Record.Reference(recordID: record.recordID))
+        record["tags"] = .list([.string("a"), .string("b")])
+        record.recordChangeTag = "k3"
+        record.creationDate = Date(millisecondsSince1970: 5)
+        record.creatorUserRecordID = Record.ID(userRecordName: "_creator")
+        return record
+    }
+
+    static let validBodies: [String] = {
+        var request = JSONWriter()
+        request.modifyRecordsRequest(
+            ModifyRecordsRequest(
+                saves: [sampleRecord("a"), sampleRecord("b\u{1}")], deletes: [sampleRecord("c").recordID],
+                savePolicy: .changedKeys, atomic: true, clientRequestID: "r1"))
+        var response = JSONWriter()
+        response.raw("{\"savedRecords\":[")
+        response.record(sampleRecord("a"))
+        response.raw(
+            "],\"failedRecordSaves\":[{\"recordID\":{\"recordName\":\"x\",\"zoneID\":{\"zoneName\":\"Z\"}},\"error\":{\"code\":\"zoneNotFound\",\"message\":\"gone\",\"retryAfter\":1.5}}],\"deletedRecordIDs\":[],\"failedRecordDeletes\":[]}"
+        )
+        return [
+            String(decoding: request.bytes, as: UTF8.self),
+            String(decoding: response.bytes, as: UTF8.self),
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":null,"recordChangeTag":null}]}"#,
+            #" { "saves" : [ ] , "deletes" : [ ] } "#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":{"n":{"type":"double","value":1}}}]}"#,
+            #"{"modifications":[],"deletions":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C"}],"changeToken":"AAE=","moreComing":true}"#,
+        ]
+    }()
+
+    /// Checks every fast path on `text`; returns how many accepted it.
+    @discardableResult
+    private func check(_ text: String) -> Int {
+        let data = Data(text.utf8)
+        return [
+            checkType(ModifyRecordsRequest.self, data), checkType(ModifyRecordsResponse.self, data),
+            checkType(FetchZoneChangesResponse.self, data),
+        ].filter { $0 }.count
+    }
+
+    /// Whatever the fast path returns must be exactly what JSONDecoder returns.
+    @discardableResult
+    private func checkType<T: Decodable & Equatable>(_ type: T.Type, _ data: Data) -> Bool {
+        guard let fast = JSONReader.fastDecode(type, from: data) else { return false }
+        let slow = try? JSONDecoder().decode(type, from: data)
+        #expect(slow == fast, "fast path disagrees on \(String(decoding: data, as: UTF8.self))")
+        return true
+    }
+
+    @Test("valid bodies take the fast path and decode the same", arguments: validBodies)
+    func validBodiesAgree(body: String) {
+        let data = Data(body.utf8)
+        let decoded =
+            JSONReader.fastDecode(ModifyRecordsRequest.self, from: data) != nil
+            || JSONReader.fastDecode(ModifyRecordsResponse.self, from: data) != nil
+            || JSONReader.fastDecode(FetchZoneChangesResponse.self, from: data) != nil
+        #expect(decoded, "the fast path gave up on a valid body")
+        check(body)
+    }
+
+    @Test("10,000 mangled bodies: the fast path either gives up or agrees with JSONDecoder")
+    func mangledBodiesAgree() {
+        var state: UInt64 = 7
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accepted = 0
+        let alphabet = Array(#"{}[]",:.-+eE0123456789aZnulltrue\"u00e9 "#.utf8) + [0, 0x1F, 0xFF, 0xC3, 0xA9]
+        for _ in 0..<10_000 {
+            var bytes = Array(Self.validBodies[random(Self.validBodies.count)].utf8)
+            for _ in 0..<(1 + random(3)) where !bytes.isEmpty {
+                let position = random(bytes.count)
+                switch random(3) {
+                case 0: bytes.remove(at: position)
+                case 1: bytes.insert(alphabet[random(alphabet.count)], at: position)
+                default: bytes[position] = alphabet[random(alphabet.count)]
+                }
+            }
+            accepted += check(String(decoding: bytes, as: UTF8.self))
+        }
+        // Many mangled bodies stay valid (a changed letter in a string): the comparison was exercised.
+        #expect(accepted > 1000, "only \(accepted) mangled bodies took the fast path")
+    }
+}
