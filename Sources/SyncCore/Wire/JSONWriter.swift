@@ -50,6 +50,18 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// Appends a JSON array of `items`, each written by `element`.
+    public mutating func array<S: Sequence>(_ items: S, _ element: (inout JSONWriter, S.Element) -> Void) {
+        raw("[")
+        var first = true
+        for item in items {
+            if !first { raw(",") }
+            first = false
+            element(&self, item)
+        }
+        raw("]")
+    }
+
     /// Appends `"key":`.
     public mutating func key(_ name: StaticString) {
         bytes.append(UInt8(ascii: "\""))
@@ -93,12 +105,7 @@ public struct JSONWriter: Sendable {
             string(reference.action.rawValue)
             raw("}")
         case .list(let elements):
-            raw("[")
-            for (index, element) in elements.enumerated() {
-                if index > 0 { raw(",") }
-                fieldValue(element)
-            }
-            raw("]")
+            array(elements) { $0.fieldValue($1) }
         }
         raw("}")
     }
@@ -128,12 +135,8 @@ public struct JSONWriter: Sendable {
         raw(",\"fields\":")
         raw(rawFields)
         if !changedKeys.isEmpty {
-            raw(",\"changedKeys\":[")
-            for (index, key) in changedKeys.sorted().enumerated() {
-                if index > 0 { raw(",") }
-                string(key)
-            }
-            raw("]")
+            raw(",\"changedKeys\":")
+            array(changedKeys.sorted()) { $0.string($1) }
         }
         if let recordChangeTag {
             raw(",\"recordChangeTag\":")
@@ -172,17 +175,11 @@ public struct JSONWriter: Sendable {
 
     /// Appends a whole record modification request: the body clients send most.
     public mutating func modifyRecordsRequest(_ request: ModifyRecordsRequest) {
-        raw("{\"saves\":[")
-        for (index, record) in request.saves.enumerated() {
-            if index > 0 { raw(",") }
-            self.record(record)
-        }
-        raw("],\"deletes\":[")
-        for (index, recordID) in request.deletes.enumerated() {
-            if index > 0 { raw(",") }
-            self.recordID(recordID)
-        }
-        raw("],\"savePolicy\":")
+        raw("{\"saves\":")
+        array(request.saves) { $0.record($1) }
+        raw(",\"deletes\":")
+        array(request.deletes) { $0.recordID($1) }
+        raw(",\"savePolicy\":")
         string(request.savePolicy.rawValue)
         raw(request.atomic ? ",\"atomic\":true" : ",\"atomic\":false")
         if let clientRequestID = request.clientRequestID {

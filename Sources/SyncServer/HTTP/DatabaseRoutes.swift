@@ -144,21 +144,17 @@ struct DatabaseRoutes {
         let zoneID = Self.ownZoneID(zoneName)
         // Written by hand: records dominate the body, and their stored fields splice in as they are.
         var writer = JSONWriter(capacity: 300 * (page.modifications.count + page.deletions.count + 1))
-        writer.raw("{\"modifications\":[")
-        for (index, record) in page.modifications.enumerated() {
-            if index > 0 { writer.raw(",") }
-            record.write(to: &writer, in: zoneID)
-        }
-        writer.raw("],\"deletions\":[")
-        for (index, deletion) in page.deletions.enumerated() {
-            if index > 0 { writer.raw(",") }
+        writer.raw("{\"modifications\":")
+        writer.array(page.modifications) { $1.write(to: &$0, in: zoneID) }
+        writer.raw(",\"deletions\":")
+        writer.array(page.deletions) { writer, deletion in
             writer.raw("{\"recordID\":")
             writer.recordID(Record.ID(recordName: deletion.recordName, zoneID: zoneID))
             writer.raw(",\"recordType\":")
             writer.string(deletion.recordType)
             writer.raw("}")
         }
-        writer.raw("],\"changeToken\":")
+        writer.raw(",\"changeToken\":")
         writer.string(page.cursor.token.data.base64EncodedString())
         writer.raw(page.moreComing ? ",\"moreComing\":true}" : ",\"moreComing\":false}")
         return body.response(bytes: writer.bytes)

@@ -23,19 +23,13 @@ public enum RecordModificationPlanner {
         /// The response body: saved records with their stored fields spliced in.
         public func responseBody() throws -> [UInt8] {
             var writer = JSONWriter(capacity: 256 * (saved.count + 1))
-            writer.raw("{\"savedRecords\":[")
-            for (index, item) in saved.enumerated() {
-                if index > 0 { writer.raw(",") }
-                item.row.write(to: &writer, in: item.recordID.zoneID)
-            }
-            writer.raw("],\"failedRecordSaves\":")
+            writer.raw("{\"savedRecords\":")
+            writer.array(saved) { $1.row.write(to: &$0, in: $1.recordID.zoneID) }
+            writer.raw(",\"failedRecordSaves\":")
             try writer.encodable(failedSaves)
-            writer.raw(",\"deletedRecordIDs\":[")
-            for (index, recordID) in deleted.enumerated() {
-                if index > 0 { writer.raw(",") }
-                writer.recordID(recordID)
-            }
-            writer.raw("],\"failedRecordDeletes\":")
+            writer.raw(",\"deletedRecordIDs\":")
+            writer.array(deleted) { $0.recordID($1) }
+            writer.raw(",\"failedRecordDeletes\":")
             try writer.encodable(failedDeletes)
             writer.raw("}")
             return writer.bytes
