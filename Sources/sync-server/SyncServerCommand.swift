@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 import SyncServer
 import UnixSignals
@@ -15,9 +16,9 @@ struct SyncServerCommand: AsyncParsableCommand {
         commandName: "sync-server",
         abstract: "A CloudKit-style record server: accounts, zones, records, change tokens and push.",
         discussion: """
-            Stores everything in one SQLite file and listens on loopback by default.
-            The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; it finishes
-            the requests in flight first.
+            Stores everything in one SQLite file and listens on loopback by default. \
+            The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
+            it finishes the requests in flight first.
             """)
 
     @Option(help: "The SQLite file to store data in. (default: $XDG_DATA_HOME/sync-server/server.sqlite)")
@@ -61,7 +62,7 @@ struct SyncServerCommand: AsyncParsableCommand {
                 atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ValidationError("cannot create the storage directory \(directory): \(error.localizedDescription)")
+            throw StartupError("cannot create the storage directory \(directory): \(error.localizedDescription)")
         }
         let lock = try StorageLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
@@ -70,7 +71,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         do {
             store = try SQLiteRecordStore(path: path)
         } catch {
-            throw ValidationError("cannot open the storage file \(path): \(error)")
+            throw StartupError("cannot open the storage file \(path): \(error)")
         }
         var configuration = SyncServerConfiguration()
         configuration.bcryptCost = bcryptCost
@@ -83,7 +84,13 @@ struct SyncServerCommand: AsyncParsableCommand {
             })
         let group = ServiceGroup(
             configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw StartupError("\(host):\(port) is already in use; stop what listens there or pass another --port")
+        } catch let error as IOError where error.errnoCode == EACCES {
+            throw StartupError("not allowed to listen on \(host):\(port); use a port above 1023")
+        }
     }
 
     static func defaultStoragePath() -> String {
@@ -95,6 +102,12 @@ struct SyncServerCommand: AsyncParsableCommand {
     }
 }
 
+/// A reason the server cannot start; printed as it is, without the usage text.
+struct StartupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// Keeps a second server from serving the same storage file (its pushes would go unheard).
 final class StorageLock {
     private let descriptor: Int32
@@ -102,11 +115,11 @@ final class StorageLock {
     init(path: String) throws {
         descriptor = open(path, O_CREAT | O_RDWR, 0o600)
         guard descriptor >= 0 else {
-            throw ValidationError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
+            throw StartupError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw ValidationError(
+            throw StartupError(
                 "another sync-server is already using this storage (\(path) is locked); stop it or pass another --storage"
             )
         }
