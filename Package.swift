@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "SyncCore", targets: ["SyncCore"]),
+        .library(name: "SyncEngine", targets: ["SyncEngine"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
@@ -25,11 +26,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
             name: "SyncCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SyncEngine",
+            dependencies: [
+                "SyncCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -82,6 +96,11 @@ let package = Package(
         .testTarget(
             name: "SyncCoreTests",
             dependencies: ["SyncCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SyncEngineTests",
+            dependencies: ["SyncCore", "SyncEngine", "SyncServer", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,183 @@
+import Foundation
+import SyncCore
+import Synchronization
+
+extension SyncEngine {
+    /// What the engine keeps between launches: change tokens, pending changes and the account
+    /// it last saw. Mirrors `CKSyncEngine.State`.
+    ///
+    /// Adding or removing pending changes is synchronous and thread-safe; the engine then emits a
+    /// `stateUpdate` event for the app to persist, and (with `automaticallySync`) schedules a send.
+    public final class State: Sendable {
+        struct Storage: Sendable {
+            var records = PendingList<Record.ID, PendingRecordZoneChange>()
+            var zones = PendingList<RecordZone.ID, PendingDatabaseChange>()
+            var hasPendingUntrackedChanges = false
+            var zoneIDsWithUnfetchedServerChanges: Set<RecordZone.ID> = []
+            var databaseToken: ServerChangeToken?
+            var zoneTokens: [RecordZone.ID: ServerChangeToken] = [:]
+            var lastUserRecordName: String?
+        }
+
+        let storage: Mutex<Storage>
+        /// Called after every change of the pending lists, outside the lock.
+        let onChange: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+
+        init(_ serialization: Serialization?) {
+            var storage = Storage()
+            if let serialization {
+                for change in serialization.pendingRecordZoneChanges {
+                    storage.records.add(change, key: change.recordID)
+                }
+                for change in serialization.pendingDatabaseChanges { storage.zones.add(change, key: change.zoneID) }
+                storage.hasPendingUntrackedChanges = serialization.hasPendingUntrackedChanges
+                storage.zoneIDsWithUnfetchedServerChanges = Set(serialization.zoneIDsWithUnfetchedServerChanges)
+                storage.databaseToken = serialization.databaseChangeToken
+                for entry in serialization.zoneChangeTokens { storage.zoneTokens[entry.zoneID] = entry.token }
+                storage.lastUserRecordName = serialization.lastUserRecordName
+            }
+            self.storage = Mutex(storage)
+        }
+
+        /// Record changes waiting to be sent, oldest first.
+        public var pendingRecordZoneChanges: [PendingRecordZoneChange] { storage.withLock { $0.records.changes } }
+
+        /// Zone changes waiting to be sent, oldest first.
+        public var pendingDatabaseChanges: [PendingDatabaseChange] { storage.withLock { $0.zones.changes } }
+
+        /// Set when the app has changes it tracks itself; the next send asks the delegate for them.
+        public var hasPendingUntrackedChanges: Bool {
+            get { storage.withLock { $0.hasPendingUntrackedChanges } }
+            set {
+                storage.withLock { $0.hasPendingUntrackedChanges = newValue }
+                changed()
+            }
+        }
+
+        /// Zones the server said changed that have not been fetched yet.
+        public var zoneIDsWithUnfetchedServerChanges: [RecordZone.ID] {
+            storage.withLock { $0.zoneIDsWithUnfetchedServerChanges.sorted() }
+        }
+
+        /// Queues record changes. Adding a change for a record that has one replaces it.
+        public func add(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) {
+            let didChange = storage.withLock { storage in
+                changes.reduce(false) { storage.records.add($1, key: $1.recordID) || $0 }
+            }
+            if didChange { changed() }
+        }
+
+        /// Removes record changes (exactly these; a different change for the same record stays).
+        public func remove(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) {
+            let didChange = storage.withLock { storage in
+                changes.reduce(false) { storage.records.remove($1, key: $1.recordID) || $0 }
+            }
+            if didChange { changed() }
+        }
+
+        /// Queues zone changes. Adding a change for a zone that has one replaces it.
+        public func add(pendingDatabaseChanges changes: [PendingDatabaseChange]) {
+            let didChange = storage.withLock { storage in
+                changes.reduce(false) { storage.zones.add($1, key: $1.zoneID) || $0 }
+            }
+            if didChange { changed() }
+        }
+
+        /// Removes zone changes.
+        public func remove(pendingDatabaseChanges changes: [PendingDatabaseChange]) {
+            let didChange = storage.withLock { storage in
+                changes.reduce(false) { storage.zones.remove($1, key: $1.zoneID) || $0 }
+            }
+            if didChange { changed() }
+        }
+
+        private func changed() {
+            let callback = onChange.withLock { $0 }
+            callback?()
+        }
+
+        /// The state as a value to persist.
+        var serialization: Serialization {
+            storage.withLock { storage in
+                Serialization(
+                    pendingRecordZoneChanges: storage.records.changes, pendingDatabaseChanges: storage.zones.changes,
+                    hasPendingUntrackedChanges: storage.hasPendingUntrackedChanges,
+                    zoneIDsWithUnfetchedServerChanges: storage.zoneIDsWithUnfetchedServerChanges.sorted(),
+                    databaseChangeToken: storage.databaseToken,
+                    zoneChangeTokens: storage.zoneTokens.sorted { $0.key < $1.key }.map {
+                        .init(zoneID: $0.key, token: $0.value)
+                    },
+                    lastUserRecordName: storage.lastUserRecordName)
+            }
+        }
+
+        /// Forgets tokens, pending changes and the account, as after an account change.
+        func reset(userRecordName: String?) {
+            storage.withLock { $0 = Storage(lastUserRecordName: userRecordName) }
+        }
+    }
+}
+
+extension SyncEngine.State {
+    /// The state as a `Codable` value, for the app to persist with its data.
+    ///
+    /// Versioned and forward-compatible: a newer engine reads older serializations, and an older
+    /// engine reads what it knows of a newer one and ignores the rest.
+    public struct Serialization: Codable, Sendable, Hashable {
+        /// A zone's change token.
+        public struct ZoneToken: Codable, Sendable, Hashable {
+            public var zoneID: RecordZone.ID
+            public var token: ServerChangeToken
+        }
+
+        /// The format's version; 1 so far.
+        public var version = 1
+        public var pendingRecordZoneChanges: [SyncEngine.PendingRecordZoneChange]
+        public var pendingDatabaseChanges: [SyncEngine.PendingDatabaseChange]
+        public var hasPendingUntrackedChanges: Bool
+        public var zoneIDsWithUnfetchedServerChanges: [RecordZone.ID]
+        public var databaseChangeToken: ServerChangeToken?
+        public var zoneChangeTokens: [ZoneToken]
+        /// The user the state belongs to; a different user at launch is an account switch.
+        public var lastUserRecordName: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case version, pendingRecordZoneChanges, pendingDatabaseChanges, hasPendingUntrackedChanges
+            case zoneIDsWithUnfetchedServerChanges, databaseChangeToken, zoneChangeTokens, lastUserRecordName
+        }
+
+        init(
+            pendingRecordZoneChanges: [SyncEngine.PendingRecordZoneChange],
+            pendingDatabaseChanges: [SyncEngine.PendingDatabaseChange], hasPendingUntrackedChanges: Bool,
+            zoneIDsWithUnfetchedServerChanges: [RecordZone.ID], databaseChangeToken: ServerChangeToken?,
+            zoneChangeTokens: [ZoneToken], lastUserRecordName: String?
+        ) {
+            self.pendingRecordZoneChanges = pendingRecordZoneChanges
+            self.pendingDatabaseChanges = pendingDatabaseChanges
+            self.hasPendingUntrackedChanges = hasPendingUntrackedChanges
+            self.zoneIDsWithUnfetchedServerChanges = zoneIDsWithUnfetchedServerChanges
+            self.databaseChangeToken = databaseChangeToken
+            self.zoneChangeTokens = zoneChangeTokens
+            self.lastUserRecordName = lastUserRecordName
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+            pendingRecordZoneChanges =
+                try container.decodeIfPresent(
+                    [SyncEngine.PendingRecordZoneChange].self, forKey: .pendingRecordZoneChanges)
+                ?? []
+            pendingDatabaseChanges =
+                try container.decodeIfPresent([SyncEngine.PendingDatabaseChange].self, forKey: .pendingDatabaseChanges)
+                ?? []
+            hasPendingUntrackedChanges =
+                try container.decodeIfPresent(Bool.self, forKey: .hasPendingUntrackedChanges) ?? false
+            zoneIDsWithUnfetchedServerChanges =
+                try container.decodeIfPresent([RecordZone.ID].self, forKey: .zoneIDsWithUnfetchedServerChanges) ?? []
+            databaseChangeToken = try container.decodeIfPresent(ServerChangeToken.self, forKey: .databaseChangeToken)
+            zoneChangeTokens = try container.decodeIfPresent([ZoneToken].self, forKey: .zoneChangeTokens) ?? []
+            lastUserRecordName = try container.decodeIfPresent(String.self, forKey: .lastUserRecordName)
+        }
+    }
+}

@@ -1,0 +1,439 @@
+import Foundation
+import Logging
+import SyncCore
+import Synchronization
+
+/// Syncs an app's local data with a database on a sync server. The counterpart of `CKSyncEngine`:
+/// the app says *what* changed (``State/add(pendingRecordZoneChanges:)``), the engine decides
+/// *when* to talk to the server, batches, retries transient failures, tracks change tokens and
+/// reports everything to its delegate as ``Event``s.
+public final class SyncEngine: Sendable {
+    /// How an engine is set up. Mirrors `CKSyncEngine.Configuration`.
+    public struct Configuration: Sendable {
+        public var database: Database
+        /// The last state the app persisted from a `stateUpdate`, or nil on first launch.
+        public var stateSerialization: State.Serialization?
+        /// Receives events; held weakly by the engine.
+        public var delegate: any SyncEngineDelegate
+        /// Whether the engine syncs by itself; tests turn it off and call
+        /// ``SyncEngine/fetchChanges(_:)`` and ``SyncEngine/sendChanges(_:)``.
+        public var automaticallySync: Bool = true
+
+        public init(database: Database, stateSerialization: State.Serialization?, delegate: any SyncEngineDelegate) {
+            self.database = database
+            self.stateSerialization = stateSerialization
+            self.delegate = delegate
+        }
+    }
+
+    /// The database the engine syncs.
+    public let database: Database
+    /// Pending changes and tokens.
+    public let state: State
+
+    private weak let delegate: (any SyncEngineDelegate)?
+    private let client: DatabaseClient
+    private let events: Mutex<EventQueue?> = Mutex(nil)
+    private let operations = OperationLock()
+    /// The account verified during this engine's life; checked again before each operation until then.
+    private let verifiedUser = Mutex<String?>(nil)
+    private let limits = Mutex<ServerLimits?>(nil)
+    let automaticSync: AutomaticSync?
+    let logger: Logger
+
+    /// Creates an engine. With `automaticallySync`, it starts syncing by itself (when signed in).
+    public init(_ configuration: Configuration) {
+        database = configuration.database
+        state = State(configuration.stateSerialization)
+        delegate = configuration.delegate
+        client = DatabaseClient(database: configuration.database)
+        logger = Logger(label: "sync-engine")
+        automaticSync = configuration.automaticallySync ? AutomaticSync() : nil
+        let queue = EventQueue(
+            deliver: { [weak self] event in
+                guard let self, let delegate = self.delegate else { return }
+                await delegate.handleEvent(event, syncEngine: self)
+            },
+            stateSerialization: { [weak self] in
+                self?.state.serialization ?? State.Serialization(from: nil)
+            }, owner: ObjectIdentifier(self))
+        events.withLock { $0 = queue }
+        state.onChange.withLock {
+            $0 = { [weak self] in
+                guard let self else { return }
+                self.eventQueue.scheduleStateUpdate()
+                self.automaticSync?.localChangesArrived()
+            }
+        }
+        automaticSync?.start(engine: self)
+    }
+
+    deinit {
+        automaticSync?.stop()
+        events.withLock { $0?.finish() }
+    }
+
+    private var eventQueue: EventQueue { events.withLock { $0! } }
+
+    // MARK: Manual sync
+
+    /// Fetches changes from the server now, bypassing the scheduler. Returns after the delegate
+    /// has handled every event the fetch caused.
+    public func fetchChanges(_ options: FetchChangesOptions = .init()) async throws {
+        try await run { try await self.performFetch(FetchChangesContext(reason: .manual, options: options)) }
+    }
+
+    /// Sends pending changes now, bypassing the scheduler. Returns after the delegate has handled
+    /// every event; throws when a save or delete failed (the failure was reported in
+    /// `sentRecordZoneChanges` first).
+    public func sendChanges(_ options: SendChangesOptions = .init()) async throws {
+        try await run { try await self.performSend(SendChangesContext(reason: .manual, options: options)) }
+    }
+
+    /// Stops automatic syncing and lets operations in flight end at their next step.
+    public func cancelOperations() async {
+        automaticSync?.stop()
+    }
+
+    /// Runs one operation at a time, refusing calls made from inside `handleEvent`.
+    func run(_ operation: @Sendable () async throws -> Void) async throws {
+        if EventQueue.deliveringFor == ObjectIdentifier(self) {
+            throw SyncError(
+                .invalidArguments,
+                "fetchChanges() and sendChanges() wait for handleEvent to return, so calling them from inside it would deadlock; start them with Task.detached instead"
+            )
+        }
+        await operations.lock()
+        do {
+            try await operation()
+            await operations.unlock()
+        } catch {
+            await operations.unlock()
+            throw error
+        }
+    }
+
+    // MARK: Account
+
+    /// Checks who is signed in against the state's last user, emitting account changes.
+    /// Returns false when there is no account (the engine stays dormant).
+    private func checkAccount() async throws -> Bool {
+        let last = state.storage.withLock { $0.lastUserRecordName }
+        guard case .token = database.credentials else {
+            if let last {
+                state.reset(userRecordName: nil)
+                await eventQueue.deliver(
+                    .accountChange(.init(changeType: .signOut(previousUser: .init(userRecordName: last)))))
+                await eventQueue.deliverStateUpdate()
+            }
+            return false
+        }
+        if let verified = verifiedUser.withLock({ $0 }), verified == last { return true }
+        let current = try await client.account().userRecordName
+        verifiedUser.withLock { $0 = current }
+        if last == current { return true }
+        state.reset(userRecordName: current)
+        let change: Event.AccountChange.ChangeType =
+            if let last {
+                .switchAccounts(previousUser: .init(userRecordName: last), currentUser: .init(userRecordName: current))
+            } else {
+                .signIn(currentUser: .init(userRecordName: current))
+            }
+        await eventQueue.deliver(.accountChange(.init(changeType: change)))
+        await eventQueue.deliverStateUpdate()
+        return true
+    }
+
+    private func serverLimits() async throws -> ServerLimits {
+        if let known = limits.withLock({ $0 }) { return known }
+        let fetched = try await client.limits()
+        limits.withLock { $0 = fetched }
+        return fetched
+    }
+
+    // MARK: Send
+
+    func performSend(_ context: SendChangesContext) async throws {
+        guard try await checkAccount() else { return }
+        await eventQueue.deliver(.willSendChanges(.init(context: context)))
+        var firstFailure: SyncError?
+        defer { _ = firstFailure }
+        do {
+            try await sendLoop(context, firstFailure: &firstFailure)
+        } catch {
+            await eventQueue.deliver(.didSendChanges(.init(context: context)))
+            throw error
+        }
+        await eventQueue.deliver(.didSendChanges(.init(context: context)))
+        if let firstFailure { throw firstFailure }
+    }
+
+    private func sendLoop(_ context: SendChangesContext, firstFailure: inout SyncError?) async throws {
+        let limits = try await serverLimits()
+        // A change sent once in this operation is not sent again in it, even if the app queues it
+        // again while handling its failure: the app learns of the failure first (sendChanges
+        // throws), and the next send carries the retry, as with CKSyncEngine.
+        var attempted = Set<Record.ID>()
+        while true {
+            try await sendDatabaseChanges(context, limits: limits, firstFailure: &firstFailure)
+            guard let delegate, var batch = await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) else {
+                return
+            }
+            batch.recordsToSave.removeAll { attempted.contains($0.recordID) }
+            batch.recordIDsToDelete.removeAll { attempted.contains($0) }
+            if batch.recordsToSave.isEmpty && batch.recordIDsToDelete.isEmpty { return }
+            attempted.formUnion(batch.recordsToSave.map(\.recordID) + batch.recordIDsToDelete)
+            let outOfScope =
+                batch.recordsToSave.map(\.recordID).filter { !context.options.scope.contains($0) }
+                + batch.recordIDsToDelete.filter { !context.options.scope.contains($0) }
+            if let stray = outOfScope.first {
+                throw SyncError(
+                    .invalidArguments,
+                    "the delegate's batch holds \(stray), which is outside the send's scope \(context.options.scope)")
+            }
+            let madeProgress = try await send(batch, limits: limits, firstFailure: &firstFailure)
+            // A batch that changed nothing pending (all transient failures) would come back forever.
+            if !madeProgress { return }
+        }
+    }
+
+    private func sendDatabaseChanges(
+        _ context: SendChangesContext, limits: ServerLimits, firstFailure: inout SyncError?
+    )
+        async throws
+    {
+        while true {
+            let pending = state.pendingDatabaseChanges.filter { context.options.scope.contains($0) }
+            guard !pending.isEmpty else { return }
+            let chunk = Array(pending.prefix(limits.maximumItemsPerRequest))
+            var saves: [RecordZone] = []
+            var deletes: [RecordZone.ID] = []
+            for change in chunk {
+                switch change {
+                case .saveZone(let zone): saves.append(zone)
+                case .deleteZone(let id): deletes.append(id)
+                }
+            }
+            let request = ModifyZonesRequest(saves: saves, deletes: deletes)
+            let response = try await withRetries { try await self.client.modifyZones(request) }
+            var done =
+                response.savedZones.map(PendingDatabaseChange.saveZone)
+                + response.deletedZoneIDs.map(PendingDatabaseChange.deleteZone)
+            for failure in response.failedZoneSaves where !failure.error.code.isTransient {
+                done.append(.saveZone(failure.zone))
+                firstFailure = firstFailure ?? failure.error
+            }
+            for failure in response.failedZoneDeletes where !failure.error.code.isTransient {
+                done.append(.deleteZone(failure.zoneID))
+                firstFailure = firstFailure ?? failure.error
+            }
+            state.remove(pendingDatabaseChanges: done)
+            await eventQueue.deliver(
+                .sentDatabaseChanges(
+                    .init(
+                        savedZones: response.savedZones,
+                        failedZoneSaves: response.failedZoneSaves.map { .init(zone: $0.zone, error: $0.error) },
+                        deletedZoneIDs: response.deletedZoneIDs,
+                        failedZoneDeletes: Dictionary(
+                            response.failedZoneDeletes.map { ($0.zoneID, $0.error) }, uniquingKeysWith: { a, _ in a })))
+            )
+            await eventQueue.deliverStateUpdate()
+            if done.isEmpty { return }
+        }
+    }
+
+    /// Sends one batch (split in halves on `limitExceeded`); returns whether any pending change was settled.
+    private func send(_ batch: RecordZoneChangeBatch, limits: ServerLimits, firstFailure: inout SyncError?)
+        async throws -> Bool
+    {
+        let count = batch.recordsToSave.count + batch.recordIDsToDelete.count
+        if count > limits.maximumItemsPerRequest {
+            return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
+        }
+        let request = ModifyRecordsRequest(
+            saves: batch.recordsToSave, deletes: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged,
+            atomic: batch.atomicByZone, clientRequestID: UUID().uuidString)
+        let response: ModifyRecordsResponse
+        do {
+            response = try await withRetries { try await self.client.modifyRecords(request) }
+        } catch let error as SyncError where error.code == .limitExceeded && count > 1 {
+            return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
+        }
+        let sent = Dictionary(batch.recordsToSave.map { ($0.recordID, $0) }, uniquingKeysWith: { a, _ in a })
+        var settled: [PendingRecordZoneChange] = response.savedRecords.map { .saveRecord($0.recordID) }
+        settled += response.deletedRecordIDs.map { .deleteRecord($0) }
+        for failure in response.failedRecordSaves where !failure.error.code.isTransient {
+            settled.append(.saveRecord(failure.recordID))
+            firstFailure = firstFailure ?? failure.error
+        }
+        for failure in response.failedRecordDeletes where !failure.error.code.isTransient {
+            settled.append(.deleteRecord(failure.recordID))
+            firstFailure = firstFailure ?? failure.error
+        }
+        state.remove(pendingRecordZoneChanges: settled)
+        await eventQueue.deliver(
+            .sentRecordZoneChanges(
+                .init(
+                    savedRecords: response.savedRecords,
+                    failedRecordSaves: response.failedRecordSaves.compactMap { failure in
+                        sent[failure.recordID].map { .init(record: $0, error: failure.error) }
+                    },
+                    deletedRecordIDs: response.deletedRecordIDs,
+                    failedRecordDeletes: Dictionary(
+                        response.failedRecordDeletes.map { ($0.recordID, $0.error) }, uniquingKeysWith: { a, _ in a })))
+        )
+        await eventQueue.deliverStateUpdate()
+        return !settled.isEmpty
+    }
+
+    private func sendHalves(_ batch: RecordZoneChangeBatch, limits: ServerLimits, firstFailure: inout SyncError?)
+        async throws -> Bool
+    {
+        let saves = batch.recordsToSave
+        let deletes = batch.recordIDsToDelete
+        let total = saves.count + deletes.count
+        let half = total / 2
+        let first = RecordZoneChangeBatch(
+            recordsToSave: Array(saves.prefix(half)),
+            recordIDsToDelete: Array(deletes.prefix(max(0, half - saves.count))),
+            atomicByZone: batch.atomicByZone)
+        let second = RecordZoneChangeBatch(
+            recordsToSave: Array(saves.dropFirst(half)),
+            recordIDsToDelete: Array(deletes.dropFirst(max(0, half - saves.count))), atomicByZone: batch.atomicByZone)
+        let a = try await send(first, limits: limits, firstFailure: &firstFailure)
+        let b = try await send(second, limits: limits, firstFailure: &firstFailure)
+        return a || b
+    }
+
+    // MARK: Fetch
+
+    func performFetch(_ context: FetchChangesContext) async throws {
+        guard try await checkAccount() else { return }
+        await eventQueue.deliver(.willFetchChanges(.init(context: context)))
+        do {
+            try await fetchDatabaseChanges(context)
+            try await fetchZones(context)
+        } catch {
+            await eventQueue.deliver(.didFetchChanges(.init(context: context)))
+            throw error
+        }
+        await eventQueue.deliver(.didFetchChanges(.init(context: context)))
+    }
+
+    private func fetchDatabaseChanges(_ context: FetchChangesContext) async throws {
+        while true {
+            let token = state.storage.withLock { $0.databaseToken }
+            let page: FetchDatabaseChangesResponse
+            do {
+                page = try await withRetries {
+                    try await self.client.fetchDatabaseChanges(FetchDatabaseChangesRequest(since: token))
+                }
+            } catch let error as SyncError where error.code == .changeTokenExpired && token != nil {
+                state.storage.withLock { $0.databaseToken = nil }
+                continue
+            }
+            let modified = page.modifications.filter { context.options.scope.contains($0) }
+            let deleted = page.deletions.filter { context.options.scope.contains($0.zoneID) }
+            state.storage.withLock { storage in
+                storage.databaseToken = page.changeToken
+                storage.zoneIDsWithUnfetchedServerChanges.formUnion(modified)
+                for deletion in deleted {
+                    storage.zoneTokens[deletion.zoneID] = nil
+                    storage.zoneIDsWithUnfetchedServerChanges.remove(deletion.zoneID)
+                }
+            }
+            if !modified.isEmpty || !deleted.isEmpty {
+                await eventQueue.deliver(
+                    .fetchedDatabaseChanges(
+                        .init(
+                            modifications: modified.map { .init(zoneID: $0) },
+                            deletions: deleted.map { .init(zoneID: $0.zoneID, reason: $0.reason) })))
+            }
+            await eventQueue.deliverStateUpdate()
+            if !page.moreComing { return }
+        }
+    }
+
+    private func fetchZones(_ context: FetchChangesContext) async throws {
+        let pending = state.storage.withLock { $0.zoneIDsWithUnfetchedServerChanges }
+            .filter { context.options.scope.contains($0) }
+        let prioritized = context.options.prioritizedZoneIDs.filter { pending.contains($0) }
+        let ordered = prioritized + pending.subtracting(prioritized).sorted()
+        for zoneID in ordered {
+            await eventQueue.deliver(.willFetchRecordZoneChanges(.init(zoneID: zoneID)))
+            var zoneError: SyncError?
+            do {
+                try await fetchZone(zoneID)
+                state.storage.withLock { _ = $0.zoneIDsWithUnfetchedServerChanges.remove(zoneID) }
+            } catch let error as SyncError where error.code == .zoneNotFound {
+                zoneError = error
+                state.storage.withLock { storage in
+                    storage.zoneIDsWithUnfetchedServerChanges.remove(zoneID)
+                    storage.zoneTokens[zoneID] = nil
+                }
+            } catch let error as SyncError {
+                zoneError = error
+            }
+            await eventQueue.deliver(.didFetchRecordZoneChanges(.init(zoneID: zoneID, error: zoneError)))
+            if let zoneError, zoneError.code.isTransient { throw zoneError }
+        }
+        await eventQueue.deliverStateUpdate()
+    }
+
+    private func fetchZone(_ zoneID: RecordZone.ID) async throws {
+        while true {
+            let token = state.storage.withLock { $0.zoneTokens[zoneID] }
+            let page: FetchZoneChangesResponse
+            do {
+                page = try await withRetries {
+                    try await self.client.fetchZoneChanges(FetchZoneChangesRequest(zoneID: zoneID, since: token))
+                }
+            } catch let error as SyncError where error.code == .changeTokenExpired && token != nil {
+                state.storage.withLock { $0.zoneTokens[zoneID] = nil }
+                continue
+            }
+            if !page.modifications.isEmpty || !page.deletions.isEmpty {
+                await eventQueue.deliver(
+                    .fetchedRecordZoneChanges(
+                        .init(
+                            modifications: page.modifications.map { .init(record: $0) },
+                            deletions: page.deletions.map { .init(recordID: $0.recordID, recordType: $0.recordType) })))
+            }
+            state.storage.withLock { $0.zoneTokens[zoneID] = page.changeToken }
+            await eventQueue.deliverStateUpdate()
+            if !page.moreComing { return }
+        }
+    }
+
+    // MARK: Retries
+
+    /// Retries transient failures with exponential backoff and jitter, honouring `retryAfter`,
+    /// a bounded number of times; then the error goes to the caller.
+    func withRetries<T: Sendable>(_ attempt: @Sendable () async throws -> T) async throws -> T {
+        var delay = 0.05
+        for attemptNumber in 1... {
+            do {
+                return try await attempt()
+            } catch let error as SyncError
+                where error.code.isTransient && error.code != .notAuthenticated && attemptNumber < 8
+            {
+                let jittered = Double.random(in: 0...delay)
+                let wait = max(jittered, error.retryAfter ?? 0)
+                logger.debug("retrying after transient error", metadata: ["error": "\(error)", "wait": "\(wait)"])
+                try await Task.sleep(for: .seconds(wait))
+                delay = min(delay * 2, 5)
+            }
+        }
+        fatalError("unreachable")
+    }
+}
+
+extension SyncEngine.State.Serialization {
+    /// An empty serialization (a new engine's state).
+    init(from _: Void?) {
+        self.init(
+            pendingRecordZoneChanges: [], pendingDatabaseChanges: [], hasPendingUntrackedChanges: false,
+            zoneIDsWithUnfetchedServerChanges: [], databaseChangeToken: nil, zoneChangeTokens: [],
+            lastUserRecordName: nil)
+    }
+}

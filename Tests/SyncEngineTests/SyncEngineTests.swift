@@ -1,0 +1,297 @@
+import Foundation
+import SyncCore
+import SyncEngine
+import SyncServer
+import SyncTesting
+import Synchronization
+import Testing
+
+/// Two or more devices, one real server over loopback.
+func withDevices(
+    _ count: Int = 2, configuration: SyncServerConfiguration = .testing,
+    _ body: (TestServer, TestClient, [TestDevice]) async throws -> Void
+) async throws {
+    let server = try await TestServer.start(configuration: configuration)
+    do {
+        let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        let devices = (0..<count).map { TestDevice(name: "device-\($0)", server: server, client: account) }
+        try await body(server, account, devices)
+        try await server.stop()
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+}
+
+@Suite("SyncEngine: Apple's sample tests, ported")
+struct SampleTests {
+    @Test("sync contacts from one device to another", arguments: [1, 10, 444])
+    func syncContacts(count: Int) async throws {
+        try await withDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            for index in 0..<count { a.save(id: "c\(index)", name: "Contact \(index)") }
+            try await a.engine.sendChanges()
+            #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
+            #expect(b.names.isEmpty)
+            try await b.engine.fetchChanges()
+            #expect(b.names == a.names)
+            #expect(b.names.count == count)
+        }
+    }
+
+    @Test("rename back and forth between two devices")
+    func rename() async throws {
+        try await withDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "Name 1")
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges()
+            #expect(b.names == ["Name 1"])
+            b.save(id: "x", name: "Name 2")
+            try await b.engine.sendChanges()
+            try await a.engine.fetchChanges()
+            #expect(a.names == ["Name 2"])
+            a.save(id: "x", name: "Name 3")
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges()
+            #expect(b.names == ["Name 3"])
+        }
+    }
+
+    @Test("zone deleted behind the engine's back: the first send throws, the second succeeds")
+    func zoneNotFound() async throws {
+        try await withDevices(3) { _, account, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Before")
+            try await a.engine.sendChanges()
+            let created = a.contacts.withLock { $0["x"]?.lastKnownRecord?.creationDate }
+            _ = try await account.modifyZones(ModifyZonesRequest(deletes: [TestDevice.zoneID]))
+            try await Task.sleep(for: .milliseconds(5))
+            a.save(id: "x", name: "After")
+            await #expect(throws: SyncError.self) { try await a.engine.sendChanges() }
+            #expect(a.contacts.withLock { $0["x"]?.lastKnownRecord } == nil)
+            try await a.engine.sendChanges()
+            let fresh = devices[2]
+            try await fresh.engine.fetchChanges()
+            #expect(fresh.names == ["After"])
+            let recreated = fresh.contacts.withLock { $0["x"]?.lastKnownRecord?.creationDate }
+            #expect(recreated != nil && recreated != created)
+        }
+    }
+
+    @Test("record deleted behind the engine's back: unknownItem, then re-uploaded")
+    func unknownItem() async throws {
+        try await withDevices(3) { _, account, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Before")
+            try await a.engine.sendChanges()
+            _ = try await account.modifyRecords(ModifyRecordsRequest(deletes: [TestDevice.recordID("x")]))
+            a.save(id: "x", name: "After")
+            await #expect(throws: SyncError.self) { try await a.engine.sendChanges() }
+            try await a.engine.sendChanges()
+            let fresh = devices[2]
+            try await fresh.engine.fetchChanges()
+            #expect(fresh.names == ["After"])
+        }
+    }
+
+    @Test("conflict: the newer user edit wins on both devices, whoever saves first", arguments: [true, false])
+    func conflict(winnerSavesFirst: Bool) async throws {
+        try await withDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "Original")
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges()
+
+            let now = Date()
+            a.save(id: "x", name: "Winner", date: now.addingTimeInterval(1))
+            b.save(id: "x", name: "Loser", date: now)
+            let (first, second) = winnerSavesFirst ? (a, b) : (b, a)
+            try await first.engine.sendChanges()
+            await #expect(throws: SyncError.self) { try await second.engine.sendChanges() }
+            #expect(second.engine.state.pendingRecordZoneChanges.count == 1)
+            #expect(first.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await second.engine.sendChanges()
+            try await first.engine.fetchChanges()
+            try await second.engine.fetchChanges()
+            #expect(a.names == ["Winner"])
+            #expect(b.names == ["Winner"])
+        }
+    }
+}
+
+@Suite("SyncEngine: behaviour")
+struct EngineBehaviourTests {
+    @Test("pending changes de-duplicate as CKSyncEngine's do")
+    func deduplication() async throws {
+        try await withDevices(1) { _, _, devices in
+            let state = devices[0].engine.state
+            let a = TestDevice.recordID("a")
+            let b = TestDevice.recordID("b")
+            state.add(pendingRecordZoneChanges: [.saveRecord(a), .saveRecord(b), .saveRecord(a)])
+            #expect(state.pendingRecordZoneChanges == [.saveRecord(a), .saveRecord(b)])
+            state.add(pendingRecordZoneChanges: [.deleteRecord(a)])
+            #expect(state.pendingRecordZoneChanges == [.saveRecord(b), .deleteRecord(a)])
+            state.add(pendingRecordZoneChanges: [.saveRecord(a)])
+            #expect(state.pendingRecordZoneChanges == [.saveRecord(b), .saveRecord(a)])
+            state.remove(pendingRecordZoneChanges: [.deleteRecord(b)])
+            #expect(state.pendingRecordZoneChanges.count == 2, "removing a different change leaves the save")
+
+            let zone = RecordZone(zoneName: "Z")
+            state.add(pendingDatabaseChanges: [.saveZone(zone), .deleteZone(zone.zoneID)])
+            #expect(state.pendingDatabaseChanges == [.deleteZone(zone.zoneID)])
+            state.add(pendingDatabaseChanges: [.saveZone(zone)])
+            #expect(state.pendingDatabaseChanges == [.saveZone(zone)])
+        }
+    }
+
+    @Test("send and fetch emit CKSyncEngine's events in order")
+    func eventOrder() async throws {
+        try await withDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "Grace")
+            try await a.engine.sendChanges()
+            let sendEvents = a.eventLog.withLock { $0 }.filter { $0 != "stateUpdate" }
+            #expect(
+                sendEvents == [
+                    "accountChange", "willSendChanges", "sentDatabaseChanges", "sentRecordZoneChanges",
+                    "didSendChanges",
+                ])
+            try await b.engine.fetchChanges()
+            let fetchEvents = b.eventLog.withLock { $0 }.filter { $0 != "stateUpdate" }
+            #expect(
+                fetchEvents == [
+                    "accountChange", "willFetchChanges", "fetchedDatabaseChanges", "willFetchRecordZoneChanges",
+                    "fetchedRecordZoneChanges", "didFetchRecordZoneChanges", "didFetchChanges",
+                ])
+            #expect(
+                b.eventLog.withLock { $0 }.last == "stateUpdate" || b.eventLog.withLock { $0 }.last == "didFetchChanges"
+            )
+        }
+    }
+
+    @Test("restart from a saved state with pending changes: nothing lost, nothing sent twice")
+    func restartFromSerialization() async throws {
+        try await withDevices { server, account, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "Sent")
+            try await a.engine.sendChanges()
+            a.save(id: "y", name: "Pending")
+            // Let the coalesced stateUpdate reach the delegate, as an app would persist it.
+            try await Task.sleep(for: .milliseconds(50))
+            let saved = try #require(a.savedState.withLock { $0 })
+            #expect(saved.pendingRecordZoneChanges == [.saveRecord(TestDevice.recordID("y"))])
+
+            let restarted = TestDevice(name: "device-0", server: server, client: account, state: saved)
+            restarted.contacts.withLock { $0 = a.contacts.withLock { $0 } }
+            try await restarted.engine.sendChanges()
+            #expect(!restarted.eventLog.withLock { $0 }.contains("accountChange"), "same account: no account change")
+            try await b.engine.fetchChanges()
+            #expect(b.names == ["Pending", "Sent"])
+            let all = try await account.fetchAllZoneChanges(TestDevice.zoneID)
+            #expect(all.modifications.count == 2)
+        }
+    }
+
+    @Test("calling sendChanges from inside handleEvent fails loudly instead of deadlocking")
+    func reentrancy() async throws {
+        final class Reentrant: SyncEngineDelegate {
+            let caught = Synchronization.Mutex<SyncError?>(nil)
+            func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+                if case .willFetchChanges = event {
+                    do { try await syncEngine.sendChanges() } catch let error as SyncError {
+                        caught.withLock { $0 = error }
+                    } catch {}
+                }
+            }
+            func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+                -> SyncEngine.RecordZoneChangeBatch?
+            { nil }
+        }
+        try await withDevices(0) { server, account, _ in
+            let delegate = Reentrant()
+            var configuration = SyncEngine.Configuration(
+                database: Database(serverURL: URL(string: server.baseURL)!, credentials: .token(account.token!)),
+                stateSerialization: nil, delegate: delegate)
+            configuration.automaticallySync = false
+            let engine = SyncEngine(configuration)
+            try await engine.fetchChanges()
+            #expect(delegate.caught.withLock { $0 }?.message.contains("Task.detached") == true)
+        }
+    }
+
+    @Test("with 30 % of requests failing (503, 429, dropped), 1,000 records arrive exactly once")
+    func faultTolerance() async throws {
+        try await withDevices { server, account, devices in
+            let (a, b) = (devices[0], devices[1])
+            server.faults.plan = .mixed(failureRate: 0.3, retryAfter: 0.01)
+            for index in 0..<1000 { a.save(id: "c\(index)", name: "Contact \(index)") }
+            var attempts = 0
+            while !a.engine.state.pendingRecordZoneChanges.isEmpty && attempts < 20 {
+                attempts += 1
+                try? await a.engine.sendChanges()
+            }
+            #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
+            var fetched = false
+            for _ in 0..<20 where !fetched {
+                do {
+                    try await b.engine.fetchChanges()
+                    fetched = true
+                } catch {}
+            }
+            #expect(server.faults.counts.failures >= 3, "faults were injected: \(server.faults.counts)")
+            server.faults.plan = .none
+            #expect(b.names.count == 1000)
+            let all = try await account.fetchAllZoneChanges(TestDevice.zoneID)
+            #expect(all.modifications.count == 1000, "each record stored once")
+            #expect(Set(all.modifications.map { $0.recordChangeTag }).count == 1000)
+        }
+    }
+
+    @Test("push: device B sees A's change with no fetch call, within a second")
+    func push() async throws {
+        let server = try await TestServer.start()
+        let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        let a = TestDevice(name: "a", server: server, client: account, automaticallySync: true)
+        let b = TestDevice(name: "b", server: server, client: account, automaticallySync: true)
+        // Let both engines sign in and open their push sockets.
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        a.save(id: "x", name: "Pushed")
+        while b.names != ["Pushed"] && ContinuousClock.now - start < .seconds(3) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(b.names == ["Pushed"])
+        #expect(ContinuousClock.now - start < .seconds(1))
+        await a.engine.cancelOperations()
+        await b.engine.cancelOperations()
+        try await server.stop()
+    }
+
+    @Test("signing in with another account wipes and switches; no credentials signs out")
+    func accountSwitch() async throws {
+        try await withDevices(1) { server, account, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Ada's")
+            try await a.engine.sendChanges()
+            let state = try #require(a.savedState.withLock { $0 })
+            let bob = try await TestClient(baseURL: server.baseURL).signedUp(username: "bob")
+            let asBob = TestDevice(name: "device-0", server: server, client: bob, state: state)
+            asBob.contacts.withLock { $0 = a.contacts.withLock { $0 } }
+            try await asBob.engine.fetchChanges()
+            #expect(asBob.eventLog.withLock { $0 }.contains("accountChange"))
+            #expect(asBob.names.isEmpty, "switching accounts wipes local data")
+
+            var signedOut = SyncEngine.Configuration(
+                database: Database(serverURL: URL(string: server.baseURL)!, credentials: .none),
+                stateSerialization: state, delegate: a)
+            signedOut.automaticallySync = false
+            let engine = SyncEngine(signedOut)
+            a.eventLog.withLock { $0 = [] }
+            try await engine.fetchChanges()
+            #expect(a.eventLog.withLock { $0 }.first == "accountChange")
+            #expect(a.names.isEmpty)
+            _ = account
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import SyncCore
+import SyncEngine
+import SyncTesting
+import Synchronization
+
+/// A device running Apple's sample contacts logic on top of a ``SyncEngine``: an in-memory store,
+/// last known server records, and the sample's conflict handling (the newer user edit wins).
+final class TestDevice: SyncEngineDelegate {
+    struct Contact: Hashable, Sendable {
+        var name: String
+        var userModificationDate: Date
+        var lastKnownRecord: Record?
+    }
+
+    static let zoneID = RecordZone.ID(zoneName: "Contacts")
+
+    let name: String
+    let contacts = Mutex<[String: Contact]>([:])
+    let savedState = Mutex<SyncEngine.State.Serialization?>(nil)
+    let eventLog = Mutex<[String]>([])
+    private let engineBox = Mutex<SyncEngine?>(nil)
+
+    var engine: SyncEngine { engineBox.withLock { $0! } }
+
+    init(
+        name: String, server: TestServer, client: TestClient, automaticallySync: Bool = false,
+        state: SyncEngine.State.Serialization? = nil
+    ) {
+        self.name = name
+        savedState.withLock { $0 = state }
+        var configuration = SyncEngine.Configuration(
+            database: Database(
+                serverURL: URL(string: server.baseURL)!, credentials: .token(client.token!), deviceID: name),
+            stateSerialization: state, delegate: self)
+        configuration.automaticallySync = automaticallySync
+        engineBox.withLock { $0 = SyncEngine(configuration) }
+    }
+
+    /// Names of the contacts, sorted.
+    var names: [String] { contacts.withLock { $0.values.map(\.name).sorted() } }
+
+    // MARK: Local edits
+
+    func save(id: String, name: String, date: Date = Date()) {
+        contacts.withLock { contacts in
+            var contact = contacts[id] ?? Contact(name: name, userModificationDate: date, lastKnownRecord: nil)
+            contact.name = name
+            contact.userModificationDate = date.roundedToMilliseconds
+            contacts[id] = contact
+        }
+        engine.state.add(pendingRecordZoneChanges: [.saveRecord(Self.recordID(id))])
+    }
+
+    func delete(id: String) {
+        contacts.withLock { _ = $0.removeValue(forKey: id) }
+        engine.state.add(pendingRecordZoneChanges: [.deleteRecord(Self.recordID(id))])
+    }
+
+    static func recordID(_ id: String) -> Record.ID {
+        Record.ID(recordName: id, zoneID: zoneID)
+    }
+
+    // MARK: Delegate
+
+    func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+        eventLog.withLock { $0.append(Self.kind(event)) }
+        switch event {
+        case .stateUpdate(let update):
+            savedState.withLock { $0 = update.stateSerialization }
+        case .accountChange(let change):
+            if case .signIn = change.changeType {
+                syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: Self.zoneID))])
+                let ids = contacts.withLock { Array($0.keys) }
+                syncEngine.state.add(pendingRecordZoneChanges: ids.map { .saveRecord(Self.recordID($0)) })
+            } else {
+                contacts.withLock { $0 = [:] }
+            }
+        case .fetchedDatabaseChanges(let changes):
+            if changes.deletions.contains(where: { $0.zoneID == Self.zoneID }) {
+                contacts.withLock { $0 = [:] }
+            }
+        case .fetchedRecordZoneChanges(let changes):
+            for modification in changes.modifications { merge(serverRecord: modification.record) }
+            contacts.withLock { contacts in
+                for deletion in changes.deletions { contacts[deletion.recordID.recordName] = nil }
+            }
+        case .sentRecordZoneChanges(let sent):
+            for record in sent.savedRecords {
+                contacts.withLock { $0[record.recordID.recordName]?.lastKnownRecord = record }
+            }
+            for failure in sent.failedRecordSaves {
+                let id = failure.record.recordID
+                switch failure.error.code {
+                case .serverRecordChanged:
+                    if let serverRecord = failure.error.serverRecord { merge(serverRecord: serverRecord) }
+                    syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id)])
+                case .zoneNotFound:
+                    syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: id.zoneID))])
+                    syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id)])
+                    contacts.withLock { $0[id.recordName]?.lastKnownRecord = nil }
+                case .unknownItem:
+                    syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id)])
+                    contacts.withLock { $0[id.recordName]?.lastKnownRecord = nil }
+                default:
+                    break
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+        -> SyncEngine.RecordZoneChangeBatch?
+    {
+        let pending = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
+        return await SyncEngine.RecordZoneChangeBatch(pendingChanges: pending) { recordID in
+            self.record(for: recordID)
+        }
+    }
+
+    /// The record to save: the last known server record (for its change tag) with local values.
+    private func record(for recordID: Record.ID) -> Record? {
+        guard let contact = contacts.withLock({ $0[recordID.recordName] }) else {
+            engine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+            return nil
+        }
+        var record = contact.lastKnownRecord ?? Record(recordType: "Contact", recordID: recordID)
+        record["name"] = .string(contact.name)
+        record["userModificationDate"] = .date(contact.userModificationDate)
+        return record
+    }
+
+    /// Takes the server's values when its user edit is newer; keeps the newer server record.
+    private func merge(serverRecord: Record) {
+        let id = serverRecord.recordID.recordName
+        let serverName = serverRecord["name"]?.stringValue ?? ""
+        let serverDate = serverRecord["userModificationDate"]?.dateValue ?? .distantPast
+        contacts.withLock { contacts in
+            guard var contact = contacts[id] else {
+                contacts[id] = Contact(
+                    name: serverName, userModificationDate: serverDate, lastKnownRecord: serverRecord)
+                return
+            }
+            if serverDate > contact.userModificationDate {
+                contact.name = serverName
+                contact.userModificationDate = serverDate
+            }
+            if (serverRecord.modificationDate ?? .distantPast)
+                >= (contact.lastKnownRecord?.modificationDate ?? .distantPast)
+            {
+                contact.lastKnownRecord = serverRecord
+            }
+            contacts[id] = contact
+        }
+    }
+
+    static func kind(_ event: SyncEngine.Event) -> String {
+        String(describing: event).split(separator: "(").first.map(String.init) ?? ""
+    }
+}
