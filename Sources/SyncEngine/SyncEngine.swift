@@ -332,8 +332,10 @@ public final class SyncEngine: Sendable {
                 state.storage.withLock { $0.databaseToken = nil }
                 continue
             }
-            let modified = page.modifications.filter { context.options.scope.contains($0) }
-            let deleted = page.deletions.filter { context.options.scope.contains($0.zoneID) }
+            // Every zone is recorded, in scope or not: the database token moves past them all, and
+            // a later fetch with another scope must still find them in zoneIDsWithUnfetchedServerChanges.
+            let modified = page.modifications
+            let deleted = page.deletions
             state.storage.withLock { storage in
                 storage.databaseToken = page.changeToken
                 storage.zoneIDsWithUnfetchedServerChanges.formUnion(modified)
@@ -359,7 +361,14 @@ public final class SyncEngine: Sendable {
             .filter { context.options.scope.contains($0) }
         let prioritized = context.options.prioritizedZoneIDs.filter { pending.contains($0) }
         let ordered = prioritized + pending.subtracting(prioritized).sorted()
+        var options = context.options
         for zoneID in ordered {
+            // The delegate may narrow or reorder what is left before every request.
+            if let delegate {
+                options = await delegate.nextFetchChangesOptions(
+                    FetchChangesContext(reason: context.reason, options: options), syncEngine: self)
+            }
+            guard options.scope.contains(zoneID) else { continue }
             await eventQueue.deliver(.willFetchRecordZoneChanges(.init(zoneID: zoneID)))
             var zoneError: SyncError?
             do {

@@ -295,3 +295,57 @@ struct EngineBehaviourTests {
         }
     }
 }
+
+@Suite("SyncEngine: recovery")
+struct EngineRecoveryTests {
+    @Test("a batch over the server's item limit is split and every record arrives")
+    func limitExceededSplits() async throws {
+        var configuration = SyncServerConfiguration.testing
+        configuration.limits = ServerLimits(maximumItemsPerRequest: 40)
+        try await withDevices(configuration: configuration) { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            for index in 0..<100 { a.save(id: "c\(index)", name: "Contact \(index)") }
+            // The sample's batches hold up to 250 records: over the limit of 40.
+            try await a.engine.sendChanges()
+            #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await b.engine.fetchChanges()
+            #expect(b.names.count == 100)
+        }
+    }
+
+    @Test("an expired zone token makes the engine fetch the zone from the start")
+    func expiredTokenRefetches() async throws {
+        try await withDevices { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "One")
+            a.save(id: "y", name: "Two")
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges()
+            a.delete(id: "y")
+            a.save(id: "z", name: "Three")
+            try await a.engine.sendChanges()
+            // Forget the tombstone of "y": B's token now predates the kept history.
+            try await server.store.compactHistory(
+                tombstonesBefore: Date().addingTimeInterval(60), requestsBefore: Date())
+            try await b.engine.fetchChanges()
+            #expect(b.names.contains("Three"))
+            #expect(b.eventLog.withLock { $0 }.contains("didFetchRecordZoneChanges"))
+        }
+    }
+
+    @Test("the delegate's nextFetchChangesOptions can leave a zone for later")
+    func nextFetchOptionsNarrowsScope() async throws {
+        try await withDevices { _, account, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "Grace")
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges(.init(scope: .zoneIDs([RecordZone.ID(zoneName: "Other")])))
+            #expect(b.names.isEmpty)
+            #expect(b.engine.state.zoneIDsWithUnfetchedServerChanges == [TestDevice.zoneID])
+            try await b.engine.fetchChanges()
+            #expect(b.names == ["Grace"])
+            #expect(b.engine.state.zoneIDsWithUnfetchedServerChanges.isEmpty)
+            _ = account
+        }
+    }
+}
