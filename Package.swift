@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "SyncCore", "SyncTesting",
+                "SyncCore", "SyncEngine", "SyncTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

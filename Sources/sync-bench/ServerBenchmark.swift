@@ -9,10 +9,17 @@ import SyncTesting
 /// The server is the real `sync-server` executable, started as a separate process so that its
 /// memory is measured alone. Build both in release mode first: `swift build -c release`.
 @main
-struct ServerBenchmark: AsyncParsableCommand {
+struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync-bench",
-        abstract: "Benchmark the record server: upload and download throughput and peak memory.")
+        abstract: "Benchmarks of the record server and the sync engine, printed as tables.",
+        subcommands: [ServerBenchmark.self, EngineBenchmark.self], defaultSubcommand: ServerBenchmark.self)
+}
+
+struct ServerBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Record server: upload and download throughput and peak memory.")
 
     @Option(help: "How many records to save and fetch.")
     var records = 10_000
@@ -110,6 +117,19 @@ struct ServerBenchmark: AsyncParsableCommand {
 
 /// A `sync-server` child process on a free loopback port.
 final class ServerProcess {
+    /// The given path, or the `sync-server` built next to this executable.
+    static func executable(_ path: String?) throws -> String {
+        let executable =
+            path
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("sync-server").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ValidationError(
+                "no sync-server at \(executable); run `swift build -c release` first or pass --server")
+        }
+        return executable
+    }
+
     private let process = Process()
     let baseURL: String
 
@@ -120,7 +140,8 @@ final class ServerProcess {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // The server logs "listening on http://127.0.0.1:<port>" once it is ready.
+        // The server logs "listening on http://127.0.0.1:<port>" once it is ready (at level notice,
+        // so callers must not pass a quieter --log-level).
         var seen = ""
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {

@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import SyncCore
+import SyncEngine
+import SyncTesting
+import Synchronization
+
+/// Measures the engine end to end: device A saves N contact-sized records and sends, device B
+/// fetches; then the latency of single edits from A's save to B's `fetchedRecordZoneChanges`
+/// through push. Both devices run in this process against a `sync-server` child process.
+struct EngineBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engine",
+        abstract: "Sync engine: 10,000 records up and down, and edit-to-other-device latency via push.")
+
+    @Option(help: "How many records device A sends and device B fetches.")
+    var records = 10_000
+
+    @Option(help: "How many single edits to time.")
+    var edits = 100
+
+    @Option(help: "Path of the sync-server executable (default: next to this one).")
+    var server: String?
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = try ServerProcess(
+            executable: try ServerProcess.executable(server),
+            arguments: [
+                "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0", "--bcrypt-cost", "4",
+                "--rate-limit", "100000", "--log-level", "notice",
+            ])
+        defer { process.stop() }
+        let account = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
+        let url = URL(string: process.baseURL)!
+
+        let deviceA = BenchDevice()
+        var configurationA = SyncEngine.Configuration(
+            database: Database(serverURL: url, credentials: .token(account.token!), deviceID: "A"),
+            stateSerialization: nil, delegate: deviceA)
+        configurationA.automaticallySync = false
+        let engineA = SyncEngine(configurationA)
+        // The records exist before the first sync; signing in queues them all (see BenchDevice).
+        for index in 0..<records { deviceA.put(BenchDevice.contact(index, note: "first")) }
+        resetPeakMemory()
+        let sendStart = ContinuousClock.now
+        try await engineA.sendChanges()
+        let sendTime = ContinuousClock.now - sendStart
+        let sendPeak = peakMemoryKiB()
+
+        let deviceB = BenchDevice()
+        var configurationB = SyncEngine.Configuration(
+            database: Database(serverURL: url, credentials: .token(account.token!), deviceID: "B"),
+            stateSerialization: nil, delegate: deviceB)
+        configurationB.automaticallySync = false
+        let engineB = SyncEngine(configurationB)
+        resetPeakMemory()
+        let fetchStart = ContinuousClock.now
+        try await engineB.fetchChanges()
+        let fetchTime = ContinuousClock.now - fetchStart
+        let fetchPeak = peakMemoryKiB()
+        guard deviceB.count == records else {
+            throw ValidationError("device B has \(deviceB.count) records, expected \(records)")
+        }
+
+        // Latency: B syncs automatically (push); A sends each edit at once.
+        let listener = BenchDevice()
+        var configurationC = SyncEngine.Configuration(
+            database: Database(serverURL: url, credentials: .token(account.token!), deviceID: "C"),
+            stateSerialization: nil, delegate: listener)
+        configurationC.automaticallySync = true
+        let engineC = SyncEngine(configurationC)
+        try await listener.waitForAnyFetch(timeout: .seconds(30))  // initial fetch after connecting
+        var latencies: [Duration] = []
+        for edit in 0..<edits {
+            let index = edit % records
+            deviceA.put(BenchDevice.contact(index, note: "edit \(edit)"))
+            let start = ContinuousClock.now
+            engineA.state.add(pendingRecordZoneChanges: [.saveRecord(BenchDevice.recordID(index))])
+            try await engineA.sendChanges()
+            try await listener.waitFor(note: "edit \(edit)", of: BenchDevice.recordID(index), timeout: .seconds(10))
+            latencies.append(ContinuousClock.now - start)
+        }
+        await engineC.cancelOperations()
+        latencies.sort()
+        func milliseconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        }
+        print(
+            "sync-bench engine: \(records) contact-sized records, \(edits) edits, loopback, sync-server child process")
+        print("phase                     wall time   records/s   peak RSS (this process)")
+        print(
+            String(
+                format: "A sends %6d records   %8.0f ms  %10.0f   %6.1f MiB", records, milliseconds(sendTime),
+                Double(records) / milliseconds(sendTime) * 1000, Double(sendPeak) / 1024))
+        print(
+            String(
+                format: "B fetches %6d records %8.0f ms  %10.0f   %6.1f MiB", records, milliseconds(fetchTime),
+                Double(records) / milliseconds(fetchTime) * 1000, Double(fetchPeak) / 1024))
+        print(
+            String(
+                format: "edit A → B via push: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                milliseconds(latencies[latencies.count / 2]),
+                milliseconds(latencies[min(latencies.count - 1, latencies.count * 99 / 100)]),
+                milliseconds(latencies.last!)))
+    }
+
+    private func resetPeakMemory() {
+        // Writing 5 to clear_refs resets the peak resident set size (VmHWM) of this process.
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    private func peakMemoryKiB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+}
+
+/// A minimal app for the benchmark: records in memory, handed to the engine as they are.
+final class BenchDevice: SyncEngineDelegate {
+    static let zone = RecordZone.ID(zoneName: "Contacts")
+
+    private let records = Mutex<[Record.ID: Record]>([:])
+    private let fetches = Mutex(0)
+
+    static func recordID(_ index: Int) -> Record.ID {
+        Record.ID(recordName: "contact-\(index)", zoneID: zone)
+    }
+
+    /// A record about the size of a contact: name, two emails, a phone, an address and a note.
+    static func contact(_ index: Int, note: String) -> Record {
+        var record = Record(recordType: "Contact", recordID: recordID(index))
+        record["name"] = .string("Person Number \(index)")
+        record["emails"] = .list([.string("person\(index)@example.com"), .string("p\(index)@work.example.org")])
+        record["phones"] = .list([.string("+44 20 7946 \(String(format: "%04d", index % 10_000))")])
+        record["organization"] = .string("Example Organisation Ltd")
+        record["address"] = .string("\(index) Example Street, London, EC1A 1BB, United Kingdom")
+        record["note"] = .string(note)
+        record["modified"] = .date(Date())
+        return record
+    }
+
+    var count: Int { records.withLock { $0.count } }
+
+    func put(_ record: Record) {
+        records.withLock { records in
+            var merged = record
+            if let known = records[record.recordID] { merged.recordChangeTag = known.recordChangeTag }
+            records[record.recordID] = merged
+        }
+    }
+
+    func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+        switch event {
+        case .accountChange(let change):
+            // As Apple's sample does: on sign-in, queue the zone and everything held locally.
+            if case .signIn = change.changeType {
+                syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: Self.zone))])
+                let ids = records.withLock { $0.keys.sorted() }
+                syncEngine.state.add(pendingRecordZoneChanges: ids.map { .saveRecord($0) })
+            }
+        case .fetchedRecordZoneChanges(let changes):
+            records.withLock { records in
+                for modification in changes.modifications {
+                    records[modification.record.recordID] = modification.record
+                }
+            }
+        case .sentRecordZoneChanges(let sent):
+            records.withLock { records in
+                for record in sent.savedRecords { records[record.recordID]?.recordChangeTag = record.recordChangeTag }
+            }
+        case .didFetchChanges:
+            fetches.withLock { $0 += 1 }
+        default:
+            break
+        }
+    }
+
+    func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+        -> SyncEngine.RecordZoneChangeBatch?
+    {
+        let pending = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
+        return await SyncEngine.RecordZoneChangeBatch(pendingChanges: pending) { id in
+            self.records.withLock { $0[id] }
+        }
+    }
+
+    func waitForAnyFetch(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while fetches.withLock({ $0 }) == 0 {
+            guard ContinuousClock.now < deadline else { throw ValidationError("no fetch happened within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    func waitFor(note: String, of id: Record.ID, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while records.withLock({ $0[id]?["note"]?.stringValue }) != note {
+            guard ContinuousClock.now < deadline else {
+                throw ValidationError("edit '\(note)' did not arrive within \(timeout)")
+            }
+            try await Task.sleep(for: .microseconds(200))
+        }
+    }
+}
