@@ -30,11 +30,16 @@ extension SyncEngine {
 }
 
 /// An insertion-ordered set of changes keyed by what they change: adding a change for a key that
-/// has one replaces it (save then delete → delete), adding the same change again does nothing
+/// has one replaces it (save then delete → delete), adding the same change again keeps its place
 /// (save A, save B, save A → save A, save B). Lookups and removals are O(1).
+///
+/// Each entry carries a generation that every add bumps, so that a change re-added while its
+/// earlier version was being sent is not removed when that send succeeds (the newer edit would be
+/// lost otherwise; CKSyncEngine apps have to guard against this themselves).
 struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Sendable {
-    private var entries: [Key: (order: Int, change: Change)] = [:]
+    private var entries: [Key: (order: Int, generation: Int, change: Change)] = [:]
     private var nextOrder = 0
+    private var nextGeneration = 0
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
@@ -44,11 +49,15 @@ struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Senda
         entries.values.sorted { $0.order < $1.order }.map(\.change)
     }
 
-    /// Adds a change; returns whether the list changed.
+    /// Adds a change; returns whether the list changed (a repeated change counts: it is newer).
     @discardableResult
     mutating func add(_ change: Change, key: Key) -> Bool {
-        if entries[key]?.change == change { return false }
-        entries[key] = (nextOrder, change)
+        nextGeneration += 1
+        if let existing = entries[key], existing.change == change {
+            entries[key]?.generation = nextGeneration
+            return true
+        }
+        entries[key] = (nextOrder, nextGeneration, change)
         nextOrder += 1
         return true
     }
@@ -57,6 +66,20 @@ struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Senda
     @discardableResult
     mutating func remove(_ change: Change, key: Key) -> Bool {
         guard entries[key]?.change == change else { return false }
+        entries[key] = nil
+        return true
+    }
+
+    /// The generation of this change, if it is pending.
+    func generation(of change: Change, key: Key) -> Int? {
+        guard let entry = entries[key], entry.change == change else { return nil }
+        return entry.generation
+    }
+
+    /// Removes this change only if it was not added again since `generation`.
+    @discardableResult
+    mutating func remove(_ change: Change, key: Key, ifGeneration generation: Int?) -> Bool {
+        guard let entry = entries[key], entry.change == change, entry.generation == generation else { return false }
         entries[key] = nil
         return true
     }

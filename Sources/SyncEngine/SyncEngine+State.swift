@@ -75,6 +75,27 @@ extension SyncEngine {
             if didChange { changed() }
         }
 
+        /// The generations of record changes about to be sent, to settle them after the answer.
+        func generations(of changes: [PendingRecordZoneChange]) -> [PendingRecordZoneChange: Int] {
+            storage.withLock { storage in
+                var generations: [PendingRecordZoneChange: Int] = [:]
+                for change in changes {
+                    generations[change] = storage.records.generation(of: change, key: change.recordID)
+                }
+                return generations
+            }
+        }
+
+        /// Removes record changes that were sent, unless the app queued them again meanwhile.
+        func settle(_ changes: [PendingRecordZoneChange], sentGenerations: [PendingRecordZoneChange: Int]) {
+            let didChange = storage.withLock { storage in
+                changes.reduce(false) {
+                    storage.records.remove($1, key: $1.recordID, ifGeneration: sentGenerations[$1]) || $0
+                }
+            }
+            if didChange { changed() }
+        }
+
         /// Queues zone changes. Adding a change for a zone that has one replaces it.
         public func add(pendingDatabaseChanges changes: [PendingDatabaseChange]) {
             let didChange = storage.withLock { storage in

@@ -157,7 +157,6 @@ public final class SyncEngine: Sendable {
         guard try await checkAccount() else { return }
         await eventQueue.deliver(.willSendChanges(.init(context: context)))
         var firstFailure: SyncError?
-        defer { _ = firstFailure }
         do {
             try await sendLoop(context, firstFailure: &firstFailure)
         } catch {
@@ -253,6 +252,9 @@ public final class SyncEngine: Sendable {
         let request = ModifyRecordsRequest(
             saves: batch.recordsToSave, deletes: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged,
             atomic: batch.atomicByZone, clientRequestID: UUID().uuidString)
+        let sentGenerations = state.generations(
+            of: batch.recordsToSave.map { .saveRecord($0.recordID) } + batch.recordIDsToDelete.map { .deleteRecord($0) }
+        )
         let response: ModifyRecordsResponse
         do {
             response = try await withRetries { try await self.client.modifyRecords(request) }
@@ -270,7 +272,7 @@ public final class SyncEngine: Sendable {
             settled.append(.deleteRecord(failure.recordID))
             firstFailure = firstFailure ?? failure.error
         }
-        state.remove(pendingRecordZoneChanges: settled)
+        state.settle(settled, sentGenerations: sentGenerations)
         await eventQueue.deliver(
             .sentRecordZoneChanges(
                 .init(

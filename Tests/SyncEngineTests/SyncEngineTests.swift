@@ -349,3 +349,26 @@ struct EngineRecoveryTests {
         }
     }
 }
+
+@Suite("SyncEngine: data safety")
+struct EngineDataSafetyTests {
+    @Test("an edit queued while its earlier version is being sent stays pending and goes out next")
+    func editDuringSendIsKept() async throws {
+        try await withDevices { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "First")
+            try await a.engine.sendChanges()
+            server.faults.plan = FaultPlan(latency: .milliseconds(300))
+            a.save(id: "x", name: "Second")
+            async let sending: Void = a.engine.sendChanges()
+            try await Task.sleep(for: .milliseconds(100))
+            a.save(id: "x", name: "Third")  // while "Second" is on its way
+            try await sending
+            server.faults.plan = .none
+            #expect(a.engine.state.pendingRecordZoneChanges == [.saveRecord(TestDevice.recordID("x"))])
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges()
+            #expect(b.names == ["Third"])
+        }
+    }
+}
