@@ -73,9 +73,23 @@ public enum SyncServerApplication {
             server: .http1WebSocketUpgrade(
                 webSocketRouter: router, configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sync-server"),
-            services: [HistoryCompactionService(store: store, configuration: configuration, logger: logger)],
+            services: [
+                HistoryCompactionService(store: store, configuration: configuration, logger: logger),
+                PushShutdownService(pushHub: pushHub),
+            ],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+}
+
+/// Closes the push sockets when the server shuts down gracefully: open WebSockets would otherwise
+/// keep the server waiting for them forever.
+struct PushShutdownService: Service {
+    let pushHub: PushHub
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await pushHub.closeAll()
     }
 }
 

@@ -372,3 +372,43 @@ struct EngineDataSafetyTests {
         }
     }
 }
+
+@Suite("SyncEngine: push reconnection")
+struct EnginePushReconnectionTests {
+    @Test("after a server restart, a device syncing by itself recovers and hears pushes again")
+    func reconnectsAfterRestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reconnect-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let first = try await TestServer.start(storagePath: path)
+        let account = try await TestClient(baseURL: first.baseURL).signedUp(username: "ada")
+        let a = TestDevice(name: "a", server: first, client: account)
+        let b = TestDevice(name: "b", server: first, client: account, automaticallySync: true)
+        a.save(id: "x", name: "Before")
+        try await a.engine.sendChanges()
+        try await waitUntil(.seconds(5)) { b.names == ["Before"] }
+
+        try await first.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await TestServer.start(storagePath: path, port: first.port)
+        a.save(id: "y", name: "After")
+        try await a.engine.sendChanges()
+        try await waitUntil(.seconds(20)) { b.names == ["After", "Before"] }
+        #expect(b.names == ["After", "Before"])
+        // With no polling, only a reconnected push socket can bring the next change promptly.
+        try await Task.sleep(for: .milliseconds(200))
+        a.save(id: "z", name: "Pushed")
+        try await a.engine.sendChanges()
+        try await waitUntil(.seconds(2)) { b.names.contains("Pushed") }
+        #expect(b.names == ["After", "Before", "Pushed"])
+        await b.engine.cancelOperations()
+        try await second.stop()
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

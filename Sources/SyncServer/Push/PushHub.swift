@@ -34,6 +34,14 @@ public actor PushHub {
         }
     }
 
+    /// Ends every socket's stream, so that their handlers return and the server can stop.
+    public func closeAll() {
+        for subscribers in subscribers.values {
+            for subscriber in subscribers.values { subscriber.continuation.finish() }
+        }
+        subscribers = [:]
+    }
+
     /// How many sockets `user` has open.
     public func connectionCount(user: String) -> Int {
         subscribers[user]?.count ?? 0
