@@ -154,9 +154,7 @@ public final class SQLiteRecordStore: RecordStore {
             var seq = try Self.changeSeq(db, owner: owner)
             var outcome = ZoneModificationOutcome(created: [], deleted: [], missing: [])
             for name in saves {
-                let live = try Bool.fetchOne(
-                    db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
-                if live != true {
+                if try !Self.zoneIsLive(db, owner: owner, zoneName: name) {
                     seq += 1
                     try db.execute(
                         sql: """
@@ -168,9 +166,7 @@ public final class SQLiteRecordStore: RecordStore {
                 }
             }
             for name in deletes {
-                let live = try Bool.fetchOne(
-                    db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
-                guard live == true else {
+                guard try Self.zoneIsLive(db, owner: owner, zoneName: name) else {
                     outcome.missing.append(name)
                     continue
                 }
@@ -210,10 +206,8 @@ public final class SQLiteRecordStore: RecordStore {
 
             let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
             var liveZones = Set<String>()
-            for name in zoneNames {
-                let live = try Bool.fetchOne(
-                    db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
-                if live == true { liveZones.insert(name) }
+            for name in zoneNames where try Self.zoneIsLive(db, owner: owner, zoneName: name) {
+                liveZones.insert(name)
             }
             var existing: [RecordKey: StoredRecord] = [:]
             let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
@@ -336,10 +330,7 @@ public final class SQLiteRecordStore: RecordStore {
             var outcome = LookupOutcome(items: [])
             for key in keys {
                 if liveZones[key.zoneName] == nil {
-                    liveZones[key.zoneName] =
-                        try Bool.fetchOne(
-                            db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?",
-                            arguments: [owner, key.zoneName]) == true
+                    liveZones[key.zoneName] = try Self.zoneIsLive(db, owner: owner, zoneName: key.zoneName)
                 }
                 if liveZones[key.zoneName] != true {
                     outcome.items.append(.zoneNotFound)
@@ -377,6 +368,13 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     // MARK: Helpers
+
+    /// Whether the zone exists and is not deleted.
+    private static func zoneIsLive(_ db: Database, owner: String, zoneName: String) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+            == true
+    }
 
     private static func changeSeq(_ db: Database, owner: String) throws -> Int64 {
         try seqs(db, owner: owner).current
