@@ -21,6 +21,14 @@ public struct HTTPAnswer: Sendable {
 
     /// The body decoded as a sync error, if it is one.
     public var error: SyncError? { try? JSONDecoder().decode(SyncError.self, from: body) }
+
+    /// The body decoded as `type`; a non-2xx answer throws its ``SyncError``.
+    public func decoded<T: Decodable>(as type: T.Type) throws -> T {
+        guard (200..<300).contains(status) else {
+            throw error ?? SyncError(.internalError, "HTTP \(status) without an error body")
+        }
+        return try JSONReader.decode(T.self, from: body)
+    }
 }
 
 /// An HTTP method, for ``TestClient/send(_:_:body:token:headers:)``.
@@ -75,11 +83,7 @@ public struct TestClient: Sendable {
     public func call<Response: Decodable>(
         _ method: RequestMethod, _ path: String, _ body: (any Encodable)? = nil, as type: Response.Type = Response.self
     ) async throws -> Response {
-        let answer = try await send(method, path, body: try body.map { try JSONEncoder().encode($0) })
-        guard (200..<300).contains(answer.status) else {
-            throw answer.error ?? SyncError(.internalError, "HTTP \(answer.status) without an error body")
-        }
-        return try JSONReader.decode(Response.self, from: answer.body)
+        try await send(method, path, body: try body.map { try JSONEncoder().encode($0) }).decoded(as: Response.self)
     }
 
     // MARK: Accounts
@@ -133,11 +137,8 @@ public struct TestClient: Sendable {
     {
         var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
         writer.modifyRecordsRequest(request)
-        let answer = try await send(.post, path(scope, "records/modify"), body: Data(writer.bytes))
-        guard (200..<300).contains(answer.status) else {
-            throw answer.error ?? SyncError(.internalError, "HTTP \(answer.status) without an error body")
-        }
-        return try JSONReader.decode(ModifyRecordsResponse.self, from: answer.body)
+        return try await send(.post, path(scope, "records/modify"), body: Data(writer.bytes))
+            .decoded(as: ModifyRecordsResponse.self)
     }
 
     public func fetchDatabaseChanges(
