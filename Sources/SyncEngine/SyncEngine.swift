@@ -55,7 +55,7 @@ public final class SyncEngine: Sendable {
                 await delegate.handleEvent(event, syncEngine: self)
             },
             stateSerialization: { [weak self] in
-                self?.state.serialization ?? State.Serialization(from: nil)
+                self?.state.serialization ?? .empty
             }, owner: ObjectIdentifier(self))
         events.withLock { $0 = queue }
         state.onChange.withLock {
@@ -441,8 +441,8 @@ public final class SyncEngine: Sendable {
 
 extension SyncEngine.State.Serialization {
     /// An empty serialization (a new engine's state).
-    init(from _: Void?) {
-        self.init(
+    static var empty: Self {
+        Self(
             pendingRecordZoneChanges: [], pendingDatabaseChanges: [], hasPendingUntrackedChanges: false,
             zoneIDsWithUnfetchedServerChanges: [], databaseChangeToken: nil, zoneChangeTokens: [],
             lastUserRecordName: nil)
