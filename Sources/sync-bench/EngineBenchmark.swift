@@ -23,55 +23,42 @@ struct EngineBenchmark: AsyncParsableCommand {
     var server: String?
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-bench-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let process = try ServerProcess(
-            executable: try ServerProcess.executable(server),
-            arguments: [
-                "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0", "--bcrypt-cost", "4",
-                "--rate-limit", "100000", "--log-level", "notice",
-            ])
+        let process = try ServerProcess(executable: try ServerProcess.executable(server))
         defer { process.stop() }
         let account = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
-        let url = URL(string: process.baseURL)!
+        func makeEngine(_ delegate: BenchDevice, deviceID: String, automaticallySync: Bool = false) -> SyncEngine {
+            var configuration = SyncEngine.Configuration(
+                database: Database(
+                    serverURL: URL(string: process.baseURL)!, credentials: .token(account.token!), deviceID: deviceID),
+                stateSerialization: nil, delegate: delegate)
+            configuration.automaticallySync = automaticallySync
+            return SyncEngine(configuration)
+        }
 
         let deviceA = BenchDevice()
-        var configurationA = SyncEngine.Configuration(
-            database: Database(serverURL: url, credentials: .token(account.token!), deviceID: "A"),
-            stateSerialization: nil, delegate: deviceA)
-        configurationA.automaticallySync = false
-        let engineA = SyncEngine(configurationA)
+        let engineA = makeEngine(deviceA, deviceID: "A")
         // The records exist before the first sync; signing in queues them all (see BenchDevice).
         for index in 0..<records { deviceA.put(BenchDevice.contact(index, note: "first")) }
-        resetPeakMemory()
+        BenchSupport.resetPeakResident()
         let sendStart = ContinuousClock.now
         try await engineA.sendChanges()
         let sendTime = ContinuousClock.now - sendStart
-        let sendPeak = peakMemoryKiB()
+        let sendPeak = BenchSupport.peakResidentKiB(of: "self")
 
         let deviceB = BenchDevice()
-        var configurationB = SyncEngine.Configuration(
-            database: Database(serverURL: url, credentials: .token(account.token!), deviceID: "B"),
-            stateSerialization: nil, delegate: deviceB)
-        configurationB.automaticallySync = false
-        let engineB = SyncEngine(configurationB)
-        resetPeakMemory()
+        let engineB = makeEngine(deviceB, deviceID: "B")
+        BenchSupport.resetPeakResident()
         let fetchStart = ContinuousClock.now
         try await engineB.fetchChanges()
         let fetchTime = ContinuousClock.now - fetchStart
-        let fetchPeak = peakMemoryKiB()
+        let fetchPeak = BenchSupport.peakResidentKiB(of: "self")
         guard deviceB.count == records else {
             throw ValidationError("device B has \(deviceB.count) records, expected \(records)")
         }
 
         // Latency: B syncs automatically (push); A sends each edit at once.
         let listener = BenchDevice()
-        var configurationC = SyncEngine.Configuration(
-            database: Database(serverURL: url, credentials: .token(account.token!), deviceID: "C"),
-            stateSerialization: nil, delegate: listener)
-        configurationC.automaticallySync = true
-        let engineC = SyncEngine(configurationC)
+        let engineC = makeEngine(listener, deviceID: "C", automaticallySync: true)
         try await listener.waitForAnyFetch(timeout: .seconds(30))  // initial fetch after connecting
         var latencies: [Duration] = []
         for edit in 0..<edits {
@@ -85,9 +72,7 @@ struct EngineBenchmark: AsyncParsableCommand {
         }
         await engineC.cancelOperations()
         latencies.sort()
-        func milliseconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        }
+        func milliseconds(_ duration: Duration) -> Double { duration.inSeconds * 1000 }
         print(
             "sync-bench engine: \(records) contact-sized records, \(edits) edits, loopback, sync-server child process")
         print("phase                     wall time   records/s   peak RSS (this process)")
@@ -105,17 +90,6 @@ struct EngineBenchmark: AsyncParsableCommand {
                 milliseconds(latencies[latencies.count / 2]),
                 milliseconds(latencies[min(latencies.count - 1, latencies.count * 99 / 100)]),
                 milliseconds(latencies.last!)))
-    }
-
-    private func resetPeakMemory() {
-        // Writing 5 to clear_refs resets the peak resident set size (VmHWM) of this process.
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    }
-
-    private func peakMemoryKiB() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 }
 

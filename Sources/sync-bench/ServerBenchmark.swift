@@ -68,15 +68,7 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 
     private func measure(executable: String) async throws -> (upload: Double, download: Double, peakKiB: Int) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let process = try ServerProcess(
-            executable: executable,
-            arguments: [
-                "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0",
-                "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
-            ])
+        let process = try ServerProcess(executable: executable)
         defer { process.stop() }
 
         let ada = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
@@ -108,14 +100,13 @@ struct ServerBenchmark: AsyncParsableCommand {
         guard fetched.modifications.count == records else {
             throw ValidationError("fetched \(fetched.modifications.count) records, expected \(records)")
         }
-        func perSecond(_ duration: Duration) -> Double {
-            Double(records) / (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-        }
-        return (perSecond(uploadTime), perSecond(downloadTime), process.peakResidentKiB())
+        return (
+            Double(records) / uploadTime.inSeconds, Double(records) / downloadTime.inSeconds, process.peakResidentKiB()
+        )
     }
 }
 
-/// A `sync-server` child process on a free loopback port.
+/// A `sync-server` child process on a free loopback port, storing into a throw-away directory.
 final class ServerProcess {
     /// The given path, or the `sync-server` built next to this executable.
     static func executable(_ path: String?) throws -> String {
@@ -131,17 +122,23 @@ final class ServerProcess {
     }
 
     private let process = Process()
+    private let directory: URL
     let baseURL: String
 
-    init(executable: String, arguments: [String]) throws {
+    /// Starts the server with cheap password hashing and no effective rate limit, and waits until it listens.
+    init(executable: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        // --log-level notice: the "listening" line below is logged at that level.
+        process.arguments = [
+            "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0", "--bcrypt-cost", "4",
+            "--rate-limit", "100000", "--log-level", "notice",
+        ]
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // The server logs "listening on http://127.0.0.1:<port>" once it is ready (at level notice,
-        // so callers must not pass a quieter --log-level).
         var seen = ""
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -155,18 +152,19 @@ final class ServerProcess {
             }
         }
         process.terminate()
+        try? FileManager.default.removeItem(at: directory)
         throw ValidationError("sync-server did not start: \(seen)")
     }
 
-    /// The process's peak resident memory (VmHWM), in KiB.
+    /// The server's peak resident memory, in KiB.
     func peakResidentKiB() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        BenchSupport.peakResidentKiB(of: String(process.processIdentifier))
     }
 
+    /// Stops the server gracefully and removes its storage.
     func stop() {
         process.interrupt()
         process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
     }
 }
