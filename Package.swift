@@ -14,7 +14,11 @@ let package = Package(
         .library(name: "SyncEngine", targets: ["SyncEngine"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
+        .library(name: "VCard", targets: ["VCard"]),
+        .library(name: "ContactsCore", targets: ["ContactsCore"]),
+        .library(name: "ContactsTUI", targets: ["ContactsTUI"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
+        .executable(name: "contacts", targets: ["contacts"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -73,6 +77,36 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "VCard",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ContactsCore",
+            dependencies: [
+                "SyncCore", "SyncEngine", "VCard",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CNcursesw",
+            providers: [.apt(["libncursesw5-dev"])]
+        ),
+        .target(
+            name: "ContactsTUI",
+            dependencies: ["CNcursesw", "ContactsCore", "SyncCore", "SyncEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "contacts",
+            dependencies: [
+                "ContactsCore", "ContactsTUI", "SyncCore", "SyncEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "sync-server",
             dependencies: [
@@ -91,6 +125,21 @@ let package = Package(
                 "SyncCore", "SyncEngine", "SyncTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VCardTests",
+            dependencies: ["VCard"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ContactsCoreTests",
+            dependencies: ["ContactsCore", "SyncCore", "SyncEngine", "SyncTesting", "VCard"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ContactsTUITests",
+            dependencies: ["ContactsTUI", "ContactsCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -18,6 +18,7 @@ final class AutomaticSync: Sendable {
     private let signals: AsyncStream<Signal>.Continuation
     private let stream: AsyncStream<Signal>
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let pushListener = Mutex<Task<Void, Never>?>(nil)
     /// Whether the push socket is connected, for status displays and tests.
     let pushConnected = Mutex(false)
 
@@ -81,12 +82,33 @@ final class AutomaticSync: Sendable {
                 }
             }
         }
-        let push = Task { [weak engine, weak self] in
+        let database = engine.database
+        var tasks = [loop]
+        if case .store(let store) = database.credentials {
+            // A sign-in, sign-out or switch: check the account, sync, and listen as the new user.
+            let changes = store.changes()
+            tasks.append(
+                Task { [weak self] in
+                    for await _ in changes {
+                        guard let self else { return }
+                        self.serverChangesArrived()
+                        self.localChangesArrived()
+                        self.startListening(database)
+                    }
+                })
+        }
+        self.tasks.withLock { $0 = tasks }
+        startListening(database)
+    }
+
+    /// (Re)starts the task that keeps the push socket open, reconnecting with backoff.
+    private func startListening(_ database: Database) {
+        let listener = Task { [weak self] in
             var failures = 0
             while !Task.isCancelled {
-                guard let engine, let self else { return }
+                guard let self else { return }
                 do {
-                    try await self.listen(engine.database)
+                    try await self.listen(database)
                     failures = 0
                 } catch {
                     failures += 1
@@ -95,13 +117,17 @@ final class AutomaticSync: Sendable {
                 try? await Task.sleep(for: .seconds(min(30, 0.5 * pow(2, Double(min(failures, 6))))))
             }
         }
-        tasks.withLock { $0 = [loop, push] }
+        pushListener.withLock { current in
+            current?.cancel()
+            current = listener
+        }
     }
 
     /// Holds the push socket open; every message means "fetch".
     private func listen(_ database: Database) async throws {
-        guard case .token(let token) = database.credentials else {
-            try await Task.sleep(for: .seconds(5))
+        guard let token = database.credentials.currentToken else {
+            // Signed out: a credential store's change restarts this listener.
+            try await Task.sleep(for: .seconds(3600))
             return
         }
         var base = database.serverURL.absoluteString
@@ -129,6 +155,7 @@ final class AutomaticSync: Sendable {
         tasks.withLock { tasks in
             for task in tasks { task.cancel() }
         }
+        pushListener.withLock { $0?.cancel() }
         signals.finish()
     }
 }

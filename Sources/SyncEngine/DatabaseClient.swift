@@ -9,11 +9,6 @@ import SyncCore
 struct DatabaseClient: Sendable {
     let database: Database
 
-    private var token: String? {
-        if case .token(let token) = database.credentials { return token }
-        return nil
-    }
-
     private func path(_ operation: String) -> String {
         "/v1/databases/\(database.scope.rawValue)/\(operation)"
     }
@@ -26,7 +21,9 @@ struct DatabaseClient: Sendable {
         while url.hasSuffix("/") { url.removeLast() }
         var request = HTTPClientRequest(url: url + path)
         request.method = method
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let token = database.credentials.currentToken {
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        }
         if let deviceID = database.deviceID { request.headers.add(name: "X-Device-ID", value: deviceID) }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")

@@ -35,8 +35,13 @@ public final class SyncEngine: Sendable {
     private let client: DatabaseClient
     private let events: Mutex<EventQueue?> = Mutex(nil)
     private let operations = OperationLock()
-    /// The account verified during this engine's life; checked again before each operation until then.
-    private let verifiedUser = Mutex<String?>(nil)
+    /// Operations running now, so that ``cancelOperations()`` can cancel them; a new generation
+    /// cancels those still waiting for the lock.
+    private let operationsInFlight = Mutex<(generation: Int, nextKey: Int, tasks: [Int: Task<Void, any Error>])>(
+        (0, 0, [:]))
+    /// The token last checked with the server and whose account it is; checked again when the
+    /// token changes.
+    private let verifiedAccount = Mutex<(token: String, user: String)?>(nil)
     private let limits = Mutex<ServerLimits?>(nil)
     let automaticSync: AutomaticSync?
     let logger: Logger
@@ -90,26 +95,66 @@ public final class SyncEngine: Sendable {
         try await run { try await self.performSend(SendChangesContext(reason: .manual, options: options)) }
     }
 
-    /// Stops automatic syncing and lets operations in flight end at their next step.
+    /// Cancels the operation running now and those waiting to run: their `fetchChanges()` and
+    /// `sendChanges()` calls throw `operationCancelled`. A request already on the wire may still
+    /// take effect on the server, as with CKSyncEngine; its change stays pending and the next send
+    /// settles it. Automatic syncing stops for good: call this when discarding the engine.
     public func cancelOperations() async {
         automaticSync?.stop()
+        let running = operationsInFlight.withLock { inFlight in
+            inFlight.generation += 1
+            defer { inFlight.tasks.removeAll() }
+            return Array(inFlight.tasks.values)
+        }
+        for task in running { task.cancel() }
     }
 
     /// Runs one operation at a time, refusing calls made from inside `handleEvent`.
-    func run(_ operation: @Sendable () async throws -> Void) async throws {
+    func run(_ operation: @escaping @Sendable () async throws -> Void) async throws {
         if EventQueue.deliveringFor == ObjectIdentifier(self) {
             throw SyncError(
                 .invalidArguments,
                 "fetchChanges() and sendChanges() wait for handleEvent to return, so calling them from inside it would deadlock; start them with Task.detached instead"
             )
         }
+        let generation = operationsInFlight.withLock { $0.generation }
         await operations.lock()
         do {
-            try await operation()
+            try await runCancellable(operation, generation: generation)
             await operations.unlock()
         } catch {
             await operations.unlock()
             throw error
+        }
+    }
+
+    /// Runs `operation` as a task ``cancelOperations()`` can cancel, unless it already cancelled
+    /// everything queued since `generation`.
+    private func runCancellable(_ operation: @escaping @Sendable () async throws -> Void, generation: Int)
+        async throws
+    {
+        let task = Task { try await operation() }
+        let key = operationsInFlight.withLock { inFlight -> Int? in
+            guard inFlight.generation == generation else { return nil }
+            inFlight.nextKey += 1
+            inFlight.tasks[inFlight.nextKey] = task
+            return inFlight.nextKey
+        }
+        guard let key else {
+            task.cancel()
+            throw SyncError(.operationCancelled, "cancelOperations() cancelled this sync before it started")
+        }
+        defer { _ = operationsInFlight.withLock { $0.tasks.removeValue(forKey: key) } }
+        do {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch is CancellationError {
+            throw SyncError(.operationCancelled, "the sync was cancelled")
+        } catch let error as SyncError where error.code == .operationCancelled || task.isCancelled {
+            throw SyncError(.operationCancelled, "the sync was cancelled")
         }
     }
 
@@ -119,7 +164,8 @@ public final class SyncEngine: Sendable {
     /// Returns false when there is no account (the engine stays dormant).
     private func checkAccount() async throws -> Bool {
         let last = state.storage.withLock { $0.lastUserRecordName }
-        guard case .token = database.credentials else {
+        guard let token = database.credentials.currentToken else {
+            verifiedAccount.withLock { $0 = nil }
             if let last {
                 state.reset(userRecordName: nil)
                 await eventQueue.deliver(
@@ -128,9 +174,11 @@ public final class SyncEngine: Sendable {
             }
             return false
         }
-        if let verified = verifiedUser.withLock({ $0 }), verified == last { return true }
+        if let verified = verifiedAccount.withLock({ $0 }), verified.token == token, verified.user == last {
+            return true
+        }
         let current = try await client.account().userRecordName
-        verifiedUser.withLock { $0 = current }
+        verifiedAccount.withLock { $0 = (token, current) }
         if last == current { return true }
         state.reset(userRecordName: current)
         let change: Event.AccountChange.ChangeType =
@@ -423,6 +471,7 @@ public final class SyncEngine: Sendable {
     func withRetries<T: Sendable>(_ attempt: @Sendable () async throws -> T) async throws -> T {
         var delay = 0.05
         for attemptNumber in 1... {
+            try Task.checkCancellation()
             do {
                 return try await attempt()
             } catch let error as SyncError

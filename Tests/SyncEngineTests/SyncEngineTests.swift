@@ -327,8 +327,11 @@ struct EngineRecoveryTests {
             // Forget the tombstone of "y": B's token now predates the kept history.
             try await server.store.compactHistory(
                 tombstonesBefore: Date().addingTimeInterval(60), requestsBefore: Date())
+            b.fetchedRecordNames.withLock { $0 = [] }
             try await b.engine.fetchChanges()
             #expect(b.names.contains("Three"))
+            // "x" did not change since B's last fetch: only a fetch from the start brings it again.
+            #expect(b.fetchedRecordNames.withLock { $0 }.sorted() == ["x", "z"])
             #expect(b.eventLog.withLock { $0 }.contains("didFetchRecordZoneChanges"))
         }
     }

@@ -19,19 +19,22 @@ final class TestDevice: SyncEngineDelegate {
     let contacts = Mutex<[String: Contact]>([:])
     let savedState = Mutex<SyncEngine.State.Serialization?>(nil)
     let eventLog = Mutex<[String]>([])
+    /// The record names of every modification fetched, in order (a record fetched twice appears twice).
+    let fetchedRecordNames = Mutex<[String]>([])
     private let engineBox = Mutex<SyncEngine?>(nil)
 
     var engine: SyncEngine { engineBox.withLock { $0! } }
 
     init(
         name: String, server: TestServer, client: TestClient, automaticallySync: Bool = false,
-        state: SyncEngine.State.Serialization? = nil
+        state: SyncEngine.State.Serialization? = nil, credentials: Database.Credentials? = nil
     ) {
         self.name = name
         savedState.withLock { $0 = state }
         var configuration = SyncEngine.Configuration(
             database: Database(
-                serverURL: URL(string: server.baseURL)!, credentials: .token(client.token!), deviceID: name),
+                serverURL: URL(string: server.baseURL)!, credentials: credentials ?? .token(client.token!),
+                deviceID: name),
             stateSerialization: state, delegate: self)
         configuration.automaticallySync = automaticallySync
         engineBox.withLock { $0 = SyncEngine(configuration) }
@@ -82,6 +85,7 @@ final class TestDevice: SyncEngineDelegate {
             }
         case .fetchedRecordZoneChanges(let changes):
             for modification in changes.modifications { merge(serverRecord: modification.record) }
+            fetchedRecordNames.withLock { $0 += changes.modifications.map(\.record.recordID.recordName) }
             contacts.withLock { contacts in
                 for deletion in changes.deletions { contacts[deletion.recordID.recordName] = nil }
             }

@@ -1,0 +1,1 @@
+print("contacts: not built yet")

@@ -1,0 +1,74 @@
+import Foundation
+import SyncCore
+import SyncEngine
+import SyncTesting
+import Synchronization
+import Testing
+
+@Suite("SyncEngine: sign-in while running, and cancellation")
+struct EngineLifecycleTests {
+    @Test("an engine created signed out syncs by itself once credentials appear, and wipes on sign-out")
+    func credentialsAppearLater() async throws {
+        try await withDevices(1) { server, account, devices in
+            let observer = devices[0]
+            let store = CredentialStore()
+            let a = TestDevice(
+                name: "late", server: server, client: account, automaticallySync: true, credentials: .store(store))
+            a.save(id: "x", name: "Written before signing in")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!a.eventLog.withLock { $0 }.contains("accountChange"))
+            try await observer.engine.fetchChanges()
+            #expect(observer.names.isEmpty, "nothing is sent without an account")
+
+            store.token = account.token
+            try await waitUntil(.seconds(10)) {
+                a.eventLog.withLock { $0 }.contains("accountChange")
+                    && a.engine.state.pendingRecordZoneChanges.isEmpty
+            }
+            try await observer.engine.fetchChanges()
+            #expect(observer.names == ["Written before signing in"])
+
+            store.token = nil
+            try await waitUntil(.seconds(10)) { a.eventLog.withLock { $0 }.filter { $0 == "accountChange" }.count == 2 }
+            #expect(a.names.isEmpty, "signing out wipes the device's data")
+            await a.engine.cancelOperations()
+        }
+    }
+
+    @Test("a new session token for the same account is not an account change")
+    func newTokenSameAccount() async throws {
+        try await withDevices(0) { server, account, _ in
+            let store = CredentialStore(token: account.token)
+            let a = TestDevice(name: "a", server: server, client: account, credentials: .store(store))
+            a.save(id: "x", name: "Ada")
+            try await a.engine.sendChanges()
+            let again = try await TestClient(baseURL: server.baseURL).signedIn(username: "ada")
+            store.token = again.token
+            a.save(id: "y", name: "Grace")
+            try await a.engine.sendChanges()
+            #expect(a.eventLog.withLock { $0 }.filter { $0 == "accountChange" }.count == 1)
+            #expect(a.names == ["Ada", "Grace"])
+        }
+    }
+
+    @Test("cancelOperations interrupts a send in flight and one waiting behind it")
+    func cancelInterruptsInFlight() async throws {
+        try await withDevices(1) { server, _, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Slow")
+            try await a.engine.sendChanges()
+            a.save(id: "x", name: "Slower")
+            server.faults.plan = FaultPlan(latency: .seconds(5), pathPrefix: "/v1/databases/private/records")
+            let first = Task { try await a.engine.sendChanges() }
+            let second = Task { try await a.engine.fetchChanges() }
+            try await Task.sleep(for: .milliseconds(300))
+            await a.engine.cancelOperations()
+            for task in [first, second] {
+                let error = await #expect(throws: SyncError.self) { try await task.value }
+                #expect(error?.code == .operationCancelled)
+            }
+            server.faults.plan = .none
+            #expect(a.engine.state.pendingRecordZoneChanges == [.saveRecord(TestDevice.recordID("x"))])
+        }
+    }
+}
