@@ -1,0 +1,44 @@
+import Foundation
+
+/// What ``VCardParser`` read: the cards it kept and the problems it found.
+public struct VCardParseResult: Sendable {
+    /// The syntactically valid cards, in file order.
+    public var cards: [VCard]
+    /// The 1-based line of each card's `BEGIN:VCARD`, parallel to ``cards``.
+    public var cardLines: [Int]
+    /// Skipped cards and text outside any card, in file order.
+    public var problems: [VCardProblem]
+}
+
+/// Reads vCard 2.1, 3.0 and 4.0 files (RFC 2426, RFC 6350).
+///
+/// Accepts CR LF, LF and CR line endings and unfolds folded lines. A card with a line that is not
+/// a property (no `:`, no name, a name with characters other than letters, digits and `-`), or
+/// with no `END:VCARD`, is skipped and reported as a ``VCardProblem``; the rest of the file still
+/// imports. Text outside any card is reported too. A card is not checked for FN or N: whether a
+/// card is a useful contact is the app's call.
+///
+/// - A card without `VERSION` is ``VCard/Version/v3``: files that omit it come from old writers.
+///   A 2.1 card is read as 3.0; any other version skips the card.
+/// - Quoted-printable values (`ENCODING=QUOTED-PRINTABLE`, `;QUOTED-PRINTABLE`, with `CHARSET`)
+///   are decoded into plain text and lose those two parameters; 2.1's unindented soft line
+///   breaks are joined.
+/// - A vCard 2.1 `AGENT:` followed by a whole nested card keeps the nested card as its text.
+public enum VCardParser {
+    /// Parses vCard text.
+    public static func parse(_ text: String) -> VCardParseResult {
+        parse(utf8: Array(text.utf8))
+    }
+
+    /// Parses a UTF-8 vCard file. Lines are unfolded before they are decoded, so a character that a
+    /// writer split across a fold comes back whole; other invalid UTF-8 becomes U+FFFD.
+    public static func parse(_ data: Data) -> VCardParseResult {
+        parse(utf8: [UInt8](data))
+    }
+
+    static func parse(utf8 bytes: [UInt8]) -> VCardParseResult {
+        var reader = VCardReader(lines: LineReader(bytes))
+        reader.readAll()
+        return reader.result
+    }
+}

@@ -1,0 +1,58 @@
+/// Writes cards as a vCard file: `BEGIN:VCARD`, `VERSION`, the properties in order,
+/// `END:VCARD`, with CR LF line endings and lines folded at 75 octets.
+///
+/// Parameter values are quoted when they hold `:`, `;` or `,` and caret-encoded (RFC 6868) for
+/// line breaks, quotes and carets. Values are written as they are; a raw line break in one is
+/// written as `\n`. For every card built through this library's API,
+/// `VCardParser.parse(VCardSerializer.serialize(card)).cards == [card]`, except that a property
+/// marked quoted-printable is decoded when read back.
+///
+/// The serializer adds nothing: a vCard 4.0 card needs an `FN` property, and it is the caller's
+/// job to include one.
+public enum VCardSerializer {
+    /// Writes the cards one after another.
+    public static func serialize(_ cards: [VCard]) -> String {
+        var writer = ContentLineWriter()
+        for card in cards { writer.write(card) }
+        return String(decoding: writer.output, as: UTF8.self)
+    }
+
+    /// Writes one card.
+    public static func serialize(_ card: VCard) -> String {
+        serialize([card])
+    }
+}
+
+/// Builds each content line in a reused buffer, then folds it into the output.
+struct ContentLineWriter {
+    private(set) var output: [UInt8] = []
+    private var line: [UInt8] = []
+
+    mutating func write(_ card: VCard) {
+        output.append(contentsOf: "BEGIN:VCARD\r\nVERSION:".utf8)
+        output.append(contentsOf: card.version.rawValue.utf8)
+        output.append(contentsOf: "\r\n".utf8)
+        for property in card.properties { write(property) }
+        output.append(contentsOf: "END:VCARD\r\n".utf8)
+    }
+
+    private mutating func write(_ property: Property) {
+        line.removeAll(keepingCapacity: true)
+        if let group = property.group {
+            line.append(contentsOf: group.utf8)
+            line.append(UInt8(ascii: "."))
+        }
+        line.append(contentsOf: property.name.utf8)
+        for parameter in property.parameters {
+            line.append(UInt8(ascii: ";"))
+            line.append(contentsOf: parameter.name.utf8)
+            for (index, value) in parameter.values.enumerated() {
+                line.append(index == 0 ? UInt8(ascii: "=") : UInt8(ascii: ","))
+                CaretEncoding.append(value, to: &line)
+            }
+        }
+        line.append(UInt8(ascii: ":"))
+        line.append(contentsOf: TextEscaping.escapingLineBreaks(property.value).utf8)
+        LineFolding.fold(line, into: &output)
+    }
+}
