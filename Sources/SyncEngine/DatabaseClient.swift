@@ -68,7 +68,7 @@ struct DatabaseClient: Sendable {
         return try decode(Response.self, data)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
         do {
             return try JSONReader.decode(type, from: data)
         } catch {
