@@ -19,9 +19,11 @@ public struct AccountClient: Sendable {
 
     /// `GET /v1/health`: whether a sync server answers at ``serverURL``.
     public func health(timeout: Duration = .seconds(2)) async throws -> HealthInfo {
-        let milliseconds = Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int64(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         return try client().decode(
-            HealthInfo.self, try await client().send(.GET, "/v1/health", body: nil, timeout: .milliseconds(milliseconds)))
+            HealthInfo.self,
+            try await client().send(.GET, "/v1/health", body: nil, timeout: .milliseconds(milliseconds)))
     }
 
     /// Creates an account, then signs in to it.

@@ -5,85 +5,38 @@ import Logging
 import SyncCore
 import Synchronization
 
-/// Decides when an engine with `automaticallySync` talks to the server: after local changes
-/// (briefly debounced), on a push, at start, and again after a transient failure.
-///
-/// A placeholder for the scheduler actor to come: it is the seam where that plugs in.
+/// What an engine with `automaticallySync` runs besides itself: the ``SyncScheduler`` that decides
+/// when to send and fetch, and the push socket that tells it the server changed.
 final class AutomaticSync: Sendable {
-    enum Signal: Sendable {
-        case localChanges
-        case serverChanges
-    }
-
-    private let signals: AsyncStream<Signal>.Continuation
-    private let stream: AsyncStream<Signal>
+    let scheduler: SyncScheduler
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let pushListener = Mutex<Task<Void, Never>?>(nil)
     /// Whether the push socket is connected, for status displays and tests.
     let pushConnected = Mutex(false)
 
-    init() {
-        (stream, signals) = AsyncStream.makeStream(of: Signal.self)
+    init(engine: SyncEngine, policy: SyncScheduler.Policy) {
+        scheduler = SyncScheduler(policy: policy) { [weak engine] work in
+            guard let engine else { return }
+            switch work {
+            case .fetch:
+                try await engine.run { try await engine.performFetch(.init(reason: .scheduled, options: .init())) }
+            case .send:
+                guard !engine.state.pendingRecordZoneChanges.isEmpty || !engine.state.pendingDatabaseChanges.isEmpty
+                else { return }
+                try await engine.run { try await engine.performSend(.init(reason: .scheduled, options: .init())) }
+            }
+        }
     }
 
     func localChangesArrived() {
-        signals.yield(.localChanges)
-    }
-
-    func serverChangesArrived() {
-        signals.yield(.serverChanges)
+        let scheduler = self.scheduler
+        Task { await scheduler.localChangesArrived() }
     }
 
     func start(engine: SyncEngine) {
-        let stream = self.stream
-        let loop = Task { [weak engine] in
-            var wantSend = true
-            var wantFetch = true
-            var iterator = stream.makeAsyncIterator()
-            var failures = 0
-            while !Task.isCancelled {
-                if !wantSend && !wantFetch {
-                    guard let signal = await iterator.next() else { return }
-                    switch signal {
-                    case .localChanges: wantSend = true
-                    case .serverChanges: wantFetch = true
-                    }
-                    // Let a burst of edits settle into one send.
-                    try? await Task.sleep(for: .milliseconds(wantSend ? 50 : 0))
-                }
-                guard let engine else { return }
-                do {
-                    if wantFetch {
-                        wantFetch = false
-                        try await engine.run {
-                            try await engine.performFetch(.init(reason: .scheduled, options: .init()))
-                        }
-                    }
-                    if wantSend {
-                        wantSend = false
-                        try await engine.run {
-                            try await engine.performSend(.init(reason: .scheduled, options: .init()))
-                        }
-                    }
-                    failures = 0
-                } catch let error as SyncError where error.code.isTransient {
-                    failures += 1
-                    wantSend =
-                        !engine.state.pendingRecordZoneChanges.isEmpty
-                        || !engine.state.pendingDatabaseChanges.isEmpty
-                    wantFetch = true
-                    let backoff = min(30, 0.25 * pow(2, Double(min(failures, 8))))
-                    let wait = max(Double.random(in: 0...backoff), error.retryAfter ?? 0)
-                    engine.logger.debug(
-                        "automatic sync will retry", metadata: ["error": "\(error)", "wait": "\(wait)"])
-                    try? await Task.sleep(for: .seconds(wait))
-                } catch {
-                    engine.logger.debug("automatic sync failed", metadata: ["error": "\(error)"])
-                }
-            }
-        }
+        let scheduler = self.scheduler
         let database = engine.database
-        var tasks = [loop]
+        var tasks = [Task { await scheduler.start() }]
         if case .store(let store) = database.credentials {
             // A sign-in, sign-out or switch: check the account, sync, and listen as the new user.
             let changes = store.changes()
@@ -91,8 +44,7 @@ final class AutomaticSync: Sendable {
                 Task { [weak self] in
                     for await _ in changes {
                         guard let self else { return }
-                        self.serverChangesArrived()
-                        self.localChangesArrived()
+                        await self.scheduler.accountChanged()
                         self.startListening(database)
                     }
                 })
@@ -113,7 +65,12 @@ final class AutomaticSync: Sendable {
                 } catch {
                     failures += 1
                 }
-                self.pushConnected.withLock { $0 = false }
+                if self.pushConnected.withLock({ connected in
+                    defer { connected = false }
+                    return connected
+                }) {
+                    await self.scheduler.pushConnectionChanged(connected: false)
+                }
                 try? await Task.sleep(for: .seconds(min(30, 0.5 * pow(2, Double(min(failures, 6))))))
             }
         }
@@ -144,18 +101,19 @@ final class AutomaticSync: Sendable {
                 guard case .text(let text) = message,
                     let push = try? JSONDecoder().decode(PushMessage.self, from: Data(text.utf8))
                 else { continue }
-                if push.event == .connected { self.pushConnected.withLock { $0 = true } }
+                if push.event == .connected {
+                    self.pushConnected.withLock { $0 = true }
+                    await self.scheduler.pushConnectionChanged(connected: true)
+                }
                 // Connected: changes may have happened while nobody listened. Changed: fetch.
-                self.serverChangesArrived()
+                await self.scheduler.pushArrived()
             }
         }
     }
 
-    func stop() {
-        tasks.withLock { tasks in
-            for task in tasks { task.cancel() }
-        }
+    func stop() async {
+        for task in tasks.withLock({ $0 }) { task.cancel() }
         pushListener.withLock { $0?.cancel() }
-        signals.finish()
+        await scheduler.stop()
     }
 }

@@ -18,6 +18,8 @@ public final class SyncEngine: Sendable {
         /// Whether the engine syncs by itself; tests turn it off and call
         /// ``SyncEngine/fetchChanges(_:)`` and ``SyncEngine/sendChanges(_:)``.
         public var automaticallySync: Bool = true
+        /// Timing of automatic syncing (debounce, poll interval, backoff).
+        public var schedulerPolicy: SyncScheduler.Policy = .standard
 
         public init(database: Database, stateSerialization: State.Serialization?, delegate: any SyncEngineDelegate) {
             self.database = database
@@ -43,7 +45,15 @@ public final class SyncEngine: Sendable {
     /// token changes.
     private let verifiedAccount = Mutex<(token: String, user: String)?>(nil)
     private let limits = Mutex<ServerLimits?>(nil)
-    let automaticSync: AutomaticSync?
+    private let automatic = Mutex<AutomaticSync?>(nil)
+    var automaticSync: AutomaticSync? { automatic.withLock { $0 } }
+
+    /// Decides when this engine syncs by itself; nil without `automaticallySync`. Its
+    /// ``SyncScheduler/statusUpdates`` say what it plans and what failed last, for status displays.
+    public var scheduler: SyncScheduler? { automaticSync?.scheduler }
+
+    /// Whether the push socket is open (the server tells this engine about changes at once).
+    public var isPushConnected: Bool { automaticSync?.pushConnected.withLock { $0 } ?? false }
     let logger: Logger
 
     /// Creates an engine. With `automaticallySync`, it starts syncing by itself (when signed in).
@@ -53,7 +63,6 @@ public final class SyncEngine: Sendable {
         delegate = configuration.delegate
         client = DatabaseClient(database: configuration.database)
         logger = Logger(label: "sync-engine")
-        automaticSync = configuration.automaticallySync ? AutomaticSync() : nil
         let queue = EventQueue(
             deliver: { [weak self] event in
                 guard let self, let delegate = self.delegate else { return }
@@ -70,11 +79,15 @@ public final class SyncEngine: Sendable {
                 self.automaticSync?.localChangesArrived()
             }
         }
-        automaticSync?.start(engine: self)
+        if configuration.automaticallySync {
+            let automatic = AutomaticSync(engine: self, policy: configuration.schedulerPolicy)
+            self.automatic.withLock { $0 = automatic }
+            automatic.start(engine: self)
+        }
     }
 
     deinit {
-        automaticSync?.stop()
+        if let automatic = automaticSync { Task { await automatic.stop() } }
         events.withLock { $0?.finish() }
     }
 
@@ -85,14 +98,30 @@ public final class SyncEngine: Sendable {
     /// Fetches changes from the server now, bypassing the scheduler. Returns after the delegate
     /// has handled every event the fetch caused.
     public func fetchChanges(_ options: FetchChangesOptions = .init()) async throws {
-        try await run { try await self.performFetch(FetchChangesContext(reason: .manual, options: options)) }
+        try await reportingToScheduler(.fetch) {
+            try await run { try await self.performFetch(FetchChangesContext(reason: .manual, options: options)) }
+        }
     }
 
     /// Sends pending changes now, bypassing the scheduler. Returns after the delegate has handled
     /// every event; throws when a save or delete failed (the failure was reported in
     /// `sentRecordZoneChanges` first).
     public func sendChanges(_ options: SendChangesOptions = .init()) async throws {
-        try await run { try await self.performSend(SendChangesContext(reason: .manual, options: options)) }
+        try await reportingToScheduler(.send) {
+            try await run { try await self.performSend(SendChangesContext(reason: .manual, options: options)) }
+        }
+    }
+
+    /// Lets the scheduler learn from a manual run (the server is reachable again, say) without
+    /// changing its plan.
+    private func reportingToScheduler(_ work: SyncScheduler.Work, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+            await scheduler?.manualRunFinished(work, error: nil)
+        } catch {
+            await scheduler?.manualRunFinished(work, error: error)
+            throw error
+        }
     }
 
     /// Cancels the operation running now and those waiting to run: their `fetchChanges()` and
@@ -100,7 +129,7 @@ public final class SyncEngine: Sendable {
     /// take effect on the server, as with CKSyncEngine; its change stays pending and the next send
     /// settles it. Automatic syncing stops for good: call this when discarding the engine.
     public func cancelOperations() async {
-        automaticSync?.stop()
+        await automaticSync?.stop()
         let running = operationsInFlight.withLock { inFlight in
             inFlight.generation += 1
             defer { inFlight.tasks.removeAll() }

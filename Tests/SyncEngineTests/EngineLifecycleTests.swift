@@ -72,3 +72,26 @@ struct EngineLifecycleTests {
         }
     }
 }
+
+@Suite("SyncEngine: automatic sync through the scheduler")
+struct AutomaticSyncTests {
+    @Test("two devices with automatic sync converge with no manual call, edits made on both")
+    func twoDevicesConverge() async throws {
+        try await withDevices(0) { server, account, _ in
+            let a = TestDevice(name: "a", server: server, client: account, automaticallySync: true)
+            let b = TestDevice(name: "b", server: server, client: account, automaticallySync: true)
+            for index in 0..<20 { a.save(id: "a\(index)", name: "From A \(index)") }
+            for index in 0..<20 { b.save(id: "b\(index)", name: "From B \(index)") }
+            try await waitUntil(.seconds(20)) { a.names.count == 40 && b.names.count == 40 }
+            #expect(a.names == b.names)
+            #expect(a.names.count == 40)
+            a.save(id: "b3", name: "Renamed on A")
+            try await waitUntil(.seconds(20)) { b.names.contains("Renamed on A") }
+            #expect(a.names == b.names)
+            let status = await a.engine.scheduler?.status
+            #expect(status?.lastSuccess != nil)
+            await a.engine.cancelOperations()
+            await b.engine.cancelOperations()
+        }
+    }
+}

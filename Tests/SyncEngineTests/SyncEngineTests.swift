@@ -256,8 +256,10 @@ struct EngineBehaviourTests {
         let b = TestDevice(name: "b", server: server, client: account, automaticallySync: true)
         // Let both engines sign in and open their push sockets.
         try await Task.sleep(for: .milliseconds(500))
-        let start = ContinuousClock.now
         a.save(id: "x", name: "Pushed")
+        // A backs up now; B must learn of it by push alone.
+        try await a.engine.sendChanges()
+        let start = ContinuousClock.now
         while b.names != ["Pushed"] && ContinuousClock.now - start < .seconds(3) {
             try await Task.sleep(for: .milliseconds(5))
         }
