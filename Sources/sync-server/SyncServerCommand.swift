@@ -1,14 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
-import ServiceLifecycle
 import SyncServer
-import UnixSignals
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @main
 struct SyncServerCommand: AsyncParsableCommand {
@@ -53,44 +46,14 @@ struct SyncServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "sync-server")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let path = storage ?? Self.defaultStoragePath()
-        let directory = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StartupError("cannot create the storage directory \(directory): \(error.localizedDescription)")
-        }
-        let lock = try StorageLock(path: path + ".lock")
-        defer { withExtendedLifetime(lock) {} }
-
-        let store: SQLiteRecordStore
-        do {
-            store = try SQLiteRecordStore(path: path)
-        } catch {
-            throw StartupError("cannot open the storage file \(path): \(error)")
-        }
-        var configuration = SyncServerConfiguration()
-        configuration.bcryptCost = bcryptCost
-        configuration.userRateLimit = .init(requestsPerSecond: rateLimit, burst: rateLimit * 4)
-        configuration.tombstoneRetention = .seconds(tombstoneDays * 24 * 3600)
-        let app = SyncServerApplication.makeApplication(
-            store: store, configuration: configuration, host: host, port: port, logger: logger,
-            onServerRunning: { [logger, path] port in
-                logger.notice("sync-server listening on http://\(host):\(port) (storage: \(path))")
-            })
-        let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do {
-            try await group.run()
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw StartupError("\(host):\(port) is already in use; stop what listens there or pass another --port")
-        } catch let error as IOError where error.errnoCode == EACCES {
-            throw StartupError("not allowed to listen on \(host):\(port); use a port above 1023")
-        }
+        var runner = SyncServerRunner(storagePath: storage ?? Self.defaultStoragePath())
+        runner.host = host
+        runner.port = port
+        runner.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        runner.configuration.bcryptCost = bcryptCost
+        runner.configuration.userRateLimit = .init(requestsPerSecond: rateLimit, burst: rateLimit * 4)
+        runner.configuration.tombstoneRetention = .seconds(tombstoneDays * 24 * 3600)
+        try await runner.run()
     }
 
     static func defaultStoragePath() -> String {
@@ -99,34 +62,5 @@ struct SyncServerCommand: AsyncParsableCommand {
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return base + "/sync-server/server.sqlite"
-    }
-}
-
-/// A reason the server cannot start; printed as it is, without the usage text.
-struct StartupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Keeps a second server from serving the same storage file (its pushes would go unheard).
-final class StorageLock {
-    private let descriptor: Int32
-
-    init(path: String) throws {
-        descriptor = open(path, O_CREAT | O_RDWR, 0o600)
-        guard descriptor >= 0 else {
-            throw StartupError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw StartupError(
-                "another sync-server is already using this storage (\(path) is locked); stop it or pass another --storage"
-            )
-        }
-    }
-
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
     }
 }

@@ -1,0 +1,174 @@
+import Foundation
+import SyncEngine
+import VCard
+
+extension Contact {
+    /// Properties the app models; everything else is kept in ``extras`` as it was.
+    private static let modelled: Set<String> = ["FN", "EMAIL", "TEL", "ORG", "NOTE", "UID"]
+
+    /// Reads a contact from a card. A card without FN takes its name from N.
+    public init(vCard card: VCard, now: Date = Date()) {
+        let uid = card.first("UID")?.text ?? ""
+        let id = UUID(uuidString: uid.replacingOccurrences(of: "urn:uuid:", with: "")) ?? UUID()
+        let name =
+            card.first("FN")?.text
+            ?? card.first("N").map { property in
+                let parts = property.components.map { $0.joined(separator: " ") }
+                // N is family;given;additional;prefix;suffix.
+                return [
+                    parts.count > 3 ? parts[3] : "", parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : "",
+                    parts.first ?? "", parts.count > 4 ? parts[4] : "",
+                ]
+                .filter { !$0.isEmpty }.joined(separator: " ")
+            } ?? ""
+        self.init(id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), modified: now)
+        emails = card.all("EMAIL").map { LabeledValue(label: Self.label($0), value: $0.text, modified: now) }
+        phones = card.all("TEL").map {
+            LabeledValue(
+                label: Self.label($0), value: $0.text.replacingOccurrences(of: "tel:", with: ""), modified: now)
+        }
+        organization =
+            card.first("ORG").map { $0.components.map { $0.joined(separator: ",") }.joined(separator: ";") } ?? ""
+        notes = card.all("NOTE").map(\.text).joined(separator: "\n")
+        var extras: [String] = []
+        var addressTaken = false
+        for property in card.properties where !Self.modelled.contains(property.name) {
+            if property.name == "ADR" && !addressTaken {
+                addressTaken = true
+                let parts = property.components.map { $0.joined(separator: ",") }
+                func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
+                // ADR is PO box;extended;street;locality;region;postal code;country.
+                let street = [part(0), part(1), part(2)].filter { !$0.isEmpty }.joined(separator: "\n")
+                address = PostalAddress(
+                    street: street, city: part(3), region: part(4), postalCode: part(5), country: part(6))
+                continue
+            }
+            extras.append(Self.contentLine(property))
+        }
+        self.extras = extras
+    }
+
+    /// The card for this contact, in `version`, with the unmodelled properties it was imported with.
+    public func vCard(version: VCard.Version = .v4) -> VCard {
+        var properties: [Property] = [Property(name: "FN", text: name)]
+        let kept = extras.compactMap(Self.property(fromContentLine:))
+        let givenN = kept.first { $0.name == "N" }
+        if let givenN, givenN.components.joined().allSatisfy({ name.contains($0) }) {
+            properties.append(givenN)
+        } else {
+            var words = name.split(separator: " ").map(String.init)
+            let family = words.count > 1 ? words.removeLast() : ""
+            properties.append(Property(name: "N", components: [[family], [words.joined(separator: " ")], [], [], []]))
+        }
+        properties.append(Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.uuidString)" : id.uuidString))
+        for email in emails {
+            properties.append(Property(name: "EMAIL", text: email.value, parameters: Self.typeParameters(email.label)))
+        }
+        for phone in phones {
+            properties.append(Property(name: "TEL", text: phone.value, parameters: Self.typeParameters(phone.label)))
+        }
+        if !organization.isEmpty {
+            properties.append(
+                Property(
+                    name: "ORG",
+                    components: organization.split(separator: ";", omittingEmptySubsequences: false).map {
+                        [String($0)]
+                    }))
+        }
+        if !address.isEmpty {
+            properties.append(
+                Property(
+                    name: "ADR",
+                    components: [
+                        [""], [""], [address.street], [address.city], [address.region], [address.postalCode],
+                        [address.country],
+                    ]))
+        }
+        if !notes.isEmpty { properties.append(Property(name: "NOTE", text: notes)) }
+        properties += kept.filter { $0.name != "N" }
+        return VCard(version: version, properties: properties)
+    }
+
+    private static func label(_ property: Property) -> String {
+        property.types.first { !["internet", "pref", "voice", "x400"].contains($0) } ?? ""
+    }
+
+    private static func typeParameters(_ label: String) -> [Parameter] {
+        label.isEmpty ? [] : [Parameter(name: "TYPE", values: [label])]
+    }
+
+    /// One property as one unfolded content line, as it is kept in ``extras``.
+    static func contentLine(_ property: Property) -> String {
+        let text = VCardSerializer.serialize(VCard(version: .v4, properties: [property]))
+        let unfolded = text.replacingOccurrences(of: "\r\n ", with: "")
+        let lines = unfolded.components(separatedBy: "\r\n")
+        return lines.count > 2 ? lines[2] : ""
+    }
+
+    static func property(fromContentLine line: String) -> Property? {
+        VCardParser.parse("BEGIN:VCARD\r\nVERSION:4.0\r\n\(line)\r\nEND:VCARD\r\n").cards.first?.properties.first
+    }
+}
+
+/// What an import did: how many contacts it added or updated, and the cards it skipped and why.
+public struct ImportReport: Sendable {
+    public var imported = 0
+    public var updated = 0
+    public var problems: [VCardProblem] = []
+}
+
+extension ContactsDevice {
+    /// Imports every valid card in `text`; a card with a problem is skipped and reported with its
+    /// line number, and the rest are imported. A card whose UID is a known contact updates it.
+    public func importVCards(_ text: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> ImportReport {
+        let parsed = VCardParser.parse(text)
+        var report = ImportReport(problems: parsed.problems)
+        var batch: [Contact] = []
+        let total = parsed.cards.count
+        for (index, card) in parsed.cards.enumerated() {
+            let contact = Contact(vCard: card)
+            do {
+                try ContactValidation.validate(contact)
+                batch.append(contact)
+            } catch {
+                report.problems.append(
+                    VCardProblem(
+                        line: parsed.cardLines[index],
+                        message: "line \(parsed.cardLines[index]): \(error) (card skipped)"))
+            }
+            if batch.count == 1000 || index == total - 1 {
+                let counts = try saveImported(batch)
+                report.imported += counts.added
+                report.updated += counts.updated
+                batch.removeAll(keepingCapacity: true)
+                progress(index + 1, total)
+            }
+        }
+        report.problems.sort { $0.line < $1.line }
+        return report
+    }
+
+    private func saveImported(_ contacts: [Contact]) throws -> (added: Int, updated: Int) {
+        guard !contacts.isEmpty else { return (0, 0) }
+        var toSave: [Contact] = []
+        var updated = 0
+        for contact in contacts {
+            if let old = try store.contact(contact.id) {
+                var merged = contact
+                merged.modified = old.modified
+                toSave.append(merged.stamped(against: old))
+                updated += 1
+            } else {
+                toSave.append(contact.stamped(against: nil))
+            }
+        }
+        try store.saveLocal(toSave)
+        engine.state.add(pendingRecordZoneChanges: toSave.map { .saveRecord($0.recordID) })
+        return (contacts.count - updated, updated)
+    }
+
+    /// Every contact as a vCard file.
+    public func exportVCards(version: VCard.Version = .v4) throws -> String {
+        VCardSerializer.serialize(try store.contacts().map { $0.vCard(version: version) })
+    }
+}

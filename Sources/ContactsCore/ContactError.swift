@@ -1,0 +1,115 @@
+import Foundation
+
+/// What can go wrong with the user's input or local data; each message says what to do.
+public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
+    case emptyName
+    case tooLong(field: String, limit: Int)
+    case controlCharacters(field: String)
+    case invalidEmail(String)
+    case invalidPhone(String)
+    case unknownID(String)
+    case ambiguousID(String, matches: Int)
+    case notAContact(String)
+
+    public var description: String {
+        switch self {
+        case .emptyName:
+            "the name is empty; give the contact a name"
+        case .tooLong(let field, let limit):
+            "the \(field) is too long; keep it under \(limit) characters"
+        case .controlCharacters(let field):
+            "the \(field) contains control characters (such as escape or bell); remove them"
+        case .invalidEmail(let value):
+            "'\(value.terminalSafeForMessages)' is not an email address; use the form name@example.org"
+        case .invalidPhone(let value):
+            "'\(value.terminalSafeForMessages)' is not a phone number; use digits, spaces and + - ( ) . only"
+        case .unknownID(let id):
+            "no contact has the ID '\(id.terminalSafeForMessages)'; `contacts list` shows the IDs"
+        case .ambiguousID(let id, let matches):
+            "'\(id.terminalSafeForMessages)' matches \(matches) contacts; type more of the ID"
+        case .notAContact(let name):
+            "the server record \(name) is not a contact"
+        }
+    }
+}
+
+/// The limits and checks every edit passes, from the CLI, the TUI or an import.
+public enum ContactValidation {
+    public static let nameLimit = 500
+    public static let fieldLimit = 1000
+    public static let notesLimit = 20_000
+    public static let itemLimit = 100
+
+    public static func validate(_ contact: Contact) throws(ContactError) {
+        let name = contact.name.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty { throw .emptyName }
+        try check(contact.name, "name", limit: nameLimit)
+        try check(contact.organization, "organisation", limit: fieldLimit)
+        try check(contact.notes, "note", limit: notesLimit, allowNewlines: true)
+        for (part, label) in [
+            (contact.address.street, "street"), (contact.address.city, "city"), (contact.address.region, "region"),
+            (contact.address.postalCode, "postal code"), (contact.address.country, "country"),
+        ] {
+            try check(part, label, limit: fieldLimit, allowNewlines: label == "street")
+        }
+        if contact.emails.count > itemLimit { throw .tooLong(field: "list of emails", limit: itemLimit) }
+        if contact.phones.count > itemLimit { throw .tooLong(field: "list of phones", limit: itemLimit) }
+        for email in contact.emails {
+            try check(email.label, "email label", limit: 100)
+            try check(email.value, "email", limit: 254)
+            guard isEmail(email.value) else { throw .invalidEmail(email.value) }
+        }
+        for phone in contact.phones {
+            try check(phone.label, "phone label", limit: 100)
+            try check(phone.value, "phone", limit: 100)
+            guard isPhone(phone.value) else { throw .invalidPhone(phone.value) }
+        }
+    }
+
+    static func check(_ text: String, _ field: String, limit: Int, allowNewlines: Bool = false) throws(ContactError) {
+        if text.count > limit { throw .tooLong(field: field, limit: limit) }
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
+            if allowNewlines && (scalar == "\n" || scalar == "\t") { continue }
+            throw .controlCharacters(field: field)
+        }
+    }
+
+    /// One `@`, something before it, a dotted domain after it, no spaces.
+    public static func isEmail(_ value: String) -> Bool {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3 else { return false }
+        let domain = parts[1]
+        guard domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else {
+            return false
+        }
+        return !value.contains(where: { $0.isWhitespace || $0 == "," || $0 == ";" || $0 == "<" || $0 == ">" })
+    }
+
+    /// Digits with the usual separators; "ext"/"x" for extensions; at least three digits.
+    public static func isPhone(_ value: String) -> Bool {
+        let allowed = Set("0123456789+-(). /#*x,;")
+        var digits = 0
+        for character in value.lowercased().replacingOccurrences(of: "ext", with: "x") {
+            guard allowed.contains(character) else { return false }
+            if character.isASCII && character.isNumber { digits += 1 }
+        }
+        return digits >= 3
+    }
+}
+
+extension String {
+    /// Input echoed back in a message, with control characters shown as escapes.
+    var terminalSafeForMessages: String {
+        var result = ""
+        for scalar in unicodeScalars {
+            if scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value)
+            {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result.count > 80 ? String(result.prefix(80)) + "…" : result
+    }
+}

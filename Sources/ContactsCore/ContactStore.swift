@@ -1,0 +1,269 @@
+import Foundation
+import GRDB
+import SyncCore
+import SyncEngine
+
+/// One device's local data in one SQLite file: contacts, each contact's last known server record,
+/// the engine's state, and an outbox of changes not yet confirmed by the server.
+///
+/// An edit and its outbox entry are written in one transaction, so a crash at any instant either
+/// loses the whole edit (the user was not told it was saved) or keeps it and sends it later.
+public final class ContactStore: Sendable {
+    /// A row of the contact list: what the list shows, without decoding whole contacts.
+    public struct Summary: Sendable, Hashable, Identifiable {
+        public var id: UUID
+        public var name: String
+        public var sortKey: String
+    }
+
+    /// A change the server has not confirmed yet. `version` grows with each edit of the same item,
+    /// so a confirmation of an older version leaves a newer edit pending.
+    public struct OutboxEntry: Sendable, Hashable {
+        public enum Change: Sendable, Hashable {
+            case record(SyncEngine.PendingRecordZoneChange)
+            case zone(SyncEngine.PendingDatabaseChange)
+        }
+
+        public var change: Change
+        public var version: Int64
+    }
+
+    let queue: DatabaseQueue
+    public let path: String
+
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        chmod(path, 0o600)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE contact (id TEXT PRIMARY KEY, name TEXT NOT NULL, sortKey TEXT NOT NULL, json BLOB NOT NULL);
+                    CREATE INDEX contactSort ON contact(sortKey, id);
+                    CREATE TABLE serverRecord (id TEXT PRIMARY KEY, json BLOB NOT NULL);
+                    CREATE TABLE outbox (key TEXT PRIMARY KEY, kind TEXT NOT NULL, version INTEGER NOT NULL);
+                    CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    """)
+        }
+        try migrator.migrate(queue)
+    }
+
+    // MARK: Reading
+
+    public func contact(_ id: UUID) throws -> Contact? {
+        try queue.read { db in try Self.contact(id, db) }
+    }
+
+    /// Every contact, in list order.
+    public func contacts() throws -> [Contact] {
+        try queue.read { db in
+            try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(Self.decodeContact)
+        }
+    }
+
+    /// The list's rows, sorted for display (case and accents folded).
+    public func summaries() throws -> [Summary] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, sortKey FROM contact ORDER BY sortKey, id").compactMap { row in
+                guard let id = UUID(uuidString: row["id"]) else { return nil }
+                return Summary(id: id, name: row["name"], sortKey: row["sortKey"])
+            }
+        }
+    }
+
+    public func count() throws -> Int {
+        try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM contact") ?? 0 }
+    }
+
+    /// The contact whose ID is `text` or starts with it (as `git` resolves commits).
+    public func resolve(_ text: String) throws -> UUID {
+        let prefix = text.trimmingCharacters(in: .whitespaces).uppercased()
+        guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw ContactError.unknownID(text)
+        }
+        let matches = try queue.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM contact WHERE id >= ? AND id < ? LIMIT 2",
+                arguments: [prefix, prefix + "\u{7F}"])
+        }
+        guard let first = matches.first, let id = UUID(uuidString: first) else { throw ContactError.unknownID(text) }
+        if matches.count > 1 && first != prefix { throw ContactError.ambiguousID(text, matches: matches.count) }
+        return id
+    }
+
+    public func serverRecord(_ id: UUID) throws -> SyncCore.Record? {
+        try queue.read { db in try Self.serverRecord(id, db) }
+    }
+
+    public func outbox() throws -> [OutboxEntry] {
+        try queue.read { db in try Self.outbox(db) }
+    }
+
+    public func setting(_ key: Setting) throws -> String? {
+        try queue.read { db in try Self.setting(key, db) }
+    }
+
+    public func setSetting(_ key: Setting, _ value: String?) throws {
+        try queue.write { db in try Self.setSetting(key, value, db) }
+    }
+
+    public func engineState() throws -> SyncEngine.State.Serialization? {
+        guard let text = try setting(.engineState) else { return nil }
+        return try? JSONDecoder().decode(SyncEngine.State.Serialization.self, from: Data(text.utf8))
+    }
+
+    // MARK: Local edits
+
+    /// Saves contacts and queues them for upload, in one transaction.
+    @discardableResult
+    public func saveLocal(_ contacts: [Contact]) throws -> [OutboxEntry] {
+        try queue.write { db in
+            try contacts.map { contact in
+                try Self.put(contact, db)
+                return try Self.enqueue(.record(.saveRecord(contact.recordID)), db)
+            }
+        }
+    }
+
+    /// Deletes a contact and queues the deletion for upload, in one transaction.
+    @discardableResult
+    public func deleteLocal(_ id: UUID) throws -> OutboxEntry {
+        try queue.write { db in
+            guard try Self.contact(id, db) != nil else { throw ContactError.unknownID(id.uuidString) }
+            try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [id.uuidString])
+            return try Self.enqueue(.record(.deleteRecord(Contact(id: id, name: "").recordID)), db)
+        }
+    }
+
+    /// Runs `body` in one write transaction.
+    func write<T: Sendable>(_ body: @Sendable (GRDB.Database) throws -> T) throws -> T {
+        try queue.write(body)
+    }
+
+    // MARK: Rows (inside transactions)
+
+    static func contact(_ id: UUID, _ db: GRDB.Database) throws -> Contact? {
+        try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id.uuidString])
+            .map(decodeContact)
+    }
+
+    static func put(_ contact: Contact, _ db: GRDB.Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO contact (id, name, sortKey, json) VALUES (?, ?, ?, ?)",
+            arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), try encoder.encode(contact)])
+    }
+
+    static func removeContact(_ id: UUID, _ db: GRDB.Database) throws {
+        try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [id.uuidString])
+    }
+
+    static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.Record? {
+        try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
+            .flatMap { try? decoder.decode(SyncCore.Record.self, from: $0) }
+    }
+
+    static func putServerRecord(_ record: SyncCore.Record?, for id: UUID, _ db: GRDB.Database) throws {
+        if let record {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO serverRecord (id, json) VALUES (?, ?)",
+                arguments: [id.uuidString, try encoder.encode(record)])
+        } else {
+            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
+        }
+    }
+
+    @discardableResult
+    static func enqueue(_ change: OutboxEntry.Change, _ db: GRDB.Database) throws -> OutboxEntry {
+        let (key, kind) = outboxKey(change)
+        let version =
+            (try Int64.fetchOne(db, sql: "SELECT version FROM outbox WHERE key = ?", arguments: [key]) ?? 0) + 1
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO outbox (key, kind, version) VALUES (?, ?, ?)", arguments: [key, kind, version])
+        return OutboxEntry(change: change, version: version)
+    }
+
+    /// Removes the outbox entry of `change`'s item if it is still at `version` (or any version when nil).
+    static func settle(_ change: OutboxEntry.Change, version: Int64?, _ db: GRDB.Database) throws {
+        let key = outboxKey(change).key
+        if let version {
+            try db.execute(sql: "DELETE FROM outbox WHERE key = ? AND version <= ?", arguments: [key, version])
+        } else {
+            try db.execute(sql: "DELETE FROM outbox WHERE key = ?", arguments: [key])
+        }
+    }
+
+    static func outbox(_ db: GRDB.Database) throws -> [OutboxEntry] {
+        try Row.fetchAll(db, sql: "SELECT key, kind, version FROM outbox ORDER BY rowid").compactMap { row in
+            let key: String = row["key"]
+            let kind: String = row["kind"]
+            let version: Int64 = row["version"]
+            if key.hasPrefix("zone:") {
+                let zoneID = RecordZone.ID(zoneName: String(key.dropFirst(5)))
+                let change: SyncEngine.PendingDatabaseChange =
+                    kind == "save" ? .saveZone(RecordZone(zoneID: zoneID)) : .deleteZone(zoneID)
+                return OutboxEntry(change: .zone(change), version: version)
+            }
+            let recordID = SyncCore.Record.ID(recordName: String(key.dropFirst(7)), zoneID: Contact.zoneID)
+            let change: SyncEngine.PendingRecordZoneChange =
+                kind == "save" ? .saveRecord(recordID) : .deleteRecord(recordID)
+            return OutboxEntry(change: .record(change), version: version)
+        }
+    }
+
+    static func outboxKey(_ change: OutboxEntry.Change) -> (key: String, kind: String) {
+        switch change {
+        case .record(.saveRecord(let id)): ("record:" + id.recordName, "save")
+        case .record(.deleteRecord(let id)): ("record:" + id.recordName, "delete")
+        case .zone(.saveZone(let zone)): ("zone:" + zone.zoneID.zoneName, "save")
+        case .zone(.deleteZone(let zoneID)): ("zone:" + zoneID.zoneName, "delete")
+        }
+    }
+
+    static func setting(_ key: Setting, _ db: GRDB.Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key.rawValue])
+    }
+
+    static func setSetting(_ key: Setting, _ value: String?, _ db: GRDB.Database) throws {
+        if let value {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", arguments: [key.rawValue, value])
+        } else {
+            try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key.rawValue])
+        }
+    }
+
+    /// Removes every contact, server record and outbox entry (the engine state too when asked).
+    static func wipe(_ db: GRDB.Database, engineState: Bool) throws {
+        try db.execute(sql: "DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox")
+        if engineState { try setSetting(.engineState, nil, db) }
+    }
+
+    /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe".
+    static func sortKey(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
+    }()
+
+    static func decodeContact(_ data: Data) throws -> Contact {
+        try decoder.decode(Contact.self, from: data)
+    }
+}
+
+/// Values a device keeps besides its contacts.
+public enum Setting: String, Sendable {
+    case engineState, serverURL, deviceID, token, username, userRecordName, lastSync, lastError, lastErrorDate
+}

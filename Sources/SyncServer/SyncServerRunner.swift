@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs a server on a storage file until SIGTERM or SIGINT: what `sync-server` does, and what
+/// `contacts server` does for the app's zero-setup local server.
+public struct SyncServerRunner: Sendable {
+    public var storagePath: String
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var configuration = SyncServerConfiguration()
+    public var logLevel: Logger.Level = .info
+
+    public init(storagePath: String) {
+        self.storagePath = storagePath
+    }
+
+    /// Opens the storage (creating its directory, private to the user), takes its lock, and serves.
+    public func run() async throws {
+        var logger = Logger(label: "sync-server")
+        logger.logLevel = logLevel
+        let path = storagePath
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StartupError("cannot create the storage directory \(directory): \(error.localizedDescription)")
+        }
+        let lock = try StorageLock(path: path + ".lock")
+        defer { withExtendedLifetime(lock) {} }
+
+        let store: SQLiteRecordStore
+        do {
+            store = try SQLiteRecordStore(path: path)
+        } catch {
+            throw StartupError("cannot open the storage file \(path): \(error)")
+        }
+        let (host, port) = (self.host, self.port)
+        let app = SyncServerApplication.makeApplication(
+            store: store, configuration: configuration, host: host, port: port, logger: logger,
+            onServerRunning: { [logger, path] port in
+                logger.notice("sync-server listening on http://\(host):\(port) (storage: \(path))")
+            })
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw StartupError("\(host):\(port) is already in use; stop what listens there or pass another --port")
+        } catch let error as IOError where error.errnoCode == EACCES {
+            throw StartupError("not allowed to listen on \(host):\(port); use a port above 1023")
+        }
+    }
+}
+
+/// A reason the server cannot start; printed as it is, without the usage text.
+public struct StartupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Keeps a second server from serving the same storage file (its pushes would go unheard).
+final class StorageLock {
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = open(path, O_CREAT | O_RDWR, 0o600)
+        guard descriptor >= 0 else {
+            throw StartupError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw StartupError(
+                "another sync-server is already using this storage (\(path) is locked); stop it or pass another --storage"
+            )
+        }
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

@@ -1,0 +1,206 @@
+import ArgumentParser
+import ContactsCore
+import Foundation
+
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List contacts, sorted by name (ID, name, first email, first phone).")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON: an array of contacts with every field.") var json = false
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: false)
+        let contacts = try device.store.contacts()
+        if json {
+            print(try ContactJSON.encode(contacts))
+            return
+        }
+        if contacts.isEmpty {
+            print("No contacts on device '\(global.device)'. Add one with: contacts add --name \"Ada Lovelace\"")
+            return
+        }
+        for contact in contacts {
+            let columns = [
+                String(contact.id.uuidString.prefix(8)), contact.name.printable,
+                contact.emails.first?.value.printable ?? "", contact.phones.first?.value.printable ?? "",
+            ]
+            print(columns.joined(separator: "\t"))
+        }
+    }
+}
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show every field of one contact.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The contact's ID, or the start of it (as `contacts list` shows).") var id: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: false)
+        guard let contact = try device.store.contact(try device.store.resolve(id)) else {
+            throw CommandFailure(ContactError.unknownID(id).description)
+        }
+        if json {
+            print(try ContactJSON.encode(contact))
+            return
+        }
+        print("ID:           \(contact.id.uuidString)")
+        print("Name:         \(contact.name.printable)")
+        for email in contact.emails { print("Email:        \(email.value.printable)\(email.label.labelSuffix)") }
+        for phone in contact.phones { print("Phone:        \(phone.value.printable)\(phone.label.labelSuffix)") }
+        if !contact.organization.isEmpty { print("Organisation: \(contact.organization.printable)") }
+        if !contact.address.isEmpty { print("Address:      \(contact.address.singleLine.printable)") }
+        if !contact.notes.isEmpty { print("Notes:        \(contact.notes.printable)") }
+    }
+}
+
+/// `--email` and `--phone` values: "value" or "label:value".
+struct LabeledInput: ExpressibleByArgument {
+    var label: String
+    var value: String
+
+    init?(argument: String) {
+        if let colon = argument.firstIndex(of: ":"), !argument[..<colon].contains("@"),
+            argument[..<colon].allSatisfy({ $0.isLetter || $0 == "-" || $0 == " " }), colon != argument.startIndex
+        {
+            label = String(argument[..<colon]).lowercased()
+            value = String(argument[argument.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        } else {
+            label = ""
+            value = argument.trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+struct ContactFields: ParsableArguments {
+    @Option(help: "The contact's name.") var name: String?
+    @Option(
+        help: ArgumentHelp("An email, optionally labelled: work:ada@example.org. Repeat for more.", valueName: "email"))
+    var email: [LabeledInput] = []
+    @Option(
+        help: ArgumentHelp(
+            "A phone number, optionally labelled: mobile:+1 555 0100. Repeat for more.", valueName: "phone"))
+    var phone: [LabeledInput] = []
+    @Option(help: "The organisation.") var org: String?
+    @Option(help: "A note.") var note: String?
+    @Option(help: "Street address.") var street: String?
+    @Option(help: "City.") var city: String?
+    @Option(help: "Postal code.") var postalCode: String?
+    @Option(help: "Country.") var country: String?
+
+    func apply(to contact: inout Contact, replaceLists: Bool) {
+        if let name { contact.name = name }
+        if replaceLists || !email.isEmpty {
+            contact.emails = email.map { LabeledValue(label: $0.label, value: $0.value) }
+        }
+        if replaceLists || !phone.isEmpty {
+            contact.phones = phone.map { LabeledValue(label: $0.label, value: $0.value) }
+        }
+        if let org { contact.organization = org }
+        if let note { contact.notes = note }
+        if let street { contact.address.street = street }
+        if let city { contact.address.city = city }
+        if let postalCode { contact.address.postalCode = postalCode }
+        if let country { contact.address.country = country }
+    }
+}
+
+struct AddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Add a contact, then sync it (it stays saved on this device if offline).",
+        discussion: "Example: contacts add --name \"Ada Lovelace\" --email work:ada@example.org --phone \"+1 555 0100\""
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var fields: ContactFields
+    @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+    func validate() throws {
+        guard fields.name != nil else { throw ValidationError("--name is required, such as --name \"Ada Lovelace\"") }
+    }
+
+    func run() async throws {
+        var contact = Contact(name: "")
+        fields.apply(to: &contact, replaceLists: true)
+        // Check before anything opens or starts: bad input changes nothing.
+        try ContactValidation.validate(contact)
+        let device = try await Session.open(global, needsServer: !noSync)
+        let saved = try device.add(contact)
+        print(saved.id.uuidString)
+        if !noSync { await Session.syncAfterEdit(device) }
+    }
+}
+
+struct EditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change fields of a contact; --email and --phone replace that whole list.",
+        discussion: "Example: contacts edit 3f2a9c1e --name \"Ada King\" --phone mobile:+1 555 0199")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The contact's ID, or the start of it.") var id: String
+    @OptionGroup var fields: ContactFields
+    @Flag(help: "Remove every email.") var clearEmails = false
+    @Flag(help: "Remove every phone number.") var clearPhones = false
+    @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: !noSync)
+        guard var contact = try device.store.contact(try device.store.resolve(id)) else {
+            throw CommandFailure(ContactError.unknownID(id).description)
+        }
+        fields.apply(to: &contact, replaceLists: false)
+        if clearEmails { contact.emails = [] }
+        if clearPhones { contact.phones = [] }
+        try device.update(contact)
+        print(contact.id.uuidString)
+        if !noSync { await Session.syncAfterEdit(device) }
+    }
+}
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a contact here and, once synced, on every device.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The contact's ID, or the start of it.") var id: String
+    @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: !noSync)
+        let resolved = try device.store.resolve(id)
+        try device.delete(resolved)
+        print("deleted \(resolved.uuidString)")
+        if !noSync { await Session.syncAfterEdit(device) }
+    }
+}
+
+extension String {
+    /// Text from the server or a file, safe to print to a terminal.
+    var printable: String {
+        var result = ""
+        for scalar in unicodeScalars {
+            if scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value)
+            {
+                result += scalar == "\n" ? "\\n" : "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    var labelSuffix: String { isEmpty ? "" : " (\(printable))" }
+}
+
+enum ContactJSON {
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

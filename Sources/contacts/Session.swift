@@ -1,0 +1,69 @@
+import ArgumentParser
+import ContactsCore
+import Foundation
+import SyncCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Opens the device a command works on, finding (or starting) its server and signing in to the
+/// zero-setup account when there is no `--server`.
+enum Session {
+    static func open(_ global: GlobalOptions, needsServer: Bool, automaticallySync: Bool = false) async throws
+        -> ContactsDevice
+    {
+        let local = LocalServer(dataDirectory: global.dataDirectory, executable: executablePath())
+        let serverURL: URL
+        if let server = global.server {
+            serverURL = URL(string: server)!
+        } else if needsServer {
+            serverURL = try await local.ensureRunning()
+        } else {
+            serverURL = local.knownURL() ?? URL(string: "http://127.0.0.1:1")!
+        }
+        let device = try ContactsDevice(
+            .init(
+                dataDirectory: global.dataDirectory, deviceName: global.device, serverURL: serverURL,
+                automaticallySync: automaticallySync))
+        if global.server == nil && needsServer && !device.isSignedIn {
+            try await signInLocally(device, local)
+        }
+        return device
+    }
+
+    /// Signs the device in to the local server's account, creating the account the first time.
+    private static func signInLocally(_ device: ContactsDevice, _ local: LocalServer) async throws {
+        let account = try local.account()
+        do {
+            try await device.signIn(username: account.username, password: account.password)
+        } catch let error as SyncError where error.code == .notAuthenticated || error.code == .unknownItem {
+            try await device.signUp(username: account.username, password: account.password)
+        }
+    }
+
+    /// This program, to start as the local server.
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Sends what a command just saved, if the server answers; says so either way.
+    static func syncAfterEdit(_ device: ContactsDevice, quiet: Bool = false) async {
+        do {
+            try await device.sync()
+        } catch {
+            let pending = (try? device.store.outbox().count) ?? 0
+            warn("saved on this device; not synced yet (\(pending) change(s) pending): \(error)")
+        }
+    }
+}
+
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("contacts: \(message)\n".utf8))
+}
+
+/// A failure that has been explained already: exit non-zero without usage text.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,206 @@
+import ArgumentParser
+import ContactsCore
+import Foundation
+import Logging
+import SyncServer
+import VCard
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Sync once: fetch changes from the server, then send this device's.",
+        discussion: "Exits non-zero when the server cannot be reached or refuses a change; nothing is lost either way.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Only send this device's changes.") var send = false
+    @Flag(help: "Only fetch the server's changes.") var fetch = false
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: true)
+        let before = try device.store.count()
+        do {
+            try await device.sync(fetch: fetch || !send, send: send || !fetch)
+        } catch {
+            throw CommandFailure("sync failed: \(error)")
+        }
+        let after = try device.store.count()
+        let pending = try device.store.outbox().count
+        print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")
+    }
+}
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the account, pending changes, last sync and last error.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Report: Encodable {
+        var device: String
+        var dataDirectory: String
+        var server: String?
+        var localServer: Bool
+        var account: String?
+        var signedIn: Bool
+        var contacts: Int
+        var pendingChanges: Int
+        var lastSync: Date?
+        var scheduler: String
+        var lastError: String?
+        var lastErrorDate: Date?
+    }
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: false)
+        let store = device.store
+        func date(_ setting: Setting) throws -> Date? {
+            try store.setting(setting).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        }
+        let report = Report(
+            device: global.device, dataDirectory: global.dataDirectory, server: try store.setting(.serverURL),
+            localServer: global.server == nil, account: try store.setting(.username), signedIn: device.isSignedIn,
+            contacts: try store.count(), pendingChanges: try store.outbox().count, lastSync: try date(.lastSync),
+            scheduler: "not running: the full-screen app syncs by itself; `contacts sync` syncs once",
+            lastError: try store.setting(.lastError), lastErrorDate: try date(.lastErrorDate))
+        if json {
+            print(try ContactJSON.encode(report))
+            return
+        }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        print("device:     \(report.device) (\(report.dataDirectory))")
+        print("server:     \(report.server ?? "none yet")\(report.localServer ? " (local, started by contacts)" : "")")
+        print("account:    \(report.signedIn ? (report.account ?? "signed in") : "not signed in")")
+        print("contacts:   \(report.contacts)")
+        print("pending:    \(report.pendingChanges) change(s) not yet on the server")
+        print("last sync:  \(report.lastSync.map(formatter.string(from:)) ?? "never")")
+        print("scheduler:  \(report.scheduler)")
+        if let error = report.lastError {
+            print(
+                "last error: \(error.printable)\(report.lastErrorDate.map { " (at \(formatter.string(from: $0)))" } ?? "")"
+            )
+        }
+    }
+}
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Import contacts from a vCard file (3.0 or 4.0), then sync.",
+        discussion: """
+            A card with a problem is skipped and reported with its line number; the rest are imported. \
+            A card whose UID matches a contact updates it.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The .vcf file to read ('-' for standard input).") var file: String
+    @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+    func run() async throws {
+        let data: Data
+        if file == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let read = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure("cannot read \(file): no such file, or not readable")
+            }
+            data = read
+        }
+        let device = try await Session.open(global, needsServer: !noSync)
+        let showProgress = isatty(2) == 1
+        let report = try device.importVCards(String(decoding: data, as: UTF8.self)) { done, total in
+            if showProgress { FileHandle.standardError.write(Data("\rimporting \(done) of \(total)…".utf8)) }
+        }
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        for problem in report.problems { warn(problem.message.printable) }
+        print("imported \(report.imported), updated \(report.updated), skipped \(report.problems.count)")
+        if !noSync { await Session.syncAfterEdit(device) }
+        if report.imported + report.updated == 0 && !report.problems.isEmpty {
+            throw CommandFailure("nothing imported from \(file)")
+        }
+    }
+}
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Export every contact as a vCard file (standard output when no file).")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The .vcf file to write.") var file: String?
+    @Option(help: "vCard version: 3 or 4.") var vcardVersion = 4
+
+    func validate() throws {
+        guard vcardVersion == 3 || vcardVersion == 4 else { throw ValidationError("--vcard-version must be 3 or 4") }
+    }
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: false)
+        let text = try device.exportVCards(version: vcardVersion == 3 ? .v3 : .v4)
+        guard let file else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return
+        }
+        guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8)) else {
+            throw CommandFailure("cannot write \(file); check the directory exists and is writable")
+        }
+        warn("exported \(try device.store.count()) contacts to \(file)")
+    }
+}
+
+struct WipeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wipe", abstract: "Delete this device's local data, or every contact on the server.",
+        discussion: """
+            --local removes this device's copy (the server keeps its own; the next sync downloads it again). \
+            --server deletes the contacts zone on the server: every device loses every contact. Both need --yes.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Delete this device's local copy.") var local = false
+    @Flag(help: "Delete every contact on the server and so on every device.") var server = false
+    @Flag(help: "Confirm.") var yes = false
+
+    func validate() throws {
+        guard local != server else { throw ValidationError("pass exactly one of --local or --server") }
+        guard yes else { throw ValidationError("this deletes contacts; add --yes to confirm") }
+    }
+
+    func run() async throws {
+        let device = try await Session.open(global, needsServer: server)
+        if local {
+            try await device.deleteLocalData()
+            print("deleted the local data of device '\(global.device)'")
+        } else {
+            try await device.deleteServerData()
+            print("deleted every contact on the server")
+        }
+    }
+}
+
+struct ServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server", abstract: "Run the local sync server in the foreground (contacts starts it by itself).")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The port to listen on.") var port = 8080
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The SQLite file. (default: <data-dir>/server/server.sqlite)") var storage: String?
+    @Flag(help: .hidden) var detach = false
+
+    func run() async throws {
+        if detach { setsid() }
+        let local = LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
+        var runner = SyncServerRunner(storagePath: storage ?? local.storagePath)
+        runner.port = port
+        runner.host = host
+        runner.logLevel = .notice
+        do {
+            try await runner.run()
+        } catch let error as StartupError {
+            throw CommandFailure(error.description)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-print("contacts: not built yet")
