@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "SyncCore", "SyncEngine", "SyncTesting",
+                "SyncCore", "SyncEngine", "SyncTesting", "ContactsCore", "ContactsTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
