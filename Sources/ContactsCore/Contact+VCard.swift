@@ -52,14 +52,10 @@ extension Contact {
     public func vCard(version: VCard.Version = .v4) -> VCard {
         var properties: [Property] = [Property(name: "FN", text: name)]
         let kept = extras.compactMap(Self.property(fromContentLine:))
-        let givenN = kept.first { $0.name == "N" }
-        if let givenN, givenN.components.joined().allSatisfy({ name.contains($0) }) {
-            properties.append(givenN)
-        } else {
-            var words = name.split(separator: " ").map(String.init)
-            let family = words.count > 1 ? words.removeLast() : ""
-            properties.append(Property(name: "N", components: [[family], [words.joined(separator: " ")], [], [], []]))
-        }
+        // vCard 3.0 requires N; an N kept from an import stays unless the name was edited since.
+        let nameEditedSinceImport = modificationDate(of: .name) > modificationDate(of: .extras)
+        let generatedN = Property(name: "N", components: nameComponents)
+        if version == .v3 && !kept.contains(where: { $0.name == "N" }) { properties.append(generatedN) }
         properties.append(Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.uuidString)" : id.uuidString))
         for email in emails {
             properties.append(Property(name: "EMAIL", text: email.value, parameters: Self.typeParameters(email.label)))
@@ -71,22 +67,27 @@ extension Contact {
             properties.append(
                 Property(
                     name: "ORG",
-                    components: organization.split(separator: ";", omittingEmptySubsequences: false).map {
-                        [String($0)]
-                    }))
+                    components: organization.split(separator: ";", omittingEmptySubsequences: false).map { [String($0)] }))
         }
         if !address.isEmpty {
             properties.append(
                 Property(
                     name: "ADR",
-                    components: [
-                        [""], [""], [address.street], [address.city], [address.region], [address.postalCode],
-                        [address.country],
-                    ]))
+                    components: [[""], [""], [address.street], [address.city], [address.region], [address.postalCode],
+                        [address.country]]))
         }
         if !notes.isEmpty { properties.append(Property(name: "NOTE", text: notes)) }
-        properties += kept.filter { $0.name != "N" }
+        for property in kept {
+            properties.append(property.name == "N" && nameEditedSinceImport ? generatedN : property)
+        }
         return VCard(version: version, properties: properties)
+    }
+
+    /// N from the display name: the last word is the family name.
+    private var nameComponents: [[String]] {
+        var words = name.split(separator: " ").map(String.init)
+        let family = words.count > 1 ? words.removeLast() : ""
+        return [[family], [words.joined(separator: " ")], [], [], []]
     }
 
     private static func label(_ property: Property) -> String {

@@ -100,8 +100,8 @@ public final class ContactsDevice: Sendable {
 
     /// Saves a new contact locally and queues it for upload. Throws on invalid input, changing nothing.
     @discardableResult
-    public func add(_ contact: Contact) throws -> Contact {
-        let contact = contact.stamped(against: nil)
+    public func add(_ contact: Contact, at date: Date = Date()) throws -> Contact {
+        let contact = contact.stamped(against: nil, at: date)
         try ContactValidation.validate(contact)
         try store.saveLocal([contact])
         engine.state.add(pendingRecordZoneChanges: [.saveRecord(contact.recordID)])
@@ -110,9 +110,9 @@ public final class ContactsDevice: Sendable {
 
     /// Saves an edited contact; fields that differ from the stored one get a new edit time.
     @discardableResult
-    public func update(_ contact: Contact) throws -> Contact {
+    public func update(_ contact: Contact, at date: Date = Date()) throws -> Contact {
         guard let old = try store.contact(contact.id) else { throw ContactError.unknownID(contact.id.uuidString) }
-        let contact = contact.stamped(against: old)
+        let contact = contact.stamped(against: old, at: date)
         try ContactValidation.validate(contact)
         if contact == old { return old }
         try store.saveLocal([contact])

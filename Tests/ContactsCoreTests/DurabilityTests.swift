@@ -1,0 +1,123 @@
+import ContactsCore
+import Foundation
+import SyncCore
+import SyncEngine
+import SyncTesting
+import Testing
+
+@Suite("Contacts: crashes, restarts and accounts")
+struct DurabilityTests {
+    @Test("an edit saved but never sent survives a restart and is sent once")
+    func editSurvivesRestart() async throws {
+        try await withContactsDevices { server, directory, devices in
+            var a: ContactsDevice? = try openDevice("crashy", directory: directory, server: server)
+            try await a!.signIn(username: "ada", password: "correct horse battery")
+            try a!.add(Contact(name: "Unsent"))
+            // The process dies before any sync or state save: only the SQLite file remains.
+            a = nil
+            do {
+                let reopened = try openDevice("crashy", directory: directory, server: server)
+                #expect(reopened.names == ["Unsent"])
+                #expect(try reopened.store.outbox().count == 1)
+                try await reopened.sync()
+                #expect(try reopened.store.outbox().isEmpty)
+            }
+            try await devices[1].sync()
+            #expect(devices[1].names == ["Unsent"])
+            // Nothing is left to send after another restart.
+            let again = try openDevice("crashy", directory: directory, server: server)
+            #expect(again.engine.state.pendingRecordZoneChanges.isEmpty)
+        }
+    }
+
+    @Test("a save the server applied but whose answer was lost is not written twice after a restart")
+    func lostAnswerIsNotResent() async throws {
+        try await withContactsDevices { server, directory, devices in
+            try devices[0].add(Contact(name: "Once"))
+            server.faults.plan = FaultPlan(dropResponse: 1, pathPrefix: "/v1/databases/private/records/modify")
+            await #expect(throws: (any Error).self) { try await devices[0].sync() }
+            server.faults.plan = .none
+            #expect(try devices[0].store.outbox().count == 1, "the edit stays in the outbox")
+            try await devices[0].sync()
+            #expect(try devices[0].store.outbox().isEmpty)
+            try await devices[1].sync()
+            #expect(devices[1].names == ["Once"])
+            let record = try #require(try devices[1].store.serverRecord(devices[1].contact(named: "Once").id))
+            let local = try #require(try devices[0].store.serverRecord(devices[0].contact(named: "Once").id))
+            #expect(record.recordChangeTag == local.recordChangeTag, "one version on the server, known to both")
+        }
+    }
+
+    @Test("signing in to another account wipes the device; signing out too")
+    func accountSwitchWipes() async throws {
+        try await withContactsDevices(1) { server, directory, devices in
+            let a = devices[0]
+            try a.add(Contact(name: "Ada's friend"))
+            try await a.sync()
+            let other = try openDevice("grace-device", directory: directory, server: server)
+            try await other.signUp(username: "grace", password: "another good password")
+            try other.add(Contact(name: "Grace's friend"))
+            try await other.sync()
+
+            try await a.signIn(username: "grace", password: "another good password")
+            try await a.sync()
+            #expect(a.names == ["Grace's friend"], "Ada's data left the device; Grace's arrived")
+            try await a.signOut()
+            #expect(a.names.isEmpty)
+            #expect(!a.isSignedIn)
+        }
+    }
+
+    @Test("a zone deleted on the server wipes other devices; saving again recreates it")
+    func serverDataDeleted() async throws {
+        try await withContactsDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try a.add(Contact(name: "Doomed"))
+            try await a.sync()
+            try await b.sync()
+            try await a.deleteServerData()
+            #expect(a.names.isEmpty)
+            try await b.sync()
+            #expect(b.names.isEmpty)
+            try b.add(Contact(name: "Fresh start"))
+            try await b.sync()
+            try await a.sync()
+            #expect(a.names == ["Fresh start"])
+        }
+    }
+
+    @Test("deleting local data keeps the server's copy; the next sync brings it back")
+    func deleteLocalData() async throws {
+        try await withContactsDevices(1) { _, _, devices in
+            let a = devices[0]
+            try a.add(Contact(name: "Backed up"))
+            try await a.sync()
+            try await a.deleteLocalData()
+            #expect(a.names.isEmpty)
+            try await a.sync()
+            #expect(a.names == ["Backed up"])
+        }
+    }
+
+    @Test("bad input is refused with a clear message and changes nothing")
+    func badInput() async throws {
+        try await withContactsDevices(1) { _, _, devices in
+            let a = devices[0]
+            let cases: [(Contact, String)] = [
+                (Contact(name: "  "), "name is empty"),
+                (Contact(name: String(repeating: "x", count: 600)), "too long"),
+                (Contact(name: "Evil\u{1B}[2J"), "control characters"),
+                (Contact(name: "Bob", emails: [LabeledValue(label: "", value: "bob at example")]), "not an email"),
+                (Contact(name: "Bob", phones: [LabeledValue(label: "", value: "call me")]), "not a phone number"),
+            ]
+            for (contact, message) in cases {
+                let error = #expect(throws: ContactError.self) { try a.add(contact) }
+                #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
+            }
+            #expect(a.names.isEmpty)
+            let outbox = try a.store.outbox()
+            #expect(outbox.isEmpty)
+            #expect(throws: ContactError.self) { try a.store.resolve("nope") }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ContactsCore
+import Foundation
+import SyncTesting
+
+/// A fresh data directory, removed after `body`.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = NSTemporaryDirectory() + "contacts-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// `count` devices of one account, each its own SQLite file, syncing through a real server over loopback.
+func withContactsDevices(
+    _ count: Int = 2, _ body: (TestServer, String, [ContactsDevice]) async throws -> Void
+) async throws {
+    let server = try await TestServer.start()
+    do {
+        try await withTemporaryDirectory { directory in
+            var devices: [ContactsDevice] = []
+            for index in 0..<count {
+                let device = try openDevice("device-\(index)", directory: directory, server: server)
+                if index == 0 {
+                    try await device.signUp(username: "ada", password: "correct horse battery")
+                } else {
+                    try await device.signIn(username: "ada", password: "correct horse battery")
+                }
+                devices.append(device)
+            }
+            try await body(server, directory, devices)
+        }
+        try await server.stop()
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+}
+
+func openDevice(_ name: String, directory: String, server: TestServer) throws -> ContactsDevice {
+    try ContactsDevice(
+        .init(
+            dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
+            automaticallySync: false))
+}
+
+extension ContactsDevice {
+    /// Names of every contact, in list order.
+    var names: [String] { (try? store.contacts().map(\.name)) ?? [] }
+
+    /// The one contact whose name is `name`.
+    func contact(named name: String) throws -> Contact {
+        guard let contact = try store.contacts().first(where: { $0.name == name }) else {
+            throw DeviceError("no contact named \(name)")
+        }
+        return contact
+    }
+
+    func edit(_ name: String, at date: Date = Date(), _ change: (inout Contact) -> Void) throws {
+        var contact = try self.contact(named: name)
+        change(&contact)
+        try update(contact, at: date)
+    }
+}
