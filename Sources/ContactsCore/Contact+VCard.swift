@@ -67,14 +67,18 @@ extension Contact {
             properties.append(
                 Property(
                     name: "ORG",
-                    components: organization.split(separator: ";", omittingEmptySubsequences: false).map { [String($0)] }))
+                    components: organization.split(separator: ";", omittingEmptySubsequences: false).map {
+                        [String($0)]
+                    }))
         }
         if !address.isEmpty {
             properties.append(
                 Property(
                     name: "ADR",
-                    components: [[""], [""], [address.street], [address.city], [address.region], [address.postalCode],
-                        [address.country]]))
+                    components: [
+                        [""], [""], [address.street], [address.city], [address.region], [address.postalCode],
+                        [address.country],
+                    ]))
         }
         if !notes.isEmpty { properties.append(Property(name: "NOTE", text: notes)) }
         for property in kept {

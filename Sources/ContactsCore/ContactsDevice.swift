@@ -518,7 +518,7 @@ final class DeviceLock: Sendable {
     private let descriptor: Int32
 
     init(path: String, deviceName: String) throws {
-        descriptor = open(path, O_CREAT | O_RDWR, 0o600)
+        descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw DeviceError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
         }

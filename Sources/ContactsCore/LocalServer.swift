@@ -45,7 +45,7 @@ public struct LocalServer: Sendable {
         try makePrivateDirectory(dataDirectory)
         try makePrivateDirectory(serverDirectory)
         // One process at a time decides whether to start the server.
-        let lock = open(serverDirectory + "/start.lock", O_CREAT | O_RDWR, 0o600)
+        let lock = open(serverDirectory + "/start.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw DeviceError("cannot create \(serverDirectory)/start.lock") }
         defer { close(lock) }
         flock(lock, LOCK_EX)
@@ -53,11 +53,11 @@ public struct LocalServer: Sendable {
 
         if let url = knownURL(), await answers(url) { return url }
         let port = try Self.freePort()
-        try spawn(port: port)
+        let pid = try spawn(port: port)
         let url = URL(string: "http://127.0.0.1:\(port)")!
         for _ in 0..<200 {
             if await answers(url) {
-                try write("\(port)\n", to: addressFile)
+                try write("\(port)\n\(pid)\n", to: addressFile)
                 return url
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -70,9 +70,16 @@ public struct LocalServer: Sendable {
     /// The address the last started server listens on, if any.
     public func knownURL() -> URL? {
         guard let text = try? String(contentsOfFile: addressFile, encoding: .utf8),
-            let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let port = text.split(separator: "\n").first.flatMap({ Int($0) })
         else { return nil }
         return URL(string: "http://127.0.0.1:\(port)")
+    }
+
+    /// The process ID of the last started server, to stop it.
+    public func knownProcessID() -> Int32? {
+        guard let text = try? String(contentsOfFile: addressFile, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n")
+        return lines.count > 1 ? Int32(lines[1]) : nil
     }
 
     private func answers(_ url: URL) async -> Bool {
@@ -94,7 +101,7 @@ public struct LocalServer: Sendable {
         return (username, password, true)
     }
 
-    private func spawn(port: Int) throws {
+    private func spawn(port: Int) throws -> pid_t {
         let arguments = [
             executable, "server", "--storage", storagePath, "--port", String(port), "--host", "127.0.0.1",
             // Its own session: closing the terminal that started it does not stop it.
@@ -106,9 +113,18 @@ public struct LocalServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else open here (a lock, another program's pipe) may live on in the long-lived server.
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // The calling thread may block signals (test runners do); the server must get SIGTERM.
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -117,10 +133,16 @@ public struct LocalServer: Sendable {
             throw DeviceError(
                 "could not start the local sync server (\(executable) server): \(String(cString: strerror(result)))")
         }
+        return pid
+    }
+
+    private static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+            .filter { fcntl($0, F_GETFD) >= 0 }
     }
 
     /// A port nobody listens on now, from the kernel.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw DeviceError("cannot open a socket to find a free port") }
         defer { close(fd) }

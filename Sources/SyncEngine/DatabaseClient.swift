@@ -9,6 +9,16 @@ import SyncCore
 struct DatabaseClient: Sendable {
     let database: Database
 
+    /// One client for the process, like `HTTPClient.shared`, but failing at once when the server
+    /// refuses connections: the engine and its scheduler retry with their own backoff, and an app
+    /// should show "offline" now, not after the request's whole deadline.
+    private static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     private func path(_ operation: String) -> String {
         "/v1/databases/\(database.scope.rawValue)/\(operation)"
     }
@@ -33,7 +43,7 @@ struct DatabaseClient: Sendable {
         let data: Data
         var retryAfterHeader: Double?
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            let response = try await Self.http.execute(request, timeout: timeout)
             status = Int(response.status.code)
             retryAfterHeader = response.headers.first(name: "Retry-After").flatMap(Double.init)
             let buffer = try await response.body.collect(upTo: 256 * 1024 * 1024)

@@ -154,23 +154,26 @@ struct WipeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wipe", abstract: "Delete this device's local data, or every contact on the server.",
         discussion: """
-            --local removes this device's copy (the server keeps its own; the next sync downloads it again). \
-            --server deletes the contacts zone on the server: every device loses every contact. Both need --yes.
+            --local-data removes this device's copy (the server keeps its own; the next sync downloads it \
+            again). --server-data deletes the contacts zone on the server: every device loses every contact. \
+            Both need --yes.
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Delete this device's local copy.") var local = false
-    @Flag(help: "Delete every contact on the server and so on every device.") var server = false
+    @Flag(help: "Delete this device's local copy.") var localData = false
+    @Flag(help: "Delete every contact on the server and so on every device.") var serverData = false
     @Flag(help: "Confirm.") var yes = false
 
     func validate() throws {
-        guard local != server else { throw ValidationError("pass exactly one of --local or --server") }
+        guard localData != serverData else {
+            throw ValidationError("pass exactly one of --local-data or --server-data")
+        }
         guard yes else { throw ValidationError("this deletes contacts; add --yes to confirm") }
     }
 
     func run() async throws {
-        let device = try await Session.open(global, needsServer: server)
-        if local {
+        let device = try await Session.open(global, needsServer: serverData)
+        if localData {
             try await device.deleteLocalData()
             print("deleted the local data of device '\(global.device)'")
         } else {
@@ -191,6 +194,7 @@ struct ServerCommand: AsyncParsableCommand {
     @Flag(help: .hidden) var detach = false
 
     func run() async throws {
+        // Started by another contacts command: leave its session, so closing its terminal does not stop it.
         if detach { setsid() }
         let local = LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
         var runner = SyncServerRunner(storagePath: storage ?? local.storagePath)

@@ -9,12 +9,16 @@ struct VCardMappingTests {
     static let sampleFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Assets/sample-contacts.vcf")
 
-    @Test("names in any script, emoji and unknown properties survive export and import", arguments: [VCard.Version.v3, .v4])
+    @Test(
+        "names in any script, emoji and unknown properties survive export and import",
+        arguments: [VCard.Version.v3, .v4])
     func roundTrip(version: VCard.Version) throws {
         let contact = Contact(
             name: "Zoë 张伟 🙂", emails: [LabeledValue(label: "work", value: "zoe@example.org")],
             phones: [LabeledValue(label: "cell", value: "+1 555 0100"), LabeledValue(label: "", value: "555-0101")],
-            organization: "Ångström; Research", address: PostalAddress(street: "1 Rue de l'Été\nBât. B", city: "Paris", postalCode: "75001", country: "France"),
+            organization: "Ångström; Research",
+            address: PostalAddress(
+                street: "1 Rue de l'Été\nBât. B", city: "Paris", postalCode: "75001", country: "France"),
             notes: "likes, semicolons; and\nnew lines 👩‍👩‍👧",
             extras: ["X-SOCIALPROFILE;TYPE=mastodon:@zoe@example.social", "BDAY:1990-01-02", "item1.X-ABLABEL:Née"])
         let text = VCardSerializer.serialize(contact.vCard(version: version))
@@ -154,6 +158,9 @@ struct MergeTests {
         remote.emails[2].modified = t1
         remote.emails.append(LabeledValue(id: "r", label: "", value: "remote@example.org", modified: t1))
         let merged = ContactMerge.merge(base: base, local: local, remote: remote)
-        #expect(merged.emails.map(\.value) == ["keep@example.org", "new@example.org", "remote@example.org", "local@example.org"])
+        #expect(
+            merged.emails.map(\.value) == [
+                "keep@example.org", "new@example.org", "remote@example.org", "local@example.org",
+            ])
     }
 }

@@ -60,7 +60,8 @@ struct PushAndRateLimitTests {
     @Test("over the rate limit: 429 with Retry-After and retryAfter, then allowed again")
     func rateLimit() async throws {
         var configuration = SyncServerConfiguration.testing
-        configuration.userRateLimit = .init(requestsPerSecond: 5, burst: 3)
+        // Slow refill, so that a busy machine's slow requests cannot earn tokens back in time.
+        configuration.userRateLimit = .init(requestsPerSecond: 0.5, burst: 3)
         try await withServer(configuration: configuration) { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             var limited: HTTPAnswer?
@@ -74,8 +75,8 @@ struct PushAndRateLimitTests {
             let answer = try #require(limited)
             #expect(answer.error?.code == .requestRateLimited)
             let retryAfter = try #require(answer.error?.retryAfter)
-            #expect(retryAfter > 0 && retryAfter <= 1)
-            #expect(answer.header("Retry-After") == "1")
+            #expect(retryAfter > 0 && retryAfter <= 2)
+            #expect(answer.header("Retry-After") == String(Int(retryAfter.rounded(.up))))
             try await Task.sleep(for: .seconds(retryAfter))
             #expect(try await ada.send(.get, "/v1/account").status == 200)
         }
@@ -84,7 +85,7 @@ struct PushAndRateLimitTests {
     @Test("sign-in attempts are rate limited per address")
     func signInRateLimit() async throws {
         var configuration = SyncServerConfiguration.testing
-        configuration.addressRateLimit = .init(requestsPerSecond: 1, burst: 3)
+        configuration.addressRateLimit = .init(requestsPerSecond: 0.05, burst: 3)
         try await withServer(configuration: configuration) { _, anonymous in
             var codes: [SyncError.Code] = []
             for _ in 0..<5 {

@@ -1,0 +1,3 @@
+import CNcursesw
+
+public enum ContactsTUIPlaceholder {}

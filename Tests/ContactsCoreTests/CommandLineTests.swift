@@ -1,0 +1,189 @@
+import ContactsCore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs the built `contacts` program, as a user or a script would.
+struct ContactsProgram {
+    static let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("contacts").path
+    static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    let dataDirectory: String
+    var environment: [String: String] = [:]
+
+    struct Outcome {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// Runs on a thread of its own: waiting must not hold up the test's own server.
+    @discardableResult
+    func run(_ arguments: [String], input: String? = nil) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, input: input) })
+            }
+        }
+    }
+
+    private func runBlocking(_ arguments: [String], input: String?) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.path)
+        process.arguments = ["--data-dir", dataDirectory] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let (output, error, stdin) = (Pipe(), Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            error: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Stops the local server the program started in the background, if any.
+    func stopLocalServer() {
+        let local = LocalServer(dataDirectory: dataDirectory, executable: Self.path)
+        guard let pid = local.knownProcessID() else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<100 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+    }
+}
+
+@Suite(
+    "contacts: the command line", .serialized,
+    .enabled(if: ContactsProgram.isBuilt, "the contacts program is not built"))
+struct CommandLineTests {
+    @Test("first run needs no setup: add on one device, sync and list on another")
+    func zeroSetup() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            defer { program.stopLocalServer() }
+            let added = try await program.run(["add", "--name", "Ada"])
+            #expect(added.status == 0, "\(added.error)")
+            #expect(UUID(uuidString: added.output.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
+            let synced = try await program.run(["--device", "laptop", "sync"])
+            #expect(synced.status == 0, "\(synced.error)")
+            let listed = try await program.run(["--device", "laptop", "list"])
+            #expect(listed.output.contains("Ada"))
+            // The server's files are the user's alone.
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/server")
+            #expect((attributes[.posixPermissions] as? Int) == 0o700)
+            let account = try FileManager.default.attributesOfItem(atPath: directory + "/local-account")
+            #expect((account[.posixPermissions] as? Int) == 0o600)
+        }
+    }
+
+    @Test("bad input: a clear message, a non-zero exit, nothing changed")
+    func badInput() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            let cases: [([String], String)] = [
+                (["add", "--name", "", "--no-sync"], "name is empty"),
+                (["add", "--name", "Bob", "--email", "bob-at-example", "--no-sync"], "not an email"),
+                (["add", "--name", "Evil\u{1B}[31m", "--no-sync"], "control characters"),
+                (["add", "--name", String(repeating: "n", count: 501), "--no-sync"], "too long"),
+                (["add", "--no-sync"], "--name is required"),
+                (["edit", "ffff0000", "--name", "X", "--no-sync"], "no contact has the ID"),
+                (["delete", "nope", "--no-sync"], "no contact has the ID"),
+                (["--device", "../escape", "list"], "--device must be"),
+                (["--server", "ftp://example.org", "list"], "--server must be"),
+                (["import", "/nonexistent.vcf", "--no-sync"], "cannot read"),
+            ]
+            for (arguments, message) in cases {
+                let result = try await program.run(arguments)
+                #expect(result.status != 0, "\(arguments)")
+                #expect(result.error.contains(message), "\(arguments): \(result.error)")
+                #expect(!result.error.contains("\u{1B}"), "control characters are not echoed back")
+            }
+            let listed = try await program.run(["list", "--json"])
+            #expect(listed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]")
+        }
+    }
+
+    @Test("with an explicit server: account, add, a sync failure reported and kept, status and JSON output")
+    func explicitServer() async throws {
+        try await withTemporaryDirectory { directory in
+            // A real server process, so that stopping it is what a user sees: connections refused.
+            let port = try LocalServer.freePort()
+            let url = "http://127.0.0.1:\(port)"
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: ContactsProgram.path)
+            server.arguments = ["server", "--port", String(port), "--storage", directory + "/server.sqlite"]
+            server.standardOutput = FileHandle.nullDevice
+            server.standardError = FileHandle.nullDevice
+            try server.run()
+            defer { if server.isRunning { server.terminate() } }
+            var program = ContactsProgram(dataDirectory: directory)
+            program.environment["CONTACTS_PASSWORD"] = "a long enough password"
+            var signup = try await program.run(["--server", url, "account", "signup", "--username", "grace"])
+            for _ in 0..<50 where signup.status != 0 && signup.error.contains("could not reach") {
+                try await Task.sleep(for: .milliseconds(100))
+                signup = try await program.run(["--server", url, "account", "signup", "--username", "grace"])
+            }
+            #expect(signup.status == 0, "\(signup.error)")
+            let added = try await program.run([
+                "--server", url, "add", "--name", "Grace Hopper", "--email", "work:grace@example.org",
+                "--phone", "mobile:+1 555 0100",
+            ])
+            #expect(added.status == 0, "\(added.error)")
+            let json = try await program.run(["--server", url, "list", "--json"])
+            let contacts = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+            #expect(contacts?.first?["name"] as? String == "Grace Hopper")
+
+            // The server goes away: the edit is kept, and the sync says so and fails.
+            server.terminate()
+            server.waitUntilExit()
+            let id = added.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let edited = try await program.run(["--server", url, "edit", id, "--org", "Navy"])
+            #expect(edited.status == 0)
+            #expect(edited.error.contains("not synced yet"))
+            let sync = try await program.run(["--server", url, "sync"])
+            #expect(sync.status != 0)
+            #expect(sync.error.contains("sync failed"))
+            let status = try await program.run(["--server", url, "status", "--json"])
+            let report = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+            #expect(report?["pendingChanges"] as? Int == 1)
+            #expect((report?["lastError"] as? String)?.isEmpty == false)
+        }
+    }
+
+    @Test("import reports a bad card with its line and imports the rest; export writes vCards")
+    func importExport() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            let file = directory + "/in.vcf"
+            try
+                "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Zoë\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nbroken\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nFN:张伟\r\nEND:VCARD\r\n"
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let imported = try await program.run(["import", file, "--no-sync"])
+            #expect(imported.status == 0)
+            #expect(imported.output.contains("imported 2"))
+            #expect(imported.error.contains("line 7"))
+            let exported = try await program.run(["export"])
+            #expect(exported.output.components(separatedBy: "BEGIN:VCARD").count == 3)
+            #expect(exported.output.contains("FN:Zoë") && exported.output.contains("FN:张伟"))
+        }
+    }
+
+    @Test("every command explains itself with --help")
+    func help() async throws {
+        let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
+        for command in ["", "list", "add", "edit", "delete", "sync", "status", "import", "export", "account", "wipe"] {
+            let result = try await program.run(command.isEmpty ? ["--help"] : [command, "--help"])
+            #expect(result.status == 0)
+            #expect(result.output.contains("USAGE"), "\(command)")
+        }
+    }
+}

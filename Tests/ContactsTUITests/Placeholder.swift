@@ -1,0 +1,3 @@
+import Testing
+
+@testable import ContactsTUI
