@@ -64,10 +64,14 @@ public final class ContactStore: Sendable {
         }
     }
 
-    /// The list's rows, sorted for display (case and accents folded).
-    public func summaries() throws -> [Summary] {
+    /// The list's rows, sorted for display (case and accents folded); only the first `limit` when given, for a
+    /// first screen that need not wait for the whole list.
+    public func summaries(limit: Int? = nil) throws -> [Summary] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, sortKey FROM contact ORDER BY sortKey, id").compactMap { row in
+            // LIMIT -1 is no limit.
+            try Row.fetchAll(
+                db, sql: "SELECT id, name, sortKey FROM contact ORDER BY sortKey, id LIMIT ?", arguments: [limit ?? -1]
+            ).compactMap { row in
                 guard let id = UUID(uuidString: row["id"]) else { return nil }
                 return Summary(id: id, name: row["name"], sortKey: row["sortKey"])
             }
@@ -76,6 +80,11 @@ public final class ContactStore: Sendable {
 
     public func count() throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM contact") ?? 0 }
+    }
+
+    /// How many changes the server has not confirmed yet, without reading the outbox itself.
+    public func pendingCount() throws -> Int {
+        try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
     }
 
     /// The contact whose ID is `text` or starts with it (as `git` resolves commits).
@@ -241,8 +250,9 @@ public final class ContactStore: Sendable {
         if engineState { try setSetting(.engineState, nil, db) }
     }
 
-    /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe".
-    static func sortKey(_ name: String) -> String {
+    /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe". Public so that
+    /// a search folds what the user types exactly as the store folded the names.
+    public static func sortKey(_ name: String) -> String {
         name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 

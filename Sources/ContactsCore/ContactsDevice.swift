@@ -47,6 +47,8 @@ public final class ContactsDevice: Sendable {
 
     public var engine: SyncEngine { engineBox.withLock { $0! } }
     public var name: String { options.deviceName }
+    /// How many changes the fetch in progress (or the last one) has received so far, for progress displays.
+    public var fetchedSoFar: Int { fetchedCount.withLock { $0 } }
 
     public init(_ options: Options) throws {
         self.options = options

@@ -1,7 +1,38 @@
 import ContactsCore
+import ContactsTUI
 import Foundation
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Opens the full-screen app.
+///
+/// The app works offline: every contact is on this device, and edits are saved here first. So when the
+/// server cannot be reached at launch (the local server does not start, or signing in to it fails), the app
+/// still opens, with automatic sync on; the status pane shows the error, and the scheduler keeps trying
+/// and recovers by itself once the server answers.
 func runInterface(_ global: GlobalOptions) async throws {
-    throw CommandFailure("the full-screen app is not built yet; see `contacts --help` for the commands")
+    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+        throw CommandFailure(
+            "the full-screen app needs a terminal; in scripts use the subcommands, such as `contacts list` (see contacts --help)"
+        )
+    }
+    // Nothing may write to the screen behind curses' back.
+    LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+    let device: ContactsDevice
+    var problem: String?
+    do {
+        device = try await Session.open(global, needsServer: true, automaticallySync: true)
+    } catch {
+        problem = "could not reach the sync server: \(error)"
+        device = try await Session.open(global, needsServer: false, automaticallySync: true)
+    }
+    let app = await ContactsApp(device: device, startupProblem: problem)
+    do {
+        try await app.run()
+    } catch let error as CursesTerminalError {
+        throw CommandFailure(error.description)
+    }
 }

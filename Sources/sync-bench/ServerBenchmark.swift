@@ -12,8 +12,9 @@ import SyncTesting
 struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync-bench",
-        abstract: "Benchmarks of the record server and the sync engine, printed as tables.",
-        subcommands: [ServerBenchmark.self, EngineBenchmark.self], defaultSubcommand: ServerBenchmark.self)
+        abstract: "Benchmarks of the record server, the sync engine and the contacts TUI, printed as tables.",
+        subcommands: [ServerBenchmark.self, EngineBenchmark.self, TUIBenchmark.self],
+        defaultSubcommand: ServerBenchmark.self)
 }
 
 struct ServerBenchmark: AsyncParsableCommand {

@@ -394,7 +394,16 @@ struct EnginePushReconnectionTests {
 
         try await first.stop()
         try await Task.sleep(for: .milliseconds(300))
-        let second = try await TestServer.start(storagePath: path, port: first.port)
+        // The same port, as a restarted server would have; another test's socket may hold it a moment.
+        var restarted: TestServer?
+        for _ in 0..<50 where restarted == nil {
+            do {
+                restarted = try await TestServer.start(storagePath: path, port: first.port)
+            } catch {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let second = try #require(restarted)
         a.save(id: "y", name: "After")
         try await a.engine.sendChanges()
         try await waitUntil(.seconds(20)) { b.names == ["After", "Before"] }

@@ -1,0 +1,35 @@
+import ContactsCore
+import Foundation
+import SyncEngine
+import Synchronization
+
+/// Something that happened away from the keyboard, for the main loop to apply to the state.
+enum AppEvent: Sendable {
+    case activity(ContactsDevice.Activity)
+    case scheduler(SyncScheduler.Status)
+    /// The list's rows, read again from the store; `notes` describe what sync changed in them.
+    case rowsLoaded([ContactList.Row], notes: [String], select: UUID?, seconds: Double)
+    case rowsFailed(String)
+    /// A manual back up or refresh ended; the error's message if it failed.
+    case manualSyncFinished(SyncScheduler.Work, error: String?)
+    case dataDeleted(DeleteDataPrompt.Target, error: String?)
+}
+
+/// Where tasks leave ``AppEvent``s for the main loop, which takes them between two key reads. Tasks never
+/// touch the state or the terminal themselves: the main loop is their only reader, and ncurses is only ever
+/// called from it.
+final class AppInbox: Sendable {
+    private let events = Mutex<[AppEvent]>([])
+
+    func post(_ event: AppEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    /// Everything posted since the last call, oldest first.
+    func drain() -> [AppEvent] {
+        events.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+}

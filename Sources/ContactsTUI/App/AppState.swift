@@ -1,0 +1,118 @@
+import ContactsCore
+import Foundation
+
+/// Everything the screen shows, as a plain value: the list, the selected contact's details, the mode (a form,
+/// a question, the help), the sync status and the event log. Keys change it through ``handle(_:)``, which
+/// never does I/O: it returns an ``Effect`` for ``ContactsApp`` to carry out. ``Renderer`` draws it.
+public struct AppState: Sendable {
+    /// What the keys are doing now.
+    public enum Mode: Sendable, Equatable {
+        case browsing
+        /// Typing a search (after `/`).
+        case searching
+        case editing(EditForm)
+        /// Asking "delete this contact? [y/N]".
+        case confirmingDelete(ContactList.Row)
+        /// Asking which data to delete (after `D`).
+        case deletingData(DeleteDataPrompt)
+        /// The key help, scrolled by this many lines.
+        case help(scroll: Int)
+    }
+
+    /// Work a key asks for that needs the device or the network.
+    public enum Effect: Sendable, Equatable {
+        case add(Contact)
+        /// Save the form's changes onto the contact as the store has it now.
+        case update(EditForm)
+        case delete(ContactList.Row)
+        /// Send this device's changes now.
+        case backUp
+        /// Fetch the server's changes now.
+        case refresh
+        case deleteLocalData
+        case deleteServerData
+        case quit
+    }
+
+    /// A line for the hint bar that replaces the hints until the next key.
+    public struct Message: Sendable, Equatable {
+        public var text: String
+        public var isError: Bool
+
+        public init(_ text: String, isError: Bool = false) {
+            self.text = text
+            self.isError = isError
+        }
+    }
+
+    /// Where everything goes at the current size.
+    public private(set) var layout: Layout
+    /// Whether the terminal shows Unicode; ASCII borders and symbols otherwise.
+    public var unicode: Bool
+    public var list: ContactList
+    /// The selected contact, loaded on demand (the list holds names only).
+    public var details: Contact?
+    public var mode: Mode = .browsing
+    /// The search as typed; it stays when the search is kept with Enter.
+    public internal(set) var searchInput = TextField()
+    public var status = SyncStatus()
+    public var log = EventLog()
+    public var message: Message?
+    /// The device's name, shown in the status pane's title.
+    public var deviceName: String
+    /// The time "5 s ago" is measured from; the app sets it before each frame.
+    public var now: Date
+    /// Times are shown in this zone.
+    public var timeZone: TimeZone
+
+    /// A state for a `width` × `height` screen showing `rows`.
+    public init(
+        width: Int, height: Int, rows: [ContactList.Row] = [], deviceName: String = "default", unicode: Bool = true,
+        now: Date = Date(), timeZone: TimeZone = .current
+    ) {
+        layout = Layout(width: width, height: height)
+        list = ContactList(rows: rows)
+        self.deviceName = deviceName
+        self.unicode = unicode
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    /// Lays the screen out again for a new size, keeping the selection in view.
+    public mutating func resize(width: Int, height: Int) {
+        guard width != layout.width || height != layout.height else { return }
+        layout = Layout(width: width, height: height)
+        list.scrollToSelection(viewport: layout.listRows)
+    }
+
+    /// The contact whose details should be loaded: the selected one, when ``details`` is another.
+    public var detailsToLoad: UUID? {
+        guard let id = list.selected?.id, details?.id != id else { return nil }
+        return id
+    }
+
+    /// Replaces the list's rows, keeping the search and, if it is still there, the selection.
+    public mutating func replaceRows(_ rows: [ContactList.Row], selecting id: UUID? = nil) {
+        list.replaceRows(rows, selecting: id ?? list.selected?.id, viewport: layout.listRows)
+    }
+
+    // MARK: Outcomes of effects
+
+    /// The form's contact was saved as `id`: back to the list, with it selected.
+    public mutating func saved(_ name: String, id: UUID) {
+        mode = .browsing
+        details = nil
+        message = Message("Saved \(name); it syncs by itself, or press b to back up now.")
+        if let position = list.position(of: id) { list.select(position, viewport: layout.listRows) }
+    }
+
+    /// The device refused the form's contact: say why in the form.
+    public mutating func saveFailed(_ reason: String) {
+        if case .editing(var form) = mode {
+            form.error = reason
+            mode = .editing(form)
+        } else {
+            message = Message(reason, isError: true)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import ContactsCore
+import Foundation
+
+/// The contact list: every contact's name in display order, the search that narrows it, the selection, and
+/// how far it is scrolled. Only names are held (not whole contacts), so 100,000 contacts cost a few MB.
+public struct ContactList: Sendable {
+    /// One contact in the list.
+    public struct Row: Sendable, Hashable, Identifiable {
+        public var id: UUID
+        public var name: String
+        /// The name folded for sorting and searching (``ContactsCore/ContactStore/sortKey(_:)``).
+        public var sortKey: String
+
+        /// A row for `name`.
+        public init(id: UUID = UUID(), name: String) {
+            self.init(id: id, name: name, sortKey: ContactStore.sortKey(name))
+        }
+
+        /// A row with a sort key computed elsewhere.
+        public init(id: UUID, name: String, sortKey: String) {
+            self.id = id
+            self.name = name
+            self.sortKey = sortKey
+        }
+
+        /// The row of a store summary.
+        public init(_ summary: ContactStore.Summary) {
+            self.init(id: summary.id, name: summary.name, sortKey: summary.sortKey)
+        }
+    }
+
+    /// Every contact, in display order: folded for case and accents, so "Ángel" sorts with "angel".
+    public private(set) var rows: [Row]
+    /// The search as typed; empty when the list is not narrowed.
+    public private(set) var query = ""
+    /// The positions in ``rows`` of the contacts shown; nil shows them all.
+    private var matches: [Int]?
+    private var matchedQuery: [UInt8] = []
+    /// Built at the first search, as most sessions never search.
+    private var index: SearchIndex?
+    /// The selected row, counted among the shown rows.
+    public private(set) var selection = 0
+    /// The first shown row on screen.
+    public private(set) var scroll = 0
+    /// False while the list holds only the first rows, read for a quick first screen; the rest follow.
+    public var isComplete = true
+
+    /// A list of `rows`, which must be in display order; the first is selected.
+    public init(rows: [Row] = []) {
+        self.rows = rows
+    }
+
+    /// How many rows are shown (all of them, or the matches of the search).
+    public var count: Int { matches?.count ?? rows.count }
+
+    /// Whether a search narrows the list.
+    public var isFiltered: Bool { matches != nil }
+
+    /// The shown row at `position`.
+    public func row(at position: Int) -> Row {
+        rows[matches?[position] ?? position]
+    }
+
+    /// The selected contact, if the list shows any.
+    public var selected: Row? {
+        count == 0 ? nil : row(at: selection)
+    }
+
+    // MARK: Moving
+
+    /// Moves the selection by `delta` rows, stopping at either end, and scrolls to show it.
+    public mutating func move(by delta: Int, viewport: Int) {
+        select(selection + delta, viewport: viewport)
+    }
+
+    /// Selects the shown row at `position` (clamped) and scrolls just enough to show it.
+    public mutating func select(_ position: Int, viewport: Int) {
+        selection = max(0, min(position, count - 1))
+        scrollToSelection(viewport: viewport)
+    }
+
+    /// Scrolls as little as possible to show the selection in a list `viewport` rows high.
+    public mutating func scrollToSelection(viewport: Int) {
+        let height = max(1, viewport)
+        if selection < scroll { scroll = selection }
+        if selection >= scroll + height { scroll = selection - height + 1 }
+        scroll = max(0, min(scroll, count - height))
+    }
+
+    // MARK: Searching
+
+    /// Narrows the list to the names that contain `query` (ignoring case and accents) and selects the first
+    /// match. An empty query shows every contact again, with the selected contact still selected.
+    public mutating func search(_ query: String, viewport: Int) {
+        guard query != self.query else { return }
+        let keep = selected?.id
+        self.query = query
+        let folded = SearchIndex.fold(query)
+        if folded.isEmpty {
+            matches = nil
+            matchedQuery = []
+            select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
+            return
+        }
+        if index == nil { index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey)) }
+        let narrowing = matches != nil && !matchedQuery.isEmpty && folded.starts(with: matchedQuery)
+        matches = index!.matches(folded, among: narrowing ? matches : nil)
+        matchedQuery = folded
+        scroll = 0
+        select(0, viewport: viewport)
+    }
+
+    /// The shown position of the contact `id`, if shown.
+    public func position(of id: UUID) -> Int? {
+        guard let matches else { return rows.firstIndex { $0.id == id } }
+        return matches.firstIndex { rows[$0].id == id }
+    }
+
+    // MARK: Reloading
+
+    /// Replaces the rows (after sync or an edit changed the store), keeping the search, and selects `id` if
+    /// it is still there; otherwise the selection stays at the same position.
+    public mutating func replaceRows(_ rows: [Row], selecting id: UUID?, viewport: Int) {
+        let previous = selection
+        self.rows = rows
+        isComplete = true
+        index = nil
+        if matches != nil {
+            let folded = SearchIndex.fold(query)
+            index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey))
+            matches = index!.matches(folded)
+        }
+        select(id.flatMap(position(of:)) ?? previous, viewport: viewport)
+    }
+}

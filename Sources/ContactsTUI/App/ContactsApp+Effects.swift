@@ -1,0 +1,217 @@
+import ContactsCore
+import Foundation
+import SyncCore
+import SyncEngine
+
+extension ContactsApp {
+    /// Carries out what a key asked for. Local edits are quick SQLite writes and happen here; anything that
+    /// talks to the server runs in a task and reports back through the inbox.
+    func perform(_ effect: AppState.Effect) {
+        switch effect {
+        case .quit:
+            quitRequested = true
+        case .add(let contact):
+            save { (try self.device.add(contact), "added") }
+        case .update(let form):
+            guard let original = form.original else { return }
+            save {
+                guard let current = try self.device.store.contact(original.id) else {
+                    // Deleted on another device while the form was open: the edit wins, as in a merge.
+                    return (try self.device.add(form.contact()), "saved again (it was deleted elsewhere meanwhile)")
+                }
+                return (try self.device.update(form.changes(appliedTo: current)), "saved")
+            }
+        case .delete(let row):
+            do {
+                try device.delete(row.id)
+                state.log.append(
+                    EventLog.Entry(date: Date(), text: "deleted \(row.name) (\(Self.recordName(row.id)))"))
+                state.message = AppState.Message("Deleted \(row.name).")
+                requestReload()
+            } catch {
+                state.message = AppState.Message("\(error)", isError: true)
+            }
+        case .backUp:
+            startManualSync(.send)
+        case .refresh:
+            startManualSync(.fetch)
+        case .deleteLocalData:
+            startDeletion(.local)
+        case .deleteServerData:
+            startDeletion(.server)
+        }
+    }
+
+    /// Runs a save from the form: on success logs it, closes the form and selects the contact; on failure the
+    /// form stays open and says why.
+    private func save(_ body: () throws -> (contact: Contact, verb: String)) {
+        do {
+            let (saved, verb) = try body()
+            logChange(verb, saved)
+            state.saved(saved.name, id: saved.id)
+            requestReload(selecting: saved.id)
+        } catch {
+            state.saveFailed("\(error)")
+        }
+    }
+
+    /// "Contacts/1F2A9C3E": the zone and the start of the record name, as the event log shows records.
+    nonisolated static func recordName(_ id: UUID) -> String {
+        "\(Contact.zoneID.zoneName)/\(id.uuidString.prefix(8))"
+    }
+
+    private func logChange(_ verb: String, _ contact: Contact) {
+        state.log.append(EventLog.Entry(date: Date(), text: "\(verb) \(contact.name) (\(Self.recordName(contact.id)))"))
+    }
+
+    // MARK: Manual sync
+
+    private func startManualSync(_ work: SyncScheduler.Work) {
+        guard state.status.manualRun == nil else {
+            state.message = AppState.Message("A back up or refresh is already running.")
+            return
+        }
+        refreshFromStore()
+        state.status.manualRun = work
+        state.message = AppState.Message(
+            work == .send
+                ? "Backing up \(TextFormatting.plural(state.status.pendingChanges, "change"))…"
+                : "Fetching changes from the server…")
+        state.log.append(EventLog.Entry(date: Date(), text: work == .send ? "back up now" : "refresh now"))
+        let device = self.device
+        let inbox = self.inbox
+        Task.detached {
+            do {
+                try await device.sync(fetch: work == .fetch, send: work == .send)
+                inbox.post(.manualSyncFinished(work, error: nil))
+            } catch {
+                inbox.post(.manualSyncFinished(work, error: "\(error)"))
+            }
+        }
+    }
+
+    func finishManualSync(_ work: SyncScheduler.Work, error: String?) {
+        state.status.manualRun = nil
+        refreshFromStore()
+        let name = work == .send ? "Back up" : "Refresh"
+        if let error {
+            state.status.manualFailure = SyncStatus.Failure(date: Date(), message: error)
+            state.log.append(EventLog.Entry(date: Date(), text: "\(name.lowercased()) failed: \(error)", isError: true))
+            let kept =
+                state.status.pendingChanges > 0
+                ? "; \(TextFormatting.plural(state.status.pendingChanges, "change")) kept on this device" : ""
+            showResult(AppState.Message("\(name) failed: \(error)\(kept).", isError: true))
+        } else {
+            state.status.manualFailure = nil
+            showResult(AppState.Message(work == .send ? "Backed up." : "Up to date."))
+        }
+    }
+
+    /// Shows `message` unless the user is busy with a form or a question, which it must not interrupt.
+    private func showResult(_ message: AppState.Message) {
+        if case .browsing = state.mode { state.message = message }
+    }
+
+    // MARK: Deleting data
+
+    private func startDeletion(_ target: DeleteDataPrompt.Target) {
+        state.message = AppState.Message(
+            target == .local ? "Deleting this device's data…" : "Deleting every contact on the server…")
+        let device = self.device
+        let inbox = self.inbox
+        Task.detached {
+            do {
+                if target == .local {
+                    try await device.deleteLocalData()
+                } else {
+                    try await device.deleteServerData()
+                }
+                inbox.post(.dataDeleted(target, error: nil))
+            } catch {
+                inbox.post(.dataDeleted(target, error: "\(error)"))
+            }
+        }
+    }
+
+    func finishDeletion(_ target: DeleteDataPrompt.Target, error: String?) {
+        // Deleting local data gives the device a new engine, and so a new scheduler to follow.
+        subscribeToScheduler()
+        requestReload()
+        let what = target == .local ? "this device's data" : "the server's data"
+        if let error {
+            state.log.append(EventLog.Entry(date: Date(), text: "deleting \(what) failed: \(error)", isError: true))
+            showResult(AppState.Message("Deleting \(what) failed: \(error)", isError: true))
+        } else {
+            state.log.append(EventLog.Entry(date: Date(), text: "deleted \(what)"))
+            showResult(
+                AppState.Message(
+                    target == .local
+                        ? "Deleted this device's data; the next sync downloads the server's copy."
+                        : "Deleted every contact on the server; other devices remove theirs when they sync."))
+        }
+    }
+
+    // MARK: Reloading the list
+
+    /// Asks for the list to be read again from the store; `fromSync` notes in the log what changed.
+    func requestReload(selecting id: UUID? = nil, fromSync: Bool = false) {
+        reloadWanted = true
+        if fromSync { reloadNotes = true }
+        if let id { reloadSelection = id }
+    }
+
+    func startReloadIfDue() {
+        guard reloadWanted, !reloadInFlight, ContinuousClock.now >= nextReload else { return }
+        reloadWanted = false
+        reloadInFlight = true
+        // Only a whole list can say what sync changed in it.
+        let previous = reloadNotes && state.list.isComplete ? state.list.rows : nil
+        let select = reloadSelection
+        reloadNotes = false
+        reloadSelection = nil
+        let store = device.store
+        let inbox = self.inbox
+        Task.detached {
+            let start = ContinuousClock.now
+            do {
+                let rows = try store.summaries().map(ContactList.Row.init)
+                let notes = previous.map { ContactsApp.describeChanges(from: $0, to: rows) } ?? []
+                let elapsed = ContinuousClock.now - start
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                inbox.post(.rowsLoaded(rows, notes: notes, select: select, seconds: seconds))
+            } catch {
+                inbox.post(.rowsFailed("\(error)"))
+            }
+        }
+    }
+
+    /// What sync changed in the list, for the event log: contacts received, removed and renamed, with their
+    /// record IDs; a summary when there are many.
+    nonisolated static func describeChanges(from old: [ContactList.Row], to new: [ContactList.Row]) -> [String] {
+        let before = Dictionary(old.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(new.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        var notes: [String] = []
+        var added = 0
+        var removed = 0
+        var renamed = 0
+        for row in new {
+            guard let name = before[row.id] else {
+                added += 1
+                if added <= 3 { notes.append("received \(row.name) (\(recordName(row.id)))") }
+                continue
+            }
+            if name != row.name {
+                renamed += 1
+                if renamed <= 3 { notes.append("renamed by sync: \(name) → \(row.name) (\(recordName(row.id)))") }
+            }
+        }
+        for row in old where after[row.id] == nil {
+            removed += 1
+            if removed <= 3 { notes.append("removed by sync: \(row.name) (\(recordName(row.id)))") }
+        }
+        if added > 3 || removed > 3 || renamed > 3 {
+            notes.append("sync changed the list: \(added) received, \(renamed) renamed, \(removed) removed")
+        }
+        return notes
+    }
+}

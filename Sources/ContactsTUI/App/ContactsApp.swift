@@ -1,0 +1,214 @@
+import ContactsCore
+import Foundation
+import SyncEngine
+
+/// The full-screen app: owns the terminal and the device, and runs the loop read a key → update the state →
+/// draw it.
+///
+/// The loop never waits on the network. Syncs run in tasks, and those tasks, like the device's activity and
+/// the scheduler's statuses, leave ``AppEvent``s in an inbox that the loop empties between two key reads;
+/// a key read waits at most 50 ms, so changes fetched from other devices appear within that time, and every
+/// curses call stays on the main actor.
+@MainActor
+public final class ContactsApp {
+    let device: ContactsDevice
+    let terminal: CursesTerminal
+    var state: AppState
+    let inbox = AppInbox()
+    var needsRender = true
+    var quitRequested = false
+    private var tasks: [Task<Void, Never>] = []
+    var schedulerTask: Task<Void, Never>?
+    var lastSchedulerStatus: SyncScheduler.Status?
+
+    // Reloading the list: at most one read in flight, and not more often than the last read's cost allows,
+    // so that a fetch of 100,000 contacts in pages does not spend its time redrawing.
+    var reloadWanted = false
+    var reloadInFlight = false
+    var reloadNotes = false
+    var reloadSelection: UUID?
+    var nextReload = ContinuousClock.now
+    /// A selected contact that the store no longer has, so that it is not asked for again and again.
+    var missingDetails: UUID?
+
+    /// An app for `device`. `startupProblem` says why it opened without a server, for the status pane.
+    public init(device: ContactsDevice, startupProblem: String? = nil, terminal: CursesTerminal? = nil) {
+        self.device = device
+        self.terminal = terminal ?? CursesTerminal(inputTimeout: 50)
+        state = AppState(width: 0, height: 0, deviceName: device.name)
+        if let startupProblem {
+            state.status.startupProblem = SyncStatus.Failure(date: Date(), message: startupProblem)
+            state.log.append(EventLog.Entry(date: Date(), text: startupProblem, isError: true))
+        }
+    }
+
+    /// Runs until the user quits. The terminal is given back on return, on a throw, and on signals.
+    public func run() async throws {
+        try terminal.start()
+        defer { terminal.stop() }
+        // Listening first, so that no change made while the names are read goes unnoticed.
+        subscribe()
+        defer {
+            for task in tasks { task.cancel() }
+            schedulerTask?.cancel()
+        }
+        let size = terminal.size
+        // The names that fill the screen first; a large list follows from a background read.
+        var loaded = try AppState.loading(
+            from: device.store, width: size.columns, height: size.rows, deviceName: device.name,
+            unicode: terminal.supportsUnicode, firstRows: max(500, size.rows * 4))
+        loaded.status = state.status
+        loaded.log = state.log
+        state = loaded
+        if !state.list.isComplete { requestReload() }
+        refreshFromStore()
+        var lastTick = ContinuousClock.now
+        while !quitRequested {
+            if let key = terminal.readKey() { handle(key) }
+            let events = inbox.drain()
+            for event in events { apply(event) }
+            if !events.isEmpty { refreshFromStore() }
+            startReloadIfDue()
+            if ContinuousClock.now - lastTick >= .seconds(1) {
+                // Ages ("5 s ago") and the store's counts move on even when nothing is reported.
+                lastTick = ContinuousClock.now
+                refreshFromStore()
+                needsRender = true
+            }
+            loadDetailsIfNeeded()
+            if needsRender {
+                state.now = Date()
+                terminal.draw(Renderer.render(state))
+                needsRender = false
+            }
+            await Task.yield()
+        }
+    }
+
+    // MARK: Keys
+
+    private func handle(_ key: Key) {
+        needsRender = true
+        if key == .resize {
+            let size = terminal.size
+            state.resize(width: size.columns, height: size.rows)
+            return
+        }
+        guard let effect = state.handle(key) else { return }
+        perform(effect)
+    }
+
+    private func loadDetailsIfNeeded() {
+        guard let id = state.detailsToLoad, id != missingDetails else { return }
+        if let contact = try? device.store.contact(id) {
+            state.details = contact
+            needsRender = true
+        } else {
+            missingDetails = id
+        }
+    }
+
+    // MARK: What happens elsewhere
+
+    private func subscribe() {
+        let inbox = self.inbox
+        let activity = device.activity()
+        tasks.append(
+            Task.detached {
+                for await event in activity { inbox.post(.activity(event)) }
+            })
+        subscribeToScheduler()
+    }
+
+    /// Follows the engine's scheduler; called again when the device makes a new engine (delete local data).
+    func subscribeToScheduler() {
+        schedulerTask?.cancel()
+        guard let scheduler = device.engine.scheduler else {
+            state.status.scheduler = nil
+            return
+        }
+        let inbox = self.inbox
+        let updates = scheduler.statusUpdates
+        schedulerTask = Task.detached {
+            for await status in updates { inbox.post(.scheduler(status)) }
+        }
+    }
+
+    private func apply(_ event: AppEvent) {
+        needsRender = true
+        switch event {
+        case .activity(.event(let text, let date)):
+            state.log.append(EventLog.Entry(date: date, text: text))
+        case .activity(.contactsChanged):
+            requestReload(fromSync: true)
+        case .activity(.accountChanged):
+            state.log.append(EventLog.Entry(date: Date(), text: "account changed"))
+        case .scheduler(let status):
+            noteSchedulerChanges(status)
+            state.status.scheduler = status
+            state.status.schedulerStatusDate = Date()
+        case .rowsLoaded(let rows, let notes, let select, let seconds):
+            reloadInFlight = false
+            nextReload = .now + .seconds(max(0.1, seconds * 3))
+            state.replaceRows(rows, selecting: select)
+            // The selected contact may have changed too.
+            state.details = nil
+            missingDetails = nil
+            let now = Date()
+            for note in notes { state.log.append(EventLog.Entry(date: now, text: note)) }
+        case .rowsFailed(let message):
+            reloadInFlight = false
+            state.log.append(
+                EventLog.Entry(date: Date(), text: "could not read the contacts: \(message)", isError: true))
+        case .manualSyncFinished(let work, let error):
+            finishManualSync(work, error: error)
+        case .dataDeleted(let target, let error):
+            finishDeletion(target, error: error)
+        }
+    }
+
+    /// Logs what a new scheduler status says that the last one did not: a failure, the push socket.
+    private func noteSchedulerChanges(_ status: SyncScheduler.Status) {
+        defer { lastSchedulerStatus = status }
+        let previous = lastSchedulerStatus
+        if let failure = status.lastFailure, failure != previous?.lastFailure {
+            state.log.append(
+                EventLog.Entry(date: failure.date, text: "\(failure.work) failed: \(failure.message)", isError: true))
+        }
+        if previous != nil, status.pushConnected != previous?.pushConnected {
+            state.log.append(
+                EventLog.Entry(date: Date(), text: status.pushConnected ? "push connected" : "push disconnected"))
+        }
+    }
+
+    /// Reads what the status pane shows from the store: cheap counts and settings.
+    func refreshFromStore() {
+        let store = device.store
+        var status = state.status
+        status.pendingChanges = (try? store.pendingCount()) ?? status.pendingChanges
+        status.storedLastSync = (try? store.setting(.lastSync)).flatMap { $0.flatMap(Double.init) }.map {
+            Date(timeIntervalSince1970: $0)
+        }
+        status.account = device.isSignedIn ? ((try? store.setting(.username)) ?? nil) ?? "signed in" : nil
+        status.server = (try? store.setting(.serverURL)) ?? nil
+        status.fetchedSoFar = device.fetchedSoFar
+        if status != state.status {
+            state.status = status
+            needsRender = true
+        }
+    }
+}
+
+extension AppState {
+    /// The first screen's state: the names from `store` (details load on demand). With `firstRows`, only that
+    /// many are read, enough to fill the screen at once; the list is then marked incomplete, and the app reads
+    /// the rest in the background.
+    public static func loading(
+        from store: ContactStore, width: Int, height: Int, deviceName: String, unicode: Bool, firstRows: Int? = nil
+    ) throws -> AppState {
+        let rows = try store.summaries(limit: firstRows).map(ContactList.Row.init)
+        var state = AppState(width: width, height: height, rows: rows, deviceName: deviceName, unicode: unicode)
+        if let firstRows, rows.count >= firstRows { state.list.isComplete = false }
+        return state
+    }
+}

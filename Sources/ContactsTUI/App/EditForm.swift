@@ -1,0 +1,260 @@
+import ContactsCore
+import Foundation
+
+/// The form that adds or edits a contact: one line per field, emails and phones one per line as
+/// `label: value`, with always one empty line at the end of each list to add another.
+///
+/// Tab and Shift-Tab move between fields, Enter validates (``ContactValidation``) and either hands back the
+/// contact to save or shows the problem under the fields and moves to the field at fault.
+public struct EditForm: Sendable, Equatable {
+    /// What a line of the form edits.
+    public enum Slot: Sendable, Hashable {
+        case name
+        /// An email; `itemID` is the ``LabeledValue/id`` of the item it started as, so that an edit keeps it.
+        case email(itemID: String?)
+        case phone(itemID: String?)
+        case organization, street, city, region, postalCode, country, notes
+
+        /// The label shown before the field.
+        public var label: String {
+            switch self {
+            case .name: "Name"
+            case .email: "Email"
+            case .phone: "Phone"
+            case .organization: "Organisation"
+            case .street: "Street"
+            case .city: "City"
+            case .region: "Region"
+            case .postalCode: "Postal code"
+            case .country: "Country"
+            case .notes: "Notes"
+            }
+        }
+
+        var isEmail: Bool { if case .email = self { true } else { false } }
+        var isPhone: Bool { if case .phone = self { true } else { false } }
+    }
+
+    /// One line of the form.
+    public struct Field: Sendable, Equatable {
+        /// What it edits.
+        public var slot: Slot
+        /// Its text and cursor.
+        public var input: TextField
+        /// Tells lines apart while the lists grow and shrink.
+        let serial: Int
+    }
+
+    /// The contact as it was when the form opened; nil for a new contact.
+    public let original: Contact?
+    /// The lines, in order.
+    public private(set) var fields: [Field]
+    /// The index of the line being edited.
+    public private(set) var focus: Int
+    /// Why the last save was refused, shown under the fields until the next edit.
+    public var error: String?
+    private var nextSerial: Int
+
+    /// A form for `contact`, or an empty one for a new contact.
+    public init(editing contact: Contact?) {
+        original = contact
+        var slots: [(Slot, String)] = [(.name, contact?.name ?? "")]
+        for email in contact?.emails ?? [] { slots.append((.email(itemID: email.id), Self.text(of: email))) }
+        slots.append((.email(itemID: nil), ""))
+        for phone in contact?.phones ?? [] { slots.append((.phone(itemID: phone.id), Self.text(of: phone))) }
+        slots.append((.phone(itemID: nil), ""))
+        let address = contact?.address ?? PostalAddress()
+        slots += [
+            (.organization, contact?.organization ?? ""), (.street, address.street), (.city, address.city),
+            (.region, address.region), (.postalCode, address.postalCode), (.country, address.country),
+            (.notes, contact?.notes ?? ""),
+        ]
+        fields = slots.enumerated().map { Field(slot: $1.0, input: TextField($1.1), serial: $0) }
+        nextSerial = fields.count
+        focus = 0
+    }
+
+    /// "New contact" or "Edit contact".
+    public var title: String { original == nil ? "New contact" : "Edit contact" }
+
+    /// The line being edited.
+    public var focusedField: Field { fields[focus] }
+
+    // MARK: Editing
+
+    /// Moves to the next line, from the last back to the first.
+    public mutating func focusNext() {
+        moveFocus(to: (focus + 1) % fields.count)
+    }
+
+    /// Moves to the previous line, from the first round to the last.
+    public mutating func focusPrevious() {
+        moveFocus(to: (focus + fields.count - 1) % fields.count)
+    }
+
+    /// Types `character` into the focused line.
+    public mutating func type(_ character: Character) {
+        fields[focus].input.insert(character)
+        edited()
+    }
+
+    /// Applies an editing key to the focused line.
+    public mutating func apply(_ command: KeyMap.TextCommand) {
+        fields[focus].input.apply(command)
+        edited()
+    }
+
+    private mutating func edited() {
+        error = nil
+        keepOneEmptyLine(after: fields[focus].slot)
+    }
+
+    private mutating func moveFocus(to index: Int) {
+        let target = fields[index].serial
+        // An emptied email or phone line disappears once left, unless it is the list's spare line.
+        let left = fields[focus]
+        if left.input.text.trimmingCharacters(in: .whitespaces).isEmpty, left.slot.isEmail || left.slot.isPhone,
+            let next = fields.indices.last(where: { sameList(fields[$0].slot, left.slot) }), next != focus
+        {
+            fields.remove(at: focus)
+        }
+        focus = fields.firstIndex { $0.serial == target } ?? 0
+    }
+
+    /// Typing into a list's spare line adds a new spare line after it.
+    private mutating func keepOneEmptyLine(after slot: Slot) {
+        guard slot.isEmail || slot.isPhone,
+            let last = fields.indices.last(where: { sameList(fields[$0].slot, slot) }),
+            !fields[last].input.isEmpty
+        else { return }
+        let spare: Slot = slot.isEmail ? .email(itemID: nil) : .phone(itemID: nil)
+        fields.insert(Field(slot: spare, input: TextField(), serial: nextSerial), at: last + 1)
+        nextSerial += 1
+    }
+
+    private func sameList(_ a: Slot, _ b: Slot) -> Bool {
+        (a.isEmail && b.isEmail) || (a.isPhone && b.isPhone)
+    }
+
+    // MARK: Saving
+
+    /// The contact the form describes: the original with the form's values (a new contact when adding).
+    public func contact() -> Contact {
+        var contact = original ?? Contact(name: "")
+        contact.name = value(of: .name).trimmingCharacters(in: .whitespaces)
+        contact.emails = items(where: \.isEmail, originals: original?.emails ?? [])
+        contact.phones = items(where: \.isPhone, originals: original?.phones ?? [])
+        contact.organization = value(of: .organization)
+        contact.address = PostalAddress(
+            street: value(of: .street), city: value(of: .city), region: value(of: .region),
+            postalCode: value(of: .postalCode), country: value(of: .country))
+        contact.notes = value(of: .notes)
+        return contact
+    }
+
+    /// Validates the form. Returns the contact to save, or nil after showing the problem and moving to the line
+    /// at fault.
+    public mutating func submit() -> Contact? {
+        let contact = contact()
+        do {
+            try ContactValidation.validate(contact)
+            error = nil
+            return contact
+        } catch {
+            self.error = error.description
+            if let index = fieldIndex(at: error) { focus = index }
+            return nil
+        }
+    }
+
+    /// The line a validation error is about.
+    func fieldIndex(at error: ContactError) -> Int? {
+        func first(_ matches: (Slot) -> Bool) -> Int? { fields.firstIndex { matches($0.slot) } }
+        func list(_ isList: (Slot) -> Bool, value: String?) -> Int? {
+            fields.indices.first { index in
+                isList(fields[index].slot) && !fields[index].input.isEmpty
+                    && (value == nil || Self.parse(fields[index].input.text).value == value)
+            } ?? first(isList)
+        }
+        switch error {
+        case .emptyName: return first { $0 == .name }
+        case .invalidEmail(let value): return list(\.isEmail, value: value)
+        case .invalidPhone(let value): return list(\.isPhone, value: value)
+        case .tooLong(let field, _), .controlCharacters(let field):
+            let slots: [String: Slot] = [
+                "name": .name, "organisation": .organization, "note": .notes, "street": .street, "city": .city,
+                "region": .region, "postal code": .postalCode, "country": .country,
+            ]
+            if let slot = slots[field] { return first { $0 == slot } }
+            if field.contains("email") { return list(\.isEmail, value: nil) }
+            if field.contains("phone") { return list(\.isPhone, value: nil) }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// Applies what the form changed, and only that, to `current`: the contact as the store has it now, which
+    /// sync may have changed while the form was open. A field the user did not touch keeps its newer value.
+    public func changes(appliedTo current: Contact) -> Contact {
+        guard let original else { return contact() }
+        let edited = contact()
+        var result = current
+        if edited.name != original.name { result.name = edited.name }
+        if edited.emails.map(\.label) != original.emails.map(\.label)
+            || edited.emails.map(\.value) != original.emails.map(\.value)
+        {
+            result.emails = edited.emails
+        }
+        if edited.phones.map(\.label) != original.phones.map(\.label)
+            || edited.phones.map(\.value) != original.phones.map(\.value)
+        {
+            result.phones = edited.phones
+        }
+        if edited.organization != original.organization { result.organization = edited.organization }
+        if edited.address != original.address { result.address = edited.address }
+        if edited.notes != original.notes { result.notes = edited.notes }
+        return result
+    }
+
+    private func value(of slot: Slot) -> String {
+        fields.first { $0.slot == slot }?.input.text ?? ""
+    }
+
+    private func items(where isList: (Slot) -> Bool, originals: [LabeledValue]) -> [LabeledValue] {
+        let byID = Dictionary(originals.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        return fields.filter { isList($0.slot) }.compactMap { field in
+            let (label, value) = Self.parse(field.input.text)
+            guard !value.isEmpty || !label.isEmpty else { return nil }
+            let itemID: String? =
+                switch field.slot {
+                case .email(let id), .phone(let id): id
+                default: nil
+                }
+            guard let itemID, var item = byID[itemID] else { return LabeledValue(label: label, value: value) }
+            item.label = label
+            item.value = value
+            return item
+        }
+    }
+
+    // MARK: label: value
+
+    /// Splits `work: ada@example.org` into its label and value. Text before the first colon is the label
+    /// unless it contains `@`; a line starting with a colon has no label (`: odd:address@example.org`).
+    public static func parse(_ text: String) -> (label: String, value: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let colon = trimmed.firstIndex(of: ":") else { return ("", trimmed) }
+        let label = trimmed[..<colon]
+        guard !label.contains("@") else { return ("", trimmed) }
+        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return (label.trimmingCharacters(in: .whitespaces), value)
+    }
+
+    /// How an item is written in the form, so that ``parse(_:)`` reads it back the same.
+    public static func text(of item: LabeledValue) -> String {
+        if item.label.isEmpty {
+            return parse(item.value) == ("", item.value) ? item.value : ": " + item.value
+        }
+        return "\(item.label): \(item.value)"
+    }
+}

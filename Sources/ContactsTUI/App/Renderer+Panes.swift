@@ -1,0 +1,209 @@
+import ContactsCore
+import Foundation
+import SyncCore
+import SyncEngine
+
+extension Renderer {
+    // MARK: List
+
+    static func drawList(_ grid: inout CellGrid, _ state: AppState, _ theme: Theme) {
+        let pane = state.layout.list
+        let list = state.list
+        // "Contacts · 7"; once it scrolls, "Contacts" and the position, "12/100,000"; searching, the query and
+        // its matches, "/ada · 3 of 100,000". A "+" marks a list still being read.
+        let more = list.isComplete ? "" : "+"
+        let total = TextFormatting.count(list.rows.count) + more
+        let scrolls = list.count > pane.content.height
+        let position =
+            scrolls ? "\(TextFormatting.count(list.selection + 1))/\(TextFormatting.count(list.count))\(more)" : nil
+        let title =
+            list.isFiltered
+            ? "/\(list.query) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)"
+            : scrolls ? "Contacts" : "Contacts \(theme.separator) \(total)"
+        drawTitle(&grid, pane.titleEdge, title, right: position)
+        let area = pane.content
+        guard list.count > 0 else {
+            let text =
+                list.isFiltered
+                ? ["No name contains \(list.query).", "Esc shows every contact."]
+                : ["No contacts yet.", "Press a to add one."]
+            for (offset, line) in text.enumerated() where offset < area.height {
+                grid.put(
+                    " " + line, row: area.row + offset, column: area.column, maxWidth: area.width, style: Theme.muted)
+            }
+            return
+        }
+        for offset in 0..<area.height {
+            let position = list.scroll + offset
+            guard position < list.count else { break }
+            let isSelected = position == list.selection
+            let name = list.row(at: position).name
+            let text = (isSelected ? theme.pointer : " ") + " " + name.truncated(toWidth: area.width - 2)
+            grid.put(
+                text.padded(toWidth: area.width), row: area.row + offset, column: area.column, maxWidth: area.width,
+                style: isSelected ? Theme.selected : .plain)
+        }
+    }
+
+    // MARK: Details
+
+    static func drawDetails(_ grid: inout CellGrid, _ state: AppState, _ theme: Theme) {
+        let pane = state.layout.details
+        let area = pane.content
+        guard let selected = state.list.selected else {
+            drawTitle(&grid, pane.titleEdge, "Details")
+            if area.height > 0 {
+                grid.put(
+                    " No contact selected.", row: area.row, column: area.column, maxWidth: area.width,
+                    style: Theme.muted)
+            }
+            return
+        }
+        drawTitle(&grid, pane.titleEdge, selected.name)
+        guard let contact = state.details, contact.id == selected.id else {
+            if area.height > 0 {
+                grid.put(" Loading…", row: area.row, column: area.column, maxWidth: area.width, style: Theme.muted)
+            }
+            return
+        }
+        var entries: [LabeledText] = []
+        for email in contact.emails { entries.append(LabeledText(label: "Email", value: EditForm.text(of: email))) }
+        for phone in contact.phones { entries.append(LabeledText(label: "Phone", value: EditForm.text(of: phone))) }
+        if !contact.organization.isEmpty {
+            entries.append(LabeledText(label: "Organisation", value: contact.organization, maxLines: 2))
+        }
+        if !contact.address.isEmpty {
+            entries.append(LabeledText(label: "Address", value: contact.address.singleLine, maxLines: 2))
+        }
+        if !contact.notes.isEmpty { entries.append(LabeledText(label: "Notes", value: contact.notes, maxLines: 6)) }
+        if entries.isEmpty {
+            entries.append(LabeledText(label: "", value: "No details; press e to add some.", style: Theme.muted))
+        }
+        entries.append(
+            LabeledText(
+                label: "Record", value: "\(Contact.zoneID.zoneName)/\(contact.id.uuidString)", style: Theme.muted))
+        drawLabeled(&grid, entries, in: area, labelWidth: min(13, area.width / 3))
+    }
+
+    // MARK: Sync status
+
+    static func drawStatus(_ grid: inout CellGrid, _ state: AppState, _ theme: Theme) {
+        let pane = state.layout.status
+        let area = pane.content
+        let status = state.status
+        drawTitle(&grid, pane.titleEdge, "Sync \(theme.separator) device \(state.deviceName)")
+        let labelWidth = 10
+
+        var stateText: String
+        var stateStyle: CellStyle
+        switch status.phase {
+        case .idle:
+            stateText = "\(theme.idle) idle"
+            stateStyle = Theme.ok
+        case .syncing(.fetch):
+            stateText = "\(theme.syncing) fetching"
+            if status.fetchedSoFar > 0 {
+                stateText += " \(theme.separator) fetched \(TextFormatting.count(status.fetchedSoFar))"
+            }
+            stateStyle = Theme.busy
+        case .syncing(.send):
+            stateText = "\(theme.syncing) sending"
+            if status.pendingChanges > 0 {
+                stateText += " \(theme.separator) \(TextFormatting.count(status.pendingChanges)) to go"
+            }
+            stateStyle = Theme.busy
+        case .error(let message):
+            stateText = "\(theme.failed) error: \(message)"
+            stateStyle = Theme.error
+        }
+        let pending =
+            status.pendingChanges == 0
+            ? "nothing to send"
+            : TextFormatting.plural(status.pendingChanges, "change") + " not on the server yet"
+        let lastSync =
+            status.lastSuccess.map {
+                "\(TextFormatting.time($0, now: state.now, timeZone: state.timeZone)) (\(TextFormatting.age(of: $0, now: state.now)))"
+            } ?? "never"
+        let push = status.pushConnected ? "connected" : "not connected; polling for changes"
+        let account =
+            status.account.map { "\($0) on \(status.server ?? "?")" } ?? "not signed in: run contacts account signin"
+
+        // One line each, by priority, so that a short pane keeps what matters most; then the lines left over
+        // let a long error (up to three lines) and the scheduler's decision (two) wrap.
+        let entries: [LabeledText] = [
+            LabeledText(label: "State", value: stateText, style: stateStyle, maxLines: 3),
+            LabeledText(label: "Pending", value: pending, style: status.pendingChanges > 0 ? Theme.busy : .plain),
+            LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
+            LabeledText(label: "Last sync", value: lastSync),
+            LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),
+            LabeledText(label: "Account", value: account),
+        ]
+        drawLabeled(&grid, entries, in: area, labelWidth: labelWidth)
+    }
+
+    /// A value with its label, for the details and status panes.
+    struct LabeledText {
+        var label: String
+        var value: String
+        var style: CellStyle = .plain
+        /// How many lines the value may wrap to when the pane has lines to spare.
+        var maxLines = 1
+    }
+
+    /// Draws `entries` as `label  value` rows in `area`: one line each while they fit, then spare lines to the
+    /// entries that wrap, in order; a value cut short ends with `…`.
+    static func drawLabeled(_ grid: inout CellGrid, _ entries: [LabeledText], in area: Rect, labelWidth: Int) {
+        let valueWidth = max(1, area.width - labelWidth - 2)
+        let shown = entries.prefix(area.height)
+        let wrapped = shown.map { TextFormatting.wrap($0.value, width: valueWidth) }
+        var lines = shown.map { _ in 1 }
+        var spare = area.height - shown.count
+        for index in lines.indices where spare > 0 {
+            let extra = min(spare, min(shown[index].maxLines, wrapped[index].count) - 1)
+            if extra > 0 {
+                lines[index] += extra
+                spare -= extra
+            }
+        }
+        var row = area.row
+        for (index, entry) in shown.enumerated() {
+            var parts = Array(wrapped[index].prefix(lines[index]))
+            if wrapped[index].count > lines[index] || parts.isEmpty {
+                // What does not fit: the rest joins the last line shown, cut with an ellipsis.
+                let rest = ([parts.popLast() ?? ""] + wrapped[index].dropFirst(lines[index])).joined(separator: " ")
+                parts.append(
+                    lines[index] == 1 ? entry.value.truncated(toWidth: valueWidth) : rest.truncated(toWidth: valueWidth)
+                )
+            }
+            for (offset, part) in parts.enumerated() {
+                if offset == 0 {
+                    grid.put(
+                        " " + entry.label, row: row, column: area.column, maxWidth: labelWidth + 1, style: Theme.label)
+                }
+                grid.put(part, row: row, column: area.column + labelWidth + 1, maxWidth: valueWidth, style: entry.style)
+                row += 1
+            }
+        }
+    }
+
+    // MARK: Event log
+
+    static func drawEvents(_ grid: inout CellGrid, _ state: AppState, _ pane: Layout.Pane) {
+        drawTitle(
+            &grid, pane.titleEdge, "Events", right: state.log.count > 0 ? TextFormatting.count(state.log.count) : nil)
+        let area = pane.content
+        let entries = state.log.last(area.height)
+        if entries.isEmpty, area.height > 0 {
+            grid.put(" Nothing yet.", row: area.row, column: area.column, maxWidth: area.width, style: Theme.muted)
+        }
+        for (offset, entry) in entries.enumerated() {
+            let row = area.row + offset
+            let time = TextFormatting.time(entry.date, now: state.now, timeZone: state.timeZone)
+            let used = grid.put(
+                " " + time + " ", row: row, column: area.column, maxWidth: area.width, style: Theme.muted)
+            grid.put(
+                entry.text.truncated(toWidth: area.width - used - 1), row: row, column: area.column + used,
+                maxWidth: area.width - used - 1, style: entry.isError ? Theme.error : .plain)
+        }
+    }
+}

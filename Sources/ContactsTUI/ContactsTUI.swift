@@ -1,3 +1,0 @@
-import CNcursesw
-
-public enum ContactsTUIPlaceholder {}

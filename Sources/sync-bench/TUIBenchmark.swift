@@ -1,0 +1,159 @@
+import ArgumentParser
+import ContactsCore
+import ContactsTUI
+import Foundation
+
+/// Measures the contacts TUI with a large address book, without a terminal: the same state, key handling
+/// and rendering code the app runs, timed around what the user waits for.
+///
+/// - time to first screen: open the device (its store and engine), read the list's names, load the selected
+///   contact, render the first 100×30 grid;
+/// - a key press: `j`, then the new selection's details, then a new grid;
+/// - a search keystroke: typing "ada lov" one character at a time, each narrowing the list and drawn.
+struct TUIBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tui",
+        abstract: "Contacts TUI: time to first screen, key press to redraw and search per keystroke, 100,000 contacts.")
+
+    @Option(help: "How many contacts the device holds.")
+    var contacts = 100_000
+
+    @Option(help: "How many j presses to time.")
+    var presses = 2_000
+
+    @Option(help: "How many times to type the search.")
+    var searches = 30
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let options = ContactsDevice.Options(
+            dataDirectory: directory.path, deviceName: "bench", serverURL: URL(string: "http://127.0.0.1:1")!,
+            automaticallySync: false)
+
+        let fillStart = ContinuousClock.now
+        do {
+            let device = try ContactsDevice(options)
+            for start in stride(from: 0, to: contacts, by: 5_000) {
+                try device.store.saveLocal((start..<min(contacts, start + 5_000)).map(Self.contact))
+            }
+        }
+        let fillTime = ContinuousClock.now - fillStart
+
+        // The first screen, as the app draws it once the device is open: the names that fill the screen, the
+        // selected contact, a grid. The file is in the page cache, as after any recent use.
+        let start = ContinuousClock.now
+        let store = try ContactStore(path: directory.path + "/devices/bench.sqlite")
+        let storeOpened = ContinuousClock.now
+        var state = try AppState.loading(
+            from: store, width: 100, height: 30, deviceName: "bench", unicode: true, firstRows: 500)
+        let namesRead = ContinuousClock.now
+        if let id = state.detailsToLoad { state.details = try store.contact(id) }
+        _ = Renderer.render(state)
+        let firstScreen = ContinuousClock.now - start
+        let firstFrame = ContinuousClock.now - namesRead
+
+        // Then the whole list, which the app reads in the background while keys already work.
+        let fullStart = ContinuousClock.now
+        state.replaceRows(try store.summaries().map(ContactList.Row.init))
+        _ = Renderer.render(state)
+        let fullList = ContinuousClock.now - fullStart
+
+        var presses: [Duration] = []
+        for _ in 0..<self.presses {
+            let pressed = ContinuousClock.now
+            _ = state.handle(.character("j"))
+            if let id = state.detailsToLoad { state.details = try store.contact(id) }
+            _ = Renderer.render(state)
+            presses.append(ContinuousClock.now - pressed)
+        }
+
+        var keystrokes: [Duration] = []
+        var firstKeystroke: Duration?
+        for _ in 0..<searches {
+            _ = state.handle(.character("/"))
+            for character in "ada lov" {
+                let typed = ContinuousClock.now
+                _ = state.handle(.character(character))
+                if let id = state.detailsToLoad { state.details = try store.contact(id) }
+                _ = Renderer.render(state)
+                let elapsed = ContinuousClock.now - typed
+                if firstKeystroke == nil { firstKeystroke = elapsed } else { keystrokes.append(elapsed) }
+            }
+            guard state.list.count > 0 else { throw ValidationError("the search found nothing") }
+            _ = state.handle(.escape)
+        }
+
+        // Last, so that the engine's first state write (every pending change) does not disturb the timings above.
+        let deviceStart = ContinuousClock.now
+        let device = try ContactsDevice(options)
+        let deviceOpen = ContinuousClock.now - deviceStart
+        presses.sort()
+        keystrokes.sort()
+        func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.inSeconds * 1000) }
+        func row(_ measure: String, _ result: String, _ target: String = "") {
+            print(
+                measure + String(repeating: " ", count: max(1, 30 - measure.count)) + result
+                    + String(repeating: " ", count: max(1, 44 - result.count)) + target)
+        }
+        let pending = try device.store.pendingCount()
+        print("sync-bench tui: \(contacts) contacts, a 100x30 screen; the app's state, keys and renderer, no terminal")
+        print("(filling the device took \(ms(fillTime)): saveLocal in chunks of 5,000)")
+        print("")
+        row("measure", "result", "target")
+        row("time to first screen", ms(firstScreen), "< 200 ms")
+        row("  open the store", ms(storeOpened - start))
+        row("  read the first 500 names", ms(namesRead - storeOpened))
+        row("  details and first frame", ms(firstFrame))
+        row("whole list read (background)", ms(fullList))
+        row("open the device", "\(ms(deviceOpen)) (engine loads \(pending) pending changes)")
+        row(
+            "key press to redraw (j)",
+            "p50 \(ms(presses[presses.count / 2])), p99 \(ms(presses[presses.count * 99 / 100])), max \(ms(presses.last!))",
+            "< 5 ms")
+        row(
+            "search per keystroke",
+            "p50 \(ms(keystrokes[keystrokes.count / 2])), max \(ms(keystrokes.last!))", "< 30 ms")
+        row("  first keystroke ever", "\(ms(firstKeystroke!)) (builds the search index)")
+        row("  \"ada lov\" matches", "\(Self.matches(state)) of \(state.list.rows.count)")
+    }
+
+    private static func matches(_ state: AppState) -> Int {
+        var copy = state
+        copy.list.search("ada lov", viewport: 10)
+        return copy.list.count
+    }
+
+    private static let firstNames = [
+        "Ada", "Alan", "Grace", "Katherine", "Margaret", "Edsger", "Barbara", "Donald", "Frances", "John", "Zoë",
+        "José",
+        "Åsa", "Łukasz", "Søren", "Chloé", "Mateo", "Aiko", "Wei", "Priya", "Olu", "Fatima", "Noah", "Emma", "Liam",
+        "Olivia", "Elijah", "Amara", "Mia", "Lucas", "张", "李", "王", "Hana", "Yuki", "Ingrid", "Björn", "Renée", "Nils",
+        "Maya", "Omar", "Leila", "Ivan", "Olga", "Pablo", "Lucía", "Tomás", "Anaïs", "Kai", "Sven",
+    ]
+    private static let lastNames = [
+        "Lovelace", "Turing", "Hopper", "Johnson", "Hamilton", "Dijkstra", "Liskov", "Knuth", "Allen", "McCarthy",
+        "Ångström", "García", "Müller", "Nowak", "Kierkegaard", "Dubois", "Rossi", "Tanaka", "伟", "Sharma", "Okafor",
+        "Haddad", "Smith", "Brown", "Wilson", "Taylor", "Anderson", "Thomas", "Jackson", "White", "Harris", "Martin",
+        "Thompson", "Moore", "Young", "King", "Wright", "Scott", "Green", "Baker", "Adams", "Nelson", "Hill",
+        "Campbell", "Mitchell", "Roberts", "Carter", "Phillips", "Evans", "O'Brien",
+    ]
+
+    /// A contact of about the usual size: a name, two emails, a phone, an organisation, an address.
+    static func contact(_ index: Int) -> Contact {
+        let first = firstNames[index % firstNames.count]
+        let last = lastNames[(index / firstNames.count) % lastNames.count]
+        let generation = index / (firstNames.count * lastNames.count)
+        let name = generation == 0 ? "\(first) \(last)" : "\(first) \(last) \(generation)"
+        let handle = "person\(index)"
+        return Contact(
+            name: name,
+            emails: [
+                LabeledValue(label: "home", value: "\(handle)@example.com"),
+                LabeledValue(label: "work", value: "\(handle)@work.example.org"),
+            ],
+            phones: [LabeledValue(label: "mobile", value: String(format: "+44 20 7946 %04d", index % 10_000))],
+            organization: "Example Organisation Ltd",
+            address: PostalAddress(street: "\(index) Example Street", city: "London", postalCode: "EC1A 1BB"))
+    }
+}

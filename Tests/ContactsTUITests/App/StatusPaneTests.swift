@@ -1,0 +1,126 @@
+import Foundation
+import SyncCore
+import SyncEngine
+import Testing
+
+@testable import ContactsTUI
+
+/// The sync status pane in each state the engine can be in, as a user reads it.
+@Suite("Sync status pane")
+struct StatusPaneTests {
+    /// The status pane's lines of a 100×30 screen showing `status`.
+    private func pane(_ status: SyncStatus, width: Int = 100, height: Int = 30) -> [String] {
+        var state = Fixtures.state(width: width, height: height)
+        state.status = status
+        let grid = Renderer.render(state)
+        let area = state.layout.status.content
+        return (area.row..<area.endRow).map { row in
+            var line = ""
+            for column in area.column..<area.endColumn { line += grid[row, column].grapheme }
+            return String(line.reversed().drop { $0 == " " }.reversed())
+        }
+    }
+
+    private static let base = Fixtures.idleStatus
+
+    @Test("idle: nothing to send, the time of the last sync, push connected, the account")
+    func idle() {
+        #expect(
+            pane(Self.base) == [
+                " State     ● idle",
+                " Pending   nothing to send",
+                " Next      idle",
+                " Last sync 22:12:51 (29 s ago)",
+                " Push      connected",
+                " Account   ada on http://127.0.0.1:8080",
+                "",
+                "",
+            ])
+    }
+
+    @Test("syncing: a long fetch shows how many changes arrived so far")
+    func fetching() {
+        var status = Self.base
+        status.scheduler?.decision = .running(.fetch, trigger: .push)
+        status.fetchedSoFar = 4200
+        #expect(
+            pane(status).prefix(3) == [
+                " State     ↻ fetching · fetched 4,200", " Pending   nothing to send", " Next      fetching (push)",
+            ])
+    }
+
+    @Test("syncing: a manual back up shows the changes still to send")
+    func sending() {
+        var status = Self.base
+        status.manualRun = .send
+        status.pendingChanges = 1234
+        #expect(
+            pane(status).prefix(2) == [
+                " State     ↻ sending · 1,234 to go", " Pending   1,234 changes not on the server yet",
+            ])
+    }
+
+    @Test("error: the message, wrapped, the pending count, and the scheduler's offline deferral")
+    func offline() {
+        var status = Self.base
+        status.scheduler = SyncScheduler.Status(
+            decision: .deferred(.offline(attempt: 3), retryIn: .seconds(8)),
+            lastSuccess: Fixtures.now.addingTimeInterval(-300),
+            lastFailure: SyncScheduler.Failure(
+                date: Fixtures.now, work: .send, code: .networkFailure,
+                message: "networkFailure: could not connect to the server at http://127.0.0.1:8080 (connection refused)"
+            ),
+            pushConnected: false, consecutiveFailures: 3)
+        status.pendingChanges = 1
+        #expect(
+            pane(status) == [
+                " State     ✖ error: networkFailure: could not connect to the",
+                "           server at http://127.0.0.1:8080 (connection",
+                "           refused)",
+                " Pending   1 change not on the server yet",
+                " Next      deferred: offline — retry in 8 s (attempt 3)",
+                " Last sync 22:08:20 (5 min ago)",
+                " Push      not connected; polling for changes",
+                " Account   ada on http://127.0.0.1:8080",
+            ])
+    }
+
+    @Test("the scheduler's wait counts down between its statuses")
+    func countdown() {
+        var status = Self.base
+        status.scheduler?.decision = .deferred(.offline(attempt: 2), retryIn: .seconds(8))
+        status.schedulerStatusDate = Fixtures.now.addingTimeInterval(-3)
+        #expect(status.decision(at: Fixtures.now) == "deferred: offline — retry in 5 s (attempt 2)")
+        status.scheduler?.decision = .waiting(.send, in: .milliseconds(500), trigger: .localChanges)
+        #expect(status.decision(at: Fixtures.now) == "sending in 0 s (debounce)")
+    }
+
+    @Test("a manual sync that failed is an error until a sync succeeds")
+    func manualFailure() {
+        var status = Self.base
+        status.manualFailure = SyncStatus.Failure(date: Fixtures.now, message: "serviceUnavailable: try later")
+        #expect(status.phase == .error("serviceUnavailable: try later"))
+        status.scheduler?.lastSuccess = Fixtures.now.addingTimeInterval(1)
+        #expect(status.phase == .idle)
+    }
+
+    @Test("opened without a server: the reason shows until the first sync succeeds; not signed in says so")
+    func startupProblem() {
+        var status = SyncStatus()
+        status.scheduler = SyncScheduler.Status(decision: .idle)
+        status.startupProblem = SyncStatus.Failure(date: Fixtures.now, message: "could not reach the sync server")
+        #expect(pane(status).prefix(1) == [" State     ✖ error: could not reach the sync server"])
+        #expect(pane(status)[5] == " Account   not signed in: run contacts account signin")
+        status.scheduler?.lastSuccess = Fixtures.now
+        #expect(status.phase == .error("could not reach the sync server"), "signed out, a success syncs nothing")
+        status.account = "ada"
+        #expect(status.phase == .idle)
+    }
+
+    @Test("a short pane keeps the state and the pending count")
+    func compact() {
+        var status = Self.base
+        status.pendingChanges = 2
+        #expect(pane(status, width: 40, height: 12) == [" State     ● idle", " Pending   2 changes not on the serv…"])
+    }
+}

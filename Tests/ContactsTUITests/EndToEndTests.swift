@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import ContactsCore
+
+/// Two `contacts` apps in two real terminals (tmux) against one sync server: what one does appears on the
+/// other's screen without a key press there, and an app that loses its server says so and recovers by itself.
+@Suite(
+    "End to end: two contacts apps in tmux, one server", .serialized,
+    .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
+    .timeLimit(.minutes(3)))
+struct EndToEndTests {
+    @Test("add, edit and delete on A appear on B by themselves; B resizes; A shows a lost server and recovers")
+    func twoDevices() throws {
+        let world = try EndToEnd()
+        defer { world.close() }
+        let (a, b) = (world.a, world.b)
+        try world.waitFor(a, "Push      connected")
+        try world.waitFor(b, "Push      connected")
+
+        // Add on A and back up: B shows it, though nobody touches B.
+        try a.send("a")
+        try a.send("Grace Hopper", literal: true)
+        try a.send("Tab")
+        try a.send("work: grace@example.org", literal: true)
+        try a.send("Enter")
+        try world.waitFor(a, "Saved Grace Hopper")
+        try a.send("b")
+        try world.waitFor(a, "Backed up.")
+        try world.waitFor(b, "› Grace Hopper")
+        try world.waitFor(b, "work: grace@example.org")
+
+        // Edit.
+        try a.send("e")
+        try a.send("C-u")
+        try a.send("Grace Brewster Hopper", literal: true)
+        try a.send("Enter")
+        try a.send("b")
+        try world.waitFor(b, "› Grace Brewster Hopper")
+
+        // Delete, answering the question.
+        try a.send("d")
+        try world.waitFor(a, "[y/N]")
+        try a.send("y")
+        try a.send("b")
+        try world.waitFor(b, "Contacts · 0")
+        try world.waitFor(b, "No contacts yet.")
+
+        // B's terminal is resized: everything is laid out again, down to 40x12; smaller says so.
+        try b.resize(columns: 40, rows: 12)
+        try world.waitFor(b, "├─ Details ─")
+        try b.resize(columns: 39, rows: 11)
+        try world.waitFor(b, "Terminal too small: 39x11.")
+        try b.resize(columns: 100, rows: 30)
+        try world.waitFor(b, "┌─ Contacts · 0 ─")
+
+        // The server goes away: A keeps the new contact, and shows the error and what is pending.
+        world.stopServer()
+        try a.send("a")
+        try a.send("Katherine Johnson", literal: true)
+        try a.send("Enter")
+        try world.waitFor(a, "› Katherine Johnson")
+        try a.send("b")
+        try world.waitFor(a, "✖ error")
+        try world.waitFor(a, "Pending   1 change not on the server yet")
+
+        // It comes back: A sends by itself, and B receives.
+        try world.startServer()
+        try world.waitFor(a, "Pending   nothing to send", timeout: 60)
+        try world.waitFor(a, "● idle")
+        try world.waitFor(b, "› Katherine Johnson", timeout: 60)
+
+        // q and Ctrl-C quit and give the terminal back.
+        for (app, key) in [(a, "q"), (b, "C-c")] {
+            try app.send(key)
+            #expect(try app.wait(timeout: 10) { try app.format("#{pane_dead}") == "1" })
+            #expect(try app.format("#{alternate_on}") == "0")
+        }
+    }
+}
+
+/// A server, two devices signed in to one account, and a tmux terminal running `contacts` for each. Everything
+/// it started stops when it is closed or released, even after a failure.
+final class EndToEnd {
+    /// Where the test binary is: `swift build` puts `contacts` next to it, whatever the scratch path.
+    static let binaryDirectory: URL? = {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
+        return URL(fileURLWithPath: executable).deletingLastPathComponent()
+    }()
+
+    static var contacts: String? {
+        binaryDirectory.map { $0.appendingPathComponent("contacts").path }.flatMap {
+            FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+        }
+    }
+
+    /// Why the test cannot run here, if it cannot.
+    static var unavailableReason: String? {
+        if TmuxSession.executable == nil { return "tmux is not installed" }
+        if contacts == nil { return "the contacts executable is not built next to the test binary (swift build)" }
+        if LiveScenario.isRequested { return "this process is the app side of another test" }
+        return nil
+    }
+
+    let directory: URL
+    let port: Int
+    let contacts: String
+    private var sessions: [TmuxSession] = []
+    private var server: ChildProcess?
+
+    var a: TmuxSession { sessions[0] }
+    var b: TmuxSession { sessions[1] }
+    var serverURL: String { "http://127.0.0.1:\(port)" }
+
+    init() throws {
+        contacts = try #require(Self.contacts)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-e2e-\(UUID().uuidString)")
+        port = try LocalServer.freePort()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try startServer()
+        let password = ["CONTACTS_PASSWORD": "correct horse battery"]
+        for (device, command) in [("a", "signup"), ("b", "signin")] {
+            let status = try ChildProcess.run(
+                [contacts, "account", command, "--username", "ada"] + options(device: device), environment: password,
+                log: directory.appendingPathComponent("cli.log").path)
+            try #require(status == 0, "contacts account \(command) failed; see \(directory.path)/cli.log")
+        }
+        for device in ["a", "b"] {
+            sessions.append(try TmuxSession(columns: 100, rows: 30, command: app(device: device)))
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    private func options(device: String) -> [String] {
+        ["--server", serverURL, "--data-dir", directory.path, "--device", device]
+    }
+
+    private func app(device: String) -> String {
+        ([contacts] + options(device: device)).map { "'\($0)'" }.joined(separator: " ")
+    }
+
+    func startServer() throws {
+        server = try ChildProcess(
+            [contacts, "server", "--port", "\(port)", "--data-dir", directory.path],
+            log: directory.appendingPathComponent("server.log").path)
+        let deadline = Date().addingTimeInterval(15)
+        while !ChildProcess.isListening(port: port) {
+            try #require(Date() < deadline, "the server did not start; see \(directory.path)/server.log")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    func stopServer() {
+        server?.stop()
+        server = nil
+    }
+
+    /// Polls `session`'s screen every 100 ms until it contains `text`; fails showing both screens otherwise.
+    func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try session.capture().contains(text) { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let name = session.directory == a.directory ? "A" : "B"
+        let screens = sessions.map { (try? $0.capture()) ?? "" }.joined(separator: "\n")
+        Issue.record("\(name) never showed \"\(text)\" within \(timeout) s; the screens, A then B:\n\(screens)")
+        throw Timeout()
+    }
+
+    struct Timeout: Error {}
+
+    func close() {
+        for session in sessions { session.close() }
+        sessions = []
+        stopServer()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
