@@ -498,7 +498,9 @@ extension ContactsDevice {
             let deleted = sent.deletedZoneIDs.map(\.zoneName)
             return "sent zones: saved \(saved), deleted \(deleted)"
         case .sentRecordZoneChanges(let sent):
-            var text = "sent \(sent.savedRecords.count) saves, \(sent.deletedRecordIDs.count) deletions"
+            var text =
+                "sent \(sent.savedRecords.count) saves, \(sent.deletedRecordIDs.count) deletions"
+                + shortIDs(sent.savedRecords.map(\.recordID) + sent.deletedRecordIDs)
             if let failure = sent.failedRecordSaves.first {
                 text +=
                     "; \(sent.failedRecordSaves.count) failed (\(failure.error.code.rawValue) for \(failure.record.recordID.recordName))"
@@ -513,6 +515,13 @@ extension ContactsDevice {
             return zone.error.map { "zone \(zone.zoneID.zoneName) failed: \($0.code.rawValue)" }
         }
     }
+}
+
+/// " (Contacts/3B8CE1EC, Contacts/…)": the first few record IDs of an event, for the log.
+private func shortIDs(_ ids: [SyncCore.Record.ID]) -> String {
+    guard !ids.isEmpty else { return "" }
+    let shown = ids.prefix(3).map { "\($0.zoneID.zoneName)/\($0.recordName.prefix(8))" }
+    return " (" + shown.joined(separator: ", ") + (ids.count > 3 ? ", …" : "") + ")"
 }
 
 /// Keeps two processes from opening one device (their engines would send the same outbox).

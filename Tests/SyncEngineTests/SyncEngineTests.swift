@@ -384,7 +384,13 @@ struct EnginePushReconnectionTests {
     func reconnectsAfterRestart() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("reconnect-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let first = try await TestServer.start(storagePath: path)
+        // A port below the kernel's ephemeral range, so that no other test's server (port 0) takes
+        // it while this one is down.
+        var started: TestServer?
+        for _ in 0..<20 where started == nil {
+            started = try? await TestServer.start(storagePath: path, port: Int.random(in: 20_000..<30_000))
+        }
+        let first = try #require(started)
         let account = try await TestClient(baseURL: first.baseURL).signedUp(username: "ada")
         let a = TestDevice(name: "a", server: first, client: account)
         let b = TestDevice(name: "b", server: first, client: account, automaticallySync: true)
@@ -394,9 +400,9 @@ struct EnginePushReconnectionTests {
 
         try await first.stop()
         try await Task.sleep(for: .milliseconds(300))
-        // The same port, as a restarted server would have; another test's socket may hold it a moment.
+        // The same port, as a restarted server would have.
         var restarted: TestServer?
-        for _ in 0..<50 where restarted == nil {
+        for _ in 0..<300 where restarted == nil {
             do {
                 restarted = try await TestServer.start(storagePath: path, port: first.port)
             } catch {
