@@ -87,18 +87,7 @@ struct TmuxSession {
     /// never see SIGTERM, SIGINT (Ctrl-C) or SIGCHLD. So this spawns with an empty mask and default actions.
     /// A command that starts the server does not capture output: the server would hold the pipe open.
     private static func spawn(_ arguments: [String], captureOutput: Bool) throws -> String {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        sigdelset(&allSignals, SIGKILL)
-        sigdelset(&allSignals, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let spawnAttributes = SpawnAttributes()
 
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EMFILE) }
@@ -127,7 +116,7 @@ struct TmuxSession {
             }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        let result = posix_spawn(&pid, arguments[0], &actions, &spawnAttributes.attributes, argv, envp)
         Glibc.close(pipeEnds[1])
         defer { Glibc.close(pipeEnds[0]) }
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT) }

@@ -1,0 +1,30 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `posix_spawn` attributes with an empty signal mask and every signal at its default action.
+///
+/// Not Foundation's `Process`: it passes on the spawning thread's signal mask, and the threads Swift Testing
+/// runs tests on block most signals; a program started that way would never see SIGTERM, SIGINT or SIGCHLD.
+final class SpawnAttributes {
+    var attributes = posix_spawnattr_t()
+
+    init() {
+        posix_spawnattr_init(&attributes)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        sigdelset(&allSignals, SIGKILL)
+        sigdelset(&allSignals, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
+
+    deinit {
+        posix_spawnattr_destroy(&attributes)
+    }
+}
