@@ -33,6 +33,20 @@ struct AccountCommand: AsyncParsableCommand {
             else { throw CommandFailure("no password given") }
             return password
         }
+
+        /// Signs the device in (creating the account first when asked), then syncs.
+        func signIn(_ global: GlobalOptions, creatingAccount: Bool) async throws {
+            let password = try password()
+            let device = try await Session.open(global, needsServer: true)
+            if creatingAccount {
+                try await device.signUp(username: username, password: password)
+                print("signed up and signed in as \(username)")
+            } else {
+                try await device.signIn(username: username, password: password)
+                print("signed in as \(username)")
+            }
+            await Session.syncAfterEdit(device)
+        }
     }
 
     struct SignUp: AsyncParsableCommand {
@@ -42,11 +56,7 @@ struct AccountCommand: AsyncParsableCommand {
         @OptionGroup var credentials: Credentials
 
         func run() async throws {
-            let password = try credentials.password()
-            let device = try await Session.open(global, needsServer: true)
-            try await device.signUp(username: credentials.username, password: password)
-            print("signed up and signed in as \(credentials.username)")
-            await Session.syncAfterEdit(device)
+            try await credentials.signIn(global, creatingAccount: true)
         }
     }
 
@@ -57,11 +67,7 @@ struct AccountCommand: AsyncParsableCommand {
         @OptionGroup var credentials: Credentials
 
         func run() async throws {
-            let password = try credentials.password()
-            let device = try await Session.open(global, needsServer: true)
-            try await device.signIn(username: credentials.username, password: password)
-            print("signed in as \(credentials.username)")
-            await Session.syncAfterEdit(device)
+            try await credentials.signIn(global, creatingAccount: false)
         }
     }
 

@@ -48,7 +48,7 @@ enum Session {
     }
 
     /// Sends what a command just saved, if the server answers; says so either way.
-    static func syncAfterEdit(_ device: ContactsDevice, quiet: Bool = false) async {
+    static func syncAfterEdit(_ device: ContactsDevice) async {
         do {
             try await device.sync()
         } catch {
