@@ -42,8 +42,6 @@ public final class ContactsDevice: Sendable {
     private let versionsInFlight = Mutex<[String: Int64]>([:])
     private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
     private let fetchedCount = Mutex(0)
-    /// Set while "delete server data" waits for the zone deletion to be confirmed.
-    private let deletingServerData = Mutex(false)
 
     public var engine: SyncEngine { engineBox.withLock { $0! } }
     public var name: String { options.deviceName }
@@ -215,7 +213,6 @@ public final class ContactsDevice: Sendable {
     /// Deletes the contacts zone on the server, which removes every contact on every device
     /// (this one too, once the server confirms).
     public func deleteServerData() async throws {
-        deletingServerData.withLock { $0 = true }
         try store.write { db in
             try ContactStore.wipe(db, engineState: false)
             try ContactStore.enqueue(.zone(.deleteZone(Contact.zoneID)), db)
@@ -279,7 +276,6 @@ extension ContactsDevice: SyncEngineDelegate {
                     try ContactStore.setSetting(.lastError, "\(failure.error)", db)
                 }
             }
-            if sent.deletedZoneIDs.contains(Contact.zoneID) { deletingServerData.withLock { $0 = false } }
 
         case .sentRecordZoneChanges(let sent):
             try applySent(sent, engine)
@@ -440,13 +436,9 @@ extension ContactsDevice: SyncEngineDelegate {
         let scoped = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
         guard !scoped.isEmpty else { return nil }
         // Only what the outbox still holds; anything else is stale (settled before a crash).
-        let outbox: [String: Int64]
+        let outbox: [ContactStore.OutboxEntry.Change: Int64]
         do {
-            outbox = Dictionary(
-                try store.outbox().map {
-                    (ContactStore.outboxKey($0.change).key + "/" + ContactStore.outboxKey($0.change).kind, $0.version)
-                },
-                uniquingKeysWith: { a, _ in a })
+            outbox = Dictionary(try store.outbox().map { ($0.change, $0.version) }, uniquingKeysWith: { a, _ in a })
         } catch {
             return nil
         }
@@ -454,10 +446,9 @@ extension ContactsDevice: SyncEngineDelegate {
         var pending: [SyncEngine.PendingRecordZoneChange] = []
         var versions: [String: Int64] = [:]
         for change in scoped {
-            let (key, kind) = ContactStore.outboxKey(.record(change))
-            if let version = outbox[key + "/" + kind] {
+            if let version = outbox[.record(change)] {
                 pending.append(change)
-                versions[key] = version
+                versions[ContactStore.outboxKey(.record(change)).key] = version
             } else {
                 stale.append(change)
             }
