@@ -19,21 +19,18 @@ public struct FaultPlan: Sendable, Hashable {
     public var dropResponse: Double
     /// The `retryAfter` sent with injected 503 and 429 answers, in seconds.
     public var retryAfter: Double
-    /// Added before every affected request is handled.
-    public var latency: Duration
     /// Only requests whose path starts with this are affected.
     public var pathPrefix: String
 
     public init(
         serviceUnavailable: Double = 0, rateLimited: Double = 0, dropRequest: Double = 0, dropResponse: Double = 0,
-        retryAfter: Double = 0.05, latency: Duration = .zero, pathPrefix: String = "/v1/databases"
+        retryAfter: Double = 0.05, pathPrefix: String = "/v1/databases"
     ) {
         self.serviceUnavailable = serviceUnavailable
         self.rateLimited = rateLimited
         self.dropRequest = dropRequest
         self.dropResponse = dropResponse
         self.retryAfter = retryAfter
-        self.latency = latency
         self.pathPrefix = pathPrefix
     }
 
@@ -60,7 +57,8 @@ public struct FaultCounts: Sendable, Hashable {
     public var failures: Int { serviceUnavailable + rateLimited + droppedRequests + droppedResponses }
 }
 
-/// Injects faults into a test server's requests, following a ``FaultPlan`` that tests may change at any time.
+/// Injects faults into a test server's requests, following a ``FaultPlan`` that tests may change at any time,
+/// and holds requests at the ``RequestGate``s a test closes.
 ///
 /// Randomness is seeded, so a failing test fails the same way when run again.
 public final class FaultInjector: Sendable {
@@ -68,6 +66,7 @@ public final class FaultInjector: Sendable {
         var plan: FaultPlan
         var counts = FaultCounts()
         var random: SplitMix64
+        var gates: [RequestGate] = []
     }
 
     private let state: Mutex<State>
@@ -85,6 +84,31 @@ public final class FaultInjector: Sendable {
     /// What was injected so far.
     public var counts: FaultCounts { state.withLock { $0.counts } }
 
+    /// Holds every later request whose path starts with `pathPrefix` (and whose method is `method`,
+    /// if given) until the returned gate is opened. Any path can be gated, not only the plan's.
+    public func closeGate(pathPrefix: String, method: RequestMethod? = nil) -> RequestGate {
+        let gate = RequestGate(pathPrefix: pathPrefix, method: method)
+        state.withLock { $0.gates.append(gate) }
+        return gate
+    }
+
+    /// Opens every gate, letting every held request through.
+    public func openAllGates() {
+        let gates = state.withLock { state in
+            defer { state.gates = [] }
+            return state.gates
+        }
+        for gate in gates { gate.open() }
+    }
+
+    /// The closed gates a request meets.
+    func gates(method: String, path: String) -> [RequestGate] {
+        state.withLock { state in
+            state.gates.removeAll { $0.isOpen }
+            return state.gates.filter { $0.matches(method: method, path: path) }
+        }
+    }
+
     enum Fault {
         case serviceUnavailable(Double)
         case rateLimited(Double)
@@ -93,33 +117,33 @@ public final class FaultInjector: Sendable {
     }
 
     /// Decides the fate of one request.
-    func draw(path: String) -> (fault: Fault?, latency: Duration) {
+    func draw(path: String) -> Fault? {
         state.withLock { state in
             let plan = state.plan
-            guard path.hasPrefix(plan.pathPrefix) else { return (nil, .zero) }
+            guard path.hasPrefix(plan.pathPrefix) else { return nil }
             state.counts.requests += 1
             let roll = state.random.nextUnit()
             var threshold = plan.serviceUnavailable
             if roll < threshold {
                 state.counts.serviceUnavailable += 1
-                return (.serviceUnavailable(plan.retryAfter), plan.latency)
+                return .serviceUnavailable(plan.retryAfter)
             }
             threshold += plan.rateLimited
             if roll < threshold {
                 state.counts.rateLimited += 1
-                return (.rateLimited(plan.retryAfter), plan.latency)
+                return .rateLimited(plan.retryAfter)
             }
             threshold += plan.dropRequest
             if roll < threshold {
                 state.counts.droppedRequests += 1
-                return (.dropRequest, plan.latency)
+                return .dropRequest
             }
             threshold += plan.dropResponse
             if roll < threshold {
                 state.counts.droppedResponses += 1
-                return (.dropResponse, plan.latency)
+                return .dropResponse
             }
-            return (nil, plan.latency)
+            return nil
         }
     }
 
@@ -127,7 +151,7 @@ public final class FaultInjector: Sendable {
     public var middleware: FaultInjectionMiddleware { FaultInjectionMiddleware(injector: self) }
 }
 
-/// Server middleware that applies a ``FaultInjector``'s plan.
+/// Server middleware that holds requests at a ``FaultInjector``'s closed gates, then applies its plan.
 public struct FaultInjectionMiddleware: RouterMiddleware {
     let injector: FaultInjector
 
@@ -135,9 +159,12 @@ public struct FaultInjectionMiddleware: RouterMiddleware {
         _ request: Request, context: SyncRequestContext,
         next: (Request, SyncRequestContext) async throws -> Response
     ) async throws -> Response {
-        let (fault, latency) = injector.draw(path: request.uri.path)
-        if latency > .zero { try await Task.sleep(for: latency) }
-        switch fault {
+        let method = request.method.rawValue
+        let path = request.uri.path
+        for gate in injector.gates(method: method, path: path) {
+            await gate.pass(method: method, path: path)
+        }
+        switch injector.draw(path: path) {
         case nil:
             return try await next(request, context)
         case .serviceUnavailable(let retryAfter):

@@ -243,7 +243,11 @@ public final class PushConnection: Sendable {
     }
 
     /// The oldest message not yet taken, waiting up to `timeout` for one; nil if none came.
-    public func next(within timeout: Duration = .seconds(2)) async -> Received? {
+    ///
+    /// The timeout is generous because it only matters when a message that should come does not.
+    /// To check that nothing came, do not wait a short while: send a marker after the action and
+    /// check that nothing arrives before it (``messagesBeforeMarker(within:)``).
+    public func next(within timeout: Duration = .seconds(60)) async -> Received? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let first = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return first }

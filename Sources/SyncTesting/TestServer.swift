@@ -100,6 +100,8 @@ public final class TestServer: Sendable {
 
     /// Stops the server gracefully and, if it made its own store, removes the file.
     public func stop() async throws {
+        // A graceful shutdown waits for every request: let those held at a gate go on.
+        faults.openAllGates()
         await serviceGroup.triggerGracefulShutdown()
         try await runTask.value
         if ownsStorage {

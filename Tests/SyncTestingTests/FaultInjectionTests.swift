@@ -81,14 +81,62 @@ struct FaultInjectionTests {
         try await server.stop()
     }
 
-    @Test("latency is added to every affected request")
-    func latency() async throws {
+    @Test("a gate holds matching requests until the test opens it; other requests pass meanwhile")
+    func gateHoldsUntilOpened() async throws {
         let server = try await TestServer.start()
         let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
-        server.faults.plan = FaultPlan(latency: .milliseconds(150))
-        let start = ContinuousClock.now
-        _ = try await ada.listZones()
-        #expect(ContinuousClock.now - start >= .milliseconds(150))
+        try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
+        let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records/modify")
+        let saving = Task { try await ada.modifyRecords(ModifyRecordsRequest(saves: [record("Held")])) }
+        try await gate.waitUntilHeld()
+        #expect(gate.arrivals == ["POST /v1/databases/private/records/modify"])
+
+        // Held before it was handled: nothing is saved yet, and other requests are answered.
+        #expect(try await ada.lookupRecords([record("Held").recordID]).records.isEmpty)
+        #expect(try await ada.listZones().map(\.zoneID) == [zone])
+        #expect(gate.heldCount == 1)
+
+        gate.open()
+        let saved = try await saving.value
+        #expect(saved.savedRecords.map(\.recordID.recordName) == ["Held"])
+        #expect(gate.heldCount == 0)
+        // An open gate holds nothing more.
+        _ = try await ada.modifyRecords(ModifyRecordsRequest(saves: [record("After")]))
+        #expect(gate.arrivals.count == 1)
+        try await server.stop()
+    }
+
+    @Test("a gate for one method lets the others through")
+    func gateMatchesMethod() async throws {
+        let server = try await TestServer.start()
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        let gate = server.faults.closeGate(pathPrefix: "/v1/databases", method: .get)
+        #expect(try await ada.listZones().isEmpty, "a POST passes a GET gate")
+        #expect(gate.arrivals.isEmpty)
+        try await server.stop()
+    }
+
+    @Test("stopping the server lets held requests go on, so a forgotten gate cannot hang a test")
+    func stopOpensGates() async throws {
+        let server = try await TestServer.start()
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        let gate = server.faults.closeGate(pathPrefix: "/v1/databases")
+        let listing = Task { try await ada.listZones() }
+        try await gate.waitUntilHeld()
+        try await server.stop()
+        #expect(gate.isOpen)
+        // Answered or cut off by the shutdown; either way the call returns.
+        _ = try? await listing.value
+    }
+
+    @Test("waitUntilHeld gives up with what it saw when no request comes")
+    func waitUntilHeldReports() async throws {
+        let server = try await TestServer.start()
+        let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records/modify")
+        let error = await #expect(throws: WaitTimeout.self) {
+            try await gate.waitUntilHeld(timeout: .milliseconds(50))
+        }
+        #expect(error?.description.contains("0 held; arrived: none") == true, "\(String(describing: error))")
         try await server.stop()
     }
 }
