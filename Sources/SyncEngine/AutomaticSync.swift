@@ -14,8 +14,8 @@ final class AutomaticSync: Sendable {
     /// Whether the push socket is connected, for status displays and tests.
     let pushConnected = Mutex(false)
 
-    init(engine: SyncEngine, policy: SyncScheduler.Policy) {
-        scheduler = SyncScheduler(policy: policy) { [weak engine] work in
+    init(engine: SyncEngine, policy: SyncScheduler.Policy, probes: [any ConditionProbe]) {
+        scheduler = SyncScheduler(policy: policy, probes: probes) { [weak engine] work in
             guard let engine else { return }
             switch work {
             case .fetch:

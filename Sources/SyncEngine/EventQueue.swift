@@ -90,6 +90,9 @@ actor OperationLock {
     private var locked = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
+    /// How many callers wait for the lock.
+    var waitingCount: Int { waiters.count }
+
     func lock() async {
         if !locked {
             locked = true

@@ -20,6 +20,9 @@ public final class SyncEngine: Sendable {
         public var automaticallySync: Bool = true
         /// Timing of automatic syncing (debounce, poll interval, backoff).
         public var schedulerPolicy: SyncScheduler.Policy = .standard
+        /// The conditions that hold automatic syncing back: by default low battery and high load.
+        /// Tests pass none, so that a busy machine does not hold their syncs for a minute.
+        public var schedulerProbes: [any ConditionProbe] = [PowerProbe(), LoadProbe()]
 
         public init(database: Database, stateSerialization: State.Serialization?, delegate: any SyncEngineDelegate) {
             self.database = database
@@ -36,7 +39,8 @@ public final class SyncEngine: Sendable {
     private weak let delegate: (any SyncEngineDelegate)?
     private let client: DatabaseClient
     private let events: Mutex<EventQueue?> = Mutex(nil)
-    private let operations = OperationLock()
+    /// Internal rather than private so that tests can see an operation waiting behind another.
+    let operations = OperationLock()
     /// Operations running now, so that ``cancelOperations()`` can cancel them; a new generation
     /// cancels those still waiting for the lock.
     private let operationsInFlight = Mutex<(generation: Int, nextKey: Int, tasks: [Int: Task<Void, any Error>])>(
@@ -80,7 +84,8 @@ public final class SyncEngine: Sendable {
             }
         }
         if configuration.automaticallySync {
-            let automatic = AutomaticSync(engine: self, policy: configuration.schedulerPolicy)
+            let automatic = AutomaticSync(
+                engine: self, policy: configuration.schedulerPolicy, probes: configuration.schedulerProbes)
             self.automatic.withLock { $0 = automatic }
             automatic.start(engine: self)
         }

@@ -1,9 +1,10 @@
 import Foundation
 import SyncCore
-import SyncEngine
 import SyncTesting
 import Synchronization
 import Testing
+
+@testable import SyncEngine
 
 @Suite("SyncEngine: sign-in while running, and cancellation")
 struct EngineLifecycleTests {
@@ -15,21 +16,29 @@ struct EngineLifecycleTests {
             let a = TestDevice(
                 name: "late", server: server, client: account, automaticallySync: true, credentials: .store(store))
             a.save(id: "x", name: "Written before signing in")
-            try await Task.sleep(for: .milliseconds(300))
+            // Even asked to, a signed-out engine sends nothing; the call also waits out any send the
+            // scheduler started (one operation at a time).
+            try await a.engine.sendChanges()
             #expect(!a.eventLog.withLock { $0 }.contains("accountChange"))
             try await observer.engine.fetchChanges()
             #expect(observer.names.isEmpty, "nothing is sent without an account")
 
             store.token = account.token
-            try await waitUntil(.seconds(10)) {
+            try await waitUntil("the engine signs in and sends by itself") {
                 a.eventLog.withLock { $0 }.contains("accountChange")
                     && a.engine.state.pendingRecordZoneChanges.isEmpty
+            } observed: {
+                "events \(a.eventLog.withLock { $0 }); pending \(a.engine.state.pendingRecordZoneChanges)"
             }
             try await observer.engine.fetchChanges()
             #expect(observer.names == ["Written before signing in"])
 
             store.token = nil
-            try await waitUntil(.seconds(10)) { a.eventLog.withLock { $0 }.filter { $0 == "accountChange" }.count == 2 }
+            try await waitUntil("the engine sees the sign-out") {
+                a.eventLog.withLock { $0 }.filter { $0 == "accountChange" }.count == 2
+            } observed: {
+                "events \(a.eventLog.withLock { $0 })"
+            }
             #expect(a.names.isEmpty, "signing out wipes the device's data")
             await a.engine.cancelOperations()
         }
@@ -58,16 +67,18 @@ struct EngineLifecycleTests {
             a.save(id: "x", name: "Slow")
             try await a.engine.sendChanges()
             a.save(id: "x", name: "Slower")
-            server.faults.plan = FaultPlan(latency: .seconds(5), pathPrefix: "/v1/databases/private/records")
+            let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records")
             let first = Task { try await a.engine.sendChanges() }
+            try await gate.waitUntilHeld()
             let second = Task { try await a.engine.fetchChanges() }
-            try await Task.sleep(for: .milliseconds(300))
+            try await waitUntil("the fetch waits behind the send") { await a.engine.operations.waitingCount == 1 }
             await a.engine.cancelOperations()
             for task in [first, second] {
                 let error = await #expect(throws: SyncError.self) { try await task.value }
                 #expect(error?.code == .operationCancelled)
             }
-            server.faults.plan = .none
+            // The held save may still reach the server, as with CKSyncEngine; the change stays pending.
+            gate.open()
             #expect(a.engine.state.pendingRecordZoneChanges == [.saveRecord(TestDevice.recordID("x"))])
         }
     }
@@ -82,12 +93,20 @@ struct AutomaticSyncTests {
             let b = TestDevice(name: "b", server: server, client: account, automaticallySync: true)
             for index in 0..<20 { a.save(id: "a\(index)", name: "From A \(index)") }
             for index in 0..<20 { b.save(id: "b\(index)", name: "From B \(index)") }
-            try await waitUntil(.seconds(20)) { a.names.count == 40 && b.names.count == 40 }
+            try await waitUntil("both devices have all 40 contacts") {
+                a.names.count == 40 && b.names.count == 40
+            } observed: {
+                "A has \(a.names.count), B has \(b.names.count)"
+            }
             #expect(a.names == b.names)
             #expect(a.names.count == 40)
             a.save(id: "b3", name: "Renamed on A")
             // By push, or at worst by the poll that runs while a push socket is down.
-            try await waitUntil(.seconds(45)) { b.names.contains("Renamed on A") }
+            try await waitUntil("B has A's rename", timeout: .seconds(120)) {
+                b.names.contains("Renamed on A")
+            } observed: {
+                "B has \(b.names.filter { $0.hasPrefix("Renamed") || $0.hasPrefix("From B 3") })"
+            }
             #expect(a.names == b.names)
             let status = await a.engine.scheduler?.status
             #expect(status?.lastSuccess != nil)

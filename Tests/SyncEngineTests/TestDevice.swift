@@ -27,7 +27,8 @@ final class TestDevice: SyncEngineDelegate {
 
     init(
         name: String, server: TestServer, client: TestClient, automaticallySync: Bool = false,
-        state: SyncEngine.State.Serialization? = nil, credentials: Database.Credentials? = nil
+        state: SyncEngine.State.Serialization? = nil, credentials: Database.Credentials? = nil,
+        policy: SyncScheduler.Policy = .standard
     ) {
         self.name = name
         savedState.withLock { $0 = state }
@@ -37,8 +38,14 @@ final class TestDevice: SyncEngineDelegate {
                 deviceID: name),
             stateSerialization: state, delegate: self)
         configuration.automaticallySync = automaticallySync
+        // A busy machine must not hold a test's syncs back for a minute.
+        configuration.schedulerProbes = []
+        configuration.schedulerPolicy = policy
         engineBox.withLock { $0 = SyncEngine(configuration) }
     }
+
+    /// A policy that never polls in a test's lifetime: what such a device hears, it hears by push.
+    static let pushOnly = SyncScheduler.Policy(pollInterval: .seconds(86_400))
 
     /// Names of the contacts, sorted.
     var names: [String] { contacts.withLock { $0.values.map(\.name).sorted() } }
