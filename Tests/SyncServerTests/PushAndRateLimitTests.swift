@@ -6,11 +6,13 @@ import Testing
 
 @Suite("Push and rate limits")
 struct PushAndRateLimitTests {
-    private func next(_ connection: PushConnection, within timeout: Duration = .seconds(2)) async -> PushMessage? {
-        await connection.next(within: timeout)?.message
+    private func next(_ connection: PushConnection) async -> PushMessage? {
+        await connection.next()?.message
     }
 
-    @Test("a change reaches the owner's other connections within milliseconds, and nobody else's")
+    // How fast a push arrives is measured by `sync-bench`, not asserted here. That nothing arrived is
+    // checked with a marker sent after the action: a socket's messages arrive in order.
+    @Test("a change reaches the owner's other connections, once, and nobody else's")
     func pushReachesOwnerOnly() async throws {
         try await withServer { server, anonymous in
             var laptop = try await anonymous.signedUp(username: "ada")
@@ -27,30 +29,32 @@ struct PushAndRateLimitTests {
             try await laptop.saveZones("Contacts")
             #expect(await next(phoneSocket) == PushMessage(event: .databaseChanged, scope: .private))
 
-            let start = ContinuousClock.now
             try await laptop.save([contact("Grace")])
-            let received = try #require(await phoneSocket.next())
-            #expect(received.message.event == .databaseChanged)
-            // Generous bound: the push is sent before the save's answer, so it normally takes about a millisecond.
-            #expect(received.at - start < .milliseconds(500), "push took \(received.at - start)")
+            #expect(await next(phoneSocket) == PushMessage(event: .databaseChanged, scope: .private))
 
-            // The device that made the change is not told about it; Bob hears nothing at all.
-            #expect(await next(laptopSocket, within: .milliseconds(300)) == nil)
-            #expect(await next(bobSocket, within: .milliseconds(300)) == nil)
+            // The device that made the change is not told about it; the phone is told once; Bob hears nothing.
+            try await server.sendPushMarker(to: laptop)
+            try await server.sendPushMarker(to: bob)
+            #expect(try await laptopSocket.messagesBeforeMarker() == [])
+            #expect(try await phoneSocket.messagesBeforeMarker() == [])
+            #expect(try await bobSocket.messagesBeforeMarker() == [])
 
             // A request that changes nothing pushes nothing: a failed delete, a zone that already exists.
             try await laptop.saveZones("Contacts")
-            #expect(await next(phoneSocket, within: .milliseconds(300)) == nil)
             _ = try await phone.modifyRecords(
                 ModifyRecordsRequest(deletes: [Record.ID(recordName: "nobody", zoneID: contactsZone)]))
-            #expect(await next(laptopSocket, within: .milliseconds(300)) == nil)
+            try await server.sendPushMarker(to: laptop)
+            #expect(try await phoneSocket.messagesBeforeMarker() == [])
+            #expect(try await laptopSocket.messagesBeforeMarker() == [])
 
             // Bob's change goes to Bob only.
             var bobsOther = try await anonymous.signedIn(username: "bob")
             bobsOther.deviceID = "bob-2"
             try await bobsOther.saveZones("Bob")
             #expect(await next(bobSocket)?.event == .databaseChanged)
-            #expect(await next(phoneSocket, within: .milliseconds(300)) == nil)
+            try await server.sendPushMarker(to: laptop)
+            #expect(try await phoneSocket.messagesBeforeMarker() == [])
+            #expect(try await laptopSocket.messagesBeforeMarker() == [])
             phoneSocket.close()
             laptopSocket.close()
             bobSocket.close()
@@ -60,12 +64,12 @@ struct PushAndRateLimitTests {
     @Test("over the rate limit: 429 with Retry-After and retryAfter, then allowed again")
     func rateLimit() async throws {
         var configuration = SyncServerConfiguration.testing
-        // Slow refill, so that a busy machine's slow requests cannot earn tokens back in time.
-        configuration.userRateLimit = .init(requestsPerSecond: 0.5, burst: 3)
+        // A slow refill: a request would have to take 4 s for the requests to earn their tokens back.
+        configuration.userRateLimit = .init(requestsPerSecond: 0.25, burst: 3)
         try await withServer(configuration: configuration) { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             var limited: HTTPAnswer?
-            for _ in 0..<10 {
+            for _ in 0..<100 {
                 let answer = try await ada.send(.get, "/v1/account")
                 if answer.status == 429 {
                     limited = answer
@@ -75,8 +79,10 @@ struct PushAndRateLimitTests {
             let answer = try #require(limited)
             #expect(answer.error?.code == .requestRateLimited)
             let retryAfter = try #require(answer.error?.retryAfter)
-            #expect(retryAfter > 0 && retryAfter <= 2)
+            #expect(retryAfter > 0 && retryAfter <= 4)
             #expect(answer.header("Retry-After") == String(Int(retryAfter.rounded(.up))))
+            // What a client does with retryAfter: wait that long, then try again. Waiting longer (a busy
+            // machine) only refills more, so this cannot fail for being slow.
             try await Task.sleep(for: .seconds(retryAfter))
             #expect(try await ada.send(.get, "/v1/account").status == 200)
         }
