@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import SyncTesting
 import Testing
 
 #if canImport(Glibc)
@@ -51,13 +52,30 @@ struct ContactsProgram {
             error: String(decoding: err, as: UTF8.self))
     }
 
-    /// Stops the local server the program started in the background, if any.
+    /// Stops the local server the program started in the background, if any, and waits until it is gone.
+    /// It is not this process's child (the program that started it has exited), so it cannot be reaped here.
     func stopLocalServer() {
         let local = LocalServer(dataDirectory: dataDirectory, executable: Self.path)
         guard let pid = local.knownProcessID() else { return }
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0..<100 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while Self.isRunning(pid) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the local server (pid \(pid)) did not stop within 60 s of SIGTERM; killing it")
+                kill(pid, SIGKILL)
+                return
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// Whether `pid` is a live process (a zombie waiting to be reaped is not).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // "pid (name) S …": the state follows the name's closing parenthesis.
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
     }
 }
 
@@ -116,7 +134,7 @@ struct CommandLineTests {
     func explicitServer() async throws {
         try await withTemporaryDirectory { directory in
             // A real server process, so that stopping it is what a user sees: connections refused.
-            let port = try LocalServer.freePort()
+            let port = try LoopbackPort.unused()
             let url = "http://127.0.0.1:\(port)"
             let server = Process()
             server.executableURL = URL(fileURLWithPath: ContactsProgram.path)
@@ -127,10 +145,13 @@ struct CommandLineTests {
             defer { if server.isRunning { server.terminate() } }
             var program = ContactsProgram(dataDirectory: directory)
             program.environment["CONTACTS_PASSWORD"] = "a long enough password"
-            var signup = try await program.run(["--server", url, "account", "signup", "--username", "grace"])
-            for _ in 0..<50 where signup.status != 0 && signup.error.contains("could not reach") {
-                try await Task.sleep(for: .milliseconds(100))
+            // The server takes a moment to listen: until then signing up cannot reach it.
+            var signup = ContactsProgram.Outcome(status: -1, output: "", error: "")
+            try await waitUntil("signing up reaches the server on port \(port)", poll: .milliseconds(100)) {
                 signup = try await program.run(["--server", url, "account", "signup", "--username", "grace"])
+                return !(signup.status != 0 && signup.error.contains("could not reach")) || !server.isRunning
+            } observed: {
+                "server running: \(server.isRunning); contacts said: \(signup.error)"
             }
             #expect(signup.status == 0, "\(signup.error)")
             let added = try await program.run([

@@ -392,11 +392,7 @@ struct EnginePushReconnectionTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         // A port below the kernel's ephemeral range, so that no other test's server (port 0) takes
         // it while this one is down.
-        var started: TestServer?
-        for _ in 0..<20 where started == nil {
-            started = try? await TestServer.start(storagePath: path, port: Int.random(in: 20_000..<30_000))
-        }
-        let first = try #require(started)
+        let first = try await TestServer.start(storagePath: path, port: try LoopbackPort.unused())
         let account = try await TestClient(baseURL: first.baseURL).signedUp(username: "ada")
         let a = TestDevice(name: "a", server: first, client: account)
         // B never polls: what it hears, it hears by push.
