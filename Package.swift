@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactsTUITests",
-            dependencies: ["ContactsTUI", "ContactsCore"],
+            dependencies: ["ContactsTUI", "ContactsCore", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

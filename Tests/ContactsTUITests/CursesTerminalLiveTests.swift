@@ -8,10 +8,10 @@ import Testing
 @Suite("Curses terminal in a real terminal (tmux)", .serialized, .enabled(if: LiveScenario.canDrive))
 struct CursesTerminalLiveTests {
     @Test("the screen shows the grid, and keys typed in the terminal arrive decoded")
-    func keysAndScreen() throws {
+    func keysAndScreen() async throws {
         let app = try LiveApp(mode: "keys")
         defer { app.close() }
-        let screen = try app.waitForScreen(containing: "keys: 0")
+        let screen = try await app.waitForScreen(containing: "keys: 0")
         #expect(screen.contains("┌─ Contacts ─"))
         #expect(screen.contains("Eve^[[2J"), "the hostile name is shown escaped")
         let phoneColumns = screen.split(separator: "\n").compactMap { line in
@@ -30,70 +30,70 @@ struct CursesTerminalLiveTests {
         ]
         for (index, key) in keys.enumerated() {
             try app.session.send(key.send, literal: key.literal)
-            try app.waitForScreen(containing: "keys: \(index + 1) last: \(key.shown)")
+            try await app.waitForScreen(containing: "keys: \(index + 1) last: \(key.shown)")
         }
 
         try app.session.resize(columns: 50, rows: 10)
-        let resized = try app.waitForScreen(containing: "last: Resize")
+        let resized = try await app.waitForScreen(containing: "last: Resize")
         let border = try #require(resized.split(separator: "\n").first)
         #expect(border.displayWidth == 50, "redrawn at the new width")
 
-        #expect(try app.quitWithControlC() == 0, "Ctrl-C quits cleanly")
-        try app.expectShellTerminal()
+        #expect(try await app.quitWithControlC() == 0, "Ctrl-C quits cleanly")
+        try await app.expectShellTerminal()
         let report = try String(contentsOf: app.report, encoding: .utf8)
         #expect(report == (keys.map(\.shown) + ["Resize", "Ctrl-C"]).joined(separator: "\n") + "\n")
     }
 
     @Test("in a locale that is not UTF-8 the same layout is drawn in ASCII")
-    func asciiLocale() throws {
+    func asciiLocale() async throws {
         let app = try LiveApp(mode: "keys", locale: "C")
         defer { app.close() }
-        let screen = try app.waitForScreen(containing: "keys: 0")
+        let screen = try await app.waitForScreen(containing: "keys: 0")
         #expect(screen.hasPrefix("+- Contacts ---"))
         #expect(screen.contains("| ? ?           555-0100"), "张伟 is two question marks, each padded to 2 columns")
         #expect(screen.unicodeScalars.allSatisfy { $0.isASCII })
-        #expect(try app.quitWithControlC() == 0)
+        #expect(try await app.quitWithControlC() == 0)
     }
 
     @Test("NO_COLOR turns colours off, and keeps attributes such as reverse video")
-    func noColor() throws {
+    func noColor() async throws {
         let app = try LiveApp(mode: "keys", extraEnvironment: ["NO_COLOR=1"])
         defer { app.close() }
-        try app.waitForScreen(containing: "keys: 0")
+        try await app.waitForScreen(containing: "keys: 0")
         let screen = try app.session.captureWithAttributes()
         #expect(!screen.contains("\u{1B}[36m"))
         #expect(screen.contains("\u{1B}[7m"))
-        #expect(try app.quitWithControlC() == 0)
+        #expect(try await app.quitWithControlC() == 0)
     }
 
     @Test("an unknown TERM is reported with what to do, and leaves the terminal alone")
-    func unknownTerminal() throws {
+    func unknownTerminal() async throws {
         let app = try LiveApp(mode: "keys", extraEnvironment: ["TERM=vt9000"])
         defer { app.close() }
-        #expect(try app.waitForExitStatus() != 0)
+        #expect(try await app.waitForExitStatus() != 0)
         let unwrapped = try app.session.capture().replacingOccurrences(of: "\n", with: "")
         #expect(unwrapped.contains("\"vt9000\" (TERM) is unknown to ncurses; try TERM=xterm-256color"))
-        try app.expectShellTerminal()
+        try await app.expectShellTerminal()
     }
 
     @Test("SIGTERM while the app runs gives the shell its screen and cursor back, then ends the app")
-    func terminationRestoresTheTerminal() throws {
+    func terminationRestoresTheTerminal() async throws {
         let app = try LiveApp(mode: "keys")
         defer { app.close() }
-        try app.waitForScreen(containing: "keys: 0")
+        try await app.waitForScreen(containing: "keys: 0")
         let pid = try #require(Int32(String(contentsOf: app.pidFile, encoding: .utf8)))
         #expect(kill(pid, SIGTERM) == 0)
-        #expect(try app.waitForExitStatus() == 128 + SIGTERM, "dies of the signal, as it would have")
-        try app.expectShellTerminal()
+        #expect(try await app.waitForExitStatus() == 128 + SIGTERM, "dies of the signal, as it would have")
+        try await app.expectShellTerminal()
     }
 
     @Test("a crash gives the shell its screen and cursor back")
-    func crashRestoresTheTerminal() throws {
+    func crashRestoresTheTerminal() async throws {
         let app = try LiveApp(mode: "crash")
         defer { app.close() }
-        let status = try app.waitForExitStatus()
+        let status = try await app.waitForExitStatus()
         #expect([128 + SIGILL, 128 + SIGTRAP].contains(status), "dies of a Swift runtime trap")
-        try app.expectShellTerminal()
+        try await app.expectShellTerminal()
     }
 }
 
@@ -145,9 +145,9 @@ private struct LiveApp {
     }
 
     @discardableResult
-    func waitForScreen(containing text: String) throws -> String {
+    func waitForScreen(containing text: String) async throws -> String {
         var screen = ""
-        let found = try session.wait {
+        let found = try await session.wait {
             screen = try session.capture()
             return screen.contains(text)
         }
@@ -156,15 +156,15 @@ private struct LiveApp {
     }
 
     /// Presses Ctrl-C, and returns the app's exit status.
-    func quitWithControlC() throws -> Int32 {
+    func quitWithControlC() async throws -> Int32 {
         try session.send("C-c")
-        return try waitForExitStatus()
+        return try await waitForExitStatus()
     }
 
     /// The app's exit status as a shell reports it: 128 + the signal's number if a signal ended it.
-    func waitForExitStatus() throws -> Int32 {
+    func waitForExitStatus() async throws -> Int32 {
         var status: Int32?
-        _ = session.wait {
+        _ = try await session.wait {
             status = (try? String(contentsOf: statusFile, encoding: .utf8)).flatMap {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
@@ -175,10 +175,10 @@ private struct LiveApp {
 
     /// The state a shell needs: main screen, visible cursor, cursor keys in normal mode, and the line
     /// discipline back to cooked mode with echo. tmux reads the app's last bytes asynchronously, hence the wait.
-    func expectShellTerminal() throws {
+    func expectShellTerminal() async throws {
         let flags = "#{alternate_on} #{cursor_flag} #{keypad_cursor_flag}"
         var state = ""
-        _ = try session.wait(timeout: 5) {
+        _ = try await session.wait {
             state = try session.format(flags)
             return state == "0 1 0"
         }

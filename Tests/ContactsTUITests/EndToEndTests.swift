@@ -1,4 +1,5 @@
 import Foundation
+import SyncTesting
 import Testing
 
 @testable import ContactsCore
@@ -8,15 +9,15 @@ import Testing
 @Suite(
     "End to end: two contacts apps in tmux, one server", .serialized,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(10)))
 struct EndToEndTests {
     @Test("add, edit and delete on A appear on B by themselves; B resizes; A shows a lost server and recovers")
-    func twoDevices() throws {
-        let world = try EndToEnd()
+    func twoDevices() async throws {
+        let world = try await EndToEnd()
         defer { world.close() }
         let (a, b) = (world.a, world.b)
-        try world.waitFor(a, "Push      connected")
-        try world.waitFor(b, "Push      connected")
+        try await world.waitFor(a, "Push      connected")
+        try await world.waitFor(b, "Push      connected")
 
         // Add on A and back up: B shows it, though nobody touches B.
         try a.send("a")
@@ -24,11 +25,11 @@ struct EndToEndTests {
         try a.send("Tab")
         try a.send("work: grace@example.org", literal: true)
         try a.send("Enter")
-        try world.waitFor(a, "Saved Grace Hopper")
+        try await world.waitFor(a, "Saved Grace Hopper")
         try a.send("b")
-        try world.waitFor(a, "Backed up.")
-        try world.waitFor(b, "› Grace Hopper")
-        try world.waitFor(b, "work: grace@example.org")
+        try await world.waitFor(a, "Backed up.")
+        try await world.waitFor(b, "› Grace Hopper")
+        try await world.waitFor(b, "work: grace@example.org")
 
         // Edit.
         try a.send("e")
@@ -36,44 +37,45 @@ struct EndToEndTests {
         try a.send("Grace Brewster Hopper", literal: true)
         try a.send("Enter")
         try a.send("b")
-        try world.waitFor(b, "› Grace Brewster Hopper")
+        try await world.waitFor(b, "› Grace Brewster Hopper")
 
         // Delete, answering the question.
         try a.send("d")
-        try world.waitFor(a, "[y/N]")
+        try await world.waitFor(a, "[y/N]")
         try a.send("y")
         try a.send("b")
-        try world.waitFor(b, "Contacts · 0")
-        try world.waitFor(b, "No contacts yet.")
+        try await world.waitFor(b, "Contacts · 0")
+        try await world.waitFor(b, "No contacts yet.")
 
         // B's terminal is resized: everything is laid out again, down to 40x12; smaller says so.
         try b.resize(columns: 40, rows: 12)
-        try world.waitFor(b, "├─ Details ─")
+        try await world.waitFor(b, "├─ Details ─")
         try b.resize(columns: 39, rows: 11)
-        try world.waitFor(b, "Terminal too small: 39x11.")
+        try await world.waitFor(b, "Terminal too small: 39x11.")
         try b.resize(columns: 100, rows: 30)
-        try world.waitFor(b, "┌─ Contacts · 0 ─")
+        try await world.waitFor(b, "┌─ Contacts · 0 ─")
 
         // The server goes away: A keeps the new contact, and shows the error and what is pending.
         world.stopServer()
         try a.send("a")
         try a.send("Katherine Johnson", literal: true)
         try a.send("Enter")
-        try world.waitFor(a, "› Katherine Johnson")
+        try await world.waitFor(a, "› Katherine Johnson")
         try a.send("b")
-        try world.waitFor(a, "✖ error")
-        try world.waitFor(a, "Pending   1 change not on the server yet")
+        try await world.waitFor(a, "✖ error")
+        try await world.waitFor(a, "Pending   1 change not on the server yet")
 
         // It comes back: A sends by itself, and B receives.
-        try world.startServer()
-        try world.waitFor(a, "Pending   nothing to send", timeout: 60)
-        try world.waitFor(a, "● idle")
-        try world.waitFor(b, "› Katherine Johnson", timeout: 60)
+        try await world.startServer()
+        // A's retry may wait out its backoff, and the push socket reconnects with backoff too.
+        try await world.waitFor(a, "Pending   nothing to send", timeout: 120)
+        try await world.waitFor(a, "● idle")
+        try await world.waitFor(b, "› Katherine Johnson", timeout: 120)
 
         // q and Ctrl-C quit and give the terminal back.
         for (app, key) in [(a, "q"), (b, "C-c")] {
             try app.send(key)
-            #expect(try app.wait(timeout: 10) { try app.format("#{pane_dead}") == "1" })
+            #expect(try await app.wait { try app.format("#{pane_dead}") == "1" })
             #expect(try app.format("#{alternate_on}") == "0")
         }
     }
@@ -114,12 +116,13 @@ final class EndToEnd {
     var b: TmuxSession { sessions[1] }
     var serverURL: String { "http://127.0.0.1:\(port)" }
 
-    init() throws {
+    init() async throws {
         contacts = try #require(Self.contacts)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-e2e-\(UUID().uuidString)")
-        port = try LocalServer.freePort()
+        // Below the ephemeral range: nothing else takes the port while the server is stopped.
+        port = try LoopbackPort.unused()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try startServer()
+        try await startServer()
         let password = ["CONTACTS_PASSWORD": "correct horse battery"]
         for (device, command) in [("a", "signup"), ("b", "signin")] {
             let status = try ChildProcess.run(
@@ -144,14 +147,16 @@ final class EndToEnd {
         ([contacts] + options(device: device)).map { "'\($0)'" }.joined(separator: " ")
     }
 
-    func startServer() throws {
+    func startServer() async throws {
         server = try ChildProcess(
             [contacts, "server", "--port", "\(port)", "--data-dir", directory.path],
             log: directory.appendingPathComponent("server.log").path)
-        let deadline = Date().addingTimeInterval(15)
-        while !ChildProcess.isListening(port: port) {
-            try #require(Date() < deadline, "the server did not start; see \(directory.path)/server.log")
-            Thread.sleep(forTimeInterval: 0.05)
+        let port = self.port
+        let log = directory.appendingPathComponent("server.log").path
+        try await waitUntil("the server listens on port \(port)", poll: .milliseconds(50)) {
+            ChildProcess.isListening(port: port)
+        } observed: {
+            "its log: " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "none")
         }
     }
 
@@ -160,13 +165,10 @@ final class EndToEnd {
         server = nil
     }
 
-    /// Polls `session`'s screen every 100 ms until it contains `text`; fails showing both screens otherwise.
-    func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 15) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try session.capture().contains(text) { return }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+    /// Polls `session`'s screen every 50 ms until it contains `text`; fails showing both screens otherwise.
+    /// The deadline is generous: a busy machine is slow, not wrong.
+    func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 60) async throws {
+        if try await session.wait(timeout: timeout, until: { try session.capture().contains(text) }) { return }
         let name = session.directory == a.directory ? "A" : "B"
         let screens = sessions.map { (try? $0.capture()) ?? "" }.joined(separator: "\n")
         Issue.record("\(name) never showed \"\(text)\" within \(timeout) s; the screens, A then B:\n\(screens)")

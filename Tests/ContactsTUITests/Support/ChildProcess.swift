@@ -46,7 +46,7 @@ struct ChildProcess {
     }
 
     /// Asks the process to stop (SIGTERM), kills it if it has not after `grace` seconds, and reaps it.
-    func stop(grace: Double = 3) {
+    func stop(grace: Double = 10) {
         kill(pid, SIGTERM)
         let deadline = Date().addingTimeInterval(grace)
         var status: Int32 = 0

@@ -1,4 +1,5 @@
 import Foundation
+import SyncTesting
 
 /// A tmux server of its own (private socket, no user configuration) running one command in a detached window,
 /// for tests that drive a program through a real terminal.
@@ -56,14 +57,20 @@ struct TmuxSession {
         try run(["resize-window", "-t", target, "-x", "\(columns)", "-y", "\(rows)"])
     }
 
-    /// Polls `condition` every 50 ms for up to `timeout` seconds.
-    func wait(timeout: Double = 15, until condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+    /// Polls `condition` every 50 ms for up to `timeout` seconds; whether it came true. The deadline is
+    /// generous: it only matters when something is broken, and a busy machine is slow, not wrong. Waits
+    /// without holding a thread, so that the tests running beside this one go on meanwhile.
+    func wait(timeout: Double = 60, until condition: () throws -> Bool) async throws -> Bool {
+        do {
+            try await waitUntil(
+                "the terminal shows what the test waits for", timeout: .seconds(timeout), poll: .milliseconds(50)
+            ) {
+                try condition()
+            }
+            return true
+        } catch is WaitTimeout {
+            return false
         }
-        return try condition()
     }
 
     /// Stops this session's server (only ours: it has its own socket) and removes its files.
