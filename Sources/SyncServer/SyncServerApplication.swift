@@ -29,17 +29,23 @@ public enum SyncServerApplication {
             try body.response(configuration.limits)
         }
 
-        let accounts = AccountRoutes(store: store, configuration: configuration, body: body)
+        let accounts = AccountRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
         let open = router.group("v1").add(
             middleware: AddressRateLimitMiddleware(rateLimiter: RateLimiter(configuration.addressRateLimit)))
-        open.post("accounts", use: accounts.createAccount)
+        // A group of its own, so that this limit applies to account creation only.
+        open.group().add(
+            middleware: AddressRateLimitMiddleware(
+                rateLimiter: RateLimiter(configuration.accountCreationRateLimit), counting: "account creations")
+        ).post("accounts", use: accounts.createAccount)
         open.post("sessions", use: accounts.signIn)
 
+        let sessions = SessionLifetime(lifetime: configuration.sessionLifetime, clock: configuration.clock)
         let signedIn = router.group("v1").add(
-            middleware: AuthenticationMiddleware(store: store, rateLimiter: RateLimiter(configuration.userRateLimit)))
+            middleware: AuthenticationMiddleware(
+                store: store, rateLimiter: RateLimiter(configuration.userRateLimit), sessions: sessions))
         signedIn.delete("sessions/current", use: accounts.signOut)
         signedIn.get("account", use: accounts.account)
-        PushRoute(pushHub: pushHub).register(on: signedIn)
+        PushRoute(pushHub: pushHub, store: store, sessions: sessions).register(on: signedIn)
 
         let database = DatabaseRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
         let databases = signedIn.group("databases/:scope")
@@ -49,6 +55,8 @@ public enum SyncServerApplication {
         databases.post("records/modify", use: database.modifyRecords)
         databases.post("records/changes", use: database.fetchZoneChanges)
         databases.post("records/lookup", use: database.lookupRecords)
+        // Last, so that it runs only for requests no route took (see the type).
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router
     }
 
@@ -71,7 +79,8 @@ public enum SyncServerApplication {
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(
-                webSocketRouter: router, configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
+                webSocketRouter: WebSocketUpgradeRouter(router: router),
+                configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sync-server"),
             services: [
                 HistoryCompactionService(store: store, configuration: configuration, logger: logger),
@@ -93,7 +102,7 @@ struct PushShutdownService: Service {
     }
 }
 
-/// Periodically forgets old tombstones and replay answers.
+/// Periodically forgets old tombstones, replay answers and ended sessions.
 struct HistoryCompactionService: Service {
     let store: any RecordStore
     let configuration: SyncServerConfiguration
@@ -116,6 +125,15 @@ struct HistoryCompactionService: Service {
                 logger.info("compacted history", metadata: ["tombstonesRemoved": "\(removed)"])
             } catch {
                 logger.error("history compaction failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                // Ended sessions answer notAuthenticated already; this only frees their rows.
+                let ended = try await store.deleteSessions(
+                    lastUsedBefore: configuration.clock.now().addingTimeInterval(-configuration.sessionLifetime.seconds)
+                )
+                logger.info("forgot ended sessions", metadata: ["sessionsRemoved": "\(ended)"])
+            } catch {
+                logger.error("forgetting ended sessions failed", metadata: ["error": "\(error)"])
             }
         }
     }

@@ -29,6 +29,24 @@ public struct SyncServerConfiguration: Sendable {
     public var requestReplayRetention: Duration
     /// How often history is compacted.
     public var compactionInterval: Duration
+    /// Failed sign-ins per username (known or not, compared case-insensitively): 5 free, then 1 s
+    /// doubling to 15 min; a successful sign-in clears them.
+    public var usernameSignInThrottle = FailureThrottle(
+        freeFailures: 5, initialDelay: .seconds(1), maximumDelay: .seconds(15 * 60), forgetAfter: .seconds(24 * 3600))
+    /// Failed sign-ins per client address (the connection's, never a header a client can forge): 20
+    /// free, then 1 s doubling to 15 min. A success does not clear them, or one account of its own
+    /// would let a client guess other users' passwords freely.
+    public var addressSignInThrottle = FailureThrottle(
+        freeFailures: 20, initialDelay: .seconds(1), maximumDelay: .seconds(15 * 60), forgetAfter: .seconds(24 * 3600))
+    /// Account creations per client address, on top of ``addressRateLimit``.
+    public var accountCreationRateLimit = RateLimit(requestsPerSecond: 1.0 / 60, burst: 10)
+    /// How many bcrypt hashes run at once and how many may wait.
+    public var passwordHashing = PasswordHashing.default
+    /// A session ends this long after its last request (each request moves the end, to within an
+    /// hour); then its token answers `notAuthenticated` and its push sockets close.
+    public var sessionLifetime: Duration = .seconds(90 * 24 * 3600)
+    /// The clock sessions and throttles go by; tests pass one they move by hand.
+    public var clock: ServerClock = .system
 
     public init(
         limits: ServerLimits = ServerLimits(),

@@ -199,11 +199,16 @@ public final class PushConnection: Sendable {
 
     private let inbox: Mutex<[Received]>
     private let task: Mutex<Task<Void, any Error>?>
+    private let closed: Mutex<Bool>
 
     private init() {
         inbox = Mutex([])
         task = Mutex(nil)
+        closed = Mutex(false)
     }
+
+    /// Whether the socket has closed: the server closed it, the connection broke, or ``close()``.
+    public var isClosed: Bool { closed.withLock { $0 } }
 
     static func open(client: TestClient) async throws -> PushConnection {
         guard let token = client.token else {
@@ -217,7 +222,10 @@ public final class PushConnection: Sendable {
         var logger = Logger(label: "push-client")
         logger.logLevel = .critical
         let task = Task {
-            defer { readyContinuation.finish() }
+            defer {
+                connection.closed.withLock { $0 = true }
+                readyContinuation.finish()
+            }
             try await WebSocketClient.connect(
                 url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: logger
             ) { inbound, _, _ in

@@ -7,12 +7,17 @@ import SyncServer
 import Synchronization
 
 extension SyncServerConfiguration {
-    /// Settings for tests: cheap password hashing and rate limits no test reaches by accident.
+    /// Settings for tests: cheap password hashing and rate limits no test reaches by accident (all
+    /// clients of a test server come from 127.0.0.1, and many tests sign in or fail to).
     public static var testing: SyncServerConfiguration {
         var configuration = SyncServerConfiguration()
         configuration.bcryptCost = 4
         configuration.userRateLimit = .init(requestsPerSecond: 100_000, burst: 100_000)
         configuration.addressRateLimit = .init(requestsPerSecond: 100_000, burst: 100_000)
+        configuration.accountCreationRateLimit = .init(requestsPerSecond: 100_000, burst: 100_000)
+        configuration.usernameSignInThrottle.freeFailures = 1_000
+        configuration.addressSignInThrottle.freeFailures = 100_000
+        configuration.passwordHashing = .init(concurrency: 4, queueLimit: 100_000)
         return configuration
     }
 }

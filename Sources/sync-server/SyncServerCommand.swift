@@ -32,6 +32,12 @@ struct SyncServerCommand: AsyncParsableCommand {
     @Option(help: "Days to keep tombstones; older change tokens get changeTokenExpired.")
     var tombstoneDays: Int = 30
 
+    @Option(help: "Days a session lasts after its last request; then the client signs in again.")
+    var sessionDays: Int = 90
+
+    @Option(help: "Password hashes (bcrypt) computed at once. (default: half the cores)")
+    var passwordHashingConcurrency: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -40,6 +46,12 @@ struct SyncServerCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be above 0") }
         guard tombstoneDays >= 1 else { throw ValidationError("--tombstone-days must be at least 1") }
+        guard (1...3650).contains(sessionDays) else {
+            throw ValidationError("--session-days must be between 1 and 3650")
+        }
+        if let passwordHashingConcurrency, !(1...1024).contains(passwordHashingConcurrency) {
+            throw ValidationError("--password-hashing-concurrency must be between 1 and 1024")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -53,6 +65,10 @@ struct SyncServerCommand: AsyncParsableCommand {
         runner.configuration.bcryptCost = bcryptCost
         runner.configuration.userRateLimit = .init(requestsPerSecond: rateLimit, burst: rateLimit * 4)
         runner.configuration.tombstoneRetention = .seconds(tombstoneDays * 24 * 3600)
+        runner.configuration.sessionLifetime = .seconds(sessionDays * 24 * 3600)
+        if let passwordHashingConcurrency {
+            runner.configuration.passwordHashing.concurrency = passwordHashingConcurrency
+        }
         try await runner.run()
     }
 

@@ -4,10 +4,12 @@ import HTTPTypes
 import Hummingbird
 import SyncCore
 
-/// Requires `Authorization: Bearer <token>` of a live session, then applies the user's rate limit.
+/// Requires `Authorization: Bearer <token>` of a live session, then applies the user's rate limit
+/// and records the session's use (which moves its end, see ``SessionLifetime``).
 struct AuthenticationMiddleware: RouterMiddleware {
     let store: any RecordStore
     let rateLimiter: RateLimiter
+    let sessions: SessionLifetime
 
     func handle(
         _ request: Request, context: SyncRequestContext,
@@ -21,14 +23,25 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw SyncError(.notAuthenticated, "the Authorization header must read 'Bearer <token>'")
         }
         let tokenHash = Self.hash(token: String(token))
-        guard let user = try await store.userRecordName(sessionTokenHash: tokenHash) else {
+        guard let session = try await store.session(tokenHash: tokenHash) else {
             throw SyncError(
                 .notAuthenticated, "the session token is unknown or signed out; sign in again with POST /v1/sessions")
         }
+        let now = sessions.clock.now()
+        if sessions.hasEnded(session, at: now) {
+            try await store.deleteSession(tokenHash: tokenHash)
+            throw SyncError(
+                .notAuthenticated,
+                "the session ended after \(sessions.description) without use; sign in again with POST /v1/sessions")
+        }
+        let user = session.userRecordName
         if let wait = rateLimiter.acquire(user) {
             throw SyncError(
                 .requestRateLimited, "too many requests from this account; retry in \(Self.format(wait)) s",
                 retryAfter: wait)
+        }
+        if sessions.needsTouch(session, at: now) {
+            try await store.touchSession(tokenHash: tokenHash, usedAt: now)
         }
         var context = context
         context.userRecordName = user
@@ -46,9 +59,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
     }
 }
 
-/// Applies the per-address rate limit to routes anyone can call (account creation, sign-in).
+/// Applies a per-address rate limit to routes anyone can call (account creation, sign-in).
+///
+/// The address is the connection's: a header such as `X-Forwarded-For` is the client's to forge.
 struct AddressRateLimitMiddleware: RouterMiddleware {
     let rateLimiter: RateLimiter
+    /// What the limit counts, for the message: "attempts", "account creations".
+    var counting = "attempts"
 
     func handle(
         _ request: Request, context: SyncRequestContext,
@@ -57,7 +74,7 @@ struct AddressRateLimitMiddleware: RouterMiddleware {
         if let wait = rateLimiter.acquire(context.remoteAddress) {
             throw SyncError(
                 .requestRateLimited,
-                "too many attempts from this address; retry in \(AuthenticationMiddleware.format(wait)) s",
+                "too many \(counting) from this address; retry in \(AuthenticationMiddleware.format(wait)) s",
                 retryAfter: wait)
         }
         return try await next(request, context)

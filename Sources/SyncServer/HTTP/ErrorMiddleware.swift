@@ -15,6 +15,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as SyncError {
             return Self.response(for: error)
+        } catch let error as StatusError {
+            return error.response
         } catch let error as DecodingError {
             return Self.response(for: SyncError(.invalidArguments, Self.describe(error)))
         } catch is NIOTooManyBytesError {

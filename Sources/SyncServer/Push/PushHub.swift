@@ -2,27 +2,50 @@ import Foundation
 import SyncCore
 
 /// Fans database-change notices out to the push sockets of the user they concern, and to no one else.
+///
+/// Each socket is registered under its user and under the session it was opened with, so that
+/// signing out (or the session ending) closes exactly that session's sockets.
 public actor PushHub {
     private struct Subscriber {
         let device: String?
+        let session: String
         let continuation: AsyncStream<PushMessage>.Continuation
     }
 
     private var subscribers: [String: [UUID: Subscriber]] = [:]
+    /// Socket IDs by session token hash, and the user each belongs to.
+    private var sessions: [String: (user: String, ids: Set<UUID>)] = [:]
 
     public init() {}
 
-    /// Registers a socket of `user`; `device` names the device so that its own changes are not echoed to it.
-    public func subscribe(user: String, device: String?) -> (id: UUID, messages: AsyncStream<PushMessage>) {
+    /// Registers a socket of `user`, opened with the session whose token hash is `session`; `device`
+    /// names the device so that its own changes are not echoed to it.
+    public func subscribe(user: String, session: String, device: String?) -> (
+        id: UUID, messages: AsyncStream<PushMessage>
+    ) {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: PushMessage.self, bufferingPolicy: .bufferingNewest(16))
-        subscribers[user, default: [:]][id] = Subscriber(device: device, continuation: continuation)
+        subscribers[user, default: [:]][id] = Subscriber(device: device, session: session, continuation: continuation)
+        sessions[session, default: (user, [])].ids.insert(id)
         return (id, stream)
     }
 
     /// Removes a socket.
     public func unsubscribe(user: String, id: UUID) {
-        subscribers[user]?.removeValue(forKey: id)?.continuation.finish()
+        guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { return }
+        subscriber.continuation.finish()
+        if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
+        sessions[subscriber.session]?.ids.remove(id)
+        if sessions[subscriber.session]?.ids.isEmpty == true { sessions[subscriber.session] = nil }
+    }
+
+    /// Ends the streams of every socket opened with the session whose token hash is `session`:
+    /// their handlers return and the server closes the sockets.
+    public func closeSession(_ session: String) {
+        guard let (user, ids) = sessions.removeValue(forKey: session) else { return }
+        for id in ids {
+            subscribers[user]?.removeValue(forKey: id)?.continuation.finish()
+        }
         if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
     }
 
@@ -40,6 +63,7 @@ public actor PushHub {
             for subscriber in subscribers.values { subscriber.continuation.finish() }
         }
         subscribers = [:]
+        sessions = [:]
     }
 
     /// How many sockets `user` has open.

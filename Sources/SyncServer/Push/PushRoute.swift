@@ -1,20 +1,36 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import SyncCore
 
 /// `GET /v1/push`: a signed-in client's WebSocket, on which the server says when a database changed.
+///
+/// The socket lives as long as its session: signing out closes it (through ``PushHub``), and so
+/// does the session's end (a timer per socket, see ``SessionLifetime``).
 struct PushRoute {
     let pushHub: PushHub
+    let store: any RecordStore
+    let sessions: SessionLifetime
 
     func register(on group: RouterGroup<SyncRequestContext>) {
-        group.ws("push") { _, context in
+        group.ws("push") { request, context in
             _ = try context.requireUser()
-            return .upgrade([:])
+            // A plain GET reaches this route too: say what it takes rather than answer an empty 200.
+            guard request.headers[.upgrade]?.lowercased().contains("websocket") == true else {
+                throw StatusError(
+                    error: SyncError(
+                        .invalidArguments,
+                        "GET /v1/push opens a WebSocket; connect with a WebSocket client (it sends Connection: Upgrade and Upgrade: websocket)"
+                    ),
+                    status: .upgradeRequired, headers: [.upgrade: "websocket"])
+            }
+            return .upgrade([WebSocketUpgradeRouter.acceptedHeader: "1"])
         } onUpgrade: { inbound, outbound, context in
             let user = try context.requestContext.requireUser()
+            guard let session = context.requestContext.sessionTokenHash else { return }
             let device = context.request.uri.queryParameters["device"].map(String.init)
-            let (id, messages) = await pushHub.subscribe(user: user, device: device)
+            let (id, messages) = await pushHub.subscribe(user: user, session: session, device: device)
             defer { Task { await pushHub.unsubscribe(user: user, id: id) } }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -25,14 +41,31 @@ struct PushRoute {
                     let encoder = JSONEncoder()
                     let hello = String(decoding: try encoder.encode(PushMessage(event: .connected)), as: UTF8.self)
                     try await outbound.write(.text(hello))
+                    // Ends when the hub closes the session (sign-out) or the server stops.
                     for await message in messages {
                         let text = String(decoding: try encoder.encode(message), as: UTF8.self)
                         try await outbound.write(.text(text))
                     }
                 }
+                group.addTask {
+                    try await waitForEnd(ofSession: session)
+                }
+                // Whichever ends first ends the socket.
                 try await group.next()
                 group.cancelAll()
             }
+        }
+    }
+
+    /// Returns once the session is gone or has ended: it sleeps until the session's end, then looks
+    /// again, since a request in the meantime moves the end. Subscribing came first, so a sign-out
+    /// that this first look misses still closes the socket through the hub.
+    private func waitForEnd(ofSession tokenHash: String) async throws {
+        while true {
+            guard let session = try await store.session(tokenHash: tokenHash) else { return }
+            let now = sessions.clock.now()
+            if sessions.hasEnded(session, at: now) { return }
+            try await sessions.clock.sleep(for: .seconds(sessions.end(of: session).timeIntervalSince(now)))
         }
     }
 }

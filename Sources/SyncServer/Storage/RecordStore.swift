@@ -16,12 +16,17 @@ public protocol RecordStore: Sendable {
     /// The account with this user record name.
     func account(userRecordName: String) async throws -> StoredAccount?
 
-    /// Remembers a session by the SHA-256 of its bearer token.
+    /// Remembers a session by the SHA-256 of its bearer token; it counts as used at `createdAt`.
     func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws
-    /// The user a session token hash belongs to, if the session exists.
-    func userRecordName(sessionTokenHash: String) async throws -> String?
+    /// The session with this token hash, if it exists (expired or not: the caller decides).
+    func session(tokenHash: String) async throws -> StoredSession?
+    /// Records that a session was used at `usedAt`, which moves its expiry.
+    func touchSession(tokenHash: String, usedAt: Date) async throws
     /// Forgets a session.
     func deleteSession(tokenHash: String) async throws
+    /// Forgets the sessions last used before `lastUsedBefore` (expired ones). Returns how many.
+    @discardableResult
+    func deleteSessions(lastUsedBefore: Date) async throws -> Int
 
     /// The names of the owner's zones, sorted.
     func zoneNames(owner: String) async throws -> [String]
@@ -58,6 +63,20 @@ public struct StoredAccount: Sendable, Hashable {
         self.username = username
         self.passwordHash = passwordHash
         self.createdAt = createdAt
+    }
+}
+
+/// A signed-in session as stored: whose it is and when it was last used.
+public struct StoredSession: Sendable, Hashable {
+    public var userRecordName: String
+    public var createdAt: Date
+    /// When a request last used it (to within the server's touch interval).
+    public var lastUsedAt: Date
+
+    public init(userRecordName: String, createdAt: Date, lastUsedAt: Date) {
+        self.userRecordName = userRecordName
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 

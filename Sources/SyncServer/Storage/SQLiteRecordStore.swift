@@ -74,6 +74,10 @@ public final class SQLiteRecordStore: RecordStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v2: session.last_used_at") { db in
+            // Sessions end after a while without use; older rows count as used when created.
+            try db.execute(sql: "ALTER TABLE session ADD COLUMN last_used_at INTEGER")
+        }
         return migrator
     }
 
@@ -119,21 +123,51 @@ public final class SQLiteRecordStore: RecordStore {
     public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO session (token_hash, user_record_name, created_at) VALUES (?, ?, ?)",
-                arguments: [tokenHash, userRecordName, createdAt.millisecondsSince1970])
+                sql: """
+                    INSERT INTO session (token_hash, user_record_name, created_at, last_used_at) VALUES (?, ?, ?, ?)
+                    """,
+                arguments: [
+                    tokenHash, userRecordName, createdAt.millisecondsSince1970, createdAt.millisecondsSince1970,
+                ])
         }
     }
 
-    public func userRecordName(sessionTokenHash: String) async throws -> String? {
+    public func session(tokenHash: String) async throws -> StoredSession? {
         try await pool.read { db in
-            try String.fetchOne(
-                db, sql: "SELECT user_record_name FROM session WHERE token_hash = ?", arguments: [sessionTokenHash])
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT user_record_name, created_at, COALESCE(last_used_at, created_at) AS last_used_at
+                    FROM session WHERE token_hash = ?
+                    """, arguments: [tokenHash]
+            ).map { row in
+                StoredSession(
+                    userRecordName: row["user_record_name"], createdAt: Date(millisecondsSince1970: row["created_at"]),
+                    lastUsedAt: Date(millisecondsSince1970: row["last_used_at"]))
+            }
+        }
+    }
+
+    public func touchSession(tokenHash: String, usedAt: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE session SET last_used_at = ? WHERE token_hash = ?",
+                arguments: [usedAt.millisecondsSince1970, tokenHash])
         }
     }
 
     public func deleteSession(tokenHash: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash])
+        }
+    }
+
+    public func deleteSessions(lastUsedBefore: Date) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM session WHERE COALESCE(last_used_at, created_at) < ?",
+                arguments: [lastUsedBefore.millisecondsSince1970])
+            return db.changesCount
         }
     }
 
