@@ -125,7 +125,7 @@ final class EndToEnd {
         try await startServer()
         let password = ["CONTACTS_PASSWORD": "correct horse battery"]
         for (device, command) in [("a", "signup"), ("b", "signin")] {
-            let status = try ChildProcess.run(
+            let status = try await ChildProcess.run(
                 [contacts, "account", command, "--username", "ada"] + options(device: device), environment: password,
                 log: directory.appendingPathComponent("cli.log").path)
             try #require(status == 0, "contacts account \(command) failed; see \(directory.path)/cli.log")

@@ -20,6 +20,9 @@ struct ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process: an inherited socket of another test's server would stay open
+        // as long as this child lives, and that server could not see its connections close.
+        addCloseFrom(&actions, 3)
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -31,9 +34,13 @@ struct ChildProcess {
         self.log = log
     }
 
-    /// Runs a command to its end; returns its exit status.
-    static func run(_ arguments: [String], environment: [String: String] = [:], log: String) throws -> Int32 {
-        try ChildProcess(arguments, environment: environment, log: log).wait()
+    /// Runs a command to its end; returns its exit status. Waits on a thread of its own: a test that
+    /// blocked one of the few threads Swift concurrency has would hold up every test running beside it.
+    static func run(_ arguments: [String], environment: [String: String] = [:], log: String) async throws -> Int32 {
+        let process = try ChildProcess(arguments, environment: environment, log: log)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: process.wait()) }
+        }
     }
 
     /// Waits for the process to end; its exit status, or 128 + the signal that ended it.

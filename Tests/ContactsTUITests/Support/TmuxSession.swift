@@ -108,8 +108,9 @@ struct TmuxSession {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        // Nothing else of this process (the pipe's ends included, once duplicated): the tmux server outlives
+        // the command, and a socket of another test's server that it inherited would stay open as long.
+        addCloseFrom(&actions, 3)
 
         var environment = ProcessInfo.processInfo.environment
         environment["LANG"] = "C.UTF-8"
