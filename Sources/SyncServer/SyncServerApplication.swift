@@ -31,18 +31,21 @@ public enum SyncServerApplication {
 
         let accounts = AccountRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
         let open = router.group("v1").add(
-            middleware: AddressRateLimitMiddleware(rateLimiter: RateLimiter(configuration.addressRateLimit)))
+            middleware: AddressRateLimitMiddleware(
+                rateLimiter: RateLimiter(configuration.addressRateLimit, clock: configuration.clock)))
         // A group of its own, so that this limit applies to account creation only.
         open.group().add(
             middleware: AddressRateLimitMiddleware(
-                rateLimiter: RateLimiter(configuration.accountCreationRateLimit), counting: "account creations")
+                rateLimiter: RateLimiter(configuration.accountCreationRateLimit, clock: configuration.clock),
+                counting: "account creations")
         ).post("accounts", use: accounts.createAccount)
         open.post("sessions", use: accounts.signIn)
 
         let sessions = SessionLifetime(lifetime: configuration.sessionLifetime, clock: configuration.clock)
         let signedIn = router.group("v1").add(
             middleware: AuthenticationMiddleware(
-                store: store, rateLimiter: RateLimiter(configuration.userRateLimit), sessions: sessions))
+                store: store, rateLimiter: RateLimiter(configuration.userRateLimit, clock: configuration.clock),
+                sessions: sessions))
         signedIn.delete("sessions/current", use: accounts.signOut)
         signedIn.get("account", use: accounts.account)
         PushRoute(pushHub: pushHub, store: store, sessions: sessions).register(on: signedIn)
