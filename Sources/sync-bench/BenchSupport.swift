@@ -9,6 +9,17 @@ enum BenchSupport {
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
+    /// A process's CPU time so far (user plus system), in seconds, from /proc/PID/stat; 0 if unreadable.
+    static func cpuSeconds(of process: String) -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)) ?? ""
+        // The command name (field 2) may hold spaces; the fields after its closing parenthesis
+        // start at field 3, so utime and stime (fields 14 and 15) are at offsets 11 and 12.
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Resets this process's peak resident memory, so that the next reading covers one phase only.
     static func resetPeakResident() {
         // Writing 5 to clear_refs resets VmHWM.

@@ -13,7 +13,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync-bench",
         abstract: "Benchmarks of the record server, the sync engine and the contacts TUI, printed as tables.",
-        subcommands: [ServerBenchmark.self, EngineBenchmark.self, TUIBenchmark.self],
+        subcommands: [ServerBenchmark.self, EngineBenchmark.self, TUIBenchmark.self, FieldsBenchmark.self],
         defaultSubcommand: ServerBenchmark.self)
 }
 
@@ -160,6 +160,11 @@ final class ServerProcess {
     /// The server's peak resident memory, in KiB.
     func peakResidentKiB() -> Int {
         BenchSupport.peakResidentKiB(of: String(process.processIdentifier))
+    }
+
+    /// The CPU time (user and system) the server has used so far, in seconds.
+    func cpuSeconds() -> Double {
+        BenchSupport.cpuSeconds(of: String(process.processIdentifier))
     }
 
     /// Stops the server gracefully and removes its storage.
