@@ -87,14 +87,40 @@ extension FieldValue: ExpressibleByFloatLiteral {
 }
 
 extension Date {
+    /// The milliseconds since 1970 a date may hold on the wire: ECMAScript's time range,
+    /// ±8.64e15 ms (about 273,790 years either side of 1970). A `Double` holds every one of them
+    /// exactly, so a date read from the wire converts back to the same integer.
+    public static let wireMillisecondsRange: ClosedRange<Int64> = -8_640_000_000_000_000...8_640_000_000_000_000
+
     /// Milliseconds since 1970, the precision CloudKit stores dates with.
+    ///
+    /// A date outside ``wireMillisecondsRange`` gives the nearer end of the range (and a date that
+    /// is not a number gives 0), so that the conversion never traps; dates read from the wire are
+    /// checked against the range where they are decoded and never need that.
     public var millisecondsSince1970: Int64 {
-        Int64((timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
+        if milliseconds.isNaN { return 0 }
+        let range = Self.wireMillisecondsRange
+        if milliseconds <= Double(range.lowerBound) { return range.lowerBound }
+        if milliseconds >= Double(range.upperBound) { return range.upperBound }
+        return Int64(milliseconds)
     }
 
     /// Creates a date from milliseconds since 1970.
     public init(millisecondsSince1970 milliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// Creates a date from milliseconds since 1970 read from the wire, or `nil` when they are
+    /// outside ``wireMillisecondsRange``.
+    public init?(checkedMillisecondsSince1970 milliseconds: Int64) {
+        guard Self.wireMillisecondsRange.contains(milliseconds) else { return nil }
+        self.init(millisecondsSince1970: milliseconds)
+    }
+
+    /// Why `milliseconds` cannot be a date, for error messages.
+    static func outOfRange(milliseconds: Int64) -> String {
+        "\(milliseconds) is out of range for a date; send milliseconds since 1970 from \(wireMillisecondsRange.lowerBound) to \(wireMillisecondsRange.upperBound)"
     }
 
     /// The date rounded to the millisecond, as the server will store it.
@@ -114,9 +140,21 @@ extension FieldValue: Codable {
         switch type {
         case "string": self = .string(try container.decode(String.self, forKey: .value))
         case "int64": self = .int64(try container.decode(Int64.self, forKey: .value))
-        case "double": self = .double(try container.decode(Double.self, forKey: .value))
+        case "double":
+            let number = try container.decode(Double.self, forKey: .value)
+            // JSONReader never yields infinity or NaN; other decoders may be configured to.
+            guard number.isFinite else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .value, in: container, debugDescription: "a double must be a finite number")
+            }
+            self = .double(number)
         case "date":
-            self = .date(Date(millisecondsSince1970: try container.decode(Int64.self, forKey: .value)))
+            let milliseconds = try container.decode(Int64.self, forKey: .value)
+            guard let date = Date(checkedMillisecondsSince1970: milliseconds) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .value, in: container, debugDescription: Date.outOfRange(milliseconds: milliseconds))
+            }
+            self = .date(date)
         case "bytes":
             let text = try container.decode(String.self, forKey: .value)
             guard let data = Data(base64Encoded: text) else {

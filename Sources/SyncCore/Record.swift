@@ -76,7 +76,7 @@ public struct Record: Sendable, Hashable {
     /// The field values, by key.
     public private(set) var fields: [String: FieldValue]
     /// The keys set or removed since the record was created or last came from the server.
-    public private(set) var changedKeys: Set<String>
+    public internal(set) var changedKeys: Set<String>
 
     /// The server's version stamp; changes on every save. `nil` for a record never saved.
     public var recordChangeTag: String?
@@ -159,17 +159,33 @@ extension Record: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         recordID = try container.decode(ID.self, forKey: .recordID)
         recordType = try container.decode(String.self, forKey: .recordType)
-        fields = try container.decodeIfPresent([String: FieldValue].self, forKey: .fields) ?? [:]
-        changedKeys = try container.decodeIfPresent(Set<String>.self, forKey: .changedKeys) ?? []
-        recordChangeTag = try container.decodeIfPresent(String.self, forKey: .recordChangeTag)
-        creationDate = try container.decodeIfPresent(Int64.self, forKey: .creationDate).map(
-            Date.init(millisecondsSince1970:))
-        modificationDate = try container.decodeIfPresent(Int64.self, forKey: .modificationDate).map(
-            Date.init(millisecondsSince1970:))
-        creatorUserRecordID = try container.decodeIfPresent(String.self, forKey: .creatorUserRecordName).map(
+        // Optional members may be left out, but not sent as null: the API gives null no meaning.
+        fields = try container.decodeIfPresentNotNull([String: FieldValue].self, forKey: .fields) ?? [:]
+        let keys = try container.decodeIfPresentNotNull([String].self, forKey: .changedKeys) ?? []
+        changedKeys = Set(keys)
+        if changedKeys.count != keys.count {
+            let repeated = Dictionary(keys.map { ($0, 1) }, uniquingKeysWith: +).first { $0.value > 1 }?.key ?? ""
+            throw DecodingError.dataCorruptedError(
+                forKey: .changedKeys, in: container,
+                debugDescription: "lists \(NameRules.quoted(repeated)) more than once; list each key once")
+        }
+        recordChangeTag = try container.decodeIfPresentNotNull(String.self, forKey: .recordChangeTag)
+        creationDate = try Self.decodeDate(container, .creationDate)
+        modificationDate = try Self.decodeDate(container, .modificationDate)
+        creatorUserRecordID = try container.decodeIfPresentNotNull(String.self, forKey: .creatorUserRecordName).map(
             ID.init(userRecordName:))
-        lastModifiedUserRecordID = try container.decodeIfPresent(String.self, forKey: .lastModifiedUserRecordName)
-            .map(ID.init(userRecordName:))
+        lastModifiedUserRecordID = try container.decodeIfPresentNotNull(
+            String.self, forKey: .lastModifiedUserRecordName
+        ).map(ID.init(userRecordName:))
+    }
+
+    private static func decodeDate(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
+        guard let milliseconds = try container.decodeIfPresentNotNull(Int64.self, forKey: key) else { return nil }
+        guard let date = Date(checkedMillisecondsSince1970: milliseconds) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: Date.outOfRange(milliseconds: milliseconds))
+        }
+        return date
     }
 
     public func encode(to encoder: any Encoder) throws {

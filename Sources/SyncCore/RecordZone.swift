@@ -27,11 +27,12 @@ public struct RecordZone: Codable, Sendable, Hashable {
             case zoneName, ownerName
         }
 
-        /// Decodes a zone ID; a missing `ownerName` means the signed-in user.
+        /// Decodes a zone ID; a missing `ownerName` means the signed-in user, and a `null` one is
+        /// refused (it would otherwise address the caller's own zone by accident).
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             zoneName = try container.decode(String.self, forKey: .zoneName)
-            ownerName = try container.decodeIfPresent(String.self, forKey: .ownerName) ?? Self.defaultOwnerName
+            ownerName = try container.decodeIfPresentNotNull(String.self, forKey: .ownerName) ?? Self.defaultOwnerName
         }
 
         public var description: String {

@@ -81,5 +81,29 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
         self.serverRecord = serverRecord
     }
 
+    /// The longest wait a server may ask for, in seconds (a week).
+    public static let maximumRetryAfter: Double = 7 * 24 * 3600
+
+    /// Whether `seconds` is a wait a client can honour: a finite number from 0 to
+    /// ``maximumRetryAfter``. Anything else from a server (a hostile one could send `1e308`) is
+    /// refused where it is read, before it reaches a `Duration` or a sleep.
+    public static func isValid(retryAfter seconds: Double) -> Bool {
+        seconds.isFinite && seconds >= 0 && seconds <= maximumRetryAfter
+    }
+
+    /// Decodes an error, refusing a `retryAfter` no client could wait for.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(Code.self, forKey: .code)
+        message = try container.decode(String.self, forKey: .message)
+        retryAfter = try container.decodeIfPresentNotNull(Double.self, forKey: .retryAfter)
+        if let retryAfter, !Self.isValid(retryAfter: retryAfter) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .retryAfter, in: container,
+                debugDescription: "\(retryAfter) is not a wait in seconds from 0 to \(Int(Self.maximumRetryAfter))")
+        }
+        serverRecord = try container.decodeIfPresentNotNull(Record.self, forKey: .serverRecord)
+    }
+
     public var description: String { "\(code): \(message)" }
 }

@@ -45,7 +45,10 @@ struct DatabaseClient: Sendable {
         do {
             let response = try await Self.http.execute(request, timeout: timeout)
             status = Int(response.status.code)
-            retryAfterHeader = response.headers.first(name: "Retry-After").flatMap(Double.init)
+            // A wait no client could honour ("inf", "1e308") is ignored, not slept on.
+            retryAfterHeader = response.headers.first(name: "Retry-After").flatMap(Double.init).flatMap {
+                SyncError.isValid(retryAfter: $0) ? $0 : nil
+            }
             let buffer = try await response.body.collect(upTo: 256 * 1024 * 1024)
             data = Data(buffer.readableBytesView)
         } catch is CancellationError {

@@ -37,7 +37,7 @@ struct JSONReaderTests {
         return [
             String(decoding: request.bytes, as: UTF8.self),
             String(decoding: response.bytes, as: UTF8.self),
-            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":null,"recordChangeTag":null}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C"}]}"#,
             #" { "saves" : [ ] , "deletes" : [ ] } "#,
             #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":{"n":{"type":"double","value":1}}}]}"#,
             #"{"modifications":[],"deletions":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C"}],"changeToken":"AAE=","moreComing":true}"#,

@@ -19,6 +19,13 @@ public struct FetchDatabaseChangesRequest: Codable, Sendable, Hashable {
         self.since = since
         self.resultsLimit = resultsLimit
     }
+
+    /// Both members may be left out, but not sent as `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        since = try container.decodeIfPresentNotNull(ServerChangeToken.self, forKey: .since)
+        resultsLimit = try container.decodeIfPresentNotNull(Int.self, forKey: .resultsLimit)
+    }
 }
 
 /// Zones that changed or disappeared since the request's token.
@@ -63,6 +70,14 @@ public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
         self.zoneID = zoneID
         self.since = since
         self.resultsLimit = resultsLimit
+    }
+
+    /// `since` and `resultsLimit` may be left out, but not sent as `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        zoneID = try container.decode(RecordZone.ID.self, forKey: .zoneID)
+        since = try container.decodeIfPresentNotNull(ServerChangeToken.self, forKey: .since)
+        resultsLimit = try container.decodeIfPresentNotNull(Int.self, forKey: .resultsLimit)
     }
 }
 

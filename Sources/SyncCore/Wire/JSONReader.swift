@@ -1,28 +1,56 @@
 import Foundation
 
-/// Reads the wire format's hottest bodies (record modifications and zone changes) without
-/// `JSONDecoder`, which spends most of a request's time on them.
+/// Reads the wire format's JSON: every request body on the server, every answer in the engine.
 ///
-/// The reader is strict: anything it does not fully understand makes it return `nil`, and the
-/// caller falls back to `JSONDecoder`, which then either decodes the body or explains what is
-/// wrong with it. So the reader only ever speeds up valid input; it never changes what is accepted.
+/// Reading is strict, and every failure names where in the body it is (`saves[0].fields.born.value:
+/// …`) as a `DecodingError`, which the server answers as `invalidArguments`:
+///
+/// - the text must be JSON, nested at most ``maximumDepth`` arrays and objects deep, with no key
+///   twice in one object;
+/// - integers must be written as whole numbers within their type's range, and other numbers must
+///   be finite (JSON's `1e999` would be infinity);
+/// - the types' `Codable` conformances add their own rules (dates in range, no `null` where the
+///   API does not allow it).
+///
+/// The hottest bodies (record modifications and zone changes) are mapped by hand, which is several
+/// times faster than going through `Decodable`. The hand mapping gives up on anything unusual, and
+/// the `Decodable` path then either decodes the body or explains what is wrong with it: so the hand
+/// mapping only ever speeds up valid input; it never changes what is accepted.
 public enum JSONReader {
-    /// Decodes `type` from `data`: the fast reader first where it has one, `JSONDecoder` otherwise.
+    /// The deepest nesting of arrays and objects accepted. The API's deepest body (a reference
+    /// inside a list inside a record inside a request) is about ten levels deep.
+    public static let maximumDepth = 64
+
+    /// Decodes `type` from `data`.
+    /// - Throws: `DecodingError` whose coding path names the offending member.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        if let fast = fastDecode(type, from: data) { return fast }
-        return try JSONDecoder().decode(T.self, from: data)
+        let value = try parse(data)
+        if let fast = fastDecode(type, from: value) { return fast }
+        return try JSONValueDecoder.decode(T.self, from: value, at: [])
     }
 
-    static func fastDecode<T>(_ type: T.Type, from data: Data) -> T? {
-        let parsed = data.withUnsafeBytes { raw -> Value? in
+    /// Parses JSON text into a tree.
+    /// - Throws: `DecodingError.dataCorrupted` for text that is not JSON, nests too deep or repeats a key.
+    static func parse(_ data: Data) throws -> Value {
+        try data.withUnsafeBytes { raw -> Value in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
-            return parser.parseDocument()
+            if let value = parser.parseDocument() { return value }
+            throw parser.error()
         }
-        guard let value = parsed else { return nil }
+    }
+
+    /// The hand mapping alone, for tests: `nil` when it gives up (or the text is not JSON).
+    static func fastDecode<T>(_ type: T.Type, from data: Data) -> T? {
+        guard let value = try? parse(data) else { return nil }
+        return fastDecode(type, from: value)
+    }
+
+    private static func fastDecode<T>(_ type: T.Type, from value: Value) -> T? {
         switch type {
         case is ModifyRecordsRequest.Type: return modifyRecordsRequest(value) as? T
         case is ModifyRecordsResponse.Type: return modifyRecordsResponse(value) as? T
         case is FetchZoneChangesResponse.Type: return fetchZoneChangesResponse(value) as? T
+        case is [String: FieldValue].Type: return fields(value) as? T
         default: return nil
         }
     }
@@ -93,7 +121,8 @@ public enum JSONReader {
         else { return nil }
         var retryAfter: Double?
         if let value = error.optional("retryAfter") {
-            guard case .number(let text) = value, let seconds = Double(text) else { return nil }
+            guard case .number(let text) = value, let seconds = Double(text), SyncError.isValid(retryAfter: seconds)
+            else { return nil }
             retryAfter = seconds
         }
         return (id, SyncError(SyncError.Code(rawValue: code), message, retryAfter: retryAfter))
@@ -119,16 +148,10 @@ public enum JSONReader {
         else { return nil }
         var fields: [String: FieldValue] = [:]
         if let fieldsValue = object.optional("fields") {
-            guard case .object(let members) = fieldsValue else { return nil }
-            fields.reserveCapacity(members.count)
-            for (key, member) in members {
-                guard let field = fieldValue(member) else { return nil }
-                fields[key] = field
-            }
+            guard let decoded = Self.fields(fieldsValue) else { return nil }
+            fields = decoded
         }
-        var record = Record(
-            recordID: id, recordType: type, fields: fields, recordChangeTag: nil, creationDate: nil,
-            modificationDate: nil, creatorUserRecordID: nil, lastModifiedUserRecordID: nil)
+        var changedKeys = Set<String>()
         if let keys = object.optional("changedKeys") {
             guard
                 let names = keys.array(of: { value -> String? in
@@ -136,8 +159,14 @@ public enum JSONReader {
                     return nil
                 })
             else { return nil }
-            for name in names { record[name] = fields[name] }
+            changedKeys = Set(names)
+            // A key listed twice goes the slow way, which explains the mistake.
+            guard changedKeys.count == names.count else { return nil }
         }
+        var record = Record(
+            recordID: id, recordType: type, fields: fields, recordChangeTag: nil, creationDate: nil,
+            modificationDate: nil, creatorUserRecordID: nil, lastModifiedUserRecordID: nil)
+        record.changedKeys = changedKeys
         func optionalString(_ key: String) -> String?? {
             guard let value = object.optional(key) else { return .some(nil) }
             if case .string(let text) = value { return .some(text) }
@@ -145,8 +174,10 @@ public enum JSONReader {
         }
         func optionalMilliseconds(_ key: String) -> Date?? {
             guard let value = object.optional(key) else { return .some(nil) }
-            if case .number(let text) = value, let milliseconds = Int64(text) {
-                return .some(Date(millisecondsSince1970: milliseconds))
+            if case .number(let text) = value, let milliseconds = Int64(text),
+                let date = Date(checkedMillisecondsSince1970: milliseconds)
+            {
+                return .some(date)
             }
             return nil
         }
@@ -163,6 +194,18 @@ public enum JSONReader {
         return record
     }
 
+    /// A record's fields object (also how the server stores them).
+    private static func fields(_ value: Value) -> [String: FieldValue]? {
+        guard case .object(let members) = value else { return nil }
+        var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(members.count)
+        for (key, member) in members {
+            guard let field = fieldValue(member) else { return nil }
+            fields[key] = field
+        }
+        return fields
+    }
+
     private static func fieldValue(_ value: Value) -> FieldValue? {
         guard case .object(let object) = value, case .string(let type) = object.required("type"),
             let content = object.required("value")
@@ -170,8 +213,11 @@ public enum JSONReader {
         switch (type, content) {
         case ("string", .string(let text)): return .string(text)
         case ("int64", .number(let text)): return Int64(text).map(FieldValue.int64)
-        case ("double", .number(let text)): return Double(text).map(FieldValue.double)
-        case ("date", .number(let text)): return Int64(text).map { .date(Date(millisecondsSince1970: $0)) }
+        case ("double", .number(let text)):
+            guard let number = Double(text), number.isFinite else { return nil }
+            return .double(number)
+        case ("date", .number(let text)):
+            return Int64(text).flatMap(Date.init(checkedMillisecondsSince1970:)).map(FieldValue.date)
         case ("bytes", .string(let text)): return Data(base64Encoded: text).map(FieldValue.bytes)
         case ("reference", .object(let reference)):
             guard let id = reference.required("recordID").flatMap(recordID),
@@ -193,7 +239,9 @@ public enum JSONReader {
 
     // MARK: The JSON tree and its parser
 
-    indirect enum Value: Equatable {
+    /// A parsed JSON value. Not `indirect`: arrays already hold their elements out of line, and
+    /// boxing every string and number would cost an allocation per value.
+    enum Value: Equatable {
         case object([(String, Value)])
         case array([Value])
         case string(String)
@@ -226,9 +274,20 @@ public enum JSONReader {
     }
 
     struct Parser {
+        /// Why parsing stopped, when the reason is not a plain syntax error.
+        enum Failure {
+            case tooDeep
+            /// The last key of the path appears twice in its object.
+            case duplicateKey
+        }
+
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         var depth = 0
+        var failure: Failure?
+        /// Where the failure is, innermost first: filled in while the recursion unwinds, so that
+        /// a successful parse pays nothing for it.
+        var failurePath: [JSONKey] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -238,6 +297,27 @@ public enum JSONReader {
             guard let value = parseValue() else { return nil }
             skipWhitespace()
             return index == bytes.count ? value : nil
+        }
+
+        /// The error for a parse that returned `nil`.
+        func error() -> DecodingError {
+            let path = Array(failurePath.reversed())
+            switch failure {
+            case .tooDeep:
+                return .dataCorrupted(
+                    .init(
+                        codingPath: path,
+                        debugDescription:
+                            "nested deeper than \(JSONReader.maximumDepth) arrays and objects; no request of this API nests that deep"
+                    ))
+            case .duplicateKey:
+                return .dataCorrupted(
+                    .init(codingPath: path, debugDescription: "appears twice in one object; send each key once"))
+            case nil:
+                let what = bytes.isEmpty ? "the body is empty" : "at byte \(min(index, bytes.count))"
+                return .dataCorrupted(
+                    .init(codingPath: [], debugDescription: "The given data was not valid JSON (\(what))."))
+            }
         }
 
         private mutating func skipWhitespace() {
@@ -274,9 +354,15 @@ public enum JSONReader {
         private mutating func parseObject() -> Value? {
             depth += 1
             defer { depth -= 1 }
-            guard depth < 64 else { return nil }
+            guard depth <= JSONReader.maximumDepth else {
+                failure = .tooDeep
+                return nil
+            }
             index += 1
             var members: [(String, Value)] = []
+            // Keys seen, once the object is too large for a linear search to stay cheap (a
+            // record's fields can number tens of thousands).
+            var keys: Set<String>?
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -287,12 +373,29 @@ public enum JSONReader {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = parseString() else {
                     return nil
                 }
-                // Duplicate keys are left to JSONDecoder to judge.
-                guard !members.contains(where: { $0.0 == key }) else { return nil }
+                // A repeated key would make the body mean different things to different readers.
+                let repeated: Bool
+                if let inserted = keys?.insert(key).inserted {
+                    repeated = !inserted
+                } else if members.count < 16 {
+                    repeated = members.contains { $0.0 == key }
+                } else {
+                    var seen = Set(members.map(\.0))
+                    repeated = !seen.insert(key).inserted
+                    keys = seen
+                }
+                guard !repeated else {
+                    failure = .duplicateKey
+                    failurePath.append(JSONKey(stringValue: key))
+                    return nil
+                }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
-                guard let value = parseValue() else { return nil }
+                guard let value = parseValue() else {
+                    if failure != nil { failurePath.append(JSONKey(stringValue: key)) }
+                    return nil
+                }
                 members.append((key, value))
                 skipWhitespace()
                 guard index < bytes.count else { return nil }
@@ -310,7 +413,10 @@ public enum JSONReader {
         private mutating func parseArray() -> Value? {
             depth += 1
             defer { depth -= 1 }
-            guard depth < 64 else { return nil }
+            guard depth <= JSONReader.maximumDepth else {
+                failure = .tooDeep
+                return nil
+            }
             index += 1
             var elements: [Value] = []
             skipWhitespace()
@@ -319,7 +425,10 @@ public enum JSONReader {
                 return .array(elements)
             }
             while true {
-                guard let value = parseValue() else { return nil }
+                guard let value = parseValue() else {
+                    if failure != nil { failurePath.append(JSONKey(index: elements.count)) }
+                    return nil
+                }
                 elements.append(value)
                 skipWhitespace()
                 guard index < bytes.count else { return nil }
@@ -339,15 +448,19 @@ public enum JSONReader {
         private mutating func parseString() -> String? {
             index += 1
             let start = index
+            var isASCII = true
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     index += 1
-                    return text
+                    // ASCII is valid UTF-8 as it is, and `String(decoding:)` is much the faster;
+                    // anything else must be valid UTF-8, not repaired.
+                    return isASCII ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
                 }
                 if byte == UInt8(ascii: "\\") { return parseEscapedString(from: start - 1) }
                 if byte < 0x20 { return nil }
+                if byte >= 0x80 { isASCII = false }
                 index += 1
             }
             return nil
@@ -402,13 +515,13 @@ public enum JSONReader {
 }
 
 extension [(String, JSONReader.Value)] {
-    /// The member's value; `nil` when absent or `null` (as `decodeIfPresent` treats them).
+    /// The member's value, `nil` when absent. A `null` is returned as it is: no pattern the hand
+    /// mapping matches accepts it, so it gives up and the `Decodable` path explains the mistake.
     func optional(_ key: String) -> JSONReader.Value? {
-        guard let value = first(where: { $0.0 == key })?.1, value != .null else { return nil }
-        return value
+        first(where: { $0.0 == key })?.1
     }
 
-    /// The member's value; `nil` when absent or `null` (a required member: the fast path gives up).
+    /// The member's value; `nil` when absent (a required member: the hand mapping gives up).
     func required(_ key: String) -> JSONReader.Value? {
         optional(key)
     }

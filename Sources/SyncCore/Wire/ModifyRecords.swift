@@ -33,13 +33,15 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
         self.clientRequestID = clientRequestID
     }
 
+    /// Every member may be left out (and takes its default), but none may be sent as `null`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        saves = try container.decodeIfPresent([Record].self, forKey: .saves) ?? []
-        deletes = try container.decodeIfPresent([Record.ID].self, forKey: .deletes) ?? []
-        savePolicy = try container.decodeIfPresent(SavePolicy.self, forKey: .savePolicy) ?? .ifServerRecordUnchanged
-        atomic = try container.decodeIfPresent(Bool.self, forKey: .atomic) ?? false
-        clientRequestID = try container.decodeIfPresent(String.self, forKey: .clientRequestID)
+        saves = try container.decodeIfPresentNotNull([Record].self, forKey: .saves) ?? []
+        deletes = try container.decodeIfPresentNotNull([Record.ID].self, forKey: .deletes) ?? []
+        savePolicy =
+            try container.decodeIfPresentNotNull(SavePolicy.self, forKey: .savePolicy) ?? .ifServerRecordUnchanged
+        atomic = try container.decodeIfPresentNotNull(Bool.self, forKey: .atomic) ?? false
+        clientRequestID = try container.decodeIfPresentNotNull(String.self, forKey: .clientRequestID)
     }
 }
 

@@ -8,10 +8,11 @@ public struct ModifyZonesRequest: Codable, Sendable, Hashable {
         self.deletes = deletes
     }
 
+    /// Both lists may be left out (and are empty), but not sent as `null`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        saves = try container.decodeIfPresent([RecordZone].self, forKey: .saves) ?? []
-        deletes = try container.decodeIfPresent([RecordZone.ID].self, forKey: .deletes) ?? []
+        saves = try container.decodeIfPresentNotNull([RecordZone].self, forKey: .saves) ?? []
+        deletes = try container.decodeIfPresentNotNull([RecordZone.ID].self, forKey: .deletes) ?? []
     }
 }
 

@@ -24,4 +24,23 @@ public struct ServerLimits: Codable, Sendable, Hashable {
         self.defaultFetchResultsLimit = defaultFetchResultsLimit
         self.maximumFetchResultsLimit = maximumFetchResultsLimit
     }
+
+    /// Decodes limits, refusing any below 1: clients split work by them, and a zero or negative
+    /// limit from a broken or hostile server would have them loop or trap.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func positive(_ key: CodingKeys) throws -> Int {
+            let value = try container.decode(Int.self, forKey: key)
+            guard value >= 1 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "a limit must be at least 1, not \(value)")
+            }
+            return value
+        }
+        maximumItemsPerRequest = try positive(.maximumItemsPerRequest)
+        maximumRequestBytes = try positive(.maximumRequestBytes)
+        maximumRecordBytes = try positive(.maximumRecordBytes)
+        defaultFetchResultsLimit = try positive(.defaultFetchResultsLimit)
+        maximumFetchResultsLimit = try positive(.maximumFetchResultsLimit)
+    }
 }

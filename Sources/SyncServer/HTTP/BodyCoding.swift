@@ -8,19 +8,48 @@ import SyncCore
 struct BodyCoding: Sendable {
     let limits: ServerLimits
 
-    /// Decodes the body; an empty body decodes as `{}` when `allowEmpty` is set.
-    func decode<T: Decodable>(_ type: T.Type, from request: Request, allowEmpty: Bool = false) async throws -> T {
+    /// Decodes a body the route requires. Every value is checked as it is read (see ``JSONReader``):
+    /// a mistake answers `invalidArguments` naming the member.
+    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        let buffer = try await collect(request)
+        guard buffer.readableBytes > 0 else {
+            throw SyncError(
+                .invalidArguments,
+                "the request body is empty; this route needs a JSON object as described in openapi.yaml")
+        }
+        return try JSONReader.decode(T.self, from: Data(buffer.readableBytesView))
+    }
+
+    /// Checks a body the route accepts but does not read: none at all, or a JSON object.
+    func checkOptionalObject(in request: Request) async throws {
+        let buffer = try await collect(request)
+        guard buffer.readableBytes > 0 else { return }
+        _ = try JSONReader.decode(IgnoredObject.self, from: Data(buffer.readableBytesView))
+    }
+
+    private func collect(_ request: Request) async throws -> ByteBuffer {
         var request = request
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: limits.maximumRequestBytes)
+            return try await request.collectBody(upTo: limits.maximumRequestBytes)
         } catch is NIOTooManyBytesError {
             throw SyncError(
                 .limitExceeded,
                 "the request body is larger than \(limits.maximumRequestBytes) bytes; split it into smaller requests")
         }
-        let data = buffer.readableBytes == 0 && allowEmpty ? Data("{}".utf8) : Data(buffer.readableBytesView)
-        return try JSONReader.decode(T.self, from: data)
+    }
+
+    /// Any JSON object, its members unread.
+    private struct IgnoredObject: Decodable {
+        private struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: AnyKey.self)
+        }
     }
 
     func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {

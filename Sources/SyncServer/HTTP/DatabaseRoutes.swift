@@ -15,6 +15,20 @@ struct DatabaseRoutes {
 
     static let deviceHeader = HTTPField.Name("X-Device-ID")!
 
+    /// The `X-Device-ID` header: absent, or 1 to 255 bytes without control characters.
+    private static func deviceID(_ request: Request) throws -> String? {
+        guard let value = request.headers[deviceHeader] else { return nil }
+        guard !value.isEmpty, value.utf8.count <= 255,
+            !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw SyncError(
+                .invalidArguments,
+                "the X-Device-ID header must be 1 to 255 bytes without control characters; send the device's ID or leave the header out"
+            )
+        }
+        return value
+    }
+
     private var limits: ServerLimits { configuration.limits }
 
     private static func scope(_ context: SyncRequestContext) throws -> DatabaseScope {
@@ -37,7 +51,9 @@ struct DatabaseRoutes {
 
     func listZones(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        guard try Self.scope(context) == .private else { return try body.response(ListZonesResponse(zones: [])) }
+        let scope = try Self.scope(context)
+        try await body.checkOptionalObject(in: request)
+        guard scope == .private else { return try body.response(ListZonesResponse(zones: [])) }
         let names = try await store.zoneNames(owner: user)
         return try body.response(ListZonesResponse(zones: names.map { RecordZone(zoneID: Self.ownZoneID($0)) }))
     }
@@ -45,6 +61,7 @@ struct DatabaseRoutes {
     func modifyZones(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let scope = try Self.scope(context)
+        let device = try Self.deviceID(request)
         let modification = try await body.decode(ModifyZonesRequest.self, from: request)
         try RequestValidation.validate(itemCount: modification.saves.count + modification.deletes.count, limits: limits)
         for (index, zone) in modification.saves.enumerated() {
@@ -71,7 +88,7 @@ struct DatabaseRoutes {
             owner: user, saves: modification.saves.map(\.zoneID.zoneName),
             deletes: modification.deletes.map(\.zoneName), now: Date())
         if outcome.changed {
-            await pushHub.notify(user: user, scope: .private, excludingDevice: request.headers[Self.deviceHeader])
+            await pushHub.notify(user: user, scope: .private, excludingDevice: device)
         }
         let missing = Set(outcome.missing)
         return try body.response(
@@ -86,7 +103,7 @@ struct DatabaseRoutes {
     func fetchDatabaseChanges(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let scope = try Self.scope(context)
-        let fetch = try await body.decode(FetchDatabaseChangesRequest.self, from: request, allowEmpty: true)
+        let fetch = try await body.decode(FetchDatabaseChangesRequest.self, from: request)
         let limit = try resultsLimit(fetch.resultsLimit)
         let cursor = try fetch.since.map {
             try ChangeCursor(token: $0, expecting: .database, owner: user, scope: scope, zoneName: nil)
@@ -110,6 +127,7 @@ struct DatabaseRoutes {
     func modifyRecords(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let scope = try Self.scope(context)
+        let device = try Self.deviceID(request)
         let modification = try await body.decode(ModifyRecordsRequest.self, from: request)
         try RequestValidation.validate(modification, owner: user, limits: limits)
         guard scope == .private else {
@@ -124,7 +142,7 @@ struct DatabaseRoutes {
         }
         let outcome = try await store.modifyRecords(owner: user, request: modification, limits: limits, now: Date())
         if outcome.changed {
-            await pushHub.notify(user: user, scope: .private, excludingDevice: request.headers[Self.deviceHeader])
+            await pushHub.notify(user: user, scope: .private, excludingDevice: device)
         }
         return body.response(bytes: outcome.responseBody)
     }
@@ -175,23 +193,31 @@ struct DatabaseRoutes {
                     failures: lookup.recordIDs.map { .init(recordID: $0, error: Self.sharedZoneNotFound($0.zoneID)) }))
         }
         let outcome = try await store.lookupRecords(owner: user, keys: lookup.recordIDs.map(RecordKey.init))
-        var response = LookupRecordsResponse(records: [], failures: [])
+        var found: [(row: StoredRecord, zoneID: RecordZone.ID)] = []
+        var failures: [LookupRecordsResponse.Failure] = []
         for (recordID, item) in zip(lookup.recordIDs, outcome.items) {
             switch item {
-            case .found(let stored): response.records.append(try stored.record(in: recordID.zoneID))
+            case .found(let stored): found.append((stored, recordID.zoneID))
             case .zoneNotFound:
-                response.failures.append(
+                failures.append(
                     .init(
                         recordID: recordID,
                         error: SyncError(.zoneNotFound, "zone '\(recordID.zoneID.zoneName)' does not exist")))
             case .unknownItem:
-                response.failures.append(
+                failures.append(
                     .init(
                         recordID: recordID,
                         error: SyncError(.unknownItem, "record '\(recordID.recordName)' does not exist")))
             }
         }
-        return try body.response(response)
+        // Written by hand, as zone changes are: the stored fields splice in without being decoded.
+        var writer = JSONWriter(capacity: 300 * (found.count + failures.count + 1))
+        writer.raw("{\"records\":")
+        writer.array(found) { $1.row.write(to: &$0, in: $1.zoneID) }
+        writer.raw(",\"failures\":")
+        try writer.encodable(failures)
+        writer.raw("}")
+        return body.response(bytes: writer.bytes)
     }
 
     private func resultsLimit(_ requested: Int?) throws -> Int {
