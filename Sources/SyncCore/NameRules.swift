@@ -29,10 +29,12 @@ public enum NameRules {
         if identifier.utf8.count > maximumNameBytes {
             return "\(kind) is \(identifier.utf8.count) bytes long; the limit is \(maximumNameBytes)"
         }
-        let bytes = Array(identifier.utf8)
+        // Read the UTF-8 in place: records can carry tens of thousands of keys.
         let isLetter = { (byte: UInt8) in (65...90).contains(byte) || (97...122).contains(byte) }
         let isDigit = { (byte: UInt8) in (48...57).contains(byte) }
-        guard isLetter(bytes[0]), bytes.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 95 }) else {
+        let bytes = identifier.utf8
+        guard let first = bytes.first, isLetter(first), bytes.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 95 })
+        else {
             return "\(kind) \(quoted(identifier)) must start with a letter and hold only ASCII letters, digits and '_'"
         }
         return nil

@@ -113,11 +113,11 @@ public struct JSONWriter: Sendable {
     /// Appends a fields object, keys sorted so that equal fields give equal bytes.
     public mutating func fields(_ fields: [String: FieldValue]) {
         raw("{")
-        for (index, key) in fields.keys.sorted().enumerated() {
+        for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { raw(",") }
-            string(key)
+            string(field.key)
             raw(":")
-            fieldValue(fields[key]!)
+            fieldValue(field.value)
         }
         raw("}")
     }
@@ -165,8 +165,13 @@ public struct JSONWriter: Sendable {
     public mutating func record(_ record: Record) {
         var fieldsWriter = JSONWriter(capacity: 256)
         fieldsWriter.fields(record.fields)
+        self.record(record, rawFields: fieldsWriter.bytes)
+    }
+
+    /// Appends a record whose fields were written already, by ``fields(_:)``.
+    public mutating func record(_ record: Record, rawFields: some Sequence<UInt8>) {
         self.record(
-            recordID: record.recordID, recordType: record.recordType, rawFields: fieldsWriter.bytes,
+            recordID: record.recordID, recordType: record.recordType, rawFields: rawFields,
             recordChangeTag: record.recordChangeTag, creationDate: record.creationDate?.millisecondsSince1970,
             modificationDate: record.modificationDate?.millisecondsSince1970,
             creatorUserRecordName: record.creatorUserRecordID?.recordName,
@@ -175,8 +180,18 @@ public struct JSONWriter: Sendable {
 
     /// Appends a whole record modification request: the body clients send most.
     public mutating func modifyRecordsRequest(_ request: ModifyRecordsRequest) {
+        modifyRecordsRequest(request, savedFields: nil)
+    }
+
+    /// Appends a record modification request whose saves' fields were written already, one
+    /// ``fields(_:)`` output per save (the server writes them once, to hash and to store).
+    public mutating func modifyRecordsRequest(_ request: ModifyRecordsRequest, savedFields: [Data]?) {
         raw("{\"saves\":")
-        array(request.saves) { $0.record($1) }
+        if let savedFields, savedFields.count == request.saves.count {
+            array(zip(request.saves, savedFields)) { $0.record($1.0, rawFields: $1.1) }
+        } else {
+            array(request.saves) { $0.record($1) }
+        }
         raw(",\"deletes\":")
         array(request.deletes) { $0.recordID($1) }
         raw(",\"savePolicy\":")

@@ -56,16 +56,19 @@ public enum RecordModificationPlanner {
     ///   - existing: the stored rows (live or tombstones) for the records the request names.
     ///   - currentSeq: the owner's change number before this request.
     ///   - now: the modification time, in milliseconds since 1970.
+    ///   - savedFields: each save's fields as ``FieldCoding`` encodes them, when the caller has
+    ///     them already (encoding tens of thousands of fields is a large part of a save).
     public static func plan(
         _ request: ModifyRecordsRequest, owner: String, liveZones: Set<String>, existing: [RecordKey: StoredRecord],
-        currentSeq: Int64, now: Int64, limits: ServerLimits
+        currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil
     ) throws -> Plan {
         var saveDecisions: [Decision] = []
-        for record in request.saves {
+        for (index, record) in request.saves.enumerated() {
+            let encoded = savedFields.flatMap { $0.indices.contains(index) ? $0[index] : nil }
             saveDecisions.append(
                 try decideSave(
                     record, policy: request.savePolicy, liveZones: liveZones,
-                    existing: existing[RecordKey(record.recordID)], limits: limits))
+                    existing: existing[RecordKey(record.recordID)], limits: limits, encodedFields: encoded))
         }
         var deleteDecisions: [Decision] = request.deletes.map { recordID in
             decideDelete(recordID, liveZones: liveZones, existing: existing[RecordKey(recordID)])
@@ -138,7 +141,7 @@ public enum RecordModificationPlanner {
 
     private static func decideSave(
         _ record: Record, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
-        limits: ServerLimits
+        limits: ServerLimits, encodedFields: Data?
     ) throws -> Decision {
         let zoneName = record.recordID.zoneID.zoneName
         guard liveZones.contains(zoneName) else {
@@ -147,6 +150,7 @@ public enum RecordModificationPlanner {
         }
         let live = existing.flatMap { $0.isDeleted ? nil : $0 }
         var fields = record.fields
+        var fieldsMerged = false
         if let live {
             if live.recordType != record.recordType {
                 return .failed(
@@ -160,9 +164,9 @@ public enum RecordModificationPlanner {
                 guard record.recordChangeTag == live.changeTag else {
                     let serverRecord = try live.record(in: record.recordID.zoneID)
                     let why =
-                        record.recordChangeTag == nil
-                        ? "record '\(record.recordID.recordName)' already exists on the server"
-                        : "record '\(record.recordID.recordName)' changed on the server since change tag '\(record.recordChangeTag!)'"
+                        record.recordChangeTag.map {
+                            "record '\(record.recordID.recordName)' changed on the server since change tag '\($0)'"
+                        } ?? "record '\(record.recordID.recordName)' already exists on the server"
                     return .failed(
                         SyncError(
                             .serverRecordChanged,
@@ -174,6 +178,7 @@ public enum RecordModificationPlanner {
                 let keys = record.changedKeys.isEmpty ? Set(record.fields.keys) : record.changedKeys
                 for key in keys { merged[key] = record.fields[key] }
                 fields = merged
+                fieldsMerged = true
             case .allKeys:
                 break
             }
@@ -184,7 +189,8 @@ public enum RecordModificationPlanner {
                     "record '\(record.recordID.recordName)' does not exist on the server (change tag '\(tag)' refers to a deleted record); save it without a change tag to create it again"
                 ))
         }
-        let encoded = FieldCoding.encode(fields)
+        // The sent fields, unless merged with the stored ones, may have been encoded already.
+        let encoded = (fieldsMerged ? nil : encodedFields) ?? FieldCoding.encode(fields)
         if encoded.count > limits.maximumRecordBytes {
             return .failed(
                 SyncError(

@@ -6,10 +6,16 @@ import SyncCore
 /// returned again and nothing is applied twice. Reusing an ID for a different request is refused.
 public enum ReplayGuard {
     /// A fingerprint of the request, to tell a true replay from an ID reused by mistake.
-    public static func hash(of request: ModifyRecordsRequest) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Data(SHA256.hash(data: try encoder.encode(request)))
+    ///
+    /// It hashes the request as ``JSONWriter`` writes it: fields and changed keys sorted, so equal
+    /// requests give equal bytes, and several times faster than `JSONEncoder` on wide records.
+    ///
+    /// - Parameter savedFields: each save's fields as ``FieldCoding`` encodes them, when the
+    ///   caller has them already.
+    public static func hash(of request: ModifyRecordsRequest, savedFields: [Data]? = nil) throws -> Data {
+        var writer = JSONWriter(capacity: 4096)
+        writer.modifyRecordsRequest(request, savedFields: savedFields)
+        return Data(SHA256.hash(data: writer.bytes))
     }
 
     /// The stored answer for a replay, or `invalidArguments` when the ID was used for another request.

@@ -47,10 +47,13 @@ public enum RequestValidation {
             if let problem = NameRules.problem(withIdentifier: record.recordType, kind: "record type") {
                 throw SyncError(.invalidArguments, "\(context): \(problem)")
             }
-            for key in record.fields.keys.sorted() + record.changedKeys.sorted() {
-                if let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
-                    throw SyncError(.invalidArguments, "\(context): \(problem)")
-                }
+            // Linear in the keys (a record may have tens of thousands); of several bad keys, the
+            // first in sorted order is reported, so the answer does not depend on hashing order.
+            let badKeys =
+                record.fields.keys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
+                + record.changedKeys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
+            if let key = badKeys.min(), let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
+                throw SyncError(.invalidArguments, "\(context): \(problem)")
             }
             for (key, value) in record.fields {
                 try validate(value, owner: owner, context: "\(context).fields.\(key)", allowList: true)

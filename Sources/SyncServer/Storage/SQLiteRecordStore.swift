@@ -225,7 +225,11 @@ public final class SQLiteRecordStore: RecordStore {
     public func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date)
         async throws -> RecordModificationOutcome
     {
-        let bodyHash = try request.clientRequestID.map { _ in try ReplayGuard.hash(of: request) }
+        // Each save's fields are encoded once, for the replay hash and for storing.
+        let savedFields = request.saves.map { FieldCoding.encode($0.fields) }
+        let bodyHash = try request.clientRequestID.map { _ in
+            try ReplayGuard.hash(of: request, savedFields: savedFields)
+        }
         return try await pool.write { db in
             if let requestID = request.clientRequestID, let bodyHash,
                 let earlier = try Row.fetchOne(
@@ -256,7 +260,7 @@ public final class SQLiteRecordStore: RecordStore {
             let currentSeq = try Self.changeSeq(db, owner: owner)
             let plan = try RecordModificationPlanner.plan(
                 request, owner: owner, liveZones: liveZones, existing: existing, currentSeq: currentSeq,
-                now: now.millisecondsSince1970, limits: limits)
+                now: now.millisecondsSince1970, limits: limits, savedFields: savedFields)
 
             let upsert = try db.cachedStatement(
                 sql: """

@@ -63,6 +63,6 @@ public enum FieldCoding {
 
     public static func decode(_ data: Data) throws -> [String: FieldValue] {
         if data.isEmpty { return [:] }
-        return try JSONDecoder().decode([String: FieldValue].self, from: data)
+        return try JSONReader.decode([String: FieldValue].self, from: data)
     }
 }
