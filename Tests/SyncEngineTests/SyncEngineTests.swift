@@ -410,9 +410,16 @@ struct EnginePushReconnectionTests {
         try await waitUntil("B sees its push socket closed") { !b.engine.isPushConnected }
         // The same port, as a restarted server would have; the old one may take a moment to let go of it.
         var restarted: TestServer?
+        var refusal: (any Error)?
         try await waitUntil("a server listens on port \(first.port) again", poll: .milliseconds(100)) {
-            restarted = try? await TestServer.start(storagePath: path, port: first.port)
+            do {
+                restarted = try await TestServer.start(storagePath: path, port: first.port)
+            } catch {
+                refusal = error
+            }
             return restarted != nil
+        } observed: {
+            "the last attempt failed with \(String(describing: refusal))"
         }
         let second = try #require(restarted)
         a.save(id: "y", name: "After")
