@@ -15,18 +15,8 @@ struct DatabaseRoutes {
 
     static let deviceHeader = HTTPField.Name("X-Device-ID")!
 
-    /// The `X-Device-ID` header: absent, or 1 to 255 bytes without control characters.
     private static func deviceID(_ request: Request) throws -> String? {
-        guard let value = request.headers[deviceHeader] else { return nil }
-        guard !value.isEmpty, value.utf8.count <= 255,
-            !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else {
-            throw SyncError(
-                .invalidArguments,
-                "the X-Device-ID header must be 1 to 255 bytes without control characters; send the device's ID or leave the header out"
-            )
-        }
-        return value
+        try DeviceID.validated(request.headers[deviceHeader], source: "the X-Device-ID header")
     }
 
     private var limits: ServerLimits { configuration.limits }

@@ -16,6 +16,8 @@ struct PushRoute {
     func register(on group: RouterGroup<SyncRequestContext>) {
         group.ws("push") { request, context in
             _ = try context.requireUser()
+            _ = try DeviceID.validated(
+                request.uri.queryParameters["device"].map(String.init), source: "the device query parameter")
             // A plain GET reaches this route too: say what it takes rather than answer an empty 200.
             guard request.headers[.upgrade]?.lowercased().contains("websocket") == true else {
                 throw StatusError(
@@ -29,7 +31,8 @@ struct PushRoute {
         } onUpgrade: { inbound, outbound, context in
             let user = try context.requestContext.requireUser()
             guard let session = context.requestContext.sessionTokenHash else { return }
-            let device = context.request.uri.queryParameters["device"].map(String.init)
+            let device = try DeviceID.validated(
+                context.request.uri.queryParameters["device"].map(String.init), source: "the device query parameter")
             let (id, messages) = await pushHub.subscribe(user: user, session: session, device: device)
             defer { Task { await pushHub.unsubscribe(user: user, id: id) } }
             try await withThrowingTaskGroup(of: Void.self) { group in
