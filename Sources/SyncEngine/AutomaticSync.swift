@@ -55,7 +55,14 @@ final class AutomaticSync: Sendable {
 
     /// (Re)starts the task that keeps the push socket open, reconnecting with backoff.
     private func startListening(_ database: Database) {
+        pushListener.withLock { $0?.cancel() }
+        // The listener just cancelled leaves the status to its successor: a socket it had open is gone.
+        let wasConnected = pushConnected.withLock { connected in
+            defer { connected = false }
+            return connected
+        }
         let listener = Task { [weak self] in
+            if wasConnected { await self?.scheduler.pushConnectionChanged(connected: false) }
             var failures = 0
             while !Task.isCancelled {
                 guard let self else { return }
@@ -65,6 +72,8 @@ final class AutomaticSync: Sendable {
                 } catch {
                     failures += 1
                 }
+                // Replaced by a new listener (reconnect, account change): the new one owns the status.
+                if Task.isCancelled { return }
                 if self.pushConnected.withLock({ connected in
                     defer { connected = false }
                     return connected
@@ -78,6 +87,13 @@ final class AutomaticSync: Sendable {
             current?.cancel()
             current = listener
         }
+    }
+
+    /// Reconnects the push socket now, unless it is connected: the app learned that the server is back
+    /// (it restarted it), so waiting out the reconnection backoff would only delay what it sends and hears.
+    func reconnect(_ database: Database) {
+        guard !pushConnected.withLock({ $0 }) else { return }
+        startListening(database)
     }
 
     /// Holds the push socket open; every message means "fetch".
@@ -101,7 +117,7 @@ final class AutomaticSync: Sendable {
                 guard case .text(let text) = message,
                     let push = try? JSONDecoder().decode(PushMessage.self, from: Data(text.utf8))
                 else { continue }
-                if push.event == .connected {
+                if push.event == .connected, !Task.isCancelled {
                     self.pushConnected.withLock { $0 = true }
                     await self.scheduler.pushConnectionChanged(connected: true)
                 }

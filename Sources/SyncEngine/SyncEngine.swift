@@ -129,6 +129,14 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// Tells the engine that its server is probably reachable again: the app restarted it, or learned
+    /// that the network is back. The push socket reconnects now instead of after its backoff, and once
+    /// it is connected, work held by an offline backoff runs at once. Does nothing without
+    /// `automaticallySync` or while the push socket is connected.
+    public func reconnect() {
+        automaticSync?.reconnect(database)
+    }
+
     /// Cancels the operation running now and those waiting to run: their `fetchChanges()` and
     /// `sendChanges()` calls throw `operationCancelled`. A request already on the wire may still
     /// take effect on the server, as with CKSyncEngine; its change stays pending and the next send

@@ -72,6 +72,7 @@ struct SchedulerPlan: Sendable {
     private(set) var transientFailures = 0
     private(set) var consecutiveFailures = 0
     private(set) var lastSuccess: Date?
+    private(set) var lastSuccessWork: Work?
     private(set) var lastFailure: SyncScheduler.Failure?
     /// When a fetch last finished (or the origin): polls count from here.
     private(set) var lastFetch: Duration = .zero
@@ -203,7 +204,7 @@ struct SchedulerPlan: Sendable {
     ) -> Bool {
         if work == .fetch { lastFetch = now }
         guard let error else {
-            succeeded(date: date)
+            succeeded(work, date: date)
             return true
         }
         if Self.isCancellation(error) { return true }
@@ -235,7 +236,7 @@ struct SchedulerPlan: Sendable {
     mutating func manualRunFinished(_ work: Work, error: (any Error)?, now: Duration, date: Date) {
         if work == .fetch { lastFetch = now }
         guard let error else {
-            succeeded(date: date)
+            succeeded(work, date: date)
             backoff = nil
             if work == .fetch, pending[.fetch]?.trigger == .poll { pending[.fetch] = nil }
             return
@@ -256,10 +257,11 @@ struct SchedulerPlan: Sendable {
         }
     }
 
-    private mutating func succeeded(date: Date) {
+    private mutating func succeeded(_ work: Work, date: Date) {
         transientFailures = 0
         consecutiveFailures = 0
         lastSuccess = date
+        lastSuccessWork = work
     }
 
     private mutating func failed(_ work: Work, error: any Error, date: Date) {

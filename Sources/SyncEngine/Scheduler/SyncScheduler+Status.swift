@@ -9,6 +9,8 @@ extension SyncScheduler {
         public var decision: Decision
         /// When a send or fetch last succeeded, scheduled or manual.
         public var lastSuccess: Date?
+        /// Which work succeeded at ``lastSuccess``, so that a display can say "send done" once per send.
+        public var lastSuccessWork: Work?
         /// The last send or fetch that failed, scheduled or manual; kept after later successes.
         public var lastFailure: Failure?
         /// Whether the push socket is connected, as last reported.
@@ -19,10 +21,11 @@ extension SyncScheduler {
         /// Creates a status.
         public init(
             decision: Decision, lastSuccess: Date? = nil, lastFailure: Failure? = nil, pushConnected: Bool = false,
-            consecutiveFailures: Int = 0
+            consecutiveFailures: Int = 0, lastSuccessWork: Work? = nil
         ) {
             self.decision = decision
             self.lastSuccess = lastSuccess
+            self.lastSuccessWork = lastSuccessWork
             self.lastFailure = lastFailure
             self.pushConnected = pushConnected
             self.consecutiveFailures = consecutiveFailures

@@ -88,7 +88,8 @@ public actor SyncScheduler {
     public var status: Status {
         Status(
             decision: decision, lastSuccess: plan.lastSuccess, lastFailure: plan.lastFailure,
-            pushConnected: plan.pushConnected, consecutiveFailures: plan.consecutiveFailures)
+            pushConnected: plan.pushConnected, consecutiveFailures: plan.consecutiveFailures,
+            lastSuccessWork: plan.lastSuccessWork)
     }
 
     /// Every change of ``status``, starting with the current one. Each access makes a new stream,
