@@ -35,6 +35,10 @@ public final class ContactStore: Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
+        // files that earlier versions created with the default mode.
+        let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if created >= 0 { close(created) }
         queue = try DatabaseQueue(path: path, configuration: configuration)
         chmod(path, 0o600)
         var migrator = DatabaseMigrator()

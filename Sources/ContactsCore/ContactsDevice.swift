@@ -27,6 +27,8 @@ public final class ContactsDevice: Sendable {
     public enum Activity: Sendable {
         /// An engine event, described for people ("fetched 3 changes in Contacts").
         case event(String, date: Date)
+        /// A send or fetch failed ("send failed: networkFailure …"), for the log's error colour.
+        case failure(String, date: Date)
         /// Contacts changed because of sync: reload what is shown.
         case contactsChanged
         /// The account changed (signed in, out, switched).
@@ -42,6 +44,9 @@ public final class ContactsDevice: Sendable {
     private let versionsInFlight = Mutex<[String: Int64]>([:])
     private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
     private let fetchedCount = Mutex(0)
+    /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
+    private let outcomes = Mutex(SyncOutcomeLog())
+    private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
 
     public var engine: SyncEngine { engineBox.withLock { $0! } }
     public var name: String { options.deviceName }
@@ -63,6 +68,7 @@ public final class ContactsDevice: Sendable {
     }
 
     deinit {
+        outcomeTask.withLock { $0?.cancel() }
         engineBox.withLock { $0 = nil }
     }
 
@@ -79,6 +85,29 @@ public final class ContactsDevice: Sendable {
         engine.state.add(
             pendingRecordZoneChanges: outbox.compactMap { if case .record(let c) = $0.change { c } else { nil } })
         engineBox.withLock { $0 = engine }
+        followOutcomes(of: engine)
+    }
+
+    /// Logs the outcome of each send and fetch from the scheduler's statuses, which know it (an engine event
+    /// does not). Without a scheduler, `didSendChanges` and `didFetchChanges` are logged as "done" instead.
+    private func followOutcomes(of engine: SyncEngine) {
+        outcomes.withLock { $0 = SyncOutcomeLog() }
+        let task = engine.scheduler.map { scheduler in
+            let updates = scheduler.statusUpdates
+            return Task { [weak self] in
+                for await status in updates {
+                    guard let self else { return }
+                    for line in self.outcomes.withLock({ $0.lines(for: status) }) {
+                        self.announce(
+                            line.isError ? .failure(line.text, date: Date()) : .event(line.text, date: Date()))
+                    }
+                }
+            }
+        }
+        outcomeTask.withLock { current in
+            current?.cancel()
+            current = task
+        }
     }
 
     // MARK: Activity
@@ -232,6 +261,15 @@ extension ContactsDevice: SyncEngineDelegate {
             try handle(event, syncEngine)
         } catch {
             try? store.setSetting(.lastError, "could not save to the local database: \(error)")
+        }
+        if syncEngine.scheduler != nil {
+            switch event {
+            case .willSendChanges: outcomes.withLock { $0.began(.send) }
+            case .willFetchChanges: outcomes.withLock { $0.began(.fetch) }
+            // The scheduler's status says how it ended, once (see followOutcomes).
+            case .didSendChanges, .didFetchChanges: return
+            default: break
+            }
         }
         if let text = Self.describe(event, fetched: fetchedCount) { announce(.event(text, date: Date())) }
     }

@@ -21,12 +21,16 @@ public enum ContactsPaths {
 /// started in the background the first time it is needed (as tmux starts its server), and an
 /// account created for it with a random password.
 ///
+/// It keeps its port: the port is saved with the data (`server/address`), so a server started
+/// again after a crash or a reboot listens where the running apps and the devices' settings expect
+/// it, and apps that lost it find it again by themselves (see ``LocalServerKeeper``).
+///
 /// Nobody else on the machine gets at your contacts through it: the server's storage, its
 /// address file and the account's password live in your data directory (mode 0700, files 0600),
 /// and without the password another Unix user can only create an empty account of their own.
 public struct LocalServer: Sendable {
     public let dataDirectory: String
-    /// The program to run as `<executable> server …`.
+    /// The program to run as `<executable> server run …`.
     public let executable: String
 
     public init(dataDirectory: String, executable: String) {
@@ -34,57 +38,185 @@ public struct LocalServer: Sendable {
         self.executable = executable
     }
 
-    var serverDirectory: String { dataDirectory + "/server" }
-    var addressFile: String { serverDirectory + "/address" }
+    public var serverDirectory: String { dataDirectory + "/server" }
+    /// The port (first line) and process ID (second line) of the last server that listened.
+    public var addressFile: String { serverDirectory + "/address" }
     public var logFile: String { serverDirectory + "/server.log" }
     public var storagePath: String { serverDirectory + "/server.sqlite" }
     var accountFile: String { dataDirectory + "/local-account" }
+    /// Held by whoever decides whether to start or stop the server.
+    var startLockPath: String { serverDirectory + "/start.lock" }
+    /// Held by the server for as long as it runs (`SyncServerRunner` locks its storage).
+    var storageLockPath: String { storagePath + ".lock" }
+    /// Present after `contacts server stop`: apps then wait for the server instead of starting it again.
+    var stopMarker: String { serverDirectory + "/stopped" }
 
-    /// The URL of the running local server, starting one when none answers.
-    public func ensureRunning() async throws -> URL {
-        try makePrivateDirectory(dataDirectory)
-        try makePrivateDirectory(serverDirectory)
-        // One process at a time decides whether to start the server.
-        let lock = open(serverDirectory + "/start.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw DeviceError("cannot create \(serverDirectory)/start.lock") }
-        defer { close(lock) }
-        flock(lock, LOCK_EX)
-        defer { flock(lock, LOCK_UN) }
-
-        if let url = knownURL(), await answers(url) { return url }
-        let port = try Self.freePort()
-        let pid = try spawn(port: port)
-        let url = URL(string: "http://127.0.0.1:\(port)")!
-        for _ in 0..<200 {
-            if await answers(url) {
-                try write("\(port)\n\(pid)\n", to: addressFile)
-                return url
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw DeviceError(
-            "the local sync server did not start within 10 s; its log is \(logFile). Or pass --server URL to use another server"
-        )
+    /// The local server that runs now.
+    public struct Running: Sendable, Equatable {
+        /// Its process ID.
+        public var pid: Int32
+        /// The port it listens on (or, while it starts, will listen on).
+        public var port: Int
+        public var url: URL { LocalServer.url(port: port) }
     }
 
-    /// The address the last started server listens on, if any.
-    public func knownURL() -> URL? {
+    static func url(port: Int) -> URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The server that runs now on this data directory's storage, if one does: the process holding the
+    /// storage's lock, which the kernel releases however the server ends (even `kill -9`).
+    public func running() -> Running? {
+        guard let pid = FileLock.holder(of: storageLockPath) else { return nil }
+        return Running(pid: pid, port: savedPort() ?? 0)
+    }
+
+    /// The port the server listens on, or will listen on when started again.
+    public func savedPort() -> Int? {
         guard let text = try? String(contentsOfFile: addressFile, encoding: .utf8),
-            let port = text.split(separator: "\n").first.flatMap({ Int($0) })
+            let port = text.split(separator: "\n").first.flatMap({ Int($0) }), (1...65535).contains(port)
         else { return nil }
-        return URL(string: "http://127.0.0.1:\(port)")
+        return port
     }
 
-    /// The process ID of the last started server, to stop it.
+    /// The server's address, whether it runs now or not (it comes back there).
+    public func knownURL() -> URL? {
+        savedPort().map(Self.url(port:))
+    }
+
+    /// The process ID of the last server that listened, as it recorded it.
     public func knownProcessID() -> Int32? {
         guard let text = try? String(contentsOfFile: addressFile, encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n")
         return lines.count > 1 ? Int32(lines[1]) : nil
     }
 
-    private func answers(_ url: URL) async -> Bool {
+    /// Whether `contacts server stop` stopped the server, and nothing started it since.
+    public var wasStoppedOnPurpose: Bool { FileManager.default.fileExists(atPath: stopMarker) }
+
+    /// Whether `path` is this data directory's server storage, so that a server on it is the local server.
+    public func isLocalStorage(_ path: String) -> Bool {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+            == URL(fileURLWithPath: storagePath).standardizedFileURL.path
+    }
+
+    // MARK: Starting and stopping
+
+    /// The URL of the running local server, starting one when none runs: on `port` if given, else on the
+    /// saved port, else (the first time) on a free one.
+    public func ensureRunning(port: Int? = nil) async throws -> URL {
+        try await start(port: port, respectingStop: false)!
+    }
+
+    /// Starts the server again after it died, unless `contacts server stop` stopped it; nil then.
+    func restartUnlessStopped() async throws -> URL? {
+        try await start(port: nil, respectingStop: true)
+    }
+
+    private func start(port requested: Int?, respectingStop: Bool) async throws -> URL? {
+        try makePrivateDirectory(dataDirectory)
+        try makePrivateDirectory(serverDirectory)
+        // One process at a time decides whether to start the server; the others then find it running.
+        let lock = try await FileLock.acquire(startLockPath, purpose: "starting the local sync server")
+        defer { lock.release() }
+
+        if let running = running() {
+            if let requested, requested != 0, requested != running.port {
+                throw DeviceError(
+                    "the local sync server already runs on port \(running.port) (pid \(running.pid)); stop it with `contacts server stop` first, then start it with --port \(requested)"
+                )
+            }
+            if try await waitUntilAnswering(running.url, spawned: nil) { return running.url }
+            throw DeviceError(
+                "the local sync server (pid \(running.pid)) runs but does not answer at \(running.url.absoluteString); its log is \(logFile). Stop it with `contacts server stop` and try again"
+            )
+        }
+        if respectingStop && wasStoppedOnPurpose { return nil }
+        let port =
+            try requested.map { $0 == 0 ? try ServerProcess.freePort() : $0 } ?? savedPort() ?? ServerProcess.freePort()
+        guard ServerProcess.canListen(port: port) else { throw portTaken(port) }
+        let pid = try ServerProcess.spawn(
+            executable: executable,
+            arguments: ["server", "run", "--data-dir", dataDirectory, "--port", String(port), "--detach"],
+            log: logFile)
+        let url = Self.url(port: port)
+        if try await waitUntilAnswering(url, spawned: pid) { return url }
+        throw DeviceError(
+            "the local sync server did not start within 30 s; its log is \(logFile). Or pass --server URL to use another server"
+        )
+    }
+
+    /// Waits up to 30 s for the server to answer at `url` while it holds the storage lock. Throws when the
+    /// process `spawned` ends first, with the reason from its log.
+    private func waitUntilAnswering(_ url: URL, spawned: pid_t?) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if running() != nil, await answers(url) { return true }
+            if let spawned, ServerProcess.hasExited(spawned) {
+                throw DeviceError(
+                    "the local sync server stopped as it started: \(lastLogLine() ?? "no reason given"); its log is \(logFile)"
+                )
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Stops the running server gracefully (SIGTERM: requests in flight finish) and waits until it has
+    /// exited. Apps keep it stopped until it is started again. Returns its process ID, or nil when none ran.
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(60)) async throws -> Int32? {
+        guard FileManager.default.fileExists(atPath: serverDirectory) else { return nil }
+        let lock = try await FileLock.acquire(startLockPath, purpose: "starting the local sync server")
+        defer { lock.release() }
+        guard let running = running() else { return nil }
+        // First, so that no app starts it again as it goes.
+        guard
+            FileManager.default.createFile(atPath: stopMarker, contents: Data(), attributes: [.posixPermissions: 0o600])
+        else { throw DeviceError("cannot write \(stopMarker)") }
+        guard kill(running.pid, SIGTERM) == 0 else {
+            throw DeviceError(
+                "cannot stop the local sync server (pid \(running.pid)): \(String(cString: strerror(errno)))")
+        }
+        let deadline = ContinuousClock.now + timeout
+        while self.running() != nil {
+            ServerProcess.reapSpawned()
+            guard ContinuousClock.now < deadline else {
+                throw DeviceError(
+                    "the local sync server (pid \(running.pid)) did not stop within \(timeout) of SIGTERM; `kill -9 \(running.pid)` stops it at once (its data is safe)"
+                )
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return running.pid
+    }
+
+    /// Called by the server once it listens: saves its port (it keeps it from now on) and process ID.
+    public func recordListening(port: Int, pid: Int32) throws {
+        try makePrivateDirectory(serverDirectory)
+        try write("\(port)\n\(pid)\n", to: addressFile)
+    }
+
+    /// Called by a server as it starts: apps may start it again from now on.
+    public func clearStopMarker() {
+        try? FileManager.default.removeItem(atPath: stopMarker)
+    }
+
+    /// Whether the server at `url` answers its health check.
+    func answers(_ url: URL) async -> Bool {
         (try? await AccountClient(serverURL: url).health(timeout: .seconds(1))) != nil
     }
+
+    private func portTaken(_ port: Int) -> DeviceError {
+        DeviceError(
+            "port \(port) on 127.0.0.1, where the local sync server listens (saved in \(addressFile)), is in use by another program. Stop that program (`ss -ltnp 'sport = :\(port)'` shows which), or move the local server: `contacts server start --port 0` picks a free port (then restart open contacts apps)"
+        )
+    }
+
+    private func lastLogLine() -> String? {
+        guard let text = try? String(contentsOfFile: logFile, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").last.map { String($0.suffix(300)) }
+    }
+
+    // MARK: The account
 
     /// The account every device in this data directory signs in with, created on first use.
     public func account() throws -> (username: String, password: String, isNew: Bool) {
@@ -97,69 +229,17 @@ public struct LocalServer: Sendable {
         var bytes = [UInt8](repeating: 0, count: 24)
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
         let password = Data(bytes).base64EncodedString()
+        try makePrivateDirectory(dataDirectory)
         try write("\(username)\n\(password)\n", to: accountFile)
         return (username, password, true)
     }
 
-    private func spawn(port: Int) throws -> pid_t {
-        let arguments = [
-            executable, "server", "--storage", storagePath, "--port", String(port), "--host", "127.0.0.1",
-            // Its own session: closing the terminal that started it does not stop it.
-            "--detach",
-        ]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else open here (a lock, another program's pipe) may live on in the long-lived server.
-        for descriptor in Self.openDescriptors() where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The calling thread may block signals (test runners do); the server must get SIGTERM.
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else {
-            throw DeviceError(
-                "could not start the local sync server (\(executable) server): \(String(cString: strerror(result)))")
-        }
-        return pid
-    }
-
-    private static func openDescriptors() -> [Int32] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-            .filter { fcntl($0, F_GETFD) >= 0 }
-    }
-
     /// A port nobody listens on now, from the kernel.
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw DeviceError("cannot open a socket to find a free port") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw DeviceError("cannot find a free port on 127.0.0.1") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try ServerProcess.freePort()
     }
+
+    // MARK: Files
 
     private func makePrivateDirectory(_ path: String) throws {
         do {
@@ -172,10 +252,11 @@ public struct LocalServer: Sendable {
 
     private func write(_ text: String, to path: String) throws {
         let temporary = path + ".tmp"
-        guard
-            FileManager.default.createFile(
-                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw DeviceError("cannot write \(path)") }
-        guard rename(temporary, path) == 0 else { throw DeviceError("cannot write \(path)") }
+        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw DeviceError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count, rename(temporary, path) == 0 else { throw DeviceError("cannot write \(path)") }
     }
 }

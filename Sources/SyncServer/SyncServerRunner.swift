@@ -16,6 +16,8 @@ public struct SyncServerRunner: Sendable {
     public var port = 8080
     public var configuration = SyncServerConfiguration()
     public var logLevel: Logger.Level = .info
+    /// Called with the port once the server listens (the one the kernel chose, for port 0).
+    public var onListening: (@Sendable (Int) -> Void)?
 
     public init(storagePath: String) {
         self.storagePath = storagePath
@@ -37,17 +39,21 @@ public struct SyncServerRunner: Sendable {
         let lock = try StorageLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
 
+        // Created private before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
+        let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if created >= 0 { close(created) }
         let store: SQLiteRecordStore
         do {
             store = try SQLiteRecordStore(path: path)
         } catch {
             throw StartupError("cannot open the storage file \(path): \(error)")
         }
-        let (host, port) = (self.host, self.port)
+        let (host, port, onListening) = (self.host, self.port, self.onListening)
         let app = SyncServerApplication.makeApplication(
             store: store, configuration: configuration, host: host, port: port, logger: logger,
             onServerRunning: { [logger, path] port in
                 logger.notice("sync-server listening on http://\(host):\(port) (storage: \(path))")
+                onListening?(port)
             })
         let group = ServiceGroup(
             configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -29,7 +29,13 @@ func runInterface(_ global: GlobalOptions) async throws {
         problem = "could not reach the sync server: \(error)"
         device = try await Session.open(global, needsServer: false, automaticallySync: true)
     }
-    let app = await ContactsApp(device: device, startupProblem: problem)
+    // With the zero-setup server, the app starts it again if it dies while the app is open.
+    let keeper =
+        global.server == nil
+        ? LocalServerKeeper(
+            server: LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath()),
+            device: device) : nil
+    let app = await ContactsApp(device: device, startupProblem: problem, serverKeeper: keeper)
     do {
         try await app.run()
     } catch let error as CursesTerminalError {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import ContactsCore
 import Foundation
-import Logging
-import SyncServer
 import VCard
 
 #if canImport(Glibc)
@@ -179,32 +177,6 @@ struct WipeCommand: AsyncParsableCommand {
         } else {
             try await device.deleteServerData()
             print("deleted every contact on the server")
-        }
-    }
-}
-
-struct ServerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "server", abstract: "Run the local sync server in the foreground (contacts starts it by itself).")
-
-    @OptionGroup var global: GlobalOptions
-    @Option(help: "The port to listen on.") var port = 8080
-    @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The SQLite file. (default: <data-dir>/server/server.sqlite)") var storage: String?
-    @Flag(help: .hidden) var detach = false
-
-    func run() async throws {
-        // Started by another contacts command: leave its session, so closing its terminal does not stop it.
-        if detach { setsid() }
-        let local = LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
-        var runner = SyncServerRunner(storagePath: storage ?? local.storagePath)
-        runner.port = port
-        runner.host = host
-        runner.logLevel = .notice
-        do {
-            try await runner.run()
-        } catch let error as StartupError {
-            throw CommandFailure(error.description)
         }
     }
 }

@@ -96,7 +96,11 @@ extension ContactsApp {
         let name = work == .send ? "Back up" : "Refresh"
         if let error {
             state.status.manualFailure = SyncStatus.Failure(date: Date(), message: error)
-            state.log.append(EventLog.Entry(date: Date(), text: "\(name.lowercased()) failed: \(error)", isError: true))
+            // With a scheduler, the device logs each send's and fetch's outcome already, once.
+            if device.engine.scheduler == nil {
+                state.log.append(
+                    EventLog.Entry(date: Date(), text: "\(name.lowercased()) failed: \(error)", isError: true))
+            }
             let kept =
                 state.status.pendingChanges > 0
                 ? "; \(TextFormatting.plural(state.status.pendingChanges, "change")) kept on this device" : ""

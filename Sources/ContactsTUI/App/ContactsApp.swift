@@ -20,6 +20,10 @@ public final class ContactsApp {
     private var tasks: [Task<Void, Never>] = []
     var schedulerTask: Task<Void, Never>?
     var lastSchedulerStatus: SyncScheduler.Status?
+    /// Whether the push socket was ever connected, so that connecting again is a reconnection.
+    var pushWasConnected = false
+    /// Starts the zero-setup server again when it dies, and reconnects the engine when it is back.
+    let serverKeeper: LocalServerKeeper?
 
     // Reloading the list: at most one read in flight, and not more often than the last read's cost allows,
     // so that a fetch of 100,000 contacts in pages does not spend its time redrawing.
@@ -31,9 +35,14 @@ public final class ContactsApp {
     /// A selected contact that the store no longer has, so that it is not asked for again and again.
     var missingDetails: UUID?
 
-    /// An app for `device`. `startupProblem` says why it opened without a server, for the status pane.
-    public init(device: ContactsDevice, startupProblem: String? = nil, terminal: CursesTerminal? = nil) {
+    /// An app for `device`. `startupProblem` says why it opened without a server, for the status pane;
+    /// `serverKeeper` keeps the zero-setup local server running while the app is open.
+    public init(
+        device: ContactsDevice, startupProblem: String? = nil, terminal: CursesTerminal? = nil,
+        serverKeeper: LocalServerKeeper? = nil
+    ) {
         self.device = device
+        self.serverKeeper = serverKeeper
         self.terminal = terminal ?? CursesTerminal(inputTimeout: 50)
         state = AppState(width: 0, height: 0, deviceName: device.name)
         if let startupProblem {
@@ -117,6 +126,16 @@ public final class ContactsApp {
             Task.detached {
                 for await event in activity { inbox.post(.activity(event)) }
             })
+        if let serverKeeper {
+            tasks.append(
+                Task.detached {
+                    await serverKeeper.run { note in
+                        inbox.post(
+                            .activity(
+                                note.isError ? .failure(note.text, date: Date()) : .event(note.text, date: Date())))
+                    }
+                })
+        }
         subscribeToScheduler()
     }
 
@@ -139,6 +158,8 @@ public final class ContactsApp {
         switch event {
         case .activity(.event(let text, let date)):
             state.log.append(EventLog.Entry(date: date, text: text))
+        case .activity(.failure(let text, let date)):
+            state.log.append(EventLog.Entry(date: date, text: text, isError: true))
         case .activity(.contactsChanged):
             requestReload(fromSync: true)
         case .activity(.accountChanged):
@@ -167,18 +188,19 @@ public final class ContactsApp {
         }
     }
 
-    /// Logs what a new scheduler status says that the last one did not: a failure, the push socket.
+    /// Logs what a new scheduler status says about the push socket that the last one did not, and notes a
+    /// reconnection for the status pane. (Each send's and fetch's outcome comes from the device, once.)
     private func noteSchedulerChanges(_ status: SyncScheduler.Status) {
         defer { lastSchedulerStatus = status }
         let previous = lastSchedulerStatus
-        if let failure = status.lastFailure, failure != previous?.lastFailure {
-            state.log.append(
-                EventLog.Entry(date: failure.date, text: "\(failure.work) failed: \(failure.message)", isError: true))
+        guard previous != nil, status.pushConnected != previous?.pushConnected else { return }
+        let reconnected = status.pushConnected && pushWasConnected
+        if status.pushConnected {
+            pushWasConnected = true
+            if reconnected { state.status.reconnectedAt = Date() }
         }
-        if previous != nil, status.pushConnected != previous?.pushConnected {
-            state.log.append(
-                EventLog.Entry(date: Date(), text: status.pushConnected ? "push connected" : "push disconnected"))
-        }
+        let text = reconnected ? "push reconnected" : status.pushConnected ? "push connected" : "push disconnected"
+        state.log.append(EventLog.Entry(date: Date(), text: text))
     }
 
     /// Reads what the status pane shows from the store: cheap counts and settings.

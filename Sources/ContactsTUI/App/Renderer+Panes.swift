@@ -124,7 +124,12 @@ extension Renderer {
             status.lastSuccess.map {
                 "\(TextFormatting.time($0, now: state.now, timeZone: state.timeZone)) (\(TextFormatting.age(of: $0, now: state.now)))"
             } ?? "never"
-        let push = status.pushConnected ? "connected" : "not connected; polling for changes"
+        let push =
+            !status.pushConnected
+            ? "not connected; polling for changes"
+            : status.reconnectedAt.map {
+                "reconnected at \(TextFormatting.time($0, now: state.now, timeZone: state.timeZone))"
+            } ?? "connected"
         let account =
             status.account.map { "\($0) on \(status.server ?? "?")" } ?? "not signed in: run contacts account signin"
 

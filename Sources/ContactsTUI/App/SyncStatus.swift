@@ -42,6 +42,8 @@ public struct SyncStatus: Sendable, Equatable {
     public var account: String?
     /// The server's address.
     public var server: String?
+    /// When the push socket last connected again after it had dropped (the server came back).
+    public var reconnectedAt: Date?
 
     public init() {}
 

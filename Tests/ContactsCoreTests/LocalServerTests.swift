@@ -1,0 +1,181 @@
+import ContactsCore
+import Foundation
+import SyncTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The zero-setup local server as a user meets it through the `contacts` program: started when needed, on the
+/// same port every time, managed with `contacts server status | start | stop`, and private to the user.
+@Suite(
+    "contacts: the local server", .serialized,
+    .enabled(if: ContactsProgram.isBuilt, "the contacts program is not built"))
+struct LocalServerTests {
+    @Test("files are 0600 and directories 0700 under a fresh data directory, once the server ran and devices synced")
+    func fileModes() async throws {
+        try await withTemporaryDirectory { temporary in
+            // A data directory that contacts creates, as it does the first time.
+            let directory = temporary + "/contacts"
+            let program = ContactsProgram(dataDirectory: directory)
+            defer { program.stopLocalServer() }
+            let added = try await program.run(["add", "--name", "Ada Lovelace"])
+            #expect(added.status == 0, "\(added.error)")
+            let synced = try await program.run(["--device", "laptop", "sync"])
+            #expect(synced.status == 0, "\(synced.error)")
+
+            var seen: [String: Int] = [:]
+            let enumerator = FileManager.default.enumerator(atPath: directory)
+            while let relative = enumerator?.nextObject() as? String {
+                let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + relative)
+                seen[relative] = (attributes[.posixPermissions] as? Int) ?? -1
+            }
+            let root = try FileManager.default.attributesOfItem(atPath: directory)
+            #expect((root[.posixPermissions] as? Int) == 0o700, "the data directory itself")
+            // What the README promises, each checked by name so that a file missing here is noticed too.
+            for file in [
+                "server/server.sqlite", "server/server.sqlite-wal", "server/server.sqlite-shm",
+                "server/server.sqlite.lock",
+                "server/server.log", "server/address", "server/start.lock", "local-account", "devices/default.sqlite",
+                "devices/default.sqlite.lock", "devices/laptop.sqlite",
+            ] {
+                #expect(seen[file] != nil, "\(file) exists; found \(seen.keys.sorted())")
+            }
+            for (path, mode) in seen.sorted(by: { $0.key < $1.key }) {
+                var isDirectory: ObjCBool = false
+                FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory)
+                let expected = isDirectory.boolValue ? 0o700 : 0o600
+                #expect(mode == expected, "\(path) is \(String(mode, radix: 8)), not \(String(expected, radix: 8))")
+            }
+        }
+    }
+
+    @Test("status, start, stop; killed with kill -9, the server comes back on its port with the next command")
+    func lifecycle() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            defer { program.stopLocalServer() }
+            let local = LocalServer(dataDirectory: directory, executable: ContactsProgram.path)
+
+            let before = try await program.run(["server", "status"])
+            #expect(before.status == 3, "not running exits 3: \(before.output) \(before.error)")
+            #expect(before.output.contains("not running"))
+
+            let started = try await program.run(["server", "start"])
+            #expect(started.status == 0, "\(started.error)")
+            let port = try #require(local.savedPort(), "the port is saved: \(started.output)")
+            #expect(started.output.contains("runs at http://127.0.0.1:\(port)"), "\(started.output)")
+            let running = try #require(local.running(), "the server holds its storage's lock")
+            let status = try await program.run(["server", "status", "--json"])
+            #expect(status.status == 0)
+            let report = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+            #expect(report?["running"] as? Bool == true)
+            #expect(report?["url"] as? String == "http://127.0.0.1:\(port)")
+            #expect(report?["pid"] as? Int == Int(running.pid))
+            #expect(report?["storage"] as? String == directory + "/server/server.sqlite")
+            #expect(report?["log"] as? String == directory + "/server/server.log")
+            let again = try await program.run(["server", "start"])
+            #expect(again.status == 0 && again.output.contains("already runs"), "\(again.output)")
+
+            // It dies without a word: the next command that needs it starts it again, on the same port.
+            kill(running.pid, SIGKILL)
+            try await waitUntil("the killed server's lock is released") { local.running() == nil }
+            let added = try await program.run(["add", "--name", "Grace Hopper"])
+            #expect(added.status == 0, "\(added.error)")
+            #expect(!added.error.contains("not synced"), "the add synced: \(added.error)")
+            let back = try #require(local.running(), "the add started the server again")
+            #expect(back.pid != running.pid)
+            #expect(local.savedPort() == port, "it kept its port")
+
+            // Stopped gracefully: it has exited when stop returns.
+            let stopped = try await program.run(["server", "stop"])
+            #expect(stopped.status == 0, "\(stopped.error)")
+            #expect(stopped.output.contains("stopped the local sync server (pid \(back.pid))"), "\(stopped.output)")
+            #expect(local.running() == nil)
+            #expect(!ContactsProgram.isRunning(back.pid))
+            let after = try await program.run(["server", "status"])
+            #expect(after.status == 3)
+            #expect(after.output.contains("stopped with `contacts server stop`"), "\(after.output)")
+            #expect(after.output.contains("http://127.0.0.1:\(port)"), "\(after.output)")
+            let twice = try await program.run(["server", "stop"])
+            #expect(twice.status == 0 && twice.output.contains("not running"), "\(twice.output)")
+
+            // Any command that needs it starts it again, still on its port.
+            let synced = try await program.run(["sync"])
+            #expect(synced.status == 0, "\(synced.error)")
+            #expect(local.running() != nil)
+            #expect(local.savedPort() == port)
+        }
+    }
+
+    @Test("its port taken by another program: a message that says what to do; --port 0 moves it to a free port")
+    func portTaken() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            defer { program.stopLocalServer() }
+            let local = LocalServer(dataDirectory: directory, executable: ContactsProgram.path)
+            #expect(try await program.run(["server", "start"]).status == 0)
+            let port = try #require(local.savedPort())
+            #expect(try await program.run(["server", "stop"]).status == 0)
+
+            let squatter = try Listener(port: port)
+            let refused = try await program.run(["server", "start"])
+            #expect(refused.status != 0)
+            #expect(refused.error.contains("port \(port)"), "\(refused.error)")
+            #expect(refused.error.contains("in use by another program"), "\(refused.error)")
+            #expect(refused.error.contains("contacts server start --port 0"), "\(refused.error)")
+            #expect(local.running() == nil)
+            #expect(local.savedPort() == port, "a failed start keeps the saved port")
+
+            let moved = try await program.run(["server", "start", "--port", "0"])
+            #expect(moved.status == 0, "\(moved.error)")
+            let newPort = try #require(local.savedPort())
+            #expect(newPort != port)
+            #expect(moved.output.contains("http://127.0.0.1:\(newPort)"), "\(moved.output)")
+            withExtendedLifetime(squatter) {}
+        }
+    }
+
+    @Test("contacts server --help explains each verb; a bad --port is refused")
+    func help() async throws {
+        let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
+        let help = try await program.run(["server", "--help"])
+        #expect(help.status == 0)
+        for verb in ["status", "start", "stop", "run"] {
+            #expect(help.output.contains(verb), "\(verb) in \(help.output)")
+        }
+        for verb in ["status", "start", "stop", "run"] {
+            let verbHelp = try await program.run(["server", verb, "--help"])
+            #expect(verbHelp.status == 0 && verbHelp.output.contains("USAGE"), "\(verb): \(verbHelp.error)")
+        }
+        let bad = try await program.run(["server", "start", "--port", "70000"])
+        #expect(bad.status != 0 && bad.error.contains("--port must be from 0 to 65535"), "\(bad.error)")
+    }
+}
+
+/// A socket listening on a loopback port, as another program would, until released.
+final class Listener {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 8) == 0 else {
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
+        }
+    }
+
+    deinit { close(descriptor) }
+}
