@@ -81,9 +81,10 @@ public enum SyncServerApplication {
             store: store, pushHub: pushHub, configuration: configuration, middleware: middleware)
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(
+            // Push sockets are exempt from the HTTP timeouts: the automatic ping ends dead ones.
+            server: DefendedHTTPChannel.builder(
                 webSocketRouter: WebSocketUpgradeRouter(router: router),
-                configuration: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
+                webSocket: .init(autoPing: .enabled(timePeriod: .seconds(30))), configuration: configuration),
             configuration: .init(address: .hostname(host, port: port), serverName: "sync-server"),
             services: [
                 HistoryCompactionService(store: store, configuration: configuration, logger: logger),

@@ -47,6 +47,8 @@ public struct SyncServerConfiguration: Sendable {
     public var sessionLifetime: Duration = .seconds(90 * 24 * 3600)
     /// The clock sessions and throttles go by; tests pass one they move by hand.
     public var clock: ServerClock = .system
+    /// Timeouts, head size and connection limits that protect the HTTP layer (see ``HTTPLimits``).
+    public var http = HTTPLimits()
 
     public init(
         limits: ServerLimits = ServerLimits(),

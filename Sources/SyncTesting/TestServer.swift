@@ -18,6 +18,8 @@ extension SyncServerConfiguration {
         configuration.usernameSignInThrottle.freeFailures = 1_000
         configuration.addressSignInThrottle.freeFailures = 100_000
         configuration.passwordHashing = .init(concurrency: 4, queueLimit: 100_000)
+        configuration.http.maximumConnections = 10_000
+        configuration.http.maximumConnectionsPerAddress = 10_000
         return configuration
     }
 }

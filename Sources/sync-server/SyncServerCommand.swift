@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SyncCore
 import SyncServer
 
 @main
@@ -38,8 +39,47 @@ struct SyncServerCommand: AsyncParsableCommand {
     @Option(help: "Password hashes (bcrypt) computed at once. (default: half the cores)")
     var passwordHashingConcurrency: Int?
 
+    @Option(
+        help: .init(
+            "Seconds a request's head (request line and headers) may take to arrive; then the connection closes.",
+            valueName: "seconds"))
+    var requestHeadTimeout: Double = Self.http.requestHeadTimeout.wholeSeconds
+
+    @Option(
+        help: .init(
+            "Seconds a kept-alive connection may wait for its next request; then it closes.", valueName: "seconds"))
+    var idleTimeout: Double = Self.http.idleTimeout.wholeSeconds
+
+    @Option(
+        help: .init(
+            "Seconds a request's body may take to arrive after its head; then the connection closes.",
+            valueName: "seconds"))
+    var requestBodyTimeout: Double = Self.http.requestBodyTimeout.wholeSeconds
+
+    @Option(help: .init("Most bytes of a request's line and headers; a larger head gets 431.", valueName: "bytes"))
+    var maxHeaderBytes: Int = Self.http.maximumHeaderBytes
+
+    @Option(
+        help: .init(
+            "Most bytes of a request body, as GET /v1/limits states; a larger one gets 413.", valueName: "bytes"))
+    var maxRequestBytes: Int = ServerLimits().maximumRequestBytes
+
+    @Option(
+        help: .init(
+            "Most connections open at once, push sockets included; beyond it new ones are closed at once.",
+            valueName: "n"))
+    var maxConnections: Int = Self.http.maximumConnections
+
+    @Option(
+        help: .init(
+            "Most connections open at once from one client address; beyond it new ones are closed at once.",
+            valueName: "n"))
+    var maxConnectionsPerAddress: Int = Self.http.maximumConnectionsPerAddress
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
+
+    private static let http = SyncServerConfiguration.HTTPLimits()
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
@@ -51,6 +91,29 @@ struct SyncServerCommand: AsyncParsableCommand {
         }
         if let passwordHashingConcurrency, !(1...1024).contains(passwordHashingConcurrency) {
             throw ValidationError("--password-hashing-concurrency must be between 1 and 1024")
+        }
+        for (name, seconds) in [
+            ("--request-head-timeout", requestHeadTimeout), ("--idle-timeout", idleTimeout),
+            ("--request-body-timeout", requestBodyTimeout),
+        ] {
+            guard seconds.isFinite, (0.1...86_400).contains(seconds) else {
+                throw ValidationError("\(name) must be between 0.1 and 86400 seconds")
+            }
+        }
+        guard (1024...1024 * 1024).contains(maxHeaderBytes) else {
+            throw ValidationError("--max-header-bytes must be between 1024 and 1048576")
+        }
+        let smallestRequest = ServerLimits().maximumRecordBytes + 64 * 1024
+        guard (smallestRequest...1024 * 1024 * 1024).contains(maxRequestBytes) else {
+            throw ValidationError(
+                "--max-request-bytes must be between \(smallestRequest) (a record of the largest size, and room around it) and 1073741824"
+            )
+        }
+        guard (1...1_000_000).contains(maxConnections) else {
+            throw ValidationError("--max-connections must be between 1 and 1000000")
+        }
+        guard (1...maxConnections).contains(maxConnectionsPerAddress) else {
+            throw ValidationError("--max-connections-per-address must be between 1 and --max-connections")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -69,6 +132,13 @@ struct SyncServerCommand: AsyncParsableCommand {
         if let passwordHashingConcurrency {
             runner.configuration.passwordHashing.concurrency = passwordHashingConcurrency
         }
+        runner.configuration.limits.maximumRequestBytes = maxRequestBytes
+        runner.configuration.http = .init(
+            requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded())),
+            idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded())),
+            requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded())),
+            maximumHeaderBytes: maxHeaderBytes, maximumConnections: maxConnections,
+            maximumConnectionsPerAddress: maxConnectionsPerAddress)
         try await runner.run()
     }
 
@@ -79,4 +149,9 @@ struct SyncServerCommand: AsyncParsableCommand {
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return base + "/sync-server/server.sqlite"
     }
+}
+
+extension Duration {
+    /// Whole seconds, for a default shown in `--help`.
+    fileprivate var wholeSeconds: Double { Double(components.seconds) }
 }
