@@ -1,0 +1,132 @@
+import Foundation
+import SyncTesting
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `sync-server` program: its HTTP limits are options a person can see and set.
+@Suite("sync-server's HTTP limits are options")
+struct ServerCommandTests {
+    static let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("sync-server").path
+
+    /// Runs the program to its end; returns its exit status and everything it printed.
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build sync-server first: swift build")
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let process = Process()
+                        process.executableURL = URL(fileURLWithPath: path)
+                        process.arguments = arguments
+                        let output = Pipe()
+                        process.standardOutput = output
+                        process.standardError = output
+                        try process.run()
+                        let data = output.fileHandleForReading.readDataToEndOfFile()
+                        process.waitUntilExit()
+                        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+                    })
+            }
+        }
+    }
+
+    @Test("--help shows every HTTP limit with its default")
+    func help() async throws {
+        let (status, output) = try await Self.run(["--help"])
+        #expect(status == 0)
+        for (option, defaultValue) in [
+            ("--request-head-timeout <seconds>", "15.0"), ("--idle-timeout <seconds>", "75.0"),
+            ("--request-body-timeout <seconds>", "60.0"), ("--max-header-bytes <bytes>", "16384"),
+            ("--max-request-bytes <bytes>", "2097152"), ("--max-connections <n>", "512"),
+            ("--max-connections-per-address <n>", "64"),
+        ] {
+            let start = try #require(output.range(of: option), "\(option) is not in --help:\n\(output)")
+            // The default closes the option's help, before the next option.
+            let rest = output[start.upperBound...]
+            let help = rest[..<(rest.range(of: "\n  --")?.lowerBound ?? rest.endIndex)]
+            let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(flat.contains("(default: \(defaultValue))"), "\(option): \(flat)")
+        }
+    }
+
+    @Test(
+        "a value no server could run with is refused, naming the option",
+        arguments: [
+            (["--request-head-timeout", "0"], "--request-head-timeout"),
+            (["--idle-timeout", "nan"], "--idle-timeout"),
+            (["--request-body-timeout", "1e300"], "--request-body-timeout"),
+            (["--max-header-bytes", "10"], "--max-header-bytes"),
+            (["--max-request-bytes", "1000"], "--max-request-bytes"),
+            (["--max-connections", "0"], "--max-connections"),
+            (["--max-connections", "10", "--max-connections-per-address", "11"], "--max-connections-per-address"),
+        ])
+    func refusedValues(_ arguments: [String], _ option: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (status, output) = try await Self.run(
+            arguments + ["--port", "0", "--storage", directory.appendingPathComponent("s.sqlite").path])
+        #expect(status != 0, "\(arguments) was accepted: \(output)")
+        #expect(output.contains(option), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing is created for a refused setting")
+    }
+
+    @Test("the options reach the server: connections per address, head size and body limit")
+    func optionsReachTheServer() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.path), "build sync-server first: swift build")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.path)
+        // Each far from its default, so that only the option explains what follows.
+        process.arguments = [
+            "--port", "0", "--storage", directory.appendingPathComponent("s.sqlite").path, "--log-level", "notice",
+            "--max-connections-per-address", "1", "--max-header-bytes", "2048", "--max-request-bytes", "1200000",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let printed = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+        }
+        var listening: Int?
+        try await waitUntil("sync-server says where it listens") {
+            let text = printed.withLock { $0 }
+            guard let range = text.range(of: "listening on http://127.0.0.1:") else { return false }
+            listening = Int(text[range.upperBound...].prefix { $0.isNumber })
+            return listening != nil
+        } observed: {
+            printed.withLock { $0 }
+        }
+        let port = try #require(listening)
+
+        // One connection per address: a second one from the same address is closed unanswered.
+        let first = try await RawConnection.open(port: port, from: "127.0.0.2")
+        try await first.send("GET /v1/limits HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let limits = try await first.response()
+        #expect(limits.status == 200)
+        #expect(String(decoding: limits.body, as: UTF8.self).contains(#""maximumRequestBytes":1200000"#))
+        let second = try await RawConnection.open(port: port, from: "127.0.0.2")
+        try? await second.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let refused = await second.readUntilEnded()
+        #expect(refused.wasEnded && refused.bytes.isEmpty, "\(refused)")
+
+        // A head of 4 KiB is over the 2 KiB set.
+        let big = try await RawConnection.open(port: port, from: "127.0.0.3")
+        try await big.send(
+            "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 4096))\r\n\r\n")
+        #expect(try await big.response().status == 431)
+    }
+}
