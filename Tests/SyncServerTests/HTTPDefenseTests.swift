@@ -261,6 +261,21 @@ struct HTTPDefenseTests {
         }
     }
 
+    @Test("a chunked body that breaks off into garbage gets 400 invalidArguments, not a server error")
+    func brokenChunkedBody() async throws {
+        try await withServer(configuration: Self.configuration { _ in }) { server, _ in
+            let connection = try await RawConnection.open(port: server.port)
+            try await connection.send(
+                "POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\nNOT A CHUNK SIZE\r\n")
+            let outcome = await connection.readUntilEnded()
+            #expect(outcome.wasEnded, "\(outcome)")
+            let answer = try RawConnection.parse(outcome.bytes)
+            #expect(answer.status == 400 && answer.error?.code == .invalidArguments, "\(outcome)")
+            try await Self.expectServerAnswers(server)
+        }
+    }
+
     @Test("a bad request after a good one on the same connection is refused after the good one's answer")
     func badRequestAfterGoodOne() async throws {
         try await withServer(configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }) {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import SyncCore
 
 /// Turns every error into CloudKit's error body, `{"code": …, "message": …}`, with a fitting
@@ -19,6 +20,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return error.response
         } catch let error as DecodingError {
             return Self.response(for: SyncError(.invalidArguments, Self.describe(error)))
+        } catch let error as HTTPParserError {
+            // A body the decoder could not read (a broken chunk): the client's fault, as before
+            // any route (see HTTPRefusal).
+            let refusal = HTTPRefusal.answering(error, maximumHeaderBytes: nil)
+            return Self.response(for: refusal.error, status: HTTPResponse.Status(code: refusal.status))
         } catch is NIOTooManyBytesError {
             return Self.response(for: SyncError(.limitExceeded, "the request body is too large"))
         } catch let error as HTTPError {

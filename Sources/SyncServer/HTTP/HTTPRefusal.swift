@@ -35,13 +35,14 @@ struct HTTPRefusal: Equatable {
     static let drainedBodyFactor: UInt64 = 8
 
     /// The answer to a request the decoder could not parse.
-    static func answering(_ error: HTTPParserError, maximumHeaderBytes: Int) -> HTTPRefusal {
+    /// - Parameter maximumHeaderBytes: the head limit, to name it; nil where it is not known.
+    static func answering(_ error: HTTPParserError, maximumHeaderBytes: Int?) -> HTTPRefusal {
         if error == .headerOverflow {
             return HTTPRefusal(
                 status: 431, reason: "Request Header Fields Too Large",
                 error: SyncError(
                     .limitExceeded,
-                    "the request line and headers are larger than \(maximumHeaderBytes) bytes, or too many; send fewer or shorter headers"
+                    "the request line and headers (or trailers) are \(maximumHeaderBytes.map { "larger than \($0) bytes" } ?? "too large"), or too many; send fewer or shorter headers"
                 ))
         }
         let problem: String
@@ -90,7 +91,7 @@ struct HTTPRefusal: Equatable {
             if !text.isEmpty && text.allSatisfy(\.isASCIIDigitCharacter) {
                 return tooLarge(declared: text, maximumRequestBytes: maximumRequestBytes)
             }
-            return answering(.invalidContentLength, maximumHeaderBytes: 0)
+            return answering(.invalidContentLength, maximumHeaderBytes: nil)
         }
         let limit = UInt64(max(0, maximumRequestBytes))
         guard length <= limit else {
