@@ -276,6 +276,31 @@ struct HTTPDefenseTests {
         }
     }
 
+    @Test(
+        "after a request the decoder reads no further than, the answer says Connection: close and the connection ends",
+        arguments: [
+            ("a CONNECT", "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 1),
+            (
+                "an upgrade to an unknown protocol on a later request",
+                "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: foo\r\n\r\n", 2
+            ),
+        ])
+    func decoderStops(_ what: String, _ requests: String, _ answers: Int) async throws {
+        try await withServer(configuration: Self.configuration { _ in }) { server, _ in
+            let connection = try await RawConnection.open(port: server.port)
+            // A request follows that the decoder will never read: it must not wait for an answer
+            // until the idle timeout.
+            try await connection.send(requests + "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            var last: RawHTTPAnswer?
+            for _ in 0..<answers { last = try await connection.response() }
+            #expect(last?.header("Connection")?.lowercased() == "close", "\(what)")
+            let outcome = await connection.readUntilEnded(within: .seconds(30))
+            #expect(outcome.wasEnded && outcome.bytes.isEmpty, "\(what): \(outcome)")
+            try await Self.expectServerAnswers(server)
+        }
+    }
+
     @Test("a bad request after a good one on the same connection is refused after the good one's answer")
     func badRequestAfterGoodOne() async throws {
         try await withServer(configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }) {

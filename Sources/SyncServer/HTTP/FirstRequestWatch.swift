@@ -94,6 +94,12 @@ final class FirstRequestWatch: ChannelInboundHandler, RefusalWriter {
             timeouts.requestHeadReceived(
                 body: Self.body(contentLength: contentLength, chunked: head.headers.contains(name: "transfer-encoding"))
             )
+            let connection = head.headers[canonicalForm: "connection"].joined(separator: ",")
+            if Self.stopsDecoder(
+                method: head.method.rawValue, upgrade: head.headers.first(name: "upgrade"), connection: connection)
+            {
+                timeouts.lastRequestReceived()
+            }
             context.fireChannelRead(data)
         case .readingRequest:
             if case .end = unwrapInboundIn(data) {
@@ -123,6 +129,13 @@ final class FirstRequestWatch: ChannelInboundHandler, RefusalWriter {
                 context.fireErrorCaught(error)
             }
         }
+    }
+
+    /// Whether the decoder stops reading after a request: it does after a `CONNECT`, and after a
+    /// request that asks for an upgrade (`Connection: upgrade` and an `Upgrade` header), whether
+    /// or not the upgrade happens.
+    static func stopsDecoder(method: String, upgrade: String?, connection: String?) -> Bool {
+        method == "CONNECT" || (upgrade != nil && connection?.lowercased().contains("upgrade") == true)
     }
 
     /// The body a request head announces, if any: a `Content-Length` above 0, or a transfer coding

@@ -123,13 +123,23 @@ final class RequestTimeouts: ChannelDuplexHandler {
     /// it, so that the response says `Connection: close` (and no client sends another request on
     /// it).
     ///
-    /// That is when the route answers before a chunked body has arrived (a `413` for one that grew
-    /// too large): the body could go on forever, so the connection closes after the answer
-    /// instead of reading it. A body of declared length is read to its end as usual.
+    /// That is after the last request the decoder reads (see ``lastRequestReceived()``), and when
+    /// the route answers before a chunked body has arrived (a `413` for one that grew too large):
+    /// the body could go on forever, so the connection closes after the answer instead of reading
+    /// it. A body of declared length is read to its end as usual.
     func responseStarting() -> Bool {
-        guard case .http = mode, owed.count == 1, reading == .body(.chunked) else { return false }
+        guard case .http = mode, owed.count == 1 else { return false }
+        if reading == .body(.chunked) { closesAfterResponse = true }
+        return closesAfterResponse
+    }
+
+    /// The request just reported is the last the decoder will read on this connection (a
+    /// `CONNECT`, or an upgrade the server does not do: the decoder stops after them, and what
+    /// follows would wait for an answer forever). Its response says `Connection: close`, and the
+    /// connection closes after it.
+    func lastRequestReceived() {
+        guard case .http = mode else { return }
         closesAfterResponse = true
-        return true
     }
 
     /// A route's response ended.

@@ -87,6 +87,12 @@ final class RequestWatch: ChannelDuplexHandler, RemovableChannelHandler, Refusal
                 timeouts.requestHeadReceived(
                     body: FirstRequestWatch.body(
                         contentLength: contentLength, chunked: head.headerFields[.transferEncoding] != nil))
+                if FirstRequestWatch.stopsDecoder(
+                    method: head.method.rawValue, upgrade: head.headerFields[.upgrade],
+                    connection: head.headerFields[.connection])
+                {
+                    timeouts.lastRequestReceived()
+                }
             }
         case (.watching, .body):
             break
