@@ -195,25 +195,7 @@ final class RawConnection: Sendable {
 
     /// Parses what `readUntilEnded` read as one HTTP response.
     static func parse(_ data: Data) throws -> RawHTTPAnswer {
-        guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
-            throw Failure(description: "no HTTP response head in \(String(decoding: data, as: UTF8.self))")
-        }
-        let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
-            throw Failure(description: "not a status line: \(lines[0])")
-        }
-        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        var body = Data(data[end.upperBound...])
-        if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }),
-            body.count > length
-        {
-            body = body.prefix(length)
-        }
-        return RawHTTPAnswer(status: status, headers: headers, body: body)
+        try RawHTTPAnswer(parsing: data)
     }
 
     /// The length of the first whole response in `data` (head and `Content-Length` body), if whole.

@@ -16,6 +16,28 @@ struct RawHTTPAnswer {
     }
 
     var error: SyncError? { try? JSONDecoder().decode(SyncError.self, from: body) }
+
+    /// Parses one HTTP response: its head, and its body up to its `Content-Length` (all that
+    /// follows the head when there is none).
+    init(parsing data: Data) throws {
+        guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
+            throw RawHTTP.Failure(description: "no complete answer head in \(String(decoding: data, as: UTF8.self))")
+        }
+        let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw RawHTTP.Failure(description: "not a status line: \(lines[0])")
+        }
+        headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        self.status = status
+        body = Data(data[end.upperBound...])
+        if let length = header("Content-Length").flatMap(Int.init), body.count > length {
+            body = body.prefix(length)
+        }
+    }
 }
 
 /// One HTTP/1.1 exchange over a plain TCP socket to a loopback server, from a chosen loopback
@@ -43,7 +65,7 @@ enum RawHTTP {
                 continuation.resume(with: Result { try blockingExchange(port: port, source: source, request: request) })
             }.start()
         }
-        return try parse(bytes)
+        return try RawHTTPAnswer(parsing: bytes)
     }
 
     private static func blockingExchange(port: Int, source: String, request: Data) throws -> Data {
@@ -97,25 +119,12 @@ enum RawHTTP {
 
     /// Whether `data` holds a whole answer with a `Content-Length` body.
     private static func isComplete(_ data: Data) -> Bool {
-        guard let answer = try? parse(data), let length = answer.header("Content-Length").flatMap(Int.init) else {
+        guard let answer = try? RawHTTPAnswer(parsing: data),
+            let length = answer.header("Content-Length").flatMap(Int.init)
+        else {
             return false
         }
         return answer.body.count >= length
     }
 
-    private static func parse(_ data: Data) throws -> RawHTTPAnswer {
-        guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
-            throw Failure(description: "no complete answer head in \(String(decoding: data, as: UTF8.self))")
-        }
-        let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
-            throw Failure(description: "not a status line: \(lines[0])")
-        }
-        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        return RawHTTPAnswer(status: status, headers: headers, body: Data(data[end.upperBound...]))
-    }
 }
