@@ -132,9 +132,22 @@ extension SyncEngine {
             }
         }
 
-        /// Forgets tokens, pending changes and the account, as after an account change.
+        /// Forgets tokens, pending changes and the account, as after a sign-out or an account switch.
         func reset(userRecordName: String?) {
             storage.withLock { $0 = Storage(lastUserRecordName: userRecordName) }
+        }
+
+        /// Gives the state to the account just signed in, when it belonged to none: the changes the
+        /// app queued while there was no account (such as right after creating the engine) are its
+        /// own and stay pending, as with CKSyncEngine; tokens from no account mean nothing and go.
+        func signIn(userRecordName: String) {
+            storage.withLock { storage in
+                var signedIn = Storage(lastUserRecordName: userRecordName)
+                signedIn.records = storage.records
+                signedIn.zones = storage.zones
+                signedIn.hasPendingUntrackedChanges = storage.hasPendingUntrackedChanges
+                storage = signedIn
+            }
         }
     }
 }

@@ -222,13 +222,15 @@ public final class SyncEngine: Sendable {
         let current = try await client.account().userRecordName
         verifiedAccount.withLock { $0 = (token, current) }
         if last == current { return true }
-        state.reset(userRecordName: current)
-        let change: Event.AccountChange.ChangeType =
-            if let last {
-                .switchAccounts(previousUser: .init(userRecordName: last), currentUser: .init(userRecordName: current))
-            } else {
-                .signIn(currentUser: .init(userRecordName: current))
-            }
+        let change: Event.AccountChange.ChangeType
+        if let last {
+            state.reset(userRecordName: current)
+            change = .switchAccounts(
+                previousUser: .init(userRecordName: last), currentUser: .init(userRecordName: current))
+        } else {
+            state.signIn(userRecordName: current)
+            change = .signIn(currentUser: .init(userRecordName: current))
+        }
         await eventQueue.deliver(.accountChange(.init(changeType: change)))
         await eventQueue.deliverStateUpdate()
         return true

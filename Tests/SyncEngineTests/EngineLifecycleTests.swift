@@ -44,6 +44,60 @@ struct EngineLifecycleTests {
         }
     }
 
+    @Test("changes queued before the engine's first account check are sent once it has an account")
+    func changesBeforeFirstAccountCheck() async throws {
+        try await withDevices(1) { server, account, devices in
+            let observer = devices[0]
+            // A delegate that queues nothing on sign-in: what it queued at start must survive.
+            let a = TestDevice(name: "fresh", server: server, client: account, queuesEverythingOnSignIn: false)
+            a.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
+            a.save(id: "x", name: "Queued at start")
+            try await a.engine.sendChanges()
+            #expect(a.eventLog.withLock { $0 }.contains("accountChange"), "the first check is a sign-in")
+            #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await observer.engine.fetchChanges()
+            #expect(observer.names == ["Queued at start"])
+        }
+    }
+
+    @Test("changes queued while the first account check is on the wire are kept and sent")
+    func changesDuringFirstAccountCheck() async throws {
+        try await withDevices(1) { server, account, devices in
+            let observer = devices[0]
+            let a = TestDevice(name: "fresh", server: server, client: account, queuesEverythingOnSignIn: false)
+            a.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
+            let gate = server.faults.closeGate(pathPrefix: "/v1/account")
+            let send = Task { try await a.engine.sendChanges() }
+            try await gate.waitUntilHeld()
+            a.save(id: "y", name: "Queued during the check")
+            gate.open()
+            try await send.value
+            #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await observer.engine.fetchChanges()
+            #expect(observer.names == ["Queued during the check"])
+        }
+    }
+
+    @Test("switching accounts still drops what the previous account had queued")
+    func switchDropsQueued() async throws {
+        try await withDevices(0) { server, account, _ in
+            let a = TestDevice(name: "a", server: server, client: account, queuesEverythingOnSignIn: false)
+            a.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
+            a.save(id: "x", name: "Ada's")
+            try await a.engine.sendChanges()
+            a.save(id: "y", name: "Ada's unsent")
+            let state = a.engine.state.serialization
+            #expect(state.pendingRecordZoneChanges.count == 1)
+            let bob = try await TestClient(baseURL: server.baseURL).signedUp(username: "bob")
+            let asBob = TestDevice(
+                name: "a", server: server, client: bob, state: state, queuesEverythingOnSignIn: false)
+            try await asBob.engine.sendChanges()
+            #expect(asBob.engine.state.pendingRecordZoneChanges.isEmpty)
+            let bobsZones = try await bob.listZones()
+            #expect(bobsZones.isEmpty, "nothing of Ada's reaches Bob's database: \(bobsZones)")
+        }
+    }
+
     @Test("a new session token for the same account is not an account change")
     func newTokenSameAccount() async throws {
         try await withDevices(0) { server, account, _ in

@@ -21,6 +21,8 @@ final class TestDevice: SyncEngineDelegate {
     let eventLog = Mutex<[String]>([])
     /// The record names of every modification fetched, in order (a record fetched twice appears twice).
     let fetchedRecordNames = Mutex<[String]>([])
+    /// Whether a sign-in queues the zone and every contact again, as the sample does.
+    let queuesEverythingOnSignIn: Bool
     private let engineBox = Mutex<SyncEngine?>(nil)
 
     var engine: SyncEngine { engineBox.withLock { $0! } }
@@ -28,9 +30,10 @@ final class TestDevice: SyncEngineDelegate {
     init(
         name: String, server: TestServer, client: TestClient, automaticallySync: Bool = false,
         state: SyncEngine.State.Serialization? = nil, credentials: Database.Credentials? = nil,
-        policy: SyncScheduler.Policy = .standard
+        policy: SyncScheduler.Policy = .standard, queuesEverythingOnSignIn: Bool = true
     ) {
         self.name = name
+        self.queuesEverythingOnSignIn = queuesEverythingOnSignIn
         savedState.withLock { $0 = state }
         var configuration = SyncEngine.Configuration(
             database: Database(
@@ -80,6 +83,7 @@ final class TestDevice: SyncEngineDelegate {
             savedState.withLock { $0 = update.stateSerialization }
         case .accountChange(let change):
             if case .signIn = change.changeType {
+                guard queuesEverythingOnSignIn else { break }
                 syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: Self.zoneID))])
                 let ids = contacts.withLock { Array($0.keys) }
                 syncEngine.state.add(pendingRecordZoneChanges: ids.map { .saveRecord(Self.recordID($0)) })
