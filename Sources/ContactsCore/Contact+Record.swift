@@ -6,10 +6,10 @@ extension Contact {
     public static let zoneID = RecordZone.ID(zoneName: "Contacts")
     public static let recordType = "Contact"
 
-    public var recordID: Record.ID { Record.ID(recordName: id.uuidString, zoneID: Self.zoneID) }
+    public var recordID: RecordValue.ID { RecordValue.ID(recordName: id.uuidString, zoneID: Self.zoneID) }
 
     /// Writes the contact's fields into `record` (a last known server record keeps its change tag).
-    public func write(to record: inout Record) {
+    public func write(to record: inout RecordValue) {
         record["name"] = .string(name)
         record["emails"] = .string(Self.encodeJSON(emails))
         record["phones"] = .string(Self.encodeJSON(phones))
@@ -23,14 +23,14 @@ extension Contact {
     }
 
     /// A record to save: `base` (the last known server record) with this contact's values.
-    public func record(base: Record?) -> Record {
-        var record = base ?? Record(recordType: Self.recordType, recordID: recordID)
+    public func record(base: RecordValue?) -> RecordValue {
+        var record = base ?? RecordValue(recordType: Self.recordType, recordID: recordID)
         write(to: &record)
         return record
     }
 
     /// Reads a contact from a server record; throws when the record is not a contact.
-    public init(record: Record) throws {
+    public init(record: RecordValue) throws {
         guard record.recordType == Self.recordType, let id = UUID(uuidString: record.recordID.recordName) else {
             throw ContactError.notAContact(record.recordID.recordName)
         }

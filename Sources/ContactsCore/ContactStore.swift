@@ -107,7 +107,7 @@ public final class ContactStore: Sendable {
         return id
     }
 
-    public func serverRecord(_ id: UUID) throws -> SyncCore.Record? {
+    public func serverRecord(_ id: UUID) throws -> SyncCore.RecordValue? {
         try queue.read { db in try Self.serverRecord(id, db) }
     }
 
@@ -173,12 +173,12 @@ public final class ContactStore: Sendable {
         try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [id.uuidString])
     }
 
-    static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.Record? {
+    static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
         try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
-            .flatMap { try? decoder.decode(SyncCore.Record.self, from: $0) }
+            .flatMap { try? decoder.decode(SyncCore.RecordValue.self, from: $0) }
     }
 
-    static func putServerRecord(_ record: SyncCore.Record?, for id: UUID, _ db: GRDB.Database) throws {
+    static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {
         if let record {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO serverRecord (id, json) VALUES (?, ?)",
@@ -219,7 +219,7 @@ public final class ContactStore: Sendable {
                     kind == "save" ? .saveZone(RecordZone(zoneID: zoneID)) : .deleteZone(zoneID)
                 return OutboxEntry(change: .zone(change), version: version)
             }
-            let recordID = SyncCore.Record.ID(recordName: String(key.dropFirst(7)), zoneID: Contact.zoneID)
+            let recordID = SyncCore.RecordValue.ID(recordName: String(key.dropFirst(7)), zoneID: Contact.zoneID)
             let change: SyncEngine.PendingRecordZoneChange =
                 kind == "save" ? .saveRecord(recordID) : .deleteRecord(recordID)
             return OutboxEntry(change: .record(change), version: version)

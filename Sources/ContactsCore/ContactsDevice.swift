@@ -373,7 +373,7 @@ extension ContactsDevice: SyncEngineDelegate {
 
     /// Merges a server record into the local contact. Returns a save to queue when the merge
     /// differs from the server, or a pending change that the server already reflects.
-    private static func merge(serverRecord: SyncCore.Record, _ db: GRDB.Database) throws -> (
+    private static func merge(serverRecord: SyncCore.RecordValue, _ db: GRDB.Database) throws -> (
         save: SyncEngine.PendingRecordZoneChange?, settled: SyncEngine.PendingRecordZoneChange?
     ) {
         guard let remote = try? Contact(record: serverRecord) else { return (nil, nil) }
@@ -406,7 +406,7 @@ extension ContactsDevice: SyncEngineDelegate {
         return (.saveRecord(serverRecord.recordID), nil)
     }
 
-    private static func outboxKind(of recordID: SyncCore.Record.ID, _ db: GRDB.Database) throws -> String? {
+    private static func outboxKind(of recordID: SyncCore.RecordValue.ID, _ db: GRDB.Database) throws -> String? {
         try String.fetchOne(
             db, sql: "SELECT kind FROM outbox WHERE key = ?", arguments: ["record:" + recordID.recordName])
     }
@@ -436,7 +436,7 @@ extension ContactsDevice: SyncEngineDelegate {
                 guard let id = UUID(uuidString: recordID.recordName) else { continue }
                 switch failure.error.code {
                 case .serverRecordChanged:
-                    if let serverRecord = failure.error.serverRecord {
+                    if let serverRecord = failure.error.serverRecordValue {
                         let (save, _) = try Self.merge(serverRecord: serverRecord, db)
                         if let save { requeue.append(save) }
                         changed = true
@@ -547,7 +547,7 @@ extension ContactsDevice {
 }
 
 /// " (Contacts/3B8CE1EC, Contacts/…)": the first few record IDs of an event, for the log.
-private func shortIDs(_ ids: [SyncCore.Record.ID]) -> String {
+private func shortIDs(_ ids: [SyncCore.RecordValue.ID]) -> String {
     guard !ids.isEmpty else { return "" }
     let shown = ids.prefix(3).map { "\($0.zoneID.zoneName)/\($0.recordName.prefix(8))" }
     return " (" + shown.joined(separator: ", ") + (ids.count > 3 ? ", …" : "") + ")"

@@ -3,19 +3,23 @@ import Foundation
 /// A typed value stored in a record field.
 ///
 /// The types are CloudKit's: strings, 64-bit integers, doubles, dates, bytes, references
-/// and homogeneous lists of these. Dates travel and are stored with millisecond precision,
-/// as in CloudKit.
+/// and homogeneous lists of these. Every value comes back `==` to the one saved: doubles travel
+/// in their shortest round-trip form, and a date carries, beside CloudKit's milliseconds, its
+/// exact `Date` value.
 ///
 /// On the wire a value is an object with a `type` and a `value`:
-/// `{"type": "string", "value": "Ada"}`, `{"type": "date", "value": 1700000000000}` (milliseconds
-/// since 1970), `{"type": "bytes", "value": "AAEC"}` (base64), `{"type": "list", "value": [...]}`.
+/// `{"type": "string", "value": "Ada"}`, `{"type": "bytes", "value": "AAEC"}` (base64),
+/// `{"type": "list", "value": [...]}`, and `{"type": "date", "value": 1700000000000,
+/// "exact": 721692800.0004}`: milliseconds since 1970, and optionally the exact seconds since
+/// 2001 (`Date.timeIntervalSinceReferenceDate`), which readers prefer and which must lie within
+/// a millisecond of `value`.
 public enum FieldValue: Sendable, Hashable {
     case string(String)
     case int64(Int64)
     case double(Double)
     case date(Date)
     case bytes(Data)
-    case reference(Record.Reference)
+    case reference(RecordValue.Reference)
     case list([FieldValue])
 
     /// The wire name of the value's type.
@@ -62,7 +66,7 @@ public enum FieldValue: Sendable, Hashable {
     }
 
     /// The reference, if this is a reference value.
-    public var referenceValue: Record.Reference? {
+    public var referenceValue: RecordValue.Reference? {
         if case .reference(let value) = self { return value }
         return nil
     }
@@ -123,15 +127,39 @@ extension Date {
         "\(milliseconds) is out of range for a date; send milliseconds since 1970 from \(wireMillisecondsRange.lowerBound) to \(wireMillisecondsRange.upperBound)"
     }
 
-    /// The date rounded to the millisecond, as the server will store it.
+    /// The date rounded to the millisecond, as CloudKit stores it.
     public var roundedToMilliseconds: Date {
         Date(millisecondsSince1970: millisecondsSince1970)
+    }
+
+    /// The date a wire date value stands for: `exact` seconds since 2001 when sent, else
+    /// `milliseconds` since 1970. `nil` when the milliseconds are out of range, or `exact` is not
+    /// a finite number within a millisecond of them (the two would disagree about the date).
+    public init?(wireMilliseconds milliseconds: Int64, exact: Double?) {
+        guard let rounded = Date(checkedMillisecondsSince1970: milliseconds) else { return nil }
+        guard let exact else {
+            self = rounded
+            return
+        }
+        guard exact.isFinite else { return nil }
+        let date = Date(timeIntervalSinceReferenceDate: exact)
+        guard abs(date.timeIntervalSince1970 * 1000 - Double(milliseconds)) <= 1 else { return nil }
+        self = date
+    }
+
+    /// Why a wire date was refused, for error messages.
+    static func refused(milliseconds: Int64, exact: Double?) -> String {
+        guard Date(checkedMillisecondsSince1970: milliseconds) != nil else {
+            return outOfRange(milliseconds: milliseconds)
+        }
+        return
+            "exact \(exact.map { "\($0)" } ?? "") does not match \(milliseconds) ms; send exact as the same date in seconds since 2001, or leave it out"
     }
 }
 
 extension FieldValue: Codable {
     private enum CodingKeys: String, CodingKey {
-        case type, value
+        case type, value, exact
     }
 
     public init(from decoder: any Decoder) throws {
@@ -150,9 +178,11 @@ extension FieldValue: Codable {
             self = .double(number)
         case "date":
             let milliseconds = try container.decode(Int64.self, forKey: .value)
-            guard let date = Date(checkedMillisecondsSince1970: milliseconds) else {
+            let exact = try container.decodeIfPresentNotNull(Double.self, forKey: .exact)
+            guard let date = Date(wireMilliseconds: milliseconds, exact: exact) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .value, in: container, debugDescription: Date.outOfRange(milliseconds: milliseconds))
+                    forKey: .value, in: container,
+                    debugDescription: Date.refused(milliseconds: milliseconds, exact: exact))
             }
             self = .date(date)
         case "bytes":
@@ -162,7 +192,7 @@ extension FieldValue: Codable {
                     forKey: .value, in: container, debugDescription: "bytes must be base64")
             }
             self = .bytes(data)
-        case "reference": self = .reference(try container.decode(Record.Reference.self, forKey: .value))
+        case "reference": self = .reference(try container.decode(RecordValue.Reference.self, forKey: .value))
         case "list": self = .list(try container.decode([FieldValue].self, forKey: .value))
         default:
             throw DecodingError.dataCorruptedError(
@@ -179,7 +209,11 @@ extension FieldValue: Codable {
         case .string(let value): try container.encode(value, forKey: .value)
         case .int64(let value): try container.encode(value, forKey: .value)
         case .double(let value): try container.encode(value, forKey: .value)
-        case .date(let value): try container.encode(value.millisecondsSince1970, forKey: .value)
+        case .date(let value):
+            try container.encode(value.millisecondsSince1970, forKey: .value)
+            if value.timeIntervalSinceReferenceDate.isFinite {
+                try container.encode(value.timeIntervalSinceReferenceDate, forKey: .exact)
+            }
         case .bytes(let value): try container.encode(value.base64EncodedString(), forKey: .value)
         case .reference(let value): try container.encode(value, forKey: .value)
         case .list(let value): try container.encode(value, forKey: .value)

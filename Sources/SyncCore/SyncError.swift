@@ -3,8 +3,8 @@ import Foundation
 /// An error from the sync server or engine, with CloudKit's error codes.
 ///
 /// Mirrors `CKError`: a ``code`` names what happened; some codes carry more, such as
-/// ``retryAfter`` for `requestRateLimited` and `serviceUnavailable`, or ``serverRecord``
-/// for `serverRecordChanged`. On the wire it is the error body of every failed request and
+/// ``retryAfter`` for `requestRateLimited` and `serviceUnavailable`, or ``serverRecordValue``
+/// for `serverRecordChanged` (the client library's `serverRecord` hands it back as a `Record`). On the wire it is the error body of every failed request and
 /// of every failed item: `{"code": "zoneNotFound", "message": "…"}`.
 public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvertible {
     /// A CloudKit error code, by name. New codes can be added without breaking anyone.
@@ -71,14 +71,14 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     /// Seconds to wait before retrying, for `requestRateLimited`, `serviceUnavailable` and `zoneBusy`.
     public var retryAfter: Double?
     /// For `serverRecordChanged`: the record as the server has it now.
-    public var serverRecord: Record?
+    public var serverRecordValue: RecordValue?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, retryAfter: Double? = nil, serverRecord: Record? = nil) {
+    public init(_ code: Code, _ message: String, retryAfter: Double? = nil, serverRecordValue: RecordValue? = nil) {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
-        self.serverRecord = serverRecord
+        self.serverRecordValue = serverRecordValue
     }
 
     /// The longest wait a server may ask for, in seconds (a week).
@@ -89,6 +89,11 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     /// refused where it is read, before it reaches a `Duration` or a sleep.
     public static func isValid(retryAfter seconds: Double) -> Bool {
         seconds.isFinite && seconds >= 0 && seconds <= maximumRetryAfter
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, message, retryAfter
+        case serverRecordValue = "serverRecord"
     }
 
     /// Decodes an error, refusing a `retryAfter` no client could wait for.
@@ -102,7 +107,7 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
                 forKey: .retryAfter, in: container,
                 debugDescription: "\(retryAfter) is not a wait in seconds from 0 to \(Int(Self.maximumRetryAfter))")
         }
-        serverRecord = try container.decodeIfPresentNotNull(Record.self, forKey: .serverRecord)
+        serverRecordValue = try container.decodeIfPresentNotNull(RecordValue.self, forKey: .serverRecordValue)
     }
 
     public var description: String { "\(code): \(message)" }

@@ -3,11 +3,11 @@ import SyncCore
 extension SyncEngine {
     /// A record change waiting to be sent. Mirrors `CKSyncEngine.PendingRecordZoneChange`.
     public enum PendingRecordZoneChange: Hashable, Sendable, Codable {
-        case saveRecord(Record.ID)
-        case deleteRecord(Record.ID)
+        case saveRecord(RecordValue.ID)
+        case deleteRecord(RecordValue.ID)
 
         /// The record the change is about.
-        public var recordID: Record.ID {
+        public var recordID: RecordValue.ID {
             switch self {
             case .saveRecord(let id), .deleteRecord(let id): id
             }

@@ -6,14 +6,16 @@ extension SyncEngine {
         /// CKSyncEngine's batch size: saves plus deletes in one request.
         public static let defaultMaximumCount = 250
 
-        public var recordsToSave: [Record]
-        public var recordIDsToDelete: [Record.ID]
+        public var recordsToSave: [RecordValue]
+        public var recordIDsToDelete: [RecordValue.ID]
         /// If true, one failure in a zone fails the zone's other changes with `batchRequestFailed`.
         public var atomicByZone: Bool
 
         /// A batch of exactly these changes; keep within the server's limits (or get `limitExceeded`,
         /// which the engine answers by splitting the batch).
-        public init(recordsToSave: [Record] = [], recordIDsToDelete: [Record.ID] = [], atomicByZone: Bool = false) {
+        public init(
+            recordsToSave: [RecordValue] = [], recordIDsToDelete: [RecordValue.ID] = [], atomicByZone: Bool = false
+        ) {
             self.recordsToSave = recordsToSave
             self.recordIDsToDelete = recordIDsToDelete
             self.atomicByZone = atomicByZone
@@ -25,10 +27,10 @@ extension SyncEngine {
         /// longer has it; remove the pending change). Returns nil when there is nothing to send.
         public init?(
             pendingChanges: [PendingRecordZoneChange], maximumCount: Int = defaultMaximumCount,
-            recordProvider: @Sendable (Record.ID) async -> Record?
+            recordProvider: @Sendable (RecordValue.ID) async -> RecordValue?
         ) async {
-            var saves: [Record] = []
-            var deletes: [Record.ID] = []
+            var saves: [RecordValue] = []
+            var deletes: [RecordValue.ID] = []
             for change in pendingChanges {
                 if saves.count + deletes.count >= maximumCount { break }
                 switch change {

@@ -39,9 +39,9 @@ extension SyncEngine {
             case all
             case zoneIDs([RecordZone.ID])
             case allExcluding([RecordZone.ID])
-            case recordIDs([Record.ID])
+            case recordIDs([RecordValue.ID])
 
-            public func contains(_ recordID: Record.ID) -> Bool {
+            public func contains(_ recordID: RecordValue.ID) -> Bool {
                 switch self {
                 case .all: true
                 case .zoneIDs(let ids): ids.contains(recordID.zoneID)

@@ -10,7 +10,7 @@ extension SyncEngine {
     /// `stateUpdate` event for the app to persist, and (with `automaticallySync`) schedules a send.
     public final class State: Sendable {
         struct Storage: Sendable {
-            var records = PendingList<Record.ID, PendingRecordZoneChange>()
+            var records = PendingList<RecordValue.ID, PendingRecordZoneChange>()
             var zones = PendingList<RecordZone.ID, PendingDatabaseChange>()
             var hasPendingUntrackedChanges = false
             var zoneIDsWithUnfetchedServerChanges: Set<RecordZone.ID> = []

@@ -264,7 +264,7 @@ public final class SyncEngine: Sendable {
         // A change sent once in this operation is not sent again in it, even if the app queues it
         // again while handling its failure: the app learns of the failure first (sendChanges
         // throws), and the next send carries the retry, as with CKSyncEngine.
-        var attempted = Set<Record.ID>()
+        var attempted = Set<RecordValue.ID>()
         while true {
             try await sendDatabaseChanges(context, limits: limits, firstFailure: &firstFailure)
             guard let delegate, var batch = await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) else {

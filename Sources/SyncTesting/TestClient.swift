@@ -161,10 +161,10 @@ public struct TestClient: Sendable {
     public func fetchAllZoneChanges(
         _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil
     ) async throws -> (
-        modifications: [Record], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken
+        modifications: [RecordValue], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken
     ) {
         var token = since
-        var modifications: [Record] = []
+        var modifications: [RecordValue] = []
         var deletions: [FetchZoneChangesResponse.Deletion] = []
         while true {
             let page = try await fetchZoneChanges(zoneID, since: token, resultsLimit: resultsLimit)
@@ -175,7 +175,7 @@ public struct TestClient: Sendable {
         }
     }
 
-    public func lookupRecords(_ recordIDs: [Record.ID], scope: DatabaseScope = .private) async throws
+    public func lookupRecords(_ recordIDs: [RecordValue.ID], scope: DatabaseScope = .private) async throws
         -> LookupRecordsResponse
     {
         try await call(.post, path(scope, "records/lookup"), LookupRecordsRequest(recordIDs: recordIDs))

@@ -97,16 +97,16 @@ struct EngineBenchmark: AsyncParsableCommand {
 final class BenchDevice: SyncEngineDelegate {
     static let zone = RecordZone.ID(zoneName: "Contacts")
 
-    private let records = Mutex<[Record.ID: Record]>([:])
+    private let records = Mutex<[RecordValue.ID: RecordValue]>([:])
     private let fetches = Mutex(0)
 
-    static func recordID(_ index: Int) -> Record.ID {
-        Record.ID(recordName: "contact-\(index)", zoneID: zone)
+    static func recordID(_ index: Int) -> RecordValue.ID {
+        RecordValue.ID(recordName: "contact-\(index)", zoneID: zone)
     }
 
     /// A record about the size of a contact: name, two emails, a phone, an address and a note.
-    static func contact(_ index: Int, note: String) -> Record {
-        var record = Record(recordType: "Contact", recordID: recordID(index))
+    static func contact(_ index: Int, note: String) -> RecordValue {
+        var record = RecordValue(recordType: "Contact", recordID: recordID(index))
         record["name"] = .string("Person Number \(index)")
         record["emails"] = .list([.string("person\(index)@example.com"), .string("p\(index)@work.example.org")])
         record["phones"] = .list([.string("+44 20 7946 \(String(format: "%04d", index % 10_000))")])
@@ -119,7 +119,7 @@ final class BenchDevice: SyncEngineDelegate {
 
     var count: Int { records.withLock { $0.count } }
 
-    func put(_ record: Record) {
+    func put(_ record: RecordValue) {
         records.withLock { records in
             var merged = record
             if let known = records[record.recordID] { merged.recordChangeTag = known.recordChangeTag }
@@ -170,7 +170,7 @@ final class BenchDevice: SyncEngineDelegate {
         }
     }
 
-    func waitFor(note: String, of id: Record.ID, timeout: Duration) async throws {
+    func waitFor(note: String, of id: RecordValue.ID, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while records.withLock({ $0[id]?["note"]?.stringValue }) != note {
             guard ContinuousClock.now < deadline else {

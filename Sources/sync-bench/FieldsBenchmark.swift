@@ -93,7 +93,7 @@ struct FieldsBenchmark: AsyncParsableCommand {
 
     /// A modify request saving one new record with `fields` small int64 fields.
     static func saveBody(fields: Int, recordName: String, zone: RecordZone.ID) -> Data {
-        var record = Record(recordType: "Wide", recordID: Record.ID(recordName: recordName, zoneID: zone))
+        var record = RecordValue(recordType: "Wide", recordID: RecordValue.ID(recordName: recordName, zoneID: zone))
         for index in 0..<fields { record[String(format: "f%05d", index)] = .int64(Int64(index % 10)) }
         var writer = JSONWriter(capacity: 40 * fields + 256)
         // With a client request ID, as the engine sends every modification.

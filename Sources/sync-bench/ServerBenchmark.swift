@@ -75,9 +75,9 @@ struct ServerBenchmark: AsyncParsableCommand {
         let ada = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
         let zone = RecordZone.ID(zoneName: "Contacts")
         _ = try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
-        let all = (0..<records).map { index -> Record in
-            var record = Record(
-                recordType: "Contact", recordID: Record.ID(recordName: "contact-\(index)", zoneID: zone))
+        let all = (0..<records).map { index -> RecordValue in
+            var record = RecordValue(
+                recordType: "Contact", recordID: RecordValue.ID(recordName: "contact-\(index)", zoneID: zone))
             record["name"] = .string("Person \(index)")
             record["email"] = .string("person\(index)@example.com")
             record["phone"] = .string("+44 20 7946 \(String(format: "%04d", index % 10_000))")

@@ -15,8 +15,9 @@ struct FieldValueTests {
             .date(Date(millisecondsSince1970: 1_700_000_000_123)),
             .bytes(Data([0, 1, 2, 255])),
             .reference(
-                Record.Reference(
-                    recordID: Record.ID(recordName: "r", zoneID: RecordZone.ID(zoneName: "Z")), action: .deleteSelf)),
+                RecordValue.Reference(
+                    recordID: RecordValue.ID(recordName: "r", zoneID: RecordZone.ID(zoneName: "Z")), action: .deleteSelf
+                )),
             .list([.string("a"), .string("b")]), .list([]),
         ])
     func roundTrips(value: FieldValue) throws {
@@ -42,8 +43,9 @@ struct FieldValueTests {
 
     @Test("setting a field marks it changed; equality ignores that bookkeeping")
     func changedKeys() throws {
-        var record = Record(
-            recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
+        var record = RecordValue(
+            recordType: "Contact",
+            recordID: RecordValue.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
         record["name"] = "Ada"
         record["email"] = nil
         #expect(record.changedKeys == ["name", "email"])
@@ -62,11 +64,12 @@ struct FieldValueTests {
 
     @Test("system fields rebuild a record that saves against the same change tag")
     func systemFields() {
-        var record = Record(
-            recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
+        var record = RecordValue(
+            recordType: "Contact",
+            recordID: RecordValue.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Contacts")))
         record.recordChangeTag = "k3"
         record.creationDate = Date(millisecondsSince1970: 5)
-        let rebuilt = Record(systemFields: record.systemFields)
+        let rebuilt = RecordValue(systemFields: record.systemFields)
         #expect(rebuilt.recordChangeTag == "k3")
         #expect(rebuilt.creationDate == record.creationDate)
         #expect(rebuilt.recordID == record.recordID)

@@ -5,20 +5,20 @@ import Testing
 
 @Suite("JSONReader agrees with JSONDecoder")
 struct JSONReaderTests {
-    private static func sampleRecord(_ name: String) -> Record {
-        var record = Record(
+    private static func sampleRecord(_ name: String) -> RecordValue {
+        var record = RecordValue(
             recordType: "Contact",
-            recordID: Record.ID(recordName: name, zoneID: RecordZone.ID(zoneName: "Contacts", ownerName: "_o")))
+            recordID: RecordValue.ID(recordName: name, zoneID: RecordZone.ID(zoneName: "Contacts", ownerName: "_o")))
         record["name"] = .string("Zoë \"Q\" \\ 张伟 👩🏽‍💻\n")
         record["age"] = .int64(-42)
         record["score"] = .double(0.1)
         record["born"] = .date(Date(millisecondsSince1970: 1_700_000_000_123))
         record["photo"] = .bytes(Data([0, 1, 254, 255]))
-        record["friend"] = .reference(Record.Reference(recordID: record.recordID))
+        record["friend"] = .reference(RecordValue.Reference(recordID: record.recordID))
         record["tags"] = .list([.string("a"), .string("b")])
         record.recordChangeTag = "k3"
         record.creationDate = Date(millisecondsSince1970: 5)
-        record.creatorUserRecordID = Record.ID(userRecordName: "_creator")
+        record.creatorUserRecordID = RecordValue.ID(userRecordName: "_creator")
         return record
     }
 

@@ -7,25 +7,26 @@ struct JSONWriterTests {
     @Test("a record with every field type and hostile strings decodes back equal")
     func recordRoundTrip() throws {
         let zone = RecordZone.ID(zoneName: "Zone \"quoted\" \\ back", ownerName: "_owner")
-        var record = Record(recordType: "Contact", recordID: Record.ID(recordName: "名前\u{1}\n\t\r🙂", zoneID: zone))
+        var record = RecordValue(
+            recordType: "Contact", recordID: RecordValue.ID(recordName: "名前\u{1}\n\t\r🙂", zoneID: zone))
         record["string"] = .string("Zoë \"Q\" \\ / \u{0}\u{1f}\u{7f} 张伟 👩🏽‍💻")
         record["int"] = .int64(-9_223_372_036_854_775_808)
         record["double"] = .double(0.1)
         record["tiny"] = .double(1e-300)
         record["date"] = .date(Date(millisecondsSince1970: 1_700_000_000_123))
         record["bytes"] = .bytes(Data((0...255).map(UInt8.init)))
-        record["reference"] = .reference(Record.Reference(recordID: record.recordID, action: .deleteSelf))
+        record["reference"] = .reference(RecordValue.Reference(recordID: record.recordID, action: .deleteSelf))
         record["list"] = .list([.int64(1), .int64(2)])
         record["empty"] = .list([])
         record.recordChangeTag = "tag"
         record.creationDate = Date(millisecondsSince1970: 1)
         record.modificationDate = Date(millisecondsSince1970: 2)
-        record.creatorUserRecordID = Record.ID(userRecordName: "_creator")
-        record.lastModifiedUserRecordID = Record.ID(userRecordName: "_modifier")
+        record.creatorUserRecordID = RecordValue.ID(userRecordName: "_creator")
+        record.lastModifiedUserRecordID = RecordValue.ID(userRecordName: "_modifier")
 
         var writer = JSONWriter()
         writer.record(record)
-        let decoded = try JSONDecoder().decode(Record.self, from: Data(writer.bytes))
+        let decoded = try JSONDecoder().decode(RecordValue.self, from: Data(writer.bytes))
         #expect(decoded == record)
         #expect(decoded.changedKeys == record.changedKeys)
         #expect(decoded.fields == record.fields)
@@ -33,8 +34,8 @@ struct JSONWriterTests {
 
     @Test("a modify request decodes back equal")
     func modifyRequestRoundTrip() throws {
-        var record = Record(
-            recordType: "Contact", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Z")))
+        var record = RecordValue(
+            recordType: "Contact", recordID: RecordValue.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Z")))
         record["name"] = "Ada"
         for request in [
             ModifyRecordsRequest(

@@ -99,7 +99,8 @@ struct WireValueTests {
         #expect(Date(timeIntervalSince1970: .infinity).millisecondsSince1970 == range.upperBound)
         #expect(Date(timeIntervalSince1970: .nan).millisecondsSince1970 == 0)
         #expect(Date(millisecondsSince1970: Int64.max).millisecondsSince1970 == range.upperBound)
-        var record = Record(recordType: "C", recordID: Record.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Z")))
+        var record = RecordValue(
+            recordType: "C", recordID: RecordValue.ID(recordName: "a", zoneID: RecordZone.ID(zoneName: "Z")))
         record["far"] = .date(Date(timeIntervalSince1970: 1e300))
         record.modificationDate = Date(timeIntervalSince1970: -1e300)
         var writer = JSONWriter()

@@ -10,7 +10,7 @@ final class TestDevice: SyncEngineDelegate {
     struct Contact: Hashable, Sendable {
         var name: String
         var userModificationDate: Date
-        var lastKnownRecord: Record?
+        var lastKnownRecord: RecordValue?
     }
 
     static let zoneID = RecordZone.ID(zoneName: "Contacts")
@@ -70,8 +70,8 @@ final class TestDevice: SyncEngineDelegate {
         engine.state.add(pendingRecordZoneChanges: [.deleteRecord(Self.recordID(id))])
     }
 
-    static func recordID(_ id: String) -> Record.ID {
-        Record.ID(recordName: id, zoneID: zoneID)
+    static func recordID(_ id: String) -> RecordValue.ID {
+        RecordValue.ID(recordName: id, zoneID: zoneID)
     }
 
     // MARK: Delegate
@@ -108,7 +108,7 @@ final class TestDevice: SyncEngineDelegate {
                 let id = failure.record.recordID
                 switch failure.error.code {
                 case .serverRecordChanged:
-                    if let serverRecord = failure.error.serverRecord { merge(serverRecord: serverRecord) }
+                    if let serverRecord = failure.error.serverRecordValue { merge(serverRecord: serverRecord) }
                     syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id)])
                 case .zoneNotFound:
                     syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: id.zoneID))])
@@ -136,19 +136,19 @@ final class TestDevice: SyncEngineDelegate {
     }
 
     /// The record to save: the last known server record (for its change tag) with local values.
-    private func record(for recordID: Record.ID) -> Record? {
+    private func record(for recordID: RecordValue.ID) -> RecordValue? {
         guard let contact = contacts.withLock({ $0[recordID.recordName] }) else {
             engine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
             return nil
         }
-        var record = contact.lastKnownRecord ?? Record(recordType: "Contact", recordID: recordID)
+        var record = contact.lastKnownRecord ?? RecordValue(recordType: "Contact", recordID: recordID)
         record["name"] = .string(contact.name)
         record["userModificationDate"] = .date(contact.userModificationDate)
         return record
     }
 
     /// Takes the server's values when its user edit is newer; keeps the newer server record.
-    private func merge(serverRecord: Record) {
+    private func merge(serverRecord: RecordValue) {
         let id = serverRecord.recordID.recordName
         let serverName = serverRecord["name"]?.stringValue ?? ""
         let serverDate = serverRecord["userModificationDate"]?.dateValue ?? .distantPast

@@ -7,7 +7,7 @@ import Testing
 @Suite("Bad input gets a clear 4xx and changes nothing")
 struct BadInputTests {
     /// The database's change token moves with every write, so an equal token means nothing changed.
-    private func state(_ client: TestClient) async throws -> (ServerChangeToken, [String: Record]) {
+    private func state(_ client: TestClient) async throws -> (ServerChangeToken, [String: RecordValue]) {
         (try await client.fetchDatabaseChanges().changeToken, try await client.contents())
     }
 

@@ -11,7 +11,7 @@ struct ChangeFetchTests {
         try await withServer { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             try await ada.saveZones("Contacts")
-            var saved: [Record] = []
+            var saved: [RecordValue] = []
             for batch in 0..<3 {
                 saved += try await ada.save((0..<400).map { contact("c\(batch * 400 + $0)") })
             }
@@ -169,8 +169,8 @@ struct ChangeFetchTests {
             try await ada.saveZones("Contacts")
             let saved = try await ada.save([contact("Grace")])
             let response = try await ada.lookupRecords([
-                saved[0].recordID, Record.ID(recordName: "nobody", zoneID: contactsZone),
-                Record.ID(recordName: "x", zoneID: RecordZone.ID(zoneName: "Missing")),
+                saved[0].recordID, RecordValue.ID(recordName: "nobody", zoneID: contactsZone),
+                RecordValue.ID(recordName: "x", zoneID: RecordZone.ID(zoneName: "Missing")),
             ])
             #expect(response.records == saved)
             #expect(response.failures.map(\.error.code) == [.unknownItem, .zoneNotFound])

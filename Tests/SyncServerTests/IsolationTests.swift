@@ -28,8 +28,8 @@ struct IsolationTests {
             #expect(asOwner?.code == .permissionFailure)
             var forged = saved[0]
             forged["name"] = "hijacked"
-            let forgedRecord = Record(
-                recordID: Record.ID(recordName: "Grace", zoneID: adasZone), recordType: "Contact",
+            let forgedRecord = RecordValue(
+                recordID: RecordValue.ID(recordName: "Grace", zoneID: adasZone), recordType: "Contact",
                 fields: ["name": "hijacked"],
                 recordChangeTag: saved[0].recordChangeTag, creationDate: nil, modificationDate: nil,
                 creatorUserRecordID: nil, lastModifiedUserRecordID: nil)
@@ -40,7 +40,7 @@ struct IsolationTests {
             let deleteZone = await syncError { _ = try await bob.modifyZones(ModifyZonesRequest(deletes: [adasZone])) }
             #expect(deleteZone?.code == .permissionFailure)
             let lookup = await syncError {
-                _ = try await bob.lookupRecords([Record.ID(recordName: "Grace", zoneID: adasZone)])
+                _ = try await bob.lookupRecords([RecordValue.ID(recordName: "Grace", zoneID: adasZone)])
             }
             #expect(lookup?.code == .permissionFailure)
 

@@ -42,7 +42,7 @@ struct PushAndRateLimitTests {
             // A request that changes nothing pushes nothing: a failed delete, a zone that already exists.
             try await laptop.saveZones("Contacts")
             _ = try await phone.modifyRecords(
-                ModifyRecordsRequest(deletes: [Record.ID(recordName: "nobody", zoneID: contactsZone)]))
+                ModifyRecordsRequest(deletes: [RecordValue.ID(recordName: "nobody", zoneID: contactsZone)]))
             try await server.sendPushMarker(to: laptop)
             #expect(try await phoneSocket.messagesBeforeMarker() == [])
             #expect(try await laptopSocket.messagesBeforeMarker() == [])

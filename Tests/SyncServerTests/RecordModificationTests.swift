@@ -45,7 +45,7 @@ struct RecordModificationTests {
             let response = try await ada.modifyRecords(ModifyRecordsRequest(saves: [stale]))
             let failure = try #require(response.failedRecordSaves.first)
             #expect(failure.error.code == .serverRecordChanged)
-            #expect(failure.error.serverRecord == winner)
+            #expect(failure.error.serverRecordValue == winner)
             #expect(response.savedRecords.isEmpty)
 
             // Saving a "new" record over an existing one is a conflict too.
@@ -61,7 +61,7 @@ struct RecordModificationTests {
             let ada = try await anonymous.signedUp(username: "ada")
             try await ada.saveZones("Contacts")
             let original = try #require(try await ada.save([contact("Grace", email: "g@navy.mil")]).first)
-            var phoneOnly = Record(recordType: "Contact", recordID: original.recordID)
+            var phoneOnly = RecordValue(recordType: "Contact", recordID: original.recordID)
             phoneOnly["phone"] = "+1 555 0100"
             phoneOnly["email"] = nil
             let merged = try #require(try await ada.save([phoneOnly], policy: .changedKeys).first)
@@ -69,7 +69,7 @@ struct RecordModificationTests {
             #expect(merged["phone"] == "+1 555 0100")
             #expect(merged["email"] == nil)
 
-            var replacement = Record(recordType: "Contact", recordID: original.recordID)
+            var replacement = RecordValue(recordType: "Contact", recordID: original.recordID)
             replacement["name"] = "Only a name"
             let replaced = try #require(try await ada.save([replacement], policy: .allKeys).first)
             #expect(replaced.allKeys == ["name"])
@@ -88,7 +88,8 @@ struct RecordModificationTests {
             var ghost = contact("Ghost")
             ghost.recordChangeTag = "zz"
             let response = try await ada.modifyRecords(
-                ModifyRecordsRequest(saves: [ghost], deletes: [Record.ID(recordName: "nobody", zoneID: contactsZone)]))
+                ModifyRecordsRequest(
+                    saves: [ghost], deletes: [RecordValue.ID(recordName: "nobody", zoneID: contactsZone)]))
             #expect(response.failedRecordSaves.first?.error.code == .unknownItem)
             #expect(response.failedRecordDeletes.first?.error.code == .unknownItem)
 
@@ -120,7 +121,7 @@ struct RecordModificationTests {
             let response = try await ada.modifyRecords(
                 ModifyRecordsRequest(
                     saves: [contact("Ada"), stale, contact("Linus", zone: other)],
-                    deletes: [Record.ID(recordName: "Alan", zoneID: contactsZone)], atomic: true))
+                    deletes: [RecordValue.ID(recordName: "Alan", zoneID: contactsZone)], atomic: true))
             let codes = Dictionary(
                 uniqueKeysWithValues: response.failedRecordSaves.map { ($0.recordID.recordName, $0.error.code) })
             #expect(codes == ["Ada": .batchRequestFailed, "Grace": .serverRecordChanged])

@@ -35,8 +35,9 @@ func syncError(_ body: () async throws -> Void) async -> SyncError? {
 let contactsZone = RecordZone.ID(zoneName: "Contacts")
 
 /// A new contact record in the Contacts zone.
-func contact(_ name: String, id: String? = nil, zone: RecordZone.ID = contactsZone, email: String? = nil) -> Record {
-    var record = Record(recordType: "Contact", recordID: Record.ID(recordName: id ?? name, zoneID: zone))
+func contact(_ name: String, id: String? = nil, zone: RecordZone.ID = contactsZone, email: String? = nil) -> RecordValue
+{
+    var record = RecordValue(recordType: "Contact", recordID: RecordValue.ID(recordName: id ?? name, zoneID: zone))
     record["name"] = .string(name)
     if let email { record["email"] = .string(email) }
     return record
@@ -45,14 +46,14 @@ func contact(_ name: String, id: String? = nil, zone: RecordZone.ID = contactsZo
 extension TestClient {
     /// Saves records (default policy) and requires every save to succeed.
     @discardableResult
-    func save(_ records: [Record], policy: SavePolicy = .ifServerRecordUnchanged) async throws -> [Record] {
+    func save(_ records: [RecordValue], policy: SavePolicy = .ifServerRecordUnchanged) async throws -> [RecordValue] {
         let response = try await modifyRecords(ModifyRecordsRequest(saves: records, savePolicy: policy))
         #expect(response.failedRecordSaves.isEmpty, "\(response.failedRecordSaves)")
         return response.savedRecords
     }
 
     /// Everything in a zone now, by record name.
-    func contents(of zone: RecordZone.ID = contactsZone) async throws -> [String: Record] {
+    func contents(of zone: RecordZone.ID = contactsZone) async throws -> [String: RecordValue] {
         let all = try await fetchAllZoneChanges(zone)
         return Dictionary(uniqueKeysWithValues: all.modifications.map { ($0.recordID.recordName, $0) })
     }

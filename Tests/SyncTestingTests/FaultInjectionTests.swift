@@ -8,8 +8,8 @@ import Testing
 struct FaultInjectionTests {
     private let zone = RecordZone.ID(zoneName: "Contacts")
 
-    private func record(_ name: String) -> Record {
-        var record = Record(recordType: "Contact", recordID: Record.ID(recordName: name, zoneID: zone))
+    private func record(_ name: String) -> RecordValue {
+        var record = RecordValue(recordType: "Contact", recordID: RecordValue.ID(recordName: name, zoneID: zone))
         record["name"] = .string(name)
         return record
     }

@@ -85,22 +85,22 @@ public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
 public struct FetchZoneChangesResponse: Codable, Sendable, Hashable {
     /// A deleted record: its ID and type (a tombstone).
     public struct Deletion: Codable, Sendable, Hashable {
-        public var recordID: Record.ID
+        public var recordID: RecordValue.ID
         public var recordType: String
-        public init(recordID: Record.ID, recordType: String) {
+        public init(recordID: RecordValue.ID, recordType: String) {
             self.recordID = recordID
             self.recordType = recordType
         }
     }
 
-    public var modifications: [Record]
+    public var modifications: [RecordValue]
     public var deletions: [Deletion]
     /// Pass this as `since` next time.
     public var changeToken: ServerChangeToken
     /// More changes wait: fetch again with ``changeToken``.
     public var moreComing: Bool
 
-    public init(modifications: [Record], deletions: [Deletion], changeToken: ServerChangeToken, moreComing: Bool) {
+    public init(modifications: [RecordValue], deletions: [Deletion], changeToken: ServerChangeToken, moreComing: Bool) {
         self.modifications = modifications
         self.deletions = deletions
         self.changeToken = changeToken

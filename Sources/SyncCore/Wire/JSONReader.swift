@@ -114,7 +114,7 @@ public enum JSONReader {
     }
 
     /// A per-item failure: its record ID and an error without a server record (others go the slow way).
-    private static func failure(_ value: Value) -> (Record.ID, SyncError)? {
+    private static func failure(_ value: Value) -> (RecordValue.ID, SyncError)? {
         guard case .object(let object) = value, let id = object.required("recordID").flatMap(recordID),
             case .object(let error) = object.required("error"), case .string(let code) = error.required("code"),
             case .string(let message) = error.required("message"), error.optional("serverRecord") == nil
@@ -135,14 +135,14 @@ public enum JSONReader {
         return RecordZone.ID(zoneName: name, ownerName: ownerName)
     }
 
-    private static func recordID(_ value: Value) -> Record.ID? {
+    private static func recordID(_ value: Value) -> RecordValue.ID? {
         guard case .object(let object) = value, case .string(let name) = object.required("recordName"),
             let zone = object.required("zoneID").flatMap(zoneID)
         else { return nil }
-        return Record.ID(recordName: name, zoneID: zone)
+        return RecordValue.ID(recordName: name, zoneID: zone)
     }
 
-    private static func record(_ value: Value) -> Record? {
+    private static func record(_ value: Value) -> RecordValue? {
         guard case .object(let object) = value, let id = object.required("recordID").flatMap(recordID),
             case .string(let type) = object.required("recordType")
         else { return nil }
@@ -163,7 +163,7 @@ public enum JSONReader {
             // A key listed twice goes the slow way, which explains the mistake.
             guard changedKeys.count == names.count else { return nil }
         }
-        var record = Record(
+        var record = RecordValue(
             recordID: id, recordType: type, fields: fields, recordChangeTag: nil, creationDate: nil,
             modificationDate: nil, creatorUserRecordID: nil, lastModifiedUserRecordID: nil)
         record.changedKeys = changedKeys
@@ -189,8 +189,8 @@ public enum JSONReader {
         record.recordChangeTag = tag
         record.creationDate = created
         record.modificationDate = modified
-        record.creatorUserRecordID = creator.map(Record.ID.init(userRecordName:))
-        record.lastModifiedUserRecordID = modifier.map(Record.ID.init(userRecordName:))
+        record.creatorUserRecordID = creator.map(RecordValue.ID.init(userRecordName:))
+        record.lastModifiedUserRecordID = modifier.map(RecordValue.ID.init(userRecordName:))
         return record
     }
 
@@ -217,14 +217,20 @@ public enum JSONReader {
             guard let number = Double(text), number.isFinite else { return nil }
             return .double(number)
         case ("date", .number(let text)):
-            return Int64(text).flatMap(Date.init(checkedMillisecondsSince1970:)).map(FieldValue.date)
+            guard let milliseconds = Int64(text) else { return nil }
+            var exact: Double?
+            if let exactValue = object.optional("exact") {
+                guard case .number(let exactText) = exactValue, let seconds = Double(exactText) else { return nil }
+                exact = seconds
+            }
+            return Date(wireMilliseconds: milliseconds, exact: exact).map(FieldValue.date)
         case ("bytes", .string(let text)): return Data(base64Encoded: text).map(FieldValue.bytes)
         case ("reference", .object(let reference)):
             guard let id = reference.required("recordID").flatMap(recordID),
                 case .string(let actionName) = reference.required("action"),
-                let action = Record.Reference.Action(rawValue: actionName)
+                let action = RecordValue.Reference.Action(rawValue: actionName)
             else { return nil }
-            return .reference(Record.Reference(recordID: id, action: action))
+            return .reference(RecordValue.Reference(recordID: id, action: action))
         case ("list", .array(let elements)):
             var values: [FieldValue] = []
             values.reserveCapacity(elements.count)

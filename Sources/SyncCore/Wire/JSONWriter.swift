@@ -79,7 +79,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends a record ID object.
-    public mutating func recordID(_ recordID: Record.ID) {
+    public mutating func recordID(_ recordID: RecordValue.ID) {
         raw("{\"recordName\":")
         string(recordID.recordName)
         raw(",\"zoneID\":")
@@ -96,7 +96,13 @@ public struct JSONWriter: Sendable {
         case .string(let text): string(text)
         case .int64(let number): integer(number)
         case .double(let number): raw(number.description.utf8)
-        case .date(let date): integer(date.millisecondsSince1970)
+        case .date(let date):
+            integer(date.millisecondsSince1970)
+            // The exact value, so that the date comes back `==` to the one saved.
+            if date.timeIntervalSinceReferenceDate.isFinite {
+                raw(",\"exact\":")
+                raw(date.timeIntervalSinceReferenceDate.description.utf8)
+            }
         case .bytes(let data): string(data.base64EncodedString())
         case .reference(let reference):
             raw("{\"recordID\":")
@@ -124,7 +130,7 @@ public struct JSONWriter: Sendable {
 
     /// Appends a record whose fields are already JSON (as a store keeps them).
     public mutating func record(
-        recordID: Record.ID, recordType: String, rawFields: some Sequence<UInt8>, recordChangeTag: String?,
+        recordID: RecordValue.ID, recordType: String, rawFields: some Sequence<UInt8>, recordChangeTag: String?,
         creationDate: Int64?, modificationDate: Int64?, creatorUserRecordName: String?,
         lastModifiedUserRecordName: String?, changedKeys: Set<String> = []
     ) {
@@ -162,14 +168,14 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends a record.
-    public mutating func record(_ record: Record) {
+    public mutating func record(_ record: RecordValue) {
         var fieldsWriter = JSONWriter(capacity: 256)
         fieldsWriter.fields(record.fields)
         self.record(record, rawFields: fieldsWriter.bytes)
     }
 
     /// Appends a record whose fields were written already, by ``fields(_:)``.
-    public mutating func record(_ record: Record, rawFields: some Sequence<UInt8>) {
+    public mutating func record(_ record: RecordValue, rawFields: some Sequence<UInt8>) {
         self.record(
             recordID: record.recordID, recordType: record.recordType, rawFields: rawFields,
             recordChangeTag: record.recordChangeTag, creationDate: record.creationDate?.millisecondsSince1970,

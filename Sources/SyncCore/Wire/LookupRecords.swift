@@ -1,25 +1,25 @@
 /// `POST /v1/databases/{scope}/records/lookup`: fetch records by ID.
 public struct LookupRecordsRequest: Codable, Sendable, Hashable {
-    public var recordIDs: [Record.ID]
-    public init(recordIDs: [Record.ID]) { self.recordIDs = recordIDs }
+    public var recordIDs: [RecordValue.ID]
+    public init(recordIDs: [RecordValue.ID]) { self.recordIDs = recordIDs }
 }
 
 /// The records found, and a failure (`unknownItem`, `zoneNotFound`) for each that was not.
 public struct LookupRecordsResponse: Codable, Sendable, Hashable {
     /// A record that could not be looked up, and why.
     public struct Failure: Codable, Sendable, Hashable {
-        public var recordID: Record.ID
+        public var recordID: RecordValue.ID
         public var error: SyncError
-        public init(recordID: Record.ID, error: SyncError) {
+        public init(recordID: RecordValue.ID, error: SyncError) {
             self.recordID = recordID
             self.error = error
         }
     }
 
-    public var records: [Record]
+    public var records: [RecordValue]
     public var failures: [Failure]
 
-    public init(records: [Record], failures: [Failure]) {
+    public init(records: [RecordValue], failures: [Failure]) {
         self.records = records
         self.failures = failures
     }

@@ -12,8 +12,8 @@ public enum SavePolicy: String, Codable, Sendable, Hashable {
 
 /// `POST /v1/databases/{scope}/records/modify`: save and delete records.
 public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
-    public var saves: [Record]
-    public var deletes: [Record.ID]
+    public var saves: [RecordValue]
+    public var deletes: [RecordValue.ID]
     public var savePolicy: SavePolicy
     /// When true, the request is atomic per zone: if any item of a zone fails, none of that
     /// zone's items is applied and the others fail with `batchRequestFailed`.
@@ -23,7 +23,7 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
     public var clientRequestID: String?
 
     public init(
-        saves: [Record] = [], deletes: [Record.ID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged,
+        saves: [RecordValue] = [], deletes: [RecordValue.ID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged,
         atomic: Bool = false, clientRequestID: String? = nil
     ) {
         self.saves = saves
@@ -36,8 +36,8 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
     /// Every member may be left out (and takes its default), but none may be sent as `null`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        saves = try container.decodeIfPresentNotNull([Record].self, forKey: .saves) ?? []
-        deletes = try container.decodeIfPresentNotNull([Record.ID].self, forKey: .deletes) ?? []
+        saves = try container.decodeIfPresentNotNull([RecordValue].self, forKey: .saves) ?? []
+        deletes = try container.decodeIfPresentNotNull([RecordValue.ID].self, forKey: .deletes) ?? []
         savePolicy =
             try container.decodeIfPresentNotNull(SavePolicy.self, forKey: .savePolicy) ?? .ifServerRecordUnchanged
         atomic = try container.decodeIfPresentNotNull(Bool.self, forKey: .atomic) ?? false
@@ -49,9 +49,9 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
 public struct ModifyRecordsResponse: Codable, Sendable, Hashable {
     /// A record that could not be saved, and why.
     public struct FailedRecordSave: Codable, Sendable, Hashable {
-        public var recordID: Record.ID
+        public var recordID: RecordValue.ID
         public var error: SyncError
-        public init(recordID: Record.ID, error: SyncError) {
+        public init(recordID: RecordValue.ID, error: SyncError) {
             self.recordID = recordID
             self.error = error
         }
@@ -59,22 +59,23 @@ public struct ModifyRecordsResponse: Codable, Sendable, Hashable {
 
     /// A record that could not be deleted, and why.
     public struct FailedRecordDelete: Codable, Sendable, Hashable {
-        public var recordID: Record.ID
+        public var recordID: RecordValue.ID
         public var error: SyncError
-        public init(recordID: Record.ID, error: SyncError) {
+        public init(recordID: RecordValue.ID, error: SyncError) {
             self.recordID = recordID
             self.error = error
         }
     }
 
     /// The records as the server stored them, with new change tags.
-    public var savedRecords: [Record]
+    public var savedRecords: [RecordValue]
     public var failedRecordSaves: [FailedRecordSave]
-    public var deletedRecordIDs: [Record.ID]
+    public var deletedRecordIDs: [RecordValue.ID]
     public var failedRecordDeletes: [FailedRecordDelete]
 
     public init(
-        savedRecords: [Record] = [], failedRecordSaves: [FailedRecordSave] = [], deletedRecordIDs: [Record.ID] = [],
+        savedRecords: [RecordValue] = [], failedRecordSaves: [FailedRecordSave] = [],
+        deletedRecordIDs: [RecordValue.ID] = [],
         failedRecordDeletes: [FailedRecordDelete] = []
     ) {
         self.savedRecords = savedRecords

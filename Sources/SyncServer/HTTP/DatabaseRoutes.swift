@@ -157,7 +157,7 @@ struct DatabaseRoutes {
         writer.raw(",\"deletions\":")
         writer.array(page.deletions) { writer, deletion in
             writer.raw("{\"recordID\":")
-            writer.recordID(Record.ID(recordName: deletion.recordName, zoneID: zoneID))
+            writer.recordID(RecordValue.ID(recordName: deletion.recordName, zoneID: zoneID))
             writer.raw(",\"recordType\":")
             writer.string(deletion.recordType)
             writer.raw("}")

@@ -15,9 +15,9 @@ public enum RecordModificationPlanner {
         /// The owner's change number after the plan is applied.
         public var endSeq: Int64
         /// Each saved row with the record ID as the client sent it.
-        public var saved: [(row: StoredRecord, recordID: Record.ID)]
+        public var saved: [(row: StoredRecord, recordID: RecordValue.ID)]
         public var failedSaves: [ModifyRecordsResponse.FailedRecordSave]
-        public var deleted: [Record.ID]
+        public var deleted: [RecordValue.ID]
         public var failedDeletes: [ModifyRecordsResponse.FailedRecordDelete]
 
         /// The response body: saved records with their stored fields spliced in.
@@ -78,7 +78,7 @@ public enum RecordModificationPlanner {
             let failedZones = Set(
                 zip(request.saves.map(\.recordID) + request.deletes, saveDecisions + deleteDecisions)
                     .filter { $0.1.isFailure }.map { $0.0.zoneID.zoneName })
-            func abandon(_ decisions: inout [Decision], _ ids: [Record.ID]) {
+            func abandon(_ decisions: inout [Decision], _ ids: [RecordValue.ID]) {
                 for (position, id) in ids.enumerated()
                 where failedZones.contains(id.zoneID.zoneName) && !decisions[position].isFailure {
                     decisions[position] = .failed(
@@ -140,7 +140,7 @@ public enum RecordModificationPlanner {
     }
 
     private static func decideSave(
-        _ record: Record, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
+        _ record: RecordValue, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
         limits: ServerLimits, encodedFields: Data?
     ) throws -> Decision {
         let zoneName = record.recordID.zoneID.zoneName
@@ -171,7 +171,7 @@ public enum RecordModificationPlanner {
                         SyncError(
                             .serverRecordChanged,
                             "\(why); merge with the server's record (included) and save again with its change tag",
-                            serverRecord: serverRecord))
+                            serverRecordValue: serverRecord))
                 }
             case .changedKeys:
                 var merged = try FieldCoding.decode(live.fields)
@@ -202,7 +202,7 @@ public enum RecordModificationPlanner {
     }
 
     private static func decideDelete(
-        _ recordID: Record.ID, liveZones: Set<String>, existing: StoredRecord?
+        _ recordID: RecordValue.ID, liveZones: Set<String>, existing: StoredRecord?
     ) -> Decision {
         guard liveZones.contains(recordID.zoneID.zoneName) else {
             return .failed(SyncError(.zoneNotFound, "zone '\(recordID.zoneID.zoneName)' does not exist"))

@@ -17,7 +17,7 @@ public enum RequestValidation {
     }
 
     /// Checks a record ID and its zone.
-    public static func validate(_ recordID: Record.ID, owner: String, context: String) throws {
+    public static func validate(_ recordID: RecordValue.ID, owner: String, context: String) throws {
         try validate(recordID.zoneID, owner: owner, context: context)
         if let problem = NameRules.problem(withName: recordID.recordName, kind: "record name") {
             throw SyncError(.invalidArguments, "\(context): \(problem)")

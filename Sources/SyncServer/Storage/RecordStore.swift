@@ -90,7 +90,7 @@ public struct RecordKey: Sendable, Hashable {
         self.recordName = recordName
     }
 
-    public init(_ recordID: Record.ID) {
+    public init(_ recordID: RecordValue.ID) {
         self.init(zoneName: recordID.zoneID.zoneName, recordName: recordID.recordName)
     }
 }

@@ -35,20 +35,20 @@ public struct StoredRecord: Sendable, Hashable {
     /// Writes the record as clients see it, splicing the stored fields JSON in unchanged.
     public func write(to writer: inout JSONWriter, in zoneID: RecordZone.ID) {
         writer.record(
-            recordID: Record.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
+            recordID: RecordValue.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
             rawFields: fields.isEmpty ? Data("{}".utf8) : fields, recordChangeTag: changeTag, creationDate: createdAt,
             modificationDate: modifiedAt, creatorUserRecordName: creator, lastModifiedUserRecordName: modifier)
     }
 
     /// The record as clients see it, under the given zone ID.
-    public func record(in zoneID: RecordZone.ID) throws -> Record {
-        Record(
-            recordID: Record.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
+    public func record(in zoneID: RecordZone.ID) throws -> RecordValue {
+        RecordValue(
+            recordID: RecordValue.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
             fields: try FieldCoding.decode(fields), recordChangeTag: changeTag,
             creationDate: Date(millisecondsSince1970: createdAt),
             modificationDate: Date(millisecondsSince1970: modifiedAt),
-            creatorUserRecordID: Record.ID(userRecordName: creator),
-            lastModifiedUserRecordID: Record.ID(userRecordName: modifier))
+            creatorUserRecordID: RecordValue.ID(userRecordName: creator),
+            lastModifiedUserRecordID: RecordValue.ID(userRecordName: modifier))
     }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 /// ``changedKeys``, which the `changedKeys` save policy sends. The system fields
 /// (change tag, dates, creator, last modifier) are set by the server; keep the record
 /// the server returned (or its ``systemFields``) to save the next change against it.
-public struct Record: Sendable, Hashable {
+public struct RecordValue: Sendable, Hashable {
     /// Identifies a record: its name and its zone.
     public struct ID: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
         /// The name of the implicit zone that user record IDs live in.
@@ -134,7 +134,7 @@ public struct Record: Sendable, Hashable {
 
     /// Two records are equal when their identity, type, fields and system fields are;
     /// ``changedKeys`` is bookkeeping and does not count.
-    public static func == (lhs: Record, rhs: Record) -> Bool {
+    public static func == (lhs: RecordValue, rhs: RecordValue) -> Bool {
         lhs.recordID == rhs.recordID && lhs.recordType == rhs.recordType && lhs.fields == rhs.fields
             && lhs.recordChangeTag == rhs.recordChangeTag && lhs.creationDate == rhs.creationDate
             && lhs.modificationDate == rhs.modificationDate
@@ -149,7 +149,7 @@ public struct Record: Sendable, Hashable {
     }
 }
 
-extension Record: Codable {
+extension RecordValue: Codable {
     private enum CodingKeys: String, CodingKey {
         case recordID, recordType, fields, changedKeys, recordChangeTag, creationDate, modificationDate
         case creatorUserRecordName, lastModifiedUserRecordName
@@ -202,7 +202,7 @@ extension Record: Codable {
     }
 }
 
-extension Record {
+extension RecordValue {
     /// Creates a record with every field and system field given, as the server builds them.
     public init(
         recordID: ID, recordType: String, fields: [String: FieldValue], recordChangeTag: String?,
