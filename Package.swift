@@ -11,7 +11,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "SyncCore", targets: ["SyncCore"]),
-        .library(name: "SyncEngine", targets: ["SyncEngine"]),
+        .library(name: "SyncClient", targets: ["SyncClient"]),
+        .library(name: "SyncKit", targets: ["SyncKit"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
         .library(name: "VCard", targets: ["VCard"]),
@@ -38,8 +39,10 @@ let package = Package(
             name: "SyncCore",
             swiftSettings: swiftSettings
         ),
+        // CloudKit's client side without the engine: Container, Database, Record, the one HTTP
+        // client and the one push-socket client of the project.
         .target(
-            name: "SyncEngine",
+            name: "SyncClient",
             dependencies: [
                 "SyncCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -47,6 +50,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The engine (CKSyncEngine's counterpart). Apps write `import SyncKit` where they wrote
+        // `import CloudKit`: it re-exports SyncClient and SyncCore.
+        .target(
+            name: "SyncKit",
+            dependencies: [
+                "SyncCore", "SyncClient",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -71,10 +84,9 @@ let package = Package(
             name: "SyncTesting",
             dependencies: [
                 "SyncCore",
+                "SyncClient",
                 "SyncServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -87,7 +99,7 @@ let package = Package(
         .target(
             name: "ContactsCore",
             dependencies: [
-                "SyncCore", "SyncEngine", "VCard",
+                "SyncCore", "SyncKit", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -99,13 +111,13 @@ let package = Package(
         ),
         .target(
             name: "ContactsTUI",
-            dependencies: ["CNcursesw", "ContactsCore", "SyncCore", "SyncEngine"],
+            dependencies: ["CNcursesw", "ContactsCore", "SyncCore", "SyncKit"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "contacts",
             dependencies: [
-                "ContactsCore", "ContactsTUI", "SyncCore", "SyncEngine", "SyncServer", "VCard",
+                "ContactsCore", "ContactsTUI", "SyncCore", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -123,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "SyncCore", "SyncEngine", "SyncTesting", "ContactsCore", "ContactsTUI",
+                "SyncCore", "SyncKit", "SyncTesting", "ContactsCore", "ContactsTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -135,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactsCoreTests",
-            dependencies: ["ContactsCore", "SyncCore", "SyncEngine", "SyncTesting", "VCard"],
+            dependencies: ["ContactsCore", "SyncCore", "SyncKit", "SyncTesting", "VCard"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -149,8 +161,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "SyncEngineTests",
-            dependencies: ["SyncCore", "SyncEngine", "SyncServer", "SyncTesting"],
+            name: "SyncKitTests",
+            dependencies: ["SyncCore", "SyncKit", "SyncServer", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,5 @@
 import Foundation
-import SyncEngine
+import SyncKit
 import VCard
 
 extension Contact {

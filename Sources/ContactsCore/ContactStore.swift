@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SyncCore
-import SyncEngine
+import SyncKit
 
 /// One device's local data in one SQLite file: contacts, each contact's last known server record,
 /// the engine's state, and an outbox of changes not yet confirmed by the server.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SyncCore
-import SyncEngine
+import SyncKit
 import Synchronization
 
 /// One device of the contacts app: its local store, its sync engine, and the delegate that
@@ -348,7 +348,7 @@ extension ContactsDevice: SyncEngineDelegate {
             var requeue: [SyncEngine.PendingRecordZoneChange] = []
             var settled: [SyncEngine.PendingRecordZoneChange] = []
             for modification in changes.modifications {
-                let (save, settledChange) = try Self.merge(serverRecord: modification.record, db)
+                let (save, settledChange) = try Self.merge(serverRecord: modification.record.value, db)
                 if let save { requeue.append(save) }
                 if let settledChange { settled.append(settledChange) }
             }
@@ -422,7 +422,7 @@ extension ContactsDevice: SyncEngineDelegate {
             var zone = false
             for record in sent.savedRecords {
                 guard let id = UUID(uuidString: record.recordID.recordName) else { continue }
-                try ContactStore.putServerRecord(record, for: id, db)
+                try ContactStore.putServerRecord(record.value, for: id, db)
                 try ContactStore.settle(
                     .record(.saveRecord(record.recordID)), version: version(.record(.saveRecord(record.recordID))), db)
             }
@@ -498,7 +498,7 @@ extension ContactsDevice: SyncEngineDelegate {
             guard let id = UUID(uuidString: recordID.recordName), let contact = try? store.contact(id) else {
                 return nil
             }
-            return contact.record(base: try? store.serverRecord(id))
+            return Record(contact.record(base: try? store.serverRecord(id)))
         }
     }
 }

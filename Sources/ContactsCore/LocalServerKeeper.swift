@@ -1,5 +1,5 @@
 import Foundation
-import SyncEngine
+import SyncKit
 
 /// Keeps the zero-setup server there for an app that stays open (the full-screen app).
 ///

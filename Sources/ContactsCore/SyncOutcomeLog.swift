@@ -1,5 +1,5 @@
 import Foundation
-import SyncEngine
+import SyncKit
 
 /// Turns the engine's events and its scheduler's statuses into one line per send or fetch outcome.
 ///

@@ -75,6 +75,11 @@ public struct RecordValue: Sendable, Hashable {
     public let recordType: String
     /// The field values, by key.
     public private(set) var fields: [String: FieldValue]
+    /// Field values to be encrypted on the device, in plaintext, by key (`CKRecord.encryptedValues`).
+    ///
+    /// Never on the wire and never encoded: the client library seals each into an `encrypted`
+    /// field of ``fields`` before sending, and opens those it receives into this dictionary.
+    public private(set) var encryptedValues: [String: FieldValue] = [:]
     /// The keys set or removed since the record was created or last came from the server.
     public internal(set) var changedKeys: Set<String>
 
@@ -124,8 +129,28 @@ public struct RecordValue: Sendable, Hashable {
         }
     }
 
-    /// All field keys, sorted.
-    public var allKeys: [String] { fields.keys.sorted() }
+    /// Reads or writes a value to be encrypted. Writing `nil` removes it. Every write marks the key changed.
+    public subscript(encrypted key: String) -> FieldValue? {
+        get { encryptedValues[key] }
+        set {
+            encryptedValues[key] = newValue
+            changedKeys.insert(key)
+        }
+    }
+
+    /// Replaces a field's value without marking it changed: how the client library swaps an
+    /// `encrypted` field for its plaintext (and back) at the wire.
+    public mutating func replaceWithoutChange(field key: String, by value: FieldValue?) {
+        fields[key] = value
+    }
+
+    /// Replaces a value to be encrypted without marking it changed (see ``replaceWithoutChange(field:by:)``).
+    public mutating func replaceWithoutChange(encrypted key: String, by value: FieldValue?) {
+        encryptedValues[key] = value
+    }
+
+    /// All field keys, plain and encrypted, sorted.
+    public var allKeys: [String] { Set(fields.keys).union(encryptedValues.keys).sorted() }
 
     /// Forgets which keys changed, as after a successful save.
     public mutating func clearChangedKeys() {
@@ -136,6 +161,7 @@ public struct RecordValue: Sendable, Hashable {
     /// ``changedKeys`` is bookkeeping and does not count.
     public static func == (lhs: RecordValue, rhs: RecordValue) -> Bool {
         lhs.recordID == rhs.recordID && lhs.recordType == rhs.recordType && lhs.fields == rhs.fields
+            && lhs.encryptedValues == rhs.encryptedValues
             && lhs.recordChangeTag == rhs.recordChangeTag && lhs.creationDate == rhs.creationDate
             && lhs.modificationDate == rhs.modificationDate
             && lhs.creatorUserRecordID == rhs.creatorUserRecordID

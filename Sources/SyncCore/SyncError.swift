@@ -72,6 +72,10 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     public var retryAfter: Double?
     /// For `serverRecordChanged`: the record as the server has it now.
     public var serverRecordValue: RecordValue?
+    /// For `partialFailure`: what failed, by record ID (the client library's, not on the wire).
+    public var partialErrorsByRecordID: [RecordValue.ID: SyncError] = [:]
+    /// For `partialFailure`: what failed, by zone ID (the client library's, not on the wire).
+    public var partialErrorsByZoneID: [RecordZone.ID: SyncError] = [:]
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, retryAfter: Double? = nil, serverRecordValue: RecordValue? = nil) {

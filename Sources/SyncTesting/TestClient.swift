@@ -1,35 +1,8 @@
-import AsyncHTTPClient
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
-import NIOCore
 import NIOHTTP1
+@_exported import SyncClient
 import SyncCore
 import Synchronization
-
-/// A raw HTTP answer: status, headers and body.
-public struct HTTPAnswer: Sendable {
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: Data
-
-    /// The first header with this name, compared case-insensitively.
-    public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
-    }
-
-    /// The body decoded as a sync error, if it is one.
-    public var error: SyncError? { try? JSONDecoder().decode(SyncError.self, from: body) }
-
-    /// The body decoded as `type`; a non-2xx answer throws its ``SyncError``.
-    public func decoded<T: Decodable>(as type: T.Type) throws -> T {
-        guard (200..<300).contains(status) else {
-            throw error ?? SyncError(.internalError, "HTTP \(status) without an error body")
-        }
-        return try JSONReader.decode(T.self, from: body)
-    }
-}
 
 /// An HTTP method, for ``TestClient/send(_:_:body:token:headers:)``.
 public enum RequestMethod: String, Sendable {
@@ -63,20 +36,13 @@ public struct TestClient: Sendable {
         _ method: RequestMethod, _ path: String, body: Data? = nil, token: String? = nil,
         headers: [(String, String)] = []
     ) async throws -> HTTPAnswer {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = HTTPMethod(rawValue: method.rawValue)
-        if let token = token ?? self.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let deviceID { request.headers.add(name: "X-Device-ID", value: deviceID) }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
+        guard let url = URL(string: baseURL) else {
+            throw SyncError(.invalidArguments, "\(baseURL) is not a URL")
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-        let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        return HTTPAnswer(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Data(buffer.readableBytesView))
+        var connection = ServerConnection(serverURL: url, token: token ?? self.token, deviceID: deviceID)
+        connection.maximumAnswerSize = 64 * 1024 * 1024
+        return try await connection.exchange(
+            HTTPMethod(rawValue: method.rawValue), path, body: body.map(Array.init), headers: headers)
     }
 
     /// Sends a JSON body and decodes a JSON answer; a non-2xx answer throws its ``SyncError``.
@@ -214,30 +180,23 @@ public final class PushConnection: Sendable {
         guard let token = client.token else {
             throw SyncError(.notAuthenticated, "sign in before opening the push socket")
         }
-        let url =
-            client.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/v1/push"
-            + (client.deviceID.map { "?device=\($0)" } ?? "")
+        guard let url = URL(string: client.baseURL) else {
+            throw SyncError(.invalidArguments, "\(client.baseURL) is not a URL")
+        }
         let connection = PushConnection()
         let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
-        var logger = Logger(label: "push-client")
-        logger.logLevel = .critical
         let task = Task {
             defer {
                 connection.closed.withLock { $0 = true }
                 readyContinuation.finish()
             }
-            try await WebSocketClient.connect(
-                url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: logger
-            ) { inbound, _, _ in
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message,
-                        let push = try? JSONDecoder().decode(PushMessage.self, from: Data(text.utf8))
-                    else { continue }
-                    if push.event == .connected {
-                        readyContinuation.yield(true)
-                    } else {
-                        connection.inbox.withLock { $0.append(Received(message: push, at: .now)) }
-                    }
+            try await PushSocket.listen(
+                serverURL: url, token: token, deviceID: client.deviceID, maximumMessageSize: 1 << 20
+            ) { push in
+                if push.event == .connected {
+                    readyContinuation.yield(true)
+                } else {
+                    connection.inbox.withLock { $0.append(Received(message: push, at: .now)) }
                 }
             }
         }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncCore
-import SyncEngine
+import SyncKit
 import SyncTesting
 import Synchronization
 
@@ -97,33 +97,36 @@ struct EngineBenchmark: AsyncParsableCommand {
 final class BenchDevice: SyncEngineDelegate {
     static let zone = RecordZone.ID(zoneName: "Contacts")
 
-    private let records = Mutex<[RecordValue.ID: RecordValue]>([:])
+    private let records = Mutex<[Record.ID: Record]>([:])
     private let fetches = Mutex(0)
 
-    static func recordID(_ index: Int) -> RecordValue.ID {
-        RecordValue.ID(recordName: "contact-\(index)", zoneID: zone)
+    static func recordID(_ index: Int) -> Record.ID {
+        Record.ID(recordName: "contact-\(index)", zoneID: zone)
     }
 
     /// A record about the size of a contact: name, two emails, a phone, an address and a note.
-    static func contact(_ index: Int, note: String) -> RecordValue {
-        var record = RecordValue(recordType: "Contact", recordID: recordID(index))
-        record["name"] = .string("Person Number \(index)")
-        record["emails"] = .list([.string("person\(index)@example.com"), .string("p\(index)@work.example.org")])
-        record["phones"] = .list([.string("+44 20 7946 \(String(format: "%04d", index % 10_000))")])
-        record["organization"] = .string("Example Organisation Ltd")
-        record["address"] = .string("\(index) Example Street, London, EC1A 1BB, United Kingdom")
-        record["note"] = .string(note)
-        record["modified"] = .date(Date())
+    static func contact(_ index: Int, note: String) -> Record {
+        let record = Record(recordType: "Contact", recordID: recordID(index))
+        record["name"] = "Person Number \(index)"
+        record["emails"] = ["person\(index)@example.com", "p\(index)@work.example.org"]
+        record["phones"] = ["+44 20 7946 \(String(format: "%04d", index % 10_000))"]
+        record["organization"] = "Example Organisation Ltd"
+        record["address"] = "\(index) Example Street, London, EC1A 1BB, United Kingdom"
+        record["note"] = note
+        record["modified"] = Date()
         return record
     }
 
     var count: Int { records.withLock { $0.count } }
 
-    func put(_ record: RecordValue) {
+    /// Stores a local edit: into the known server record, in place, as a CloudKit app does.
+    func put(_ record: Record) {
         records.withLock { records in
-            var merged = record
-            if let known = records[record.recordID] { merged.recordChangeTag = known.recordChangeTag }
-            records[record.recordID] = merged
+            guard let known = records[record.recordID] else {
+                records[record.recordID] = record
+                return
+            }
+            for key in record.allKeys() { known[key] = record[key] }
         }
     }
 
@@ -144,7 +147,7 @@ final class BenchDevice: SyncEngineDelegate {
             }
         case .sentRecordZoneChanges(let sent):
             records.withLock { records in
-                for record in sent.savedRecords { records[record.recordID]?.recordChangeTag = record.recordChangeTag }
+                for record in sent.savedRecords { records[record.recordID] = record }
             }
         case .didFetchChanges:
             fetches.withLock { $0 += 1 }
@@ -170,9 +173,9 @@ final class BenchDevice: SyncEngineDelegate {
         }
     }
 
-    func waitFor(note: String, of id: RecordValue.ID, timeout: Duration) async throws {
+    func waitFor(note: String, of id: Record.ID, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
-        while records.withLock({ $0[id]?["note"]?.stringValue }) != note {
+        while records.withLock({ $0[id]?["note"] as? String }) != note {
             guard ContinuousClock.now < deadline else {
                 throw ValidationError("edit '\(note)' did not arrive within \(timeout)")
             }

@@ -1,7 +1,7 @@
 import ContactsCore
 import Foundation
 import SyncCore
-import SyncEngine
+import SyncKit
 import SyncTesting
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import SyncCore
-import SyncEngine
+import SyncKit
 import SyncTesting
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import ContactsCore
 import Foundation
-import SyncEngine
+import SyncKit
 import Testing
 import VCard
 

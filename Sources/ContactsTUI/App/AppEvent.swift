@@ -1,6 +1,6 @@
 import ContactsCore
 import Foundation
-import SyncEngine
+import SyncKit
 import Synchronization
 
 /// Something that happened away from the keyboard, for the main loop to apply to the state.

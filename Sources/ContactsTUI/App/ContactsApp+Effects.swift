@@ -1,7 +1,7 @@
 import ContactsCore
 import Foundation
 import SyncCore
-import SyncEngine
+import SyncKit
 
 extension ContactsApp {
     /// Carries out what a key asked for. Local edits are quick SQLite writes and happen here; anything that

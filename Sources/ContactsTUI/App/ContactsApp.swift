@@ -1,6 +1,6 @@
 import ContactsCore
 import Foundation
-import SyncEngine
+import SyncKit
 
 /// The full-screen app: owns the terminal and the device, and runs the loop read a key → update the state →
 /// draw it.

@@ -1,5 +1,5 @@
 import Foundation
-import SyncEngine
+import SyncKit
 
 /// What the status pane shows: gathered from the scheduler's statuses, the device's store and the app's own
 /// manual syncs, and reduced to one of idle, syncing or error.

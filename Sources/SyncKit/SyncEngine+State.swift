@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncCore
 import Synchronization
 
@@ -10,7 +11,7 @@ extension SyncEngine {
     /// `stateUpdate` event for the app to persist, and (with `automaticallySync`) schedules a send.
     public final class State: Sendable {
         struct Storage: Sendable {
-            var records = PendingList<RecordValue.ID, PendingRecordZoneChange>()
+            var records = PendingList<Record.ID, PendingRecordZoneChange>()
             var zones = PendingList<RecordZone.ID, PendingDatabaseChange>()
             var hasPendingUntrackedChanges = false
             var zoneIDsWithUnfetchedServerChanges: Set<RecordZone.ID> = []

@@ -1,13 +1,14 @@
+import SyncClient
 import SyncCore
 
 extension SyncEngine {
     /// A record change waiting to be sent. Mirrors `CKSyncEngine.PendingRecordZoneChange`.
     public enum PendingRecordZoneChange: Hashable, Sendable, Codable {
-        case saveRecord(RecordValue.ID)
-        case deleteRecord(RecordValue.ID)
+        case saveRecord(Record.ID)
+        case deleteRecord(Record.ID)
 
         /// The record the change is about.
-        public var recordID: RecordValue.ID {
+        public var recordID: Record.ID {
             switch self {
             case .saveRecord(let id), .deleteRecord(let id): id
             }

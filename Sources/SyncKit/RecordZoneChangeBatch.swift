@@ -1,3 +1,4 @@
+import SyncClient
 import SyncCore
 
 extension SyncEngine {
@@ -6,15 +7,15 @@ extension SyncEngine {
         /// CKSyncEngine's batch size: saves plus deletes in one request.
         public static let defaultMaximumCount = 250
 
-        public var recordsToSave: [RecordValue]
-        public var recordIDsToDelete: [RecordValue.ID]
+        public var recordsToSave: [Record]
+        public var recordIDsToDelete: [Record.ID]
         /// If true, one failure in a zone fails the zone's other changes with `batchRequestFailed`.
         public var atomicByZone: Bool
 
         /// A batch of exactly these changes; keep within the server's limits (or get `limitExceeded`,
         /// which the engine answers by splitting the batch).
         public init(
-            recordsToSave: [RecordValue] = [], recordIDsToDelete: [RecordValue.ID] = [], atomicByZone: Bool = false
+            recordsToSave: [Record] = [], recordIDsToDelete: [Record.ID] = [], atomicByZone: Bool = false
         ) {
             self.recordsToSave = recordsToSave
             self.recordIDsToDelete = recordIDsToDelete
@@ -27,10 +28,10 @@ extension SyncEngine {
         /// longer has it; remove the pending change). Returns nil when there is nothing to send.
         public init?(
             pendingChanges: [PendingRecordZoneChange], maximumCount: Int = defaultMaximumCount,
-            recordProvider: @Sendable (RecordValue.ID) async -> RecordValue?
+            recordProvider: @Sendable (Record.ID) async -> Record?
         ) async {
-            var saves: [RecordValue] = []
-            var deletes: [RecordValue.ID] = []
+            var saves: [Record] = []
+            var deletes: [Record.ID] = []
             for change in pendingChanges {
                 if saves.count + deletes.count >= maximumCount { break }
                 switch change {

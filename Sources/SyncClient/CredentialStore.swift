@@ -1,46 +1,5 @@
 import Foundation
-import SyncCore
 import Synchronization
-
-/// A database on a sync server: the counterpart of `CKDatabase`, naming where an engine syncs.
-///
-/// One engine per database: a private and a shared engine for the same account are two engines.
-public struct Database: Sendable, Hashable {
-    /// How the engine signs in.
-    public enum Credentials: Sendable, Hashable {
-        /// A bearer token from `POST /v1/sessions`, fixed for the engine's life.
-        case token(String)
-        /// Not signed in: the engine stays dormant.
-        case none
-        /// Whatever token the store holds now. When the app signs in, out or switches accounts
-        /// through the store, engines using it notice by themselves: the counterpart of the
-        /// system account CKSyncEngine watches.
-        case store(CredentialStore)
-
-        /// The bearer token to send now, if any.
-        public var currentToken: String? {
-            switch self {
-            case .token(let token): token
-            case .none: nil
-            case .store(let store): store.token
-            }
-        }
-    }
-
-    /// The server's base URL, such as `http://127.0.0.1:8080`.
-    public var serverURL: URL
-    public var credentials: Credentials
-    public var scope: DatabaseScope
-    /// Names this device to the server, so that its own changes are not pushed back to it.
-    public var deviceID: String?
-
-    public init(serverURL: URL, credentials: Credentials, scope: DatabaseScope = .private, deviceID: String? = nil) {
-        self.serverURL = serverURL
-        self.credentials = credentials
-        self.scope = scope
-        self.deviceID = deviceID
-    }
-}
 
 /// Holds the account an app is signed in with, shared by its engines (private and shared).
 ///
@@ -53,9 +12,28 @@ public final class CredentialStore: Sendable, Hashable {
     }
 
     private let contents: Mutex<Contents>
+    /// Opens a session when none is held, for stores that sign in by themselves (a ``Container``
+    /// configured with an account name and password).
+    private let signIn: (@Sendable () async throws -> String)?
 
     public init(token: String? = nil) {
         contents = Mutex(Contents(token: token))
+        signIn = nil
+    }
+
+    /// A store that signs in by itself, with `signIn`, the first time a token is needed.
+    public init(signIn: @escaping @Sendable () async throws -> String) {
+        contents = Mutex(Contents(token: nil))
+        self.signIn = signIn
+    }
+
+    /// The token to send now: the one held, or, for a store that signs in by itself, a new one.
+    package func tokenSigningInIfNeeded() async throws -> String? {
+        if let token { return token }
+        guard let signIn else { return nil }
+        let token = try await signIn()
+        self.token = token
+        return token
     }
 
     /// The bearer token the engines send, or nil when signed out.
@@ -72,7 +50,7 @@ public final class CredentialStore: Sendable, Hashable {
     }
 
     /// One element each time the token changes, until the returned stream is dropped.
-    func changes() -> AsyncStream<Void> {
+    package func changes() -> AsyncStream<Void> {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         continuation.onTermination = { [weak self] _ in

@@ -1,7 +1,5 @@
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
+import SyncClient
 import SyncCore
 import Synchronization
 
@@ -98,32 +96,18 @@ final class AutomaticSync: Sendable {
 
     /// Holds the push socket open; every message means "fetch".
     private func listen(_ database: Database) async throws {
-        guard let token = database.credentials.currentToken else {
+        guard let token = try await database.credentials.token() else {
             // Signed out: a credential store's change restarts this listener.
             try await Task.sleep(for: .seconds(3600))
             return
         }
-        var base = database.serverURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        let url =
-            base.replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://")
-            + "/v1/push" + (database.deviceID.map { "?device=\($0)" } ?? "")
-        var logger = Logger(label: "sync-engine-push")
-        logger.logLevel = .critical
-        try await WebSocketClient.connect(
-            url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: logger
-        ) { inbound, _, _ in
-            for try await message in inbound.messages(maxSize: 1 << 16) {
-                guard case .text(let text) = message,
-                    let push = try? JSONDecoder().decode(PushMessage.self, from: Data(text.utf8))
-                else { continue }
-                if push.event == .connected, !Task.isCancelled {
-                    self.pushConnected.withLock { $0 = true }
-                    await self.scheduler.pushConnectionChanged(connected: true)
-                }
-                // Connected: changes may have happened while nobody listened. Changed: fetch.
-                await self.scheduler.pushArrived()
+        try await PushSocket.listen(serverURL: database.serverURL, token: token, deviceID: database.deviceID) { push in
+            if push.event == .connected, !Task.isCancelled {
+                self.pushConnected.withLock { $0 = true }
+                await self.scheduler.pushConnectionChanged(connected: true)
             }
+            // Connected: changes may have happened while nobody listened. Changed: fetch.
+            await self.scheduler.pushArrived()
         }
     }
 

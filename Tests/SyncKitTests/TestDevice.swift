@@ -1,16 +1,39 @@
 import Foundation
 import SyncCore
-import SyncEngine
+import SyncKit
 import SyncTesting
 import Synchronization
 
-/// A device running Apple's sample contacts logic on top of a ``SyncEngine``: an in-memory store,
-/// last known server records, and the sample's conflict handling (the newer user edit wins).
+/// A device running Apple's sample contacts logic on top of a ``SyncEngine``, written the way a
+/// CloudKit app is: an in-memory store, each contact's last known server record kept as archived
+/// system fields (`encodeSystemFields(with:)`), records filled in place, and the sample's conflict
+/// handling (the newer user edit wins).
 final class TestDevice: SyncEngineDelegate {
     struct Contact: Hashable, Sendable {
         var name: String
         var userModificationDate: Date
-        var lastKnownRecord: RecordValue?
+        /// The last known server record's system fields, archived with `NSKeyedArchiver`.
+        var lastKnownRecordData: Data?
+
+        /// The last known server record, rebuilt from its archived system fields (no field values).
+        var lastKnownRecord: Record? {
+            get {
+                guard let data = lastKnownRecordData,
+                    let unarchiver = try? NSKeyedUnarchiver(forReadingFrom: data)
+                else { return nil }
+                unarchiver.requiresSecureCoding = true
+                return Record(coder: unarchiver)
+            }
+            set {
+                guard let newValue else {
+                    lastKnownRecordData = nil
+                    return
+                }
+                let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+                newValue.encodeSystemFields(with: archiver)
+                lastKnownRecordData = archiver.encodedData
+            }
+        }
     }
 
     static let zoneID = RecordZone.ID(zoneName: "Contacts")
@@ -57,9 +80,9 @@ final class TestDevice: SyncEngineDelegate {
 
     func save(id: String, name: String, date: Date = Date()) {
         contacts.withLock { contacts in
-            var contact = contacts[id] ?? Contact(name: name, userModificationDate: date, lastKnownRecord: nil)
+            var contact = contacts[id] ?? Contact(name: name, userModificationDate: date, lastKnownRecordData: nil)
             contact.name = name
-            contact.userModificationDate = date.roundedToMilliseconds
+            contact.userModificationDate = date
             contacts[id] = contact
         }
         engine.state.add(pendingRecordZoneChanges: [.saveRecord(Self.recordID(id))])
@@ -70,8 +93,8 @@ final class TestDevice: SyncEngineDelegate {
         engine.state.add(pendingRecordZoneChanges: [.deleteRecord(Self.recordID(id))])
     }
 
-    static func recordID(_ id: String) -> RecordValue.ID {
-        RecordValue.ID(recordName: id, zoneID: zoneID)
+    static func recordID(_ id: String) -> Record.ID {
+        Record.ID(recordName: id, zoneID: zoneID)
     }
 
     // MARK: Delegate
@@ -108,7 +131,7 @@ final class TestDevice: SyncEngineDelegate {
                 let id = failure.record.recordID
                 switch failure.error.code {
                 case .serverRecordChanged:
-                    if let serverRecord = failure.error.serverRecordValue { merge(serverRecord: serverRecord) }
+                    if let serverRecord = failure.error.serverRecord { merge(serverRecord: serverRecord) }
                     syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id)])
                 case .zoneNotFound:
                     syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: id.zoneID))])
@@ -136,26 +159,32 @@ final class TestDevice: SyncEngineDelegate {
     }
 
     /// The record to save: the last known server record (for its change tag) with local values.
-    private func record(for recordID: RecordValue.ID) -> RecordValue? {
+    private func record(for recordID: Record.ID) -> Record? {
         guard let contact = contacts.withLock({ $0[recordID.recordName] }) else {
             engine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
             return nil
         }
-        var record = contact.lastKnownRecord ?? RecordValue(recordType: "Contact", recordID: recordID)
-        record["name"] = .string(contact.name)
-        record["userModificationDate"] = .date(contact.userModificationDate)
+        let record = contact.lastKnownRecord ?? Record(recordType: "Contact", recordID: recordID)
+        populate(record, from: contact)
         return record
     }
 
+    /// Fills a record in place, as the sample's model does.
+    private func populate(_ record: Record, from contact: Contact) {
+        record[.name] = contact.name
+        record[.userModificationDate] = contact.userModificationDate
+    }
+
     /// Takes the server's values when its user edit is newer; keeps the newer server record.
-    private func merge(serverRecord: RecordValue) {
+    private func merge(serverRecord: Record) {
         let id = serverRecord.recordID.recordName
-        let serverName = serverRecord["name"]?.stringValue ?? ""
-        let serverDate = serverRecord["userModificationDate"]?.dateValue ?? .distantPast
+        let serverName = serverRecord[.name] as? String ?? ""
+        let serverDate = serverRecord[.userModificationDate] as? Date ?? .distantPast
         contacts.withLock { contacts in
             guard var contact = contacts[id] else {
-                contacts[id] = Contact(
-                    name: serverName, userModificationDate: serverDate, lastKnownRecord: serverRecord)
+                var contact = Contact(name: serverName, userModificationDate: serverDate, lastKnownRecordData: nil)
+                contact.lastKnownRecord = serverRecord
+                contacts[id] = contact
                 return
             }
             if serverDate > contact.userModificationDate {
@@ -174,4 +203,9 @@ final class TestDevice: SyncEngineDelegate {
     static func kind(_ event: SyncEngine.Event) -> String {
         String(describing: event).split(separator: "(").first.map(String.init) ?? ""
     }
+}
+
+extension Record.FieldKey {
+    fileprivate static let name = "name"
+    fileprivate static let userModificationDate = "userModificationDate"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncCore
 
 /// What the scheduler has pending, what holds it back, and what it does next.

@@ -1,3 +1,4 @@
+import SyncClient
 import SyncCore
 
 extension SyncEngine {
@@ -50,9 +51,9 @@ extension SyncEngine {
 
         public struct AccountChange: Sendable {
             public enum ChangeType: Sendable, Hashable {
-                case signIn(currentUser: RecordValue.ID)
-                case signOut(previousUser: RecordValue.ID)
-                case switchAccounts(previousUser: RecordValue.ID, currentUser: RecordValue.ID)
+                case signIn(currentUser: Record.ID)
+                case signOut(previousUser: Record.ID)
+                case switchAccounts(previousUser: Record.ID, currentUser: Record.ID)
             }
 
             public let changeType: ChangeType
@@ -73,12 +74,12 @@ extension SyncEngine {
         }
 
         public struct FetchedRecordZoneChanges: Sendable {
-            public struct Modification: Sendable, Hashable {
-                public let record: RecordValue
+            public struct Modification: Sendable {
+                public let record: Record
             }
 
             public struct Deletion: Sendable, Hashable {
-                public let recordID: RecordValue.ID
+                public let recordID: Record.ID
                 public let recordType: String
             }
 
@@ -101,14 +102,14 @@ extension SyncEngine {
         public struct SentRecordZoneChanges: Sendable {
             /// A save that failed: the record as sent, and why (with the server's record for conflicts).
             public struct FailedRecordSave: Sendable {
-                public let record: RecordValue
+                public let record: Record
                 public let error: SyncError
             }
 
-            public let savedRecords: [RecordValue]
+            public let savedRecords: [Record]
             public let failedRecordSaves: [FailedRecordSave]
-            public let deletedRecordIDs: [RecordValue.ID]
-            public let failedRecordDeletes: [RecordValue.ID: SyncError]
+            public let deletedRecordIDs: [Record.ID]
+            public let failedRecordDeletes: [Record.ID: SyncError]
         }
 
         public struct WillFetchChanges: Sendable {

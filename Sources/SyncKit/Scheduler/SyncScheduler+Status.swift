@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncCore
 import Synchronization
 

@@ -1,3 +1,4 @@
+import SyncClient
 import SyncCore
 
 extension SyncEngine {
@@ -39,9 +40,9 @@ extension SyncEngine {
             case all
             case zoneIDs([RecordZone.ID])
             case allExcluding([RecordZone.ID])
-            case recordIDs([RecordValue.ID])
+            case recordIDs([Record.ID])
 
-            public func contains(_ recordID: RecordValue.ID) -> Bool {
+            public func contains(_ recordID: Record.ID) -> Bool {
                 switch self {
                 case .all: true
                 case .zoneIDs(let ids): ids.contains(recordID.zoneID)

@@ -4,7 +4,7 @@ import SyncTesting
 import Synchronization
 import Testing
 
-@testable import SyncEngine
+@testable import SyncKit
 
 @Suite("SyncEngine: sign-in while running, and cancellation")
 struct EngineLifecycleTests {

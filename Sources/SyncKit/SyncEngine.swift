@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SyncClient
 import SyncCore
 import Synchronization
 
@@ -206,7 +207,7 @@ public final class SyncEngine: Sendable {
     /// Returns false when there is no account (the engine stays dormant).
     private func checkAccount() async throws -> Bool {
         let last = state.storage.withLock { $0.lastUserRecordName }
-        guard let token = database.credentials.currentToken else {
+        guard let token = try await database.credentials.token() else {
             verifiedAccount.withLock { $0 = nil }
             if let last {
                 state.reset(userRecordName: nil)
@@ -264,7 +265,7 @@ public final class SyncEngine: Sendable {
         // A change sent once in this operation is not sent again in it, even if the app queues it
         // again while handling its failure: the app learns of the failure first (sendChanges
         // throws), and the next send carries the retry, as with CKSyncEngine.
-        var attempted = Set<RecordValue.ID>()
+        var attempted = Set<Record.ID>()
         while true {
             try await sendDatabaseChanges(context, limits: limits, firstFailure: &firstFailure)
             guard let delegate, var batch = await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) else {
@@ -342,7 +343,8 @@ public final class SyncEngine: Sendable {
             return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
         }
         let request = ModifyRecordsRequest(
-            saves: batch.recordsToSave, deletes: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged,
+            saves: try await database.outgoing(batch.recordsToSave), deletes: batch.recordIDsToDelete,
+            savePolicy: .ifServerRecordUnchanged,
             atomic: batch.atomicByZone, clientRequestID: UUID().uuidString)
         let sentGenerations = state.generations(
             of: batch.recordsToSave.map { .saveRecord($0.recordID) } + batch.recordIDsToDelete.map { .deleteRecord($0) }
@@ -365,13 +367,17 @@ public final class SyncEngine: Sendable {
             firstFailure = firstFailure ?? failure.error
         }
         state.settle(settled, sentGenerations: sentGenerations)
+        let savedRecords = try await database.incoming(response.savedRecords)
+        var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
+        for failure in response.failedRecordSaves {
+            guard let record = sent[failure.recordID] else { continue }
+            failedRecordSaves.append(.init(record: record, error: await database.incoming(failure.error)))
+        }
         await eventQueue.deliver(
             .sentRecordZoneChanges(
                 .init(
-                    savedRecords: response.savedRecords,
-                    failedRecordSaves: response.failedRecordSaves.compactMap { failure in
-                        sent[failure.recordID].map { .init(record: $0, error: failure.error) }
-                    },
+                    savedRecords: savedRecords,
+                    failedRecordSaves: failedRecordSaves,
                     deletedRecordIDs: response.deletedRecordIDs,
                     failedRecordDeletes: Dictionary(
                         response.failedRecordDeletes.map { ($0.recordID, $0.error) }, uniquingKeysWith: { a, _ in a })))
@@ -496,10 +502,11 @@ public final class SyncEngine: Sendable {
                 continue
             }
             if !page.modifications.isEmpty || !page.deletions.isEmpty {
+                let modified = try await database.incoming(page.modifications)
                 await eventQueue.deliver(
                     .fetchedRecordZoneChanges(
                         .init(
-                            modifications: page.modifications.map { .init(record: $0) },
+                            modifications: modified.map { .init(record: $0) },
                             deletions: page.deletions.map { .init(recordID: $0.recordID, recordType: $0.recordType) })))
             }
             state.storage.withLock { $0.zoneTokens[zoneID] = page.changeToken }

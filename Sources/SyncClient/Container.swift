@@ -1,0 +1,121 @@
+import Foundation
+import SyncCore
+
+/// An app's data on a sync server: the counterpart of `CKContainer`, with its private and shared
+/// databases and its account.
+///
+/// `Container(identifier:)` finds its server and account without code changes, so that code
+/// written for CloudKit keeps its `Container(identifier: "iCloud.com.example.App")` line: see
+/// ``ContainerConfiguration`` for the environment variables and the configuration file it reads.
+/// ``init(identifier:serverURL:credentials:deviceID:)`` takes them in code instead.
+public final class Container: Sendable {
+    /// The identifier the container was created with.
+    public let containerIdentifier: String?
+    /// The server's base URL, such as `http://127.0.0.1:8080`.
+    public let serverURL: URL
+    /// How the container's databases sign in.
+    public let credentials: Database.Credentials
+    /// Names this device to the server, so that its own changes are not pushed back to it.
+    public let deviceID: String?
+    /// Why the container has no account, when its configuration gave none: said by every error.
+    private let configurationProblem: String?
+
+    /// A container whose server and account come from the environment or the configuration file
+    /// (``ContainerConfiguration/load(identifier:)``). Without a configuration every request fails
+    /// with `notAuthenticated`, naming what to set.
+    public convenience init(identifier: String) {
+        self.init(identifier: identifier, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// A container configured from `environment` (and the configuration file it names).
+    package convenience init(identifier: String, environment: [String: String]) {
+        do {
+            let configuration = try ContainerConfiguration.load(identifier: identifier, environment: environment)
+            self.init(identifier: identifier, configuration: configuration)
+        } catch {
+            // Every request says what to set, rather than the container acting signed out.
+            let problem = "\(error)"
+            self.init(
+                identifier: identifier, serverURL: URL(fileURLWithPath: "/"),
+                credentials: .store(CredentialStore { throw SyncError(.notAuthenticated, problem) }), deviceID: nil,
+                problem: problem)
+        }
+    }
+
+    /// A container on `serverURL`, signing in with `credentials`.
+    public convenience init(
+        identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String? = nil
+    ) {
+        self.init(
+            identifier: identifier, serverURL: serverURL, credentials: credentials, deviceID: deviceID, problem: nil)
+    }
+
+    /// A container set up by `configuration`.
+    public convenience init(identifier: String, configuration: ContainerConfiguration) {
+        let accounts = AccountClient(serverURL: configuration.serverURL)
+        let store = CredentialStore { [configuration] in
+            do {
+                return try await accounts.signIn(username: configuration.username, password: configuration.password)
+                    .token
+            } catch let error as SyncError where configuration.signUp && error.code == .notAuthenticated {
+                return try await accounts.signUp(username: configuration.username, password: configuration.password)
+                    .token
+            }
+        }
+        self.init(
+            identifier: identifier, serverURL: configuration.serverURL, credentials: .store(store), deviceID: nil,
+            problem: nil)
+    }
+
+    private init(
+        identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String?, problem: String?
+    ) {
+        containerIdentifier = identifier
+        self.serverURL = serverURL
+        self.credentials = credentials
+        self.deviceID = deviceID
+        configurationProblem = problem
+    }
+
+    /// The signed-in user's own data.
+    public var privateCloudDatabase: Database { database(.private) }
+
+    /// The data other users share with the signed-in user.
+    public var sharedCloudDatabase: Database { database(.shared) }
+
+    /// The database with `scope` (`CKContainer.database(with:)`).
+    public func database(with scope: DatabaseScope) -> Database { database(scope) }
+
+    private func database(_ scope: DatabaseScope) -> Database {
+        Database(serverURL: serverURL, credentials: credentials, scope: scope, deviceID: deviceID)
+    }
+
+    /// Whether an account is signed in (`CKContainer.accountStatus()`).
+    public func accountStatus() async throws -> AccountStatus {
+        if configurationProblem != nil { return .noAccount }
+        do {
+            _ = try await DatabaseClient(database: privateCloudDatabase).account()
+            return .available
+        } catch let error as SyncError where error.code == .notAuthenticated {
+            return .noAccount
+        } catch let error as SyncError where error.code == .accountTemporarilyUnavailable {
+            return .temporarilyUnavailable
+        }
+    }
+
+    /// The signed-in user's record ID (`CKContainer.userRecordID()`).
+    public func userRecordID() async throws -> Record.ID {
+        if let configurationProblem { throw SyncError(.notAuthenticated, configurationProblem) }
+        let account = try await DatabaseClient(database: privateCloudDatabase).account()
+        return Record.ID(userRecordName: account.userRecordName)
+    }
+}
+
+/// Whether a container has an account to use (`CKAccountStatus`).
+public enum AccountStatus: Sendable, Hashable {
+    case couldNotDetermine
+    case available
+    case restricted
+    case noAccount
+    case temporarilyUnavailable
+}

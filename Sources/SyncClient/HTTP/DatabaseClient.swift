@@ -1,0 +1,76 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SyncCore
+
+/// Speaks the server's HTTP API for one ``Database``. Every failure surfaces as a ``SyncError``:
+/// the server's own, or `networkFailure` when no answer came.
+package struct DatabaseClient: Sendable {
+    package let database: Database
+
+    package init(database: Database) {
+        self.database = database
+    }
+
+    private func path(_ operation: String) -> String {
+        "/v1/databases/\(database.scope.rawValue)/\(operation)"
+    }
+
+    /// Sends a request and returns the answer's body, or throws the server's error.
+    package func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, timeout: TimeAmount = .seconds(60))
+        async throws -> Data
+    {
+        let connection = ServerConnection(
+            serverURL: database.serverURL, token: try await database.credentials.token(),
+            deviceID: database.deviceID)
+        return try await connection.send(method, path, body: body, timeout: timeout)
+    }
+
+    private func call<Response: Decodable>(_ operation: String, _ body: some Encodable) async throws -> Response {
+        let data = try await send(.POST, path(operation), body: Array(try JSONEncoder().encode(body)))
+        return try decode(Response.self, data)
+    }
+
+    package func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        try ServerConnection.decode(type, data)
+    }
+
+    package func account() async throws -> AccountInfo {
+        try decode(AccountInfo.self, try await send(.GET, "/v1/account", body: nil))
+    }
+
+    package func limits() async throws -> ServerLimits {
+        try decode(ServerLimits.self, try await send(.GET, "/v1/limits", body: nil))
+    }
+
+    package func modifyZones(_ request: ModifyZonesRequest) async throws -> ModifyZonesResponse {
+        try await call("zones/modify", request)
+    }
+
+    package func modifyRecords(_ request: ModifyRecordsRequest) async throws -> ModifyRecordsResponse {
+        var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
+        writer.modifyRecordsRequest(request)
+        return try decode(ModifyRecordsResponse.self, try await send(.POST, path("records/modify"), body: writer.bytes))
+    }
+
+    package func fetchDatabaseChanges(_ request: FetchDatabaseChangesRequest) async throws
+        -> FetchDatabaseChangesResponse
+    {
+        try await call("zones/changes", request)
+    }
+
+    package func fetchZoneChanges(_ request: FetchZoneChangesRequest) async throws -> FetchZoneChangesResponse {
+        try await call("records/changes", request)
+    }
+
+    package func listZones() async throws -> ListZonesResponse {
+        try await call("zones/list", EmptyRequest())
+    }
+
+    package func lookupRecords(_ request: LookupRecordsRequest) async throws -> LookupRecordsResponse {
+        try await call("records/lookup", request)
+    }
+}
+
+/// A request with no members, for operations that take none.
+private struct EmptyRequest: Encodable {}

@@ -1,0 +1,94 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SyncCore
+
+/// The project's one HTTP client for a sync server: the engine, ``Database``, ``AccountClient``,
+/// the test client and the benchmarks all send through it, so that they cannot drift apart.
+///
+/// ``exchange(_:_:body:headers:timeout:)`` returns whatever the server answered;
+/// ``send(_:_:body:timeout:)`` returns a successful answer's body and turns everything else into a
+/// ``SyncError``: the server's own, or `networkFailure` when no answer came.
+package struct ServerConnection: Sendable {
+    /// The server's base URL, such as `http://127.0.0.1:8080`.
+    package var serverURL: URL
+    /// The bearer token to send, if any.
+    package var token: String?
+    /// Names this device to the server, so that its own changes are not pushed back to it.
+    package var deviceID: String?
+    /// The largest answer body read; a longer one fails the request.
+    package var maximumAnswerSize = 256 * 1024 * 1024
+
+    package init(serverURL: URL, token: String? = nil, deviceID: String? = nil) {
+        self.serverURL = serverURL
+        self.token = token
+        self.deviceID = deviceID
+    }
+
+    /// One client for the process, like `HTTPClient.shared`, but failing at once when the server
+    /// refuses connections: the engine and its scheduler retry with their own backoff, and an app
+    /// should show "offline" now, not after the request's whole deadline.
+    private static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// The server's base URL as text, without a trailing slash.
+    package var base: String {
+        var url = serverURL.absoluteString
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    /// Sends a request and returns the server's answer, whatever its status. Throws only when no
+    /// answer came (`networkFailure`) or the task was cancelled (`operationCancelled`).
+    package func exchange(
+        _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, headers: [(String, String)] = [],
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> HTTPAnswer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let deviceID { request.headers.add(name: "X-Device-ID", value: deviceID) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await Self.http.execute(request, timeout: timeout)
+            let buffer = try await response.body.collect(upTo: maximumAnswerSize)
+            return HTTPAnswer(
+                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                body: Data(buffer.readableBytesView))
+        } catch is CancellationError {
+            throw SyncError(.operationCancelled, "the request was cancelled")
+        } catch {
+            throw SyncError(
+                .networkFailure, "could not reach the sync server at \(base): \(error); the engine retries by itself")
+        }
+    }
+
+    /// Sends a request and returns the body of a successful answer, or throws the server's error.
+    package func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, timeout: TimeAmount = .seconds(60))
+        async throws -> Data
+    {
+        let answer = try await exchange(method, path, body: body, timeout: timeout)
+        if let error = answer.failure { throw error }
+        return answer.body
+    }
+
+    /// Decodes a server's answer with the strict reader; a body that does not read is `internalError`.
+    package static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        do {
+            return try JSONReader.decode(type, from: data)
+        } catch {
+            throw SyncError(.internalError, "the server's answer could not be read: \(error)")
+        }
+    }
+}
