@@ -72,13 +72,20 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     public var retryAfter: Double?
     /// For `serverRecordChanged`: the record as the server has it now.
     public var serverRecordValue: RecordValue?
+    /// For `serverRecordChanged` from `PUT /v1/account/encryption`: the settings the account has
+    /// already, which a device that raced another adopts in place of its own.
+    public var serverEncryptionSettings: AccountEncryptionSettings?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, retryAfter: Double? = nil, serverRecordValue: RecordValue? = nil) {
+    public init(
+        _ code: Code, _ message: String, retryAfter: Double? = nil, serverRecordValue: RecordValue? = nil,
+        serverEncryptionSettings: AccountEncryptionSettings? = nil
+    ) {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
         self.serverRecordValue = serverRecordValue
+        self.serverEncryptionSettings = serverEncryptionSettings
     }
 
     /// The longest wait a server may ask for, in seconds (a week).
@@ -94,6 +101,7 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     private enum CodingKeys: String, CodingKey {
         case code, message, retryAfter
         case serverRecordValue = "serverRecord"
+        case serverEncryptionSettings
     }
 
     /// Decodes an error, refusing a `retryAfter` no client could wait for.
@@ -108,6 +116,8 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
                 debugDescription: "\(retryAfter) is not a wait in seconds from 0 to \(Int(Self.maximumRetryAfter))")
         }
         serverRecordValue = try container.decodeIfPresentNotNull(RecordValue.self, forKey: .serverRecordValue)
+        serverEncryptionSettings = try container.decodeIfPresentNotNull(
+            AccountEncryptionSettings.self, forKey: .serverEncryptionSettings)
     }
 
     public var description: String { "\(code): \(message)" }
