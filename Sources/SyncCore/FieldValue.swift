@@ -13,6 +13,11 @@ import Foundation
 /// "exact": 721692800.0004}`: milliseconds since 1970, and optionally the exact seconds since
 /// 2001 (`Date.timeIntervalSinceReferenceDate`), which readers prefer and which must lie within
 /// a millisecond of `value`.
+///
+/// An `encrypted` value, `{"type": "encrypted", "value": "<base64>"}`, is a field sealed on the
+/// device (a record's `encryptedValues`): ciphertext the server stores and returns unchanged and
+/// cannot read. It is only ever a record's top-level field value, never inside a list (the client
+/// seals a whole list into one value), and never empty.
 public enum FieldValue: Sendable, Hashable {
     case string(String)
     case int64(Int64)
@@ -21,6 +26,8 @@ public enum FieldValue: Sendable, Hashable {
     case bytes(Data)
     case reference(RecordValue.Reference)
     case list([FieldValue])
+    /// Ciphertext sealed on a device; opaque to the server, which stores and returns it unchanged.
+    case encrypted(Data)
 
     /// The wire name of the value's type.
     public var typeName: String {
@@ -32,6 +39,7 @@ public enum FieldValue: Sendable, Hashable {
         case .bytes: "bytes"
         case .reference: "reference"
         case .list: "list"
+        case .encrypted: "encrypted"
         }
     }
 
@@ -74,6 +82,12 @@ public enum FieldValue: Sendable, Hashable {
     /// The elements, if this is a list value.
     public var listValue: [FieldValue]? {
         if case .list(let value) = self { return value }
+        return nil
+    }
+
+    /// The ciphertext, if this is an encrypted value.
+    public var encryptedValue: Data? {
+        if case .encrypted(let value) = self { return value }
         return nil
     }
 }
@@ -194,11 +208,25 @@ extension FieldValue: Codable {
             self = .bytes(data)
         case "reference": self = .reference(try container.decode(RecordValue.Reference.self, forKey: .value))
         case "list": self = .list(try container.decode([FieldValue].self, forKey: .value))
+        case "encrypted":
+            let text = try container.decode(String.self, forKey: .value)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .value, in: container, debugDescription: "an encrypted value must be base64")
+            }
+            // Sealing always yields bytes; an empty value can only be a broken client's.
+            guard !data.isEmpty else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .value, in: container,
+                    debugDescription: "an encrypted value is empty; send the ciphertext the device sealed")
+            }
+            self = .encrypted(data)
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: container,
                 debugDescription:
-                    "unknown field type '\(type)'; use string, int64, double, date, bytes, reference or list")
+                    "unknown field type '\(type)'; use string, int64, double, date, bytes, reference, list or encrypted"
+            )
         }
     }
 
@@ -217,6 +245,7 @@ extension FieldValue: Codable {
         case .bytes(let value): try container.encode(value.base64EncodedString(), forKey: .value)
         case .reference(let value): try container.encode(value, forKey: .value)
         case .list(let value): try container.encode(value, forKey: .value)
+        case .encrypted(let value): try container.encode(value.base64EncodedString(), forKey: .value)
         }
     }
 }

@@ -46,14 +46,33 @@ public struct RecordZone: Codable, Sendable, Hashable {
 
     /// The zone's identity.
     public var zoneID: ID
+    /// The key that seals the `encrypted` field values of the zone's records, wrapped by the
+    /// account key (which only devices hold); `nil` for a zone without one.
+    ///
+    /// The server stores it as opaque bytes and keeps the first one a zone gets: saving a zone
+    /// that has a key with another key answers the zone with the stored key, so that two devices
+    /// creating the zone at once end up using the same one.
+    public var encryptionKey: EncryptionKey?
 
-    /// Creates a zone with the given ID.
-    public init(zoneID: ID) {
+    /// Creates a zone with the given ID and, optionally, its wrapped key.
+    public init(zoneID: ID, encryptionKey: EncryptionKey? = nil) {
         self.zoneID = zoneID
+        self.encryptionKey = encryptionKey
     }
 
     /// Creates a zone owned by the signed-in user.
     public init(zoneName: String) {
         self.zoneID = ID(zoneName: zoneName)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case zoneID, encryptionKey
+    }
+
+    /// Decodes a zone; `encryptionKey` may be left out but not sent as `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        zoneID = try container.decode(ID.self, forKey: .zoneID)
+        encryptionKey = try container.decodeIfPresentNotNull(EncryptionKey.self, forKey: .encryptionKey)
     }
 }

@@ -76,13 +76,20 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     public var partialErrorsByRecordID: [RecordValue.ID: SyncError] = [:]
     /// For `partialFailure`: what failed, by zone ID (the client library's, not on the wire).
     public var partialErrorsByZoneID: [RecordZone.ID: SyncError] = [:]
+    /// For `serverRecordChanged` from `PUT /v1/account/encryption`: the settings the account has
+    /// already, which a device that raced another adopts in place of its own.
+    public var serverEncryptionSettings: AccountEncryptionSettings?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, retryAfter: Double? = nil, serverRecordValue: RecordValue? = nil) {
+    public init(
+        _ code: Code, _ message: String, retryAfter: Double? = nil, serverRecordValue: RecordValue? = nil,
+        serverEncryptionSettings: AccountEncryptionSettings? = nil
+    ) {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
         self.serverRecordValue = serverRecordValue
+        self.serverEncryptionSettings = serverEncryptionSettings
     }
 
     /// The longest wait a server may ask for, in seconds (a week).
@@ -98,6 +105,7 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     private enum CodingKeys: String, CodingKey {
         case code, message, retryAfter
         case serverRecordValue = "serverRecord"
+        case serverEncryptionSettings
     }
 
     /// Decodes an error, refusing a `retryAfter` no client could wait for.
@@ -112,6 +120,8 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
                 debugDescription: "\(retryAfter) is not a wait in seconds from 0 to \(Int(Self.maximumRetryAfter))")
         }
         serverRecordValue = try container.decodeIfPresentNotNull(RecordValue.self, forKey: .serverRecordValue)
+        serverEncryptionSettings = try container.decodeIfPresentNotNull(
+            AccountEncryptionSettings.self, forKey: .serverEncryptionSettings)
     }
 
     public var description: String { "\(code): \(message)" }

@@ -48,6 +48,11 @@ public enum SyncServerApplication {
                 sessions: sessions))
         signedIn.delete("sessions/current", use: accounts.signOut)
         signedIn.get("account", use: accounts.account)
+        let encryption = AccountEncryptionRoutes(
+            store: store, pushHub: pushHub, configuration: configuration, body: body)
+        signedIn.get("account/encryption", use: encryption.settings)
+        signedIn.put("account/encryption", use: encryption.createSettings)
+        signedIn.post("account/encryption/reset", use: encryption.reset)
         PushRoute(pushHub: pushHub, store: store, sessions: sessions).register(on: signedIn)
 
         let database = DatabaseRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)

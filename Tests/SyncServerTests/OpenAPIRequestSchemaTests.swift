@@ -145,7 +145,10 @@ struct OpenAPIRequestSchemaTests {
         "createSession": #"{"username":"walker","password":"long enough"}"#,
         "listZones": "{}",
         "modifyZones":
-            #"{"saves":[{"zoneID":{"zoneName":"Walk","ownerName":"__defaultOwner__"}}],"deletes":[{"zoneName":"Gone","ownerName":"__defaultOwner__"}]}"#,
+            #"{"saves":[{"zoneID":{"zoneName":"Walk","ownerName":"__defaultOwner__"},"encryptionKey":{"keyVersion":1,"wrappedKey":"AQID"}}],"deletes":[{"zoneName":"Gone","ownerName":"__defaultOwner__"}]}"#,
+        "putAccountEncryption":
+            #"{"salt":"AAECAwQFBgcICQoLDA0ODw==","costN":1024,"blockSizeR":8,"parallelismP":1,"keyVersion":1,"verifier":"AQID"}"#,
+        "resetEncryptedData": "{}",
         "fetchDatabaseChanges": #"{"since":"DATABASE_TOKEN","resultsLimit":5}"#,
         "fetchZoneChanges":
             #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"since":"ZONE_TOKEN","resultsLimit":5}"#,
@@ -157,7 +160,7 @@ struct OpenAPIRequestSchemaTests {
           "s":{"type":"string","value":"Ada"},"i":{"type":"int64","value":42},"d":{"type":"double","value":0.5},
           "t":{"type":"date","value":1700000000000},"b":{"type":"bytes","value":"AAE="},
           "r":{"type":"reference","value":{"recordID":{"recordName":"Grace","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}},"action":"none"}},
-          "l":{"type":"list","value":[{"type":"string","value":"a"}]}},
+          "l":{"type":"list","value":[{"type":"string","value":"a"}]},"e":{"type":"encrypted","value":"AQID"}},
         "changedKeys":["s"],"recordChangeTag":"x","creationDate":1700000000000,"modificationDate":1700000000000,
         "creatorUserRecordName":"_someone","lastModifiedUserRecordName":"_someone"}],
         "deletes":[{"recordName":"Nobody","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}],

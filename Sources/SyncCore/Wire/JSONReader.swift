@@ -113,11 +113,13 @@ public enum JSONReader {
             moreComing: moreComing)
     }
 
-    /// A per-item failure: its record ID and an error without a server record (others go the slow way).
+    /// A per-item failure: its record ID and an error without a server record or settings (others
+    /// go the slow way).
     private static func failure(_ value: Value) -> (RecordValue.ID, SyncError)? {
         guard case .object(let object) = value, let id = object.required("recordID").flatMap(recordID),
             case .object(let error) = object.required("error"), case .string(let code) = error.required("code"),
-            case .string(let message) = error.required("message"), error.optional("serverRecord") == nil
+            case .string(let message) = error.required("message"), error.optional("serverRecord") == nil,
+            error.optional("serverEncryptionSettings") == nil
         else { return nil }
         var retryAfter: Double?
         if let value = error.optional("retryAfter") {
@@ -225,6 +227,10 @@ public enum JSONReader {
             }
             return Date(wireMilliseconds: milliseconds, exact: exact).map(FieldValue.date)
         case ("bytes", .string(let text)): return Data(base64Encoded: text).map(FieldValue.bytes)
+        case ("encrypted", .string(let text)):
+            // Empty ciphertext goes the slow way, which explains the refusal.
+            guard let data = Data(base64Encoded: text), !data.isEmpty else { return nil }
+            return .encrypted(data)
         case ("reference", .object(let reference)):
             guard let id = reference.required("recordID").flatMap(recordID),
                 case .string(let actionName) = reference.required("action"),

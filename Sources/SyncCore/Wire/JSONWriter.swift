@@ -104,6 +104,7 @@ public struct JSONWriter: Sendable {
                 raw(date.timeIntervalSinceReferenceDate.description.utf8)
             }
         case .bytes(let data): string(data.base64EncodedString())
+        case .encrypted(let data): string(data.base64EncodedString())
         case .reference(let reference):
             raw("{\"recordID\":")
             recordID(reference.recordID)

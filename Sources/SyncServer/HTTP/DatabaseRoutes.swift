@@ -44,8 +44,10 @@ struct DatabaseRoutes {
         let scope = try Self.scope(context)
         try await body.checkOptionalObject(in: request)
         guard scope == .private else { return try body.response(ListZonesResponse(zones: [])) }
-        let names = try await store.zoneNames(owner: user)
-        return try body.response(ListZonesResponse(zones: names.map { RecordZone(zoneID: Self.ownZoneID($0)) }))
+        let zones = try await store.zones(owner: user)
+        return try body.response(
+            ListZonesResponse(
+                zones: zones.map { RecordZone(zoneID: Self.ownZoneID($0.zoneName), encryptionKey: $0.encryptionKey) }))
     }
 
     func modifyZones(_ request: Request, context: SyncRequestContext) async throws -> Response {
@@ -75,7 +77,8 @@ struct DatabaseRoutes {
                     }))
         }
         let outcome = try await store.modifyZones(
-            owner: user, saves: modification.saves.map(\.zoneID.zoneName),
+            owner: user,
+            saves: modification.saves.map { StoredZone(zoneName: $0.zoneID.zoneName, encryptionKey: $0.encryptionKey) },
             deletes: modification.deletes.map(\.zoneName), now: Date())
         if outcome.changed {
             await pushHub.notify(user: user, scope: .private, excludingDevice: device)
@@ -83,7 +86,10 @@ struct DatabaseRoutes {
         let missing = Set(outcome.missing)
         return try body.response(
             ModifyZonesResponse(
-                savedZones: modification.saves,
+                // Each zone as stored: a zone that had a key answers that key, not the one sent.
+                savedZones: zip(modification.saves, outcome.saved).map {
+                    RecordZone(zoneID: $0.zoneID, encryptionKey: $1.encryptionKey)
+                },
                 deletedZoneIDs: modification.deletes.filter { !missing.contains($0.zoneName) },
                 failedZoneDeletes: modification.deletes.filter { missing.contains($0.zoneName) }.map {
                     .init(zoneID: $0, error: SyncError(.zoneNotFound, "zone '\($0.zoneName)' does not exist"))

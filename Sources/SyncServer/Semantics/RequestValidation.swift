@@ -87,6 +87,14 @@ public enum RequestValidation {
             guard allowList else {
                 throw SyncError(.invalidArguments, "\(context): a list cannot hold another list")
             }
+            // Each encrypted value is sealed with its record ID and field key as associated data:
+            // one field, one sealed value. A list to encrypt is sealed whole, as one value.
+            if elements.contains(where: { $0.encryptedValue != nil }) {
+                throw SyncError(
+                    .invalidArguments,
+                    "\(context): a list cannot hold an encrypted value; encrypt the whole field as one encrypted value"
+                )
+            }
             if let first = elements.first, let other = elements.first(where: { $0.typeName != first.typeName }) {
                 throw SyncError(
                     .invalidArguments,

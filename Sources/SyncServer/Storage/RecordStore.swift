@@ -28,10 +28,14 @@ public protocol RecordStore: Sendable {
     @discardableResult
     func deleteSessions(lastUsedBefore: Date) async throws -> Int
 
-    /// The names of the owner's zones, sorted.
-    func zoneNames(owner: String) async throws -> [String]
+    /// The owner's live zones, sorted by name, with their wrapped keys.
+    func zones(owner: String) async throws -> [StoredZone]
     /// Saves (creates if missing) and deletes zones; deleting a zone deletes its records.
-    func modifyZones(owner: String, saves: [String], deletes: [String], now: Date) async throws
+    ///
+    /// A zone that does not exist is created with the key sent (if any); one that exists without
+    /// a key gains the key sent; one that has a key keeps it, whatever was sent (the first writer
+    /// wins, so that devices creating a zone at once agree on its key).
+    func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
         -> ZoneModificationOutcome
     /// Applies a validated record modification with CloudKit's semantics.
     func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date) async throws
@@ -42,6 +46,17 @@ public protocol RecordStore: Sendable {
     func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws -> ZoneChangePage
     /// The live records with these keys; `nil` where there is none.
     func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome
+
+    /// The account's encryption settings, or nil when none are set up.
+    func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings?
+    /// Stores the account's encryption settings unless it has some: returns the settings it had
+    /// (and stores nothing), or nil when these were stored.
+    func createEncryptionSettings(owner: String, _ settings: AccountEncryptionSettings, now: Date) async throws
+        -> AccountEncryptionSettings?
+    /// Forgets the account's encryption settings and deletes every live zone of the owner that has
+    /// an encryption key, with its records, recording each deletion with the reason
+    /// `encryptedDataReset`. Returns the names of the deleted zones, sorted.
+    func resetEncryptedData(owner: String, now: Date) async throws -> [String]
 
     /// Forgets tombstones modified before `tombstonesBefore` (tokens older than them then get
     /// `changeTokenExpired`) and replay answers stored before `requestsBefore`.
@@ -95,15 +110,31 @@ public struct RecordKey: Sendable, Hashable {
     }
 }
 
+/// A live zone as stored: its name and, when it has one, its wrapped key.
+public struct StoredZone: Sendable, Hashable {
+    public var zoneName: String
+    public var encryptionKey: RecordZone.EncryptionKey?
+
+    public init(zoneName: String, encryptionKey: RecordZone.EncryptionKey? = nil) {
+        self.zoneName = zoneName
+        self.encryptionKey = encryptionKey
+    }
+}
+
 /// What a zone modification did.
 public struct ZoneModificationOutcome: Sendable {
-    /// Zones that did not exist before (saving an existing zone changes nothing).
+    /// Every saved zone as stored after the modification, in the order of the saves.
+    public var saved: [StoredZone]
+    /// Zones that did not exist before.
     public var created: [String]
+    /// Zones that existed without a key and gained one.
+    public var keyed: [String]
     public var deleted: [String]
     /// Zones that could not be deleted because they do not exist.
     public var missing: [String]
-    /// Whether anything changed (and so whether to push).
-    public var changed: Bool { !created.isEmpty || !deleted.isEmpty }
+    /// Whether anything changed (and so whether to push): saving an existing zone changes nothing
+    /// unless it gains a key.
+    public var changed: Bool { !created.isEmpty || !keyed.isEmpty || !deleted.isEmpty }
 }
 
 /// What a record modification did.

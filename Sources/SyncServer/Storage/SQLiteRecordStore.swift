@@ -6,7 +6,8 @@ import SyncCore
 ///
 /// Writes are serialized by GRDB's writer; reads run concurrently on snapshots.
 public final class SQLiteRecordStore: RecordStore {
-    private let pool: DatabasePool
+    /// Internal, for the extensions in other files (`SQLiteRecordStore+Encryption.swift`).
+    let pool: DatabasePool
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     public init(path: String) throws {
@@ -77,6 +78,25 @@ public final class SQLiteRecordStore: RecordStore {
         migrator.registerMigration("v2: session.last_used_at") { db in
             // Sessions end after a while without use; older rows count as used when created.
             try db.execute(sql: "ALTER TABLE session ADD COLUMN last_used_at INTEGER")
+        }
+        migrator.registerMigration("v3: zone encryption keys, account encryption settings") { db in
+            // Existing zones have no key (both columns NULL) until a device saves them with one.
+            // The settings are a device's, kept for its other devices: the server cannot use them.
+            try db.execute(
+                sql: """
+                    ALTER TABLE zone ADD COLUMN key_version INTEGER;
+                    ALTER TABLE zone ADD COLUMN wrapped_key BLOB;
+                    CREATE TABLE encryption_settings (
+                        user_record_name TEXT PRIMARY KEY REFERENCES account(user_record_name) ON DELETE CASCADE,
+                        salt BLOB NOT NULL,
+                        cost_n INTEGER NOT NULL,
+                        block_size_r INTEGER NOT NULL,
+                        parallelism_p INTEGER NOT NULL,
+                        key_version INTEGER NOT NULL,
+                        verifier BLOB NOT NULL,
+                        created_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
@@ -173,30 +193,62 @@ public final class SQLiteRecordStore: RecordStore {
 
     // MARK: Zones
 
-    public func zoneNames(owner: String) async throws -> [String] {
+    public func zones(owner: String) async throws -> [StoredZone] {
         try await pool.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT zone_name FROM zone WHERE owner = ? AND deleted = 0 ORDER BY zone_name",
-                arguments: [owner])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT zone_name, key_version, wrapped_key FROM zone
+                    WHERE owner = ? AND deleted = 0 ORDER BY zone_name
+                    """, arguments: [owner]
+            ).map(Self.zone(from:))
         }
     }
 
-    public func modifyZones(owner: String, saves: [String], deletes: [String], now: Date) async throws
+    public func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
         -> ZoneModificationOutcome
     {
         try await pool.write { db in
             var seq = try Self.changeSeq(db, owner: owner)
-            var outcome = ZoneModificationOutcome(created: [], deleted: [], missing: [])
-            for name in saves {
-                if try !Self.zoneIsLive(db, owner: owner, zoneName: name) {
+            var outcome = ZoneModificationOutcome(saved: [], created: [], keyed: [], deleted: [], missing: [])
+            for save in saves {
+                let name = save.zoneName
+                let stored = try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT zone_name, key_version, wrapped_key FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
+                    arguments: [owner, name]
+                ).map(Self.zone(from:))
+                if let stored {
+                    // The first key a zone gets stays: a later one is another device's, made
+                    // before it saw this one, and it adopts the stored key from the answer.
+                    if stored.encryptionKey == nil, let key = save.encryptionKey {
+                        seq += 1
+                        try db.execute(
+                            sql: """
+                                UPDATE zone SET key_version = ?, wrapped_key = ?, change_seq = ?, modified_at = ?
+                                WHERE owner = ? AND zone_name = ?
+                                """,
+                            arguments: [key.keyVersion, key.wrappedKey, seq, now.millisecondsSince1970, owner, name])
+                        outcome.keyed.append(name)
+                        outcome.saved.append(save)
+                    } else {
+                        outcome.saved.append(stored)
+                    }
+                } else {
                     seq += 1
                     try db.execute(
                         sql: """
-                            INSERT OR REPLACE INTO zone (owner, zone_name, incarnation, change_seq, deleted, deletion_reason, modified_at)
-                            VALUES (?, ?, ?, ?, 0, NULL, ?)
+                            INSERT OR REPLACE INTO zone
+                            (owner, zone_name, incarnation, change_seq, deleted, deletion_reason, modified_at, key_version, wrapped_key)
+                            VALUES (?, ?, ?, ?, 0, NULL, ?, ?, ?)
                             """,
-                        arguments: [owner, name, UUID().uuidString, seq, now.millisecondsSince1970])
+                        arguments: [
+                            owner, name, UUID().uuidString, seq, now.millisecondsSince1970,
+                            save.encryptionKey?.keyVersion, save.encryptionKey?.wrappedKey,
+                        ])
                     outcome.created.append(name)
+                    outcome.saved.append(save)
                 }
             }
             for name in deletes {
@@ -205,19 +257,42 @@ public final class SQLiteRecordStore: RecordStore {
                     continue
                 }
                 seq += 1
-                try db.execute(
-                    sql: "DELETE FROM record WHERE owner = ? AND zone_name = ?", arguments: [owner, name])
-                try db.execute(
-                    sql: """
-                        UPDATE zone SET deleted = 1, deletion_reason = ?, change_seq = ?, modified_at = ?
-                        WHERE owner = ? AND zone_name = ?
-                        """,
-                    arguments: [ZoneDeletionReason.deleted.rawValue, seq, now.millisecondsSince1970, owner, name])
+                try Self.deleteZone(db, owner: owner, zoneName: name, reason: .deleted, seq: seq, now: now)
                 outcome.deleted.append(name)
             }
             try Self.setChangeSeq(db, owner: owner, seq: seq)
             return outcome
         }
+    }
+
+    /// Deletes a live zone's records and turns the zone into a tombstone that remembers why it
+    /// went; its key goes with it.
+    static func deleteZone(
+        _ db: Database, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64, now: Date
+    ) throws {
+        try db.execute(sql: "DELETE FROM record WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+        try db.execute(
+            sql: """
+                UPDATE zone SET deleted = 1, deletion_reason = ?, change_seq = ?, modified_at = ?,
+                    key_version = NULL, wrapped_key = NULL
+                WHERE owner = ? AND zone_name = ?
+                """,
+            arguments: [reason.rawValue, seq, now.millisecondsSince1970, owner, zoneName])
+    }
+
+    /// A zone row (`zone_name`, `key_version`, `wrapped_key`). A key is read only when both
+    /// columns are set and within the wire's ranges, so a damaged row cannot trap or leak out.
+    private static func zone(from row: Row) -> StoredZone {
+        var zone = StoredZone(zoneName: row["zone_name"])
+        let version: Int64? = row["key_version"]
+        let wrapped: Data? = row["wrapped_key"]
+        if let version, let wrapped, let keyVersion = Int(exactly: version),
+            RecordZone.EncryptionKey.problem(keyVersion: keyVersion) == nil,
+            RecordZone.EncryptionKey.problem(wrappedKey: wrapped) == nil
+        {
+            zone.encryptionKey = RecordZone.EncryptionKey(keyVersion: keyVersion, wrappedKey: wrapped)
+        }
+        return zone
     }
 
     // MARK: Records
@@ -414,7 +489,7 @@ public final class SQLiteRecordStore: RecordStore {
             == true
     }
 
-    private static func changeSeq(_ db: Database, owner: String) throws -> Int64 {
+    static func changeSeq(_ db: Database, owner: String) throws -> Int64 {
         try seqs(db, owner: owner).current
     }
 
@@ -428,7 +503,7 @@ public final class SQLiteRecordStore: RecordStore {
         return (row["change_seq"], row["compacted_seq"])
     }
 
-    private static func setChangeSeq(_ db: Database, owner: String, seq: Int64) throws {
+    static func setChangeSeq(_ db: Database, owner: String, seq: Int64) throws {
         try db.execute(sql: "UPDATE account SET change_seq = ? WHERE user_record_name = ?", arguments: [seq, owner])
     }
 

@@ -1,0 +1,118 @@
+import Foundation
+
+/// What a device needs, besides the passphrase, to derive an account's key for encrypted fields:
+/// the answer to `GET /v1/account/encryption` and the body of `PUT /v1/account/encryption`.
+///
+/// The server stores these as they come and cannot use them: the key is derived (scrypt) from a
+/// passphrase the server never sees, and ``verifier`` only lets a device tell whether the key it
+/// derived is the right one. Decoding checks every member against its range, so a value read
+/// from the network is sane before anything stores it or derives a key with it.
+public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
+    /// Lengths of ``salt``, in bytes.
+    public static let saltByteCountRange: ClosedRange<Int> = 16...64
+    /// Values of ``costN``: powers of two within this range.
+    public static let costNRange: ClosedRange<Int> = (1 << 10)...(1 << 20)
+    /// Values of ``blockSizeR``.
+    public static let blockSizeRRange: ClosedRange<Int> = 1...32
+    /// Values of ``parallelismP``.
+    public static let parallelismPRange: ClosedRange<Int> = 1...16
+    /// Values of ``keyVersion``: from 1 to the largest 32-bit signed integer, which every client's
+    /// integers hold.
+    public static let keyVersionRange: ClosedRange<Int> = 1...Int(Int32.max)
+    /// Lengths of ``verifier``, in bytes.
+    public static let verifierByteCountRange: ClosedRange<Int> = 1...256
+
+    /// The random salt of the key derivation.
+    public var salt: Data
+    /// scrypt's cost parameter N, a power of two.
+    public var costN: Int
+    /// scrypt's block size r.
+    public var blockSizeR: Int
+    /// scrypt's parallelism p.
+    public var parallelismP: Int
+    /// The generation of the account key, from 1 (a reset of encrypted data may start another).
+    public var keyVersion: Int
+    /// Something only the right key opens (a sealed constant), so that a device knows at once
+    /// whether a passphrase is right.
+    public var verifier: Data
+
+    /// Creates settings. Values outside their ranges are refused where they are decoded (the
+    /// server answers `invalidArguments`); ``problem`` tells beforehand.
+    public init(salt: Data, costN: Int, blockSizeR: Int, parallelismP: Int, keyVersion: Int, verifier: Data) {
+        self.salt = salt
+        self.costN = costN
+        self.blockSizeR = blockSizeR
+        self.parallelismP = parallelismP
+        self.keyVersion = keyVersion
+        self.verifier = verifier
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier
+    }
+
+    /// Decodes settings, refusing any member outside its range (the error names the member).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        salt = try container.decode(Data.self, forKey: .salt)
+        costN = try container.decode(Int.self, forKey: .costN)
+        blockSizeR = try container.decode(Int.self, forKey: .blockSizeR)
+        parallelismP = try container.decode(Int.self, forKey: .parallelismP)
+        keyVersion = try container.decode(Int.self, forKey: .keyVersion)
+        verifier = try container.decode(Data.self, forKey: .verifier)
+        for key in CodingKeys.allCases {
+            if let problem = problem(of: key) {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
+            }
+        }
+    }
+
+    /// What is wrong with these settings, naming the member (`costN: …`), or nil when nothing is.
+    public var problem: String? {
+        for key in CodingKeys.allCases {
+            if let problem = problem(of: key) { return "\(key.stringValue): \(problem)" }
+        }
+        return nil
+    }
+
+    private func problem(of key: CodingKeys) -> String? {
+        switch key {
+        case .salt:
+            Self.saltByteCountRange.contains(salt.count)
+                ? nil : "the salt is \(salt.count) bytes long; send \(Self.range(Self.saltByteCountRange)) bytes"
+        case .costN:
+            Self.costNRange.contains(costN) && costN.nonzeroBitCount == 1
+                ? nil
+                : "\(costN) is not a power of two from \(Self.costNRange.lowerBound) (2^10) to \(Self.costNRange.upperBound) (2^20)"
+        case .blockSizeR:
+            Self.blockSizeRRange.contains(blockSizeR)
+                ? nil : "\(blockSizeR) is outside \(Self.range(Self.blockSizeRRange))"
+        case .parallelismP:
+            Self.parallelismPRange.contains(parallelismP)
+                ? nil : "\(parallelismP) is outside \(Self.range(Self.parallelismPRange))"
+        case .keyVersion:
+            Self.keyVersionRange.contains(keyVersion)
+                ? nil : "\(keyVersion) is not a key version; send one from \(Self.range(Self.keyVersionRange))"
+        case .verifier:
+            Self.verifierByteCountRange.contains(verifier.count)
+                ? nil
+                : "the verifier is \(verifier.count) bytes long; send \(Self.range(Self.verifierByteCountRange)) bytes"
+        }
+    }
+
+    private static func range(_ range: ClosedRange<Int>) -> String {
+        "\(range.lowerBound) to \(range.upperBound)"
+    }
+}
+
+/// The answer to `POST /v1/account/encryption/reset`: the encryption settings are gone, and so
+/// are these zones (every zone that had an encryption key), each deleted with the reason
+/// `encryptedDataReset`.
+public struct EncryptedDataResetResponse: Codable, Sendable, Hashable {
+    /// The zones the reset deleted, sorted by name.
+    public var deletedZoneIDs: [RecordZone.ID]
+
+    public init(deletedZoneIDs: [RecordZone.ID]) {
+        self.deletedZoneIDs = deletedZoneIDs
+    }
+}
