@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "SyncCore", targets: ["SyncCore"]),
+        .library(name: "SyncCrypto", targets: ["SyncCrypto"]),
         .library(name: "SyncClient", targets: ["SyncClient"]),
         .library(name: "SyncKit", targets: ["SyncKit"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
@@ -41,10 +42,19 @@ let package = Package(
         ),
         // CloudKit's client side without the engine: Container, Database, Record, the one HTTP
         // client and the one push-socket client of the project.
+        // The cryptography of encryptedValues: scrypt account keys, wrapped zone keys, sealed fields.
+        .target(
+            name: "SyncCrypto",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SyncClient",
             dependencies: [
-                "SyncCore",
+                "SyncCore", "SyncCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,7 +109,7 @@ let package = Package(
         .target(
             name: "ContactsCore",
             dependencies: [
-                "SyncCore", "SyncKit", "VCard",
+                "SyncCore", "SyncCrypto", "SyncKit", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -117,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "contacts",
             dependencies: [
-                "ContactsCore", "ContactsTUI", "SyncCore", "SyncKit", "SyncServer", "VCard",
+                "ContactsCore", "ContactsTUI", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -141,13 +151,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SyncCryptoTests",
+            dependencies: ["SyncCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "VCardTests",
             dependencies: ["VCard"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ContactsCoreTests",
-            dependencies: ["ContactsCore", "SyncCore", "SyncKit", "SyncTesting", "VCard"],
+            dependencies: [
+                "ContactsCore", "SyncCore", "SyncCrypto", "SyncKit", "SyncTesting", "VCard",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

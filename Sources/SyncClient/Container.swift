@@ -17,6 +17,8 @@ public final class Container: Sendable {
     public let credentials: Database.Credentials
     /// Names this device to the server, so that its own changes are not pushed back to it.
     public let deviceID: String?
+    /// Opens and seals the databases' `encryptedValues`; `nil` without a passphrase.
+    public let keyring: Keyring?
     /// Why the container has no account, when its configuration gave none: said by every error.
     private let configurationProblem: String?
 
@@ -38,16 +40,18 @@ public final class Container: Sendable {
             self.init(
                 identifier: identifier, serverURL: URL(fileURLWithPath: "/"),
                 credentials: .store(CredentialStore { throw SyncError(.notAuthenticated, problem) }), deviceID: nil,
-                problem: problem)
+                keyring: nil, problem: problem)
         }
     }
 
     /// A container on `serverURL`, signing in with `credentials`.
     public convenience init(
-        identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String? = nil
+        identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String? = nil,
+        keyring: Keyring? = nil
     ) {
         self.init(
-            identifier: identifier, serverURL: serverURL, credentials: credentials, deviceID: deviceID, problem: nil)
+            identifier: identifier, serverURL: serverURL, credentials: credentials, deviceID: deviceID,
+            keyring: keyring, problem: nil)
     }
 
     /// A container set up by `configuration`.
@@ -64,16 +68,18 @@ public final class Container: Sendable {
         }
         self.init(
             identifier: identifier, serverURL: configuration.serverURL, credentials: .store(store), deviceID: nil,
-            problem: nil)
+            keyring: configuration.passphrase.map { Keyring(passphrase: $0) }, problem: nil)
     }
 
     private init(
-        identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String?, problem: String?
+        identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String?, keyring: Keyring?,
+        problem: String?
     ) {
         containerIdentifier = identifier
         self.serverURL = serverURL
         self.credentials = credentials
         self.deviceID = deviceID
+        self.keyring = keyring
         configurationProblem = problem
     }
 
@@ -87,7 +93,17 @@ public final class Container: Sendable {
     public func database(with scope: DatabaseScope) -> Database { database(scope) }
 
     private func database(_ scope: DatabaseScope) -> Database {
-        Database(serverURL: serverURL, credentials: credentials, scope: scope, deviceID: deviceID)
+        Database(serverURL: serverURL, credentials: credentials, scope: scope, deviceID: deviceID, keyring: keyring)
+    }
+
+    /// Deletes the account's encrypted data, for when its passphrase is lost: every zone holding
+    /// encrypted values goes (other devices' engines report the deletions with reason
+    /// `encryptedDataReset`, and re-upload what they hold), and so do the account's encryption
+    /// settings; the next encrypted save sets the account up again with this container's passphrase.
+    public func resetEncryptedData() async throws {
+        if let configurationProblem { throw SyncError(.notAuthenticated, configurationProblem) }
+        try await DatabaseClient(database: privateCloudDatabase).resetEncryption()
+        keyring?.forget()
     }
 
     /// Whether an account is signed in (`CKContainer.accountStatus()`).

@@ -54,10 +54,9 @@ extension Database {
     ) async throws -> (
         saveResults: [Record.ID: Result<Record, any Error>], deleteResults: [Record.ID: Result<Void, any Error>]
     ) {
-        let request = ModifyRecordsRequest(
-            saves: try await outgoing(recordsToSave), deletes: recordIDsToDelete, savePolicy: savePolicy,
-            atomic: atomically, clientRequestID: UUID().uuidString)
-        let response = try await client.modifyRecords(request)
+        let response = try await modifyRecords(
+            saving: recordsToSave, deleting: recordIDsToDelete, savePolicy: savePolicy, atomically: atomically,
+            through: client.modifyRecords)
         var saves: [Record.ID: Result<Record, any Error>] = [:]
         for record in try await incoming(response.savedRecords) { saves[record.recordID] = .success(record) }
         for failure in response.failedRecordSaves { saves[failure.recordID] = .failure(await incoming(failure.error)) }
@@ -114,6 +113,8 @@ extension Database {
         )
     {
         let response = try await client.modifyZones(ModifyZonesRequest(saves: zonesToSave, deletes: zoneIDsToDelete))
+        // A zone made or deleted here may have a new key (or none): keys held for it are stale.
+        keyring?.forget(zoneIDs: zonesToSave.map(\.zoneID) + zoneIDsToDelete)
         var saves: [RecordZone.ID: Result<RecordZone, any Error>] = [:]
         for zone in response.savedZones { saves[zone.zoneID] = .success(zone) }
         for failure in response.failedZoneSaves { saves[failure.zone.zoneID] = .failure(failure.error) }

@@ -1,27 +1,78 @@
+import Foundation
 import SyncCore
 
 /// Where records cross between the app's ``Record`` objects and the wire's ``RecordValue``s: the
 /// one place that seals `encryptedValues` before they leave and opens them when they arrive.
 extension Database {
-    /// The records as they go on the wire.
-    package func outgoing(_ records: [Record]) async throws -> [RecordValue] {
-        let values = records.map(\.value)
-        if let record = values.first(where: { !$0.encryptedValues.isEmpty }) {
-            throw SyncError(
-                .invalidArguments,
-                "\(record.recordID) has encryptedValues, and this database has no encryption key: set up the account's passphrase before saving encrypted values"
-            )
+    /// Saves and deletes records in one request sent through `exchange`, with encrypted values
+    /// sealed first. A record whose zone does not exist cannot be sealed (the zone holds its key):
+    /// it fails with `zoneNotFound`, as the server would answer it, and the rest are sent.
+    package func modifyRecords(
+        saving records: [Record], deleting recordIDs: [RecordValue.ID], savePolicy: SavePolicy, atomically: Bool,
+        through exchange: (ModifyRecordsRequest) async throws -> ModifyRecordsResponse
+    ) async throws -> ModifyRecordsResponse {
+        var saves: [RecordValue] = []
+        saves.reserveCapacity(records.count)
+        var unsealed: [ModifyRecordsResponse.FailedRecordSave] = []
+        for record in records {
+            do {
+                saves.append(try await outgoing(record.value))
+            } catch let error as SyncError where error.code == .zoneNotFound {
+                unsealed.append(.init(recordID: record.recordID, error: error))
+            }
         }
-        return values
+        var response = ModifyRecordsResponse()
+        if !saves.isEmpty || !recordIDs.isEmpty {
+            response = try await exchange(
+                ModifyRecordsRequest(
+                    saves: saves, deletes: recordIDs, savePolicy: savePolicy, atomic: atomically,
+                    clientRequestID: UUID().uuidString))
+        }
+        response.failedRecordSaves += unsealed
+        keyring?.forget(
+            zoneIDs: response.failedRecordSaves.filter { $0.error.code == .zoneNotFound }.map(\.recordID.zoneID))
+        return response
     }
 
-    /// Records that came from the server, as the app sees them.
+    /// The record as it goes on the wire: encrypted values sealed, never in plaintext.
+    private func outgoing(_ value: RecordValue) async throws -> RecordValue {
+        guard !value.encryptedValues.isEmpty else { return value }
+        guard let keyring else { throw Self.noPassphrase(value.recordID) }
+        return try await keyring.seal(value, client: DatabaseClient(database: self))
+    }
+
+    /// Records that came from the server, with their encrypted values opened.
     package func incoming(_ values: [RecordValue]) async throws -> [Record] {
-        values.map(Record.init)
+        var records: [Record] = []
+        records.reserveCapacity(values.count)
+        for value in values { records.append(Record(try await opened(value))) }
+        return records
     }
 
-    /// An error that came from the server, with its server record as the app sees it.
+    /// An error that came from the server, with its server record's encrypted values opened
+    /// (or, when they cannot be, without the server record and saying why).
     package func incoming(_ error: SyncError) async -> SyncError {
-        error
+        guard let record = error.serverRecordValue else { return error }
+        var opened = error
+        do {
+            opened.serverRecordValue = try await self.opened(record)
+        } catch {
+            opened.serverRecordValue = nil
+            opened.message += " (the server's record could not be read here: \(error))"
+        }
+        return opened
+    }
+
+    private func opened(_ value: RecordValue) async throws -> RecordValue {
+        guard value.fields.values.contains(where: { $0.encryptedValue != nil }) else { return value }
+        guard let keyring else { throw Self.noPassphrase(value.recordID) }
+        return try await keyring.open(value, client: DatabaseClient(database: self))
+    }
+
+    private static func noPassphrase(_ recordID: RecordValue.ID) -> SyncError {
+        SyncError(
+            .notAuthenticated,
+            "\(recordID) has encrypted values and this device has no passphrase for them: give the container the account's passphrase (SYNCKIT_PASSPHRASE, or a Keyring)"
+        )
     }
 }

@@ -42,11 +42,17 @@ public struct Database: Sendable, Hashable {
     public var scope: DatabaseScope
     /// Names this device to the server, so that its own changes are not pushed back to it.
     public var deviceID: String?
+    /// Opens and seals `encryptedValues`; without one, records holding them cannot be read or saved.
+    public var keyring: Keyring?
 
-    public init(serverURL: URL, credentials: Credentials, scope: DatabaseScope = .private, deviceID: String? = nil) {
+    public init(
+        serverURL: URL, credentials: Credentials, scope: DatabaseScope = .private, deviceID: String? = nil,
+        keyring: Keyring? = nil
+    ) {
         self.serverURL = serverURL
         self.credentials = credentials
         self.scope = scope
         self.deviceID = deviceID
+        self.keyring = keyring
     }
 }

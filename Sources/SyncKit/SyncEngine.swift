@@ -308,11 +308,15 @@ public final class SyncEngine: Sendable {
             }
             let request = ModifyZonesRequest(saves: saves, deletes: deletes)
             let response = try await withRetries { try await self.client.modifyZones(request) }
+            // A zone made or deleted here may have a new key (or none): keys held for it are stale.
+            database.keyring?.forget(zoneIDs: saves.map(\.zoneID) + deletes)
+            // Settled as sent: the zone the server answers may differ (it keeps the key it had).
+            let sentSaves = Dictionary(saves.map { ($0.zoneID, $0) }, uniquingKeysWith: { _, last in last })
             var done =
-                response.savedZones.map(PendingDatabaseChange.saveZone)
+                response.savedZones.compactMap { sentSaves[$0.zoneID].map(PendingDatabaseChange.saveZone) }
                 + response.deletedZoneIDs.map(PendingDatabaseChange.deleteZone)
             for failure in response.failedZoneSaves where !failure.error.code.isTransient {
-                done.append(.saveZone(failure.zone))
+                done.append(.saveZone(sentSaves[failure.zone.zoneID] ?? failure.zone))
                 firstFailure = firstFailure ?? failure.error
             }
             for failure in response.failedZoneDeletes where !failure.error.code.isTransient {
@@ -342,16 +346,15 @@ public final class SyncEngine: Sendable {
         if count > limits.maximumItemsPerRequest {
             return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
         }
-        let request = ModifyRecordsRequest(
-            saves: try await database.outgoing(batch.recordsToSave), deletes: batch.recordIDsToDelete,
-            savePolicy: .ifServerRecordUnchanged,
-            atomic: batch.atomicByZone, clientRequestID: UUID().uuidString)
         let sentGenerations = state.generations(
             of: batch.recordsToSave.map { .saveRecord($0.recordID) } + batch.recordIDsToDelete.map { .deleteRecord($0) }
         )
         let response: ModifyRecordsResponse
         do {
-            response = try await withRetries { try await self.client.modifyRecords(request) }
+            response = try await database.modifyRecords(
+                saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged,
+                atomically: batch.atomicByZone
+            ) { request in try await self.withRetries { try await self.client.modifyRecords(request) } }
         } catch let error as SyncError where error.code == .limitExceeded && count > 1 {
             return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
         }
@@ -444,6 +447,9 @@ public final class SyncEngine: Sendable {
                     storage.zoneIDsWithUnfetchedServerChanges.remove(deletion.zoneID)
                 }
             }
+            // Keys fetched before a reset open nothing written after it; a deleted zone's key is gone.
+            if deleted.contains(where: { $0.reason == .encryptedDataReset }) { database.keyring?.forget() }
+            database.keyring?.forget(zoneIDs: deleted.map(\.zoneID))
             if !modified.isEmpty || !deleted.isEmpty {
                 await eventQueue.deliver(
                     .fetchedDatabaseChanges(

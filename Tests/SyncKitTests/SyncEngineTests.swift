@@ -65,8 +65,14 @@ struct SampleTests {
             a.save(id: "x", name: "Before")
             try await a.engine.sendChanges()
             let created = try #require(a.contacts.withLock { $0["x"]?.lastKnownRecord?.creationDate })
-            _ = try await account.modifyZones(ModifyZonesRequest(deletes: [TestDevice.zoneID]))
-            // Dates are kept to the millisecond: a record created again must be created later.
+            let other = devices[1]
+            try await other.engine.fetchChanges()
+            #expect(other.names == ["Before"])
+            // Deleted through the engine's database, as the sample's test does.
+            try await a.engine.database.deleteRecordZone(withID: TestDevice.zoneID)
+            try await other.engine.fetchChanges()
+            #expect(other.zoneDeletionReasons.withLock { $0 } == [.deleted])
+            // Server dates are kept to the millisecond: a record created again must be created later.
             try await waitUntil("the clock is past the first creation date") {
                 Date().timeIntervalSince(created) > 0.002
             }
@@ -89,7 +95,7 @@ struct SampleTests {
             let a = devices[0]
             a.save(id: "x", name: "Before")
             try await a.engine.sendChanges()
-            _ = try await account.modifyRecords(ModifyRecordsRequest(deletes: [TestDevice.recordID("x")]))
+            try await a.engine.database.deleteRecord(withID: TestDevice.recordID("x"))
             a.save(id: "x", name: "After")
             await #expect(throws: SyncError.self) { try await a.engine.sendChanges() }
             try await a.engine.sendChanges()

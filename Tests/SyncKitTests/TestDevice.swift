@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncCrypto
 import SyncKit
 import SyncTesting
 import Synchronization
@@ -44,6 +45,8 @@ final class TestDevice: SyncEngineDelegate {
     let eventLog = Mutex<[String]>([])
     /// The record names of every modification fetched, in order (a record fetched twice appears twice).
     let fetchedRecordNames = Mutex<[String]>([])
+    /// The reasons of the zone deletions fetched, in order.
+    let zoneDeletionReasons = Mutex<[ZoneDeletionReason]>([])
     /// Whether a sign-in queues the zone and every contact again, as the sample does.
     let queuesEverythingOnSignIn: Bool
     private let engineBox = Mutex<SyncEngine?>(nil)
@@ -53,7 +56,8 @@ final class TestDevice: SyncEngineDelegate {
     init(
         name: String, server: TestServer, client: TestClient, automaticallySync: Bool = false,
         state: SyncEngine.State.Serialization? = nil, credentials: Database.Credentials? = nil,
-        policy: SyncScheduler.Policy = .standard, queuesEverythingOnSignIn: Bool = true
+        policy: SyncScheduler.Policy = .standard, queuesEverythingOnSignIn: Bool = true,
+        keyring: Keyring = TestDevice.keyring()
     ) {
         self.name = name
         self.queuesEverythingOnSignIn = queuesEverythingOnSignIn
@@ -61,7 +65,7 @@ final class TestDevice: SyncEngineDelegate {
         var configuration = SyncEngine.Configuration(
             database: Database(
                 serverURL: URL(string: server.baseURL)!, credentials: credentials ?? .token(client.token!),
-                deviceID: name),
+                deviceID: name, keyring: keyring),
             stateSerialization: state, delegate: self)
         configuration.automaticallySync = automaticallySync
         // A busy machine must not hold a test's syncs back for a minute.
@@ -69,6 +73,17 @@ final class TestDevice: SyncEngineDelegate {
         configuration.schedulerPolicy = policy
         engineBox.withLock { $0 = SyncEngine(configuration) }
     }
+
+    /// The account's passphrase in these tests.
+    static let passphrase = "correct horse battery staple"
+
+    /// A keyring as a device holds one: its own, opening the account's keys with `passphrase`.
+    /// Cheap scrypt parameters: a debug build derives the default ones in about a second.
+    static func keyring(passphrase: String = TestDevice.passphrase) -> Keyring {
+        Keyring(passphrase: passphrase, parameters: cheapScrypt)
+    }
+
+    static let cheapScrypt = try! ScryptParameters(costN: 1 << 10, blockSizeR: 8, parallelismP: 1)
 
     /// A policy that never polls in a test's lifetime: what such a device hears, it hears by push.
     static let pushOnly = SyncScheduler.Policy(pollInterval: .seconds(86_400))
@@ -114,6 +129,7 @@ final class TestDevice: SyncEngineDelegate {
                 contacts.withLock { $0 = [:] }
             }
         case .fetchedDatabaseChanges(let changes):
+            zoneDeletionReasons.withLock { $0 += changes.deletions.map(\.reason) }
             if changes.deletions.contains(where: { $0.zoneID == Self.zoneID }) {
                 contacts.withLock { $0 = [:] }
             }
@@ -171,15 +187,15 @@ final class TestDevice: SyncEngineDelegate {
 
     /// Fills a record in place, as the sample's model does.
     private func populate(_ record: Record, from contact: Contact) {
-        record[.name] = contact.name
-        record[.userModificationDate] = contact.userModificationDate
+        record.encryptedValues[.name] = contact.name
+        record.encryptedValues[.userModificationDate] = contact.userModificationDate
     }
 
     /// Takes the server's values when its user edit is newer; keeps the newer server record.
     private func merge(serverRecord: Record) {
         let id = serverRecord.recordID.recordName
-        let serverName = serverRecord[.name] as? String ?? ""
-        let serverDate = serverRecord[.userModificationDate] as? Date ?? .distantPast
+        let serverName = serverRecord.encryptedValues[.name] as? String ?? ""
+        let serverDate = serverRecord.encryptedValues[.userModificationDate] as? Date ?? .distantPast
         contacts.withLock { contacts in
             guard var contact = contacts[id] else {
                 var contact = Contact(name: serverName, userModificationDate: serverDate, lastKnownRecordData: nil)

@@ -70,6 +70,27 @@ package struct DatabaseClient: Sendable {
     package func lookupRecords(_ request: LookupRecordsRequest) async throws -> LookupRecordsResponse {
         try await call("records/lookup", request)
     }
+
+    // MARK: Account encryption settings
+
+    /// The account's encryption settings, or `nil` when it has none yet.
+    package func encryptionSettings() async throws -> AccountEncryptionSettings? {
+        do {
+            return try decode(AccountEncryptionSettings.self, try await send(.GET, "/v1/account/encryption", body: nil))
+        } catch let error as SyncError where error.code == .unknownItem {
+            return nil
+        }
+    }
+
+    /// Stores the account's encryption settings; throws (with the stored ones) when it has some.
+    package func createEncryptionSettings(_ settings: AccountEncryptionSettings) async throws {
+        _ = try await send(.PUT, "/v1/account/encryption", body: Array(try JSONEncoder().encode(settings)))
+    }
+
+    /// Deletes the account's encryption settings and every zone with encrypted values.
+    package func resetEncryption() async throws {
+        _ = try await send(.POST, "/v1/account/encryption/reset", body: Array("{}".utf8))
+    }
 }
 
 /// A request with no members, for operations that take none.

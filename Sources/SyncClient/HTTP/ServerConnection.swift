@@ -33,6 +33,10 @@ package struct ServerConnection: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(5)
+        // The connect timeout also bounds the wait for a pooled connection: with AsyncHTTPClient's
+        // default of 8 per host, a ninth concurrent request to a busy server (password hashing, a
+        // loaded machine) failed with getConnectionFromPoolTimeout. The server allows 64 per address.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

@@ -101,6 +101,8 @@ extension FieldValue {
         case .bytes(let value): value
         case .reference(let value): value
         case .list(let elements): Self.listValue(elements)
+        // Ciphertext no keyring opened (a Database opens every one it receives, or throws).
+        case .encrypted(let sealed): sealed
         }
     }
 

@@ -1,0 +1,177 @@
+import Foundation
+import SyncCore
+import SyncCrypto
+import Synchronization
+
+/// The keys that open an account's encrypted values on this device: the account key, derived
+/// from a passphrase the server never sees, and each zone's key, which the server keeps only
+/// wrapped by the account key.
+///
+/// One keyring per container, shared by its databases and engines. Keys are fetched or created
+/// on first use and kept in memory; ``forget()`` drops them (after an encrypted-data reset).
+public final class Keyring: Sendable, Hashable {
+    private struct Keys {
+        var account: AccountKey?
+        var zones: [RecordZone.ID: ZoneKey] = [:]
+    }
+
+    private let passphrase: String
+    private let parameters: ScryptParameters
+    private let keys = Mutex(Keys())
+
+    /// A keyring opening encrypted values with `passphrase`. `parameters` set the cost of deriving
+    /// the account key when this device is the account's first to encrypt (tests pass cheap ones).
+    public init(passphrase: String, parameters: ScryptParameters = .default) {
+        self.passphrase = passphrase
+        self.parameters = parameters
+    }
+
+    public static func == (lhs: Keyring, rhs: Keyring) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// Drops every key held, so that the next use fetches the account's settings and zone keys
+    /// again: after an encrypted-data reset, they are new.
+    public func forget() {
+        keys.withLock { $0 = Keys() }
+    }
+
+    /// Drops the key held for a zone: the zone was deleted, created again or not found, so the
+    /// key it has on the server now (if any) is the one to use.
+    public func forget(zoneIDs: some Sequence<RecordZone.ID>) {
+        keys.withLock { keys in
+            for zoneID in zoneIDs { keys.zones[zoneID] = nil }
+        }
+    }
+
+    /// Fetches the account's encryption settings through `database` (creating them when the account
+    /// has none) and derives the account key, so that a wrong passphrase is told now, at sign-in, rather
+    /// than at the first encrypted value. Throws `notAuthenticated` when the passphrase does not open the
+    /// account.
+    public func unlock(for database: Database) async throws {
+        _ = try await accountKey(client: DatabaseClient(database: database))
+    }
+
+    // MARK: Sealing and opening
+
+    /// `record` with its encrypted values sealed into `encrypted` fields, as it goes on the wire.
+    func seal(_ record: RecordValue, client: DatabaseClient) async throws -> RecordValue {
+        guard !record.encryptedValues.isEmpty else { return record }
+        let zoneID = record.recordID.zoneID
+        let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
+        var sealed = record
+        for (key, value) in record.encryptedValues {
+            var writer = JSONWriter(capacity: 64)
+            writer.fieldValue(value)
+            let ciphertext = cipher.seal(
+                Data(writer.bytes), recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
+                ownerName: zoneID.ownerName, fieldName: key)
+            sealed.replaceWithoutChange(encrypted: key, by: nil)
+            sealed.replaceWithoutChange(field: key, by: .encrypted(ciphertext))
+        }
+        return sealed
+    }
+
+    /// `record` with its `encrypted` fields opened into its encrypted values.
+    func open(_ record: RecordValue, client: DatabaseClient) async throws -> RecordValue {
+        let encrypted = record.fields.compactMap { key, value in value.encryptedValue.map { (key, $0) } }
+        guard !encrypted.isEmpty else { return record }
+        let zoneID = record.recordID.zoneID
+        let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
+        var opened = record
+        for (key, ciphertext) in encrypted {
+            let plaintext: Data
+            do {
+                plaintext = try cipher.open(
+                    ciphertext, recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
+                    ownerName: zoneID.ownerName, fieldName: key)
+            } catch let error as EncryptionError {
+                throw SyncError(
+                    .internalError, "the encrypted field \(key) of \(record.recordID) does not open: \(error.message)")
+            }
+            let value = try JSONReader.decode(FieldValue.self, from: plaintext)
+            opened.replaceWithoutChange(field: key, by: nil)
+            opened.replaceWithoutChange(encrypted: key, by: value)
+        }
+        return opened
+    }
+
+    // MARK: Keys
+
+    /// The zone's key: held, or unwrapped from the zone, or made now and stored with the zone
+    /// (the server keeps the first key a zone gets, so racing devices agree on it).
+    private func zoneKey(for zoneID: RecordZone.ID, client: DatabaseClient) async throws -> ZoneKey {
+        if let key = keys.withLock({ $0.zones[zoneID] }) { return key }
+        let accountKey = try await accountKey(client: client)
+        guard var zone = try await client.listZones().zones.first(where: { $0.zoneID == zoneID }) else {
+            throw SyncError(.zoneNotFound, "zone \(zoneID.zoneName) does not exist; save the zone first")
+        }
+        if zone.encryptionKey == nil {
+            let key = try ZoneKey.generate()
+            zone.encryptionKey = RecordZone.EncryptionKey(
+                keyVersion: key.version,
+                wrappedKey: key.wrapped(by: accountKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName))
+            let response = try await client.modifyZones(ModifyZonesRequest(saves: [zone], deletes: []))
+            if let failure = response.failedZoneSaves.first { throw failure.error }
+            guard let stored = response.savedZones.first(where: { $0.zoneID == zoneID }) else {
+                throw SyncError(.internalError, "the server's answer left out zone \(zoneID)")
+            }
+            zone = stored
+        }
+        guard let wrapped = zone.encryptionKey else {
+            throw SyncError(.internalError, "the server kept no key for zone \(zoneID)")
+        }
+        let key: ZoneKey
+        do {
+            key = try ZoneKey(
+                unwrapping: wrapped.wrappedKey, with: accountKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName
+            )
+        } catch let error as EncryptionError {
+            throw SyncError(.internalError, "the key of zone \(zoneID) does not open: \(error.message)")
+        }
+        keys.withLock { $0.zones[zoneID] = key }
+        return key
+    }
+
+    /// The account key: held, or derived from the passphrase and the account's settings, which
+    /// this device creates when the account has none yet.
+    private func accountKey(client: DatabaseClient) async throws -> AccountKey {
+        if let key = keys.withLock({ $0.account }) { return key }
+        let key: AccountKey
+        do {
+            if let wire = try await client.encryptionSettings() {
+                key = try AccountKey(passphrase: passphrase, settings: try Self.settings(wire))
+            } else {
+                let (settings, created) = try EncryptionSettings.create(passphrase: passphrase, parameters: parameters)
+                do {
+                    try await client.createEncryptionSettings(Self.wire(settings))
+                    key = created
+                } catch let error as SyncError {
+                    // Another device set the account up first: use its settings.
+                    guard let theirs = error.serverEncryptionSettings else { throw error }
+                    key = try AccountKey(passphrase: passphrase, settings: try Self.settings(theirs))
+                }
+            }
+        } catch let error as EncryptionError where error.code == .wrongPassphrase {
+            throw SyncError(.notAuthenticated, error.message)
+        } catch let error as EncryptionError {
+            throw SyncError(.internalError, "this account's encryption settings do not work: \(error.message)")
+        }
+        keys.withLock { $0.account = key }
+        return key
+    }
+
+    private static func settings(_ wire: AccountEncryptionSettings) throws -> EncryptionSettings {
+        try EncryptionSettings(
+            salt: wire.salt,
+            parameters: try ScryptParameters(
+                costN: wire.costN, blockSizeR: wire.blockSizeR, parallelismP: wire.parallelismP),
+            keyVersion: wire.keyVersion, verifier: wire.verifier)
+    }
+
+    private static func wire(_ settings: EncryptionSettings) -> AccountEncryptionSettings {
+        AccountEncryptionSettings(
+            salt: settings.salt, costN: settings.parameters.costN, blockSizeR: settings.parameters.blockSizeR,
+            parallelismP: settings.parameters.parallelismP, keyVersion: settings.keyVersion,
+            verifier: settings.verifier)
+    }
+}
