@@ -8,17 +8,23 @@ extension Contact {
 
     public var recordID: RecordValue.ID { RecordValue.ID(recordName: id.uuidString, zoneID: Self.zoneID) }
 
-    /// Writes the contact's fields into `record` (a last known server record keeps its change tag).
+    /// Writes the contact's fields into `record` (a last known server record keeps its change tag). Every
+    /// field, the edit times too, goes in `encryptedValues`: the server stores only ciphertext. A plain
+    /// value written by an earlier version is replaced.
     public func write(to record: inout RecordValue) {
-        record["name"] = .string(name)
-        record["emails"] = .string(Self.encodeJSON(emails))
-        record["phones"] = .string(Self.encodeJSON(phones))
-        record["organization"] = .string(organization)
-        record["address"] = .string(Self.encodeJSON(address))
-        record["notes"] = .string(notes)
-        record["extras"] = .string(Self.encodeJSON(extras))
+        func put(_ key: String, _ value: FieldValue) {
+            record.replaceWithoutChange(field: key, by: nil)
+            record[encrypted: key] = value
+        }
+        put("name", .string(name))
+        put("emails", .string(Self.encodeJSON(emails)))
+        put("phones", .string(Self.encodeJSON(phones)))
+        put("organization", .string(organization))
+        put("address", .string(Self.encodeJSON(address)))
+        put("notes", .string(notes))
+        put("extras", .string(Self.encodeJSON(extras)))
         for field in Field.allCases {
-            record[field.rawValue + "Modified"] = .date(modificationDate(of: field))
+            put(field.rawValue + "Modified", .date(modificationDate(of: field)))
         }
     }
 
@@ -29,21 +35,28 @@ extension Contact {
         return record
     }
 
-    /// Reads a contact from a server record; throws when the record is not a contact.
+    /// Reads a contact from a server record; throws when the record is not a contact. Values written
+    /// in plain by earlier versions are read too.
     public init(record: RecordValue) throws {
         guard record.recordType == Self.recordType, let id = UUID(uuidString: record.recordID.recordName) else {
             throw ContactError.notAContact(record.recordID.recordName)
         }
-        self.init(id: id, name: record["name"]?.stringValue ?? "")
-        emails = Self.decodeJSON(record["emails"]) ?? []
-        phones = Self.decodeJSON(record["phones"]) ?? []
-        organization = record["organization"]?.stringValue ?? ""
-        address = Self.decodeJSON(record["address"]) ?? PostalAddress()
-        notes = record["notes"]?.stringValue ?? ""
-        extras = Self.decodeJSON(record["extras"]) ?? []
+        func value(_ key: String) -> FieldValue? { record[encrypted: key] ?? record[key] }
+        self.init(id: id, name: value("name")?.stringValue ?? "")
+        emails = Self.decodeJSON(value("emails")) ?? []
+        phones = Self.decodeJSON(value("phones")) ?? []
+        organization = value("organization")?.stringValue ?? ""
+        address = Self.decodeJSON(value("address")) ?? PostalAddress()
+        notes = value("notes")?.stringValue ?? ""
+        extras = Self.decodeJSON(value("extras")) ?? []
         for field in Field.allCases {
-            modified[field] = record[field.rawValue + "Modified"]?.dateValue ?? .distantPast
+            modified[field] = value(field.rawValue + "Modified")?.dateValue ?? .distantPast
         }
+    }
+
+    /// Whether the record keeps any contact field in plain, as versions before encryption wrote them.
+    public static func hasPlainFields(_ record: RecordValue) -> Bool {
+        !record.fields.isEmpty
     }
 
     private static func encodeJSON(_ value: some Encodable) -> String {

@@ -175,14 +175,14 @@ public final class ContactStore: Sendable {
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
         try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
-            .flatMap { try? decoder.decode(SyncCore.RecordValue.self, from: $0) }
+            .flatMap(StoredServerRecord.decode)
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {
         if let record {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO serverRecord (id, json) VALUES (?, ?)",
-                arguments: [id.uuidString, try encoder.encode(record)])
+                arguments: [id.uuidString, try encoder.encode(StoredServerRecord(record))])
         } else {
             try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
         }
@@ -248,6 +248,21 @@ public final class ContactStore: Sendable {
         }
     }
 
+    /// Queues a save of every contact whose server record keeps its fields in plain, as versions before
+    /// encryption wrote them, so that the server's copy is replaced by an encrypted one. Runs once.
+    static func queuePlainRecordsForEncryption(_ db: GRDB.Database) throws {
+        guard try setting(.encryptedFieldsMigrated, db) == nil else { return }
+        let rows = try Row.fetchAll(db, sql: "SELECT id, json FROM serverRecord")
+        for row in rows {
+            let data: Data = row["json"]
+            guard let record = StoredServerRecord.decode(data), Contact.hasPlainFields(record),
+                let id = UUID(uuidString: record.recordID.recordName), try contact(id, db) != nil
+            else { continue }
+            try enqueue(.record(.saveRecord(record.recordID)), db)
+        }
+        try setSetting(.encryptedFieldsMigrated, "1", db)
+    }
+
     /// Removes every contact, server record and outbox entry (the engine state too when asked).
     static func wipe(_ db: GRDB.Database, engineState: Bool) throws {
         try db.execute(sql: "DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox")
@@ -277,7 +292,33 @@ public final class ContactStore: Sendable {
     }
 }
 
+/// A last known server record as the store keeps it: the record, and its encrypted values in plaintext
+/// (the wire form leaves them out; this device's file holds its contacts in plaintext anyway).
+struct StoredServerRecord: Codable {
+    var record: SyncCore.RecordValue
+    var encryptedValues: [String: FieldValue]
+
+    init(_ record: SyncCore.RecordValue) {
+        self.record = record
+        encryptedValues = record.encryptedValues
+    }
+
+    /// The record, from this form or from the bare record that versions before encryption stored.
+    static func decode(_ data: Data) -> SyncCore.RecordValue? {
+        if let stored = try? ContactStore.decoder.decode(StoredServerRecord.self, from: data) {
+            var record = stored.record
+            for (key, value) in stored.encryptedValues { record.replaceWithoutChange(encrypted: key, by: value) }
+            return record
+        }
+        return try? ContactStore.decoder.decode(SyncCore.RecordValue.self, from: data)
+    }
+}
+
 /// Values a device keeps besides its contacts.
 public enum Setting: String, Sendable {
     case engineState, serverURL, deviceID, token, username, userRecordName, lastSync, lastError, lastErrorDate
+    /// The passphrase that opens the account's encrypted values; never sent to the server.
+    case passphrase
+    /// Set once the contacts that versions before encryption stored in plain have been queued to be saved encrypted.
+    case encryptedFieldsMigrated
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SyncCore
+import SyncCrypto
 import SyncKit
 import Synchronization
 
@@ -14,12 +15,19 @@ public final class ContactsDevice: Sendable {
         public var deviceName: String
         public var serverURL: URL
         public var automaticallySync: Bool
+        /// How costly the account key's derivation is when this device is the account's first to
+        /// encrypt (tests pass cheap parameters; every other device uses the account's).
+        public var keyDerivation: ScryptParameters
 
-        public init(dataDirectory: String, deviceName: String, serverURL: URL, automaticallySync: Bool) {
+        public init(
+            dataDirectory: String, deviceName: String, serverURL: URL, automaticallySync: Bool,
+            keyDerivation: ScryptParameters = .default
+        ) {
             self.dataDirectory = dataDirectory
             self.deviceName = deviceName
             self.serverURL = serverURL
             self.automaticallySync = automaticallySync
+            self.keyDerivation = keyDerivation
         }
     }
 
@@ -64,6 +72,7 @@ public final class ContactsDevice: Sendable {
         credentials = CredentialStore(token: try store.setting(.token))
         if try store.setting(.deviceID) == nil { try store.setSetting(.deviceID, UUID().uuidString) }
         try store.setSetting(.serverURL, options.serverURL.absoluteString)
+        try store.write { db in try ContactStore.queuePlainRecordsForEncryption(db) }
         try makeEngine(state: try store.engineState())
     }
 
@@ -74,7 +83,8 @@ public final class ContactsDevice: Sendable {
 
     private func makeEngine(state: SyncEngine.State.Serialization?) throws {
         let database = Database(
-            serverURL: options.serverURL, credentials: .store(credentials), deviceID: try store.setting(.deviceID))
+            serverURL: options.serverURL, credentials: .store(credentials), deviceID: try store.setting(.deviceID),
+            keyring: try store.setting(.passphrase).map(keyring))
         var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
         configuration.automaticallySync = options.automaticallySync
         let engine = SyncEngine(configuration)
@@ -108,6 +118,10 @@ public final class ContactsDevice: Sendable {
             current?.cancel()
             current = task
         }
+    }
+
+    private func keyring(_ passphrase: String) -> Keyring {
+        Keyring(passphrase: passphrase, parameters: options.keyDerivation)
     }
 
     // MARK: Activity
@@ -164,10 +178,21 @@ public final class ContactsDevice: Sendable {
             try store.setSetting(.lastSync, String(Date().timeIntervalSince1970))
             try store.setSetting(.lastError, nil)
         } catch {
+            let error = try explained(error)
             try? store.setSetting(.lastError, "\(error)")
             try? store.setSetting(.lastErrorDate, String(Date().timeIntervalSince1970))
             throw error
         }
+    }
+
+    /// A missing passphrase, said in the app's terms rather than the library's.
+    private func explained(_ error: any Error) throws -> any Error {
+        guard let error = error as? SyncError, error.code == .notAuthenticated, isSignedIn,
+            try store.setting(.passphrase) == nil
+        else { return error }
+        return DeviceError(
+            "this device has no passphrase for the account's encrypted contacts: run `contacts account passphrase --set` with the passphrase of your other devices (`contacts account passphrase` on one of them shows it)"
+        )
     }
 
     /// Sends; a conflict, a missing zone or a missing record is fixed by the delegate and the
@@ -189,27 +214,88 @@ public final class ContactsDevice: Sendable {
 
     public var isSignedIn: Bool { credentials.token != nil }
 
-    /// Creates an account on the server and signs this device in to it.
-    public func signUp(username: String, password: String) async throws {
+    /// The passphrase that opens the account's encrypted contacts, when this device has it.
+    public func passphrase() throws -> String? {
+        try store.setting(.passphrase)
+    }
+
+    /// Creates an account on the server and signs this device in to it. `passphrase` encrypts the
+    /// account's contacts; the server never sees it.
+    public func signUp(username: String, password: String, passphrase: String) async throws {
         let session = try await AccountClient(serverURL: options.serverURL).signUp(
             username: username, password: password)
-        try adopt(session: session, username: username)
+        try await adopt(session: session, username: username, passphrase: passphrase)
     }
 
-    public func signIn(username: String, password: String) async throws {
+    /// Signs this device in. A `passphrase` that does not open the account's encrypted contacts ends the
+    /// new session and throws, changing nothing here.
+    public func signIn(username: String, password: String, passphrase: String) async throws {
         let session = try await AccountClient(serverURL: options.serverURL).signIn(
             username: username, password: password)
-        try adopt(session: session, username: username)
+        try await adopt(session: session, username: username, passphrase: passphrase)
     }
 
-    private func adopt(session: SessionInfo, username: String) throws {
+    /// Gives a signed-in device the account's passphrase (a device of an earlier version has none),
+    /// once the server's settings show that it opens the account.
+    public func setPassphrase(_ passphrase: String) async throws {
+        guard let token = credentials.token else {
+            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
+        }
+        try await unlock(passphrase, token: token)
+        try store.setSetting(.passphrase, passphrase)
+        await replaceEngine()
+    }
+
+    private func adopt(session: SessionInfo, username: String, passphrase: String) async throws {
+        do {
+            try await unlock(passphrase, token: session.token)
+        } catch {
+            try? await AccountClient(serverURL: options.serverURL).signOut(token: session.token)
+            throw error
+        }
         try store.write { db in
             try ContactStore.setSetting(.token, session.token, db)
             try ContactStore.setSetting(.username, username, db)
             try ContactStore.setSetting(.userRecordName, session.userRecordName, db)
+            try ContactStore.setSetting(.passphrase, passphrase, db)
         }
         credentials.token = session.token
+        await replaceEngine()
         announce(.accountChanged)
+    }
+
+    /// Checks that `passphrase` opens the account (creating its encryption settings when it has none).
+    private func unlock(_ passphrase: String, token: String) async throws {
+        let database = Database(serverURL: options.serverURL, credentials: .token(token))
+        do {
+            try await keyring(passphrase).unlock(for: database)
+        } catch let error as SyncError where error.code == .notAuthenticated {
+            throw DeviceError(
+                "the passphrase does not open this account's encrypted contacts: give the one your other devices use (`contacts account passphrase` on one of them shows it), or, if it is lost, `contacts account reset-encryption` (which deletes the contacts on the server and uploads this device's)"
+            )
+        }
+    }
+
+    /// A new engine from the saved state, with the keyring of the passphrase held now.
+    private func replaceEngine() async {
+        await engine.cancelOperations()
+        // Never fails for a store that opened: its settings were read before.
+        try? makeEngine(state: try store.engineState())
+    }
+
+    /// Deletes the account's encrypted data on the server (a lost passphrase), makes `passphrase` the
+    /// account's new one, and uploads this device's contacts again, encrypted with it. Other devices see
+    /// their zones deleted with reason `encryptedDataReset` and need the new passphrase.
+    public func resetEncryptedData(passphrase: String) async throws {
+        guard let token = credentials.token else {
+            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
+        }
+        try await Container(identifier: "contacts", serverURL: options.serverURL, credentials: .token(token))
+            .resetEncryptedData()
+        try await unlock(passphrase, token: token)
+        try store.setSetting(.passphrase, passphrase)
+        await replaceEngine()
+        try await sync()
     }
 
     /// Signs out: ends the session on the server (when reachable) and wipes this device's contacts,
@@ -292,12 +378,13 @@ extension ContactsDevice: SyncEngineDelegate {
 
         case .fetchedDatabaseChanges(let changes):
             for deletion in changes.deletions where deletion.zoneID == Contact.zoneID {
+                if deletion.reason == .encryptedDataReset {
+                    // The server lost its copy, not the user: keep the contacts and upload them again.
+                    try queueEverything(engine)
+                    continue
+                }
                 try store.write { db in try ContactStore.wipe(db, engineState: false) }
                 engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges)
-                if deletion.reason == .encryptedDataReset {
-                    // The server lost its copy, not the user: upload everything again.
-                    try queueEverything(engine)
-                }
                 announce(.contactsChanged)
             }
 
@@ -389,13 +476,20 @@ extension ContactsDevice: SyncEngineDelegate {
             }
             try ContactStore.put(remote, db)
             try ContactStore.putServerRecord(serverRecord, for: id, db)
+            if Contact.hasPlainFields(serverRecord) {
+                // Written by a version before encryption: saved again, encrypted.
+                try ContactStore.enqueue(.record(.saveRecord(serverRecord.recordID)), db)
+                return (
+                    .saveRecord(serverRecord.recordID), pending == "delete" ? .deleteRecord(serverRecord.recordID) : nil
+                )
+            }
             return (nil, pending == "delete" ? .deleteRecord(serverRecord.recordID) : nil)
         }
         let base = known.flatMap { try? Contact(record: $0) }
         let merged = ContactMerge.merge(base: base, local: local, remote: remote)
         try ContactStore.put(merged, db)
         try ContactStore.putServerRecord(serverRecord, for: id, db)
-        if merged == remote {
+        if merged == remote && !Contact.hasPlainFields(serverRecord) {
             if pending == "save" {
                 try ContactStore.settle(.record(.saveRecord(serverRecord.recordID)), version: nil, db)
                 return (nil, .saveRecord(serverRecord.recordID))

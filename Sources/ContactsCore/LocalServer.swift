@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncCrypto
 import SyncKit
 
 #if canImport(Glibc)
@@ -43,7 +44,8 @@ public struct LocalServer: Sendable {
     public var addressFile: String { serverDirectory + "/address" }
     public var logFile: String { serverDirectory + "/server.log" }
     public var storagePath: String { serverDirectory + "/server.sqlite" }
-    var accountFile: String { dataDirectory + "/local-account" }
+    /// Where the local account's name, password and passphrase are kept.
+    public var accountFile: String { dataDirectory + "/local-account" }
     /// Held by whoever decides whether to start or stop the server.
     var startLockPath: String { serverDirectory + "/start.lock" }
     /// Held by the server for as long as it runs (`SyncServerRunner` locks its storage).
@@ -218,20 +220,34 @@ public struct LocalServer: Sendable {
 
     // MARK: The account
 
-    /// The account every device in this data directory signs in with, created on first use.
-    public func account() throws -> (username: String, password: String, isNew: Bool) {
+    /// The account every device in this data directory signs in with, created on first use, and the
+    /// passphrase that encrypts its contacts (the server never sees it). A file from a version before
+    /// encryption gets a passphrase added.
+    public func account() throws -> (username: String, password: String, passphrase: String, isNew: Bool) {
         if let text = try? String(contentsOfFile: accountFile, encoding: .utf8) {
             let lines = text.split(separator: "\n").map(String.init)
-            if lines.count >= 2 { return (lines[0], lines[1], false) }
+            if lines.count >= 3 { return (lines[0], lines[1], lines[2], false) }
+            if lines.count == 2 {
+                let passphrase = Passphrase.generate()
+                try write("\(lines[0])\n\(lines[1])\n\(passphrase)\n", to: accountFile)
+                return (lines[0], lines[1], passphrase, false)
+            }
         }
         let user = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
         let username = "local-" + String(user.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(40))
         var bytes = [UInt8](repeating: 0, count: 24)
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
         let password = Data(bytes).base64EncodedString()
+        let passphrase = Passphrase.generate()
         try makePrivateDirectory(dataDirectory)
-        try write("\(username)\n\(password)\n", to: accountFile)
-        return (username, password, true)
+        try write("\(username)\n\(password)\n\(passphrase)\n", to: accountFile)
+        return (username, password, passphrase, true)
+    }
+
+    /// Replaces the local account's passphrase (after an encrypted-data reset).
+    public func setAccountPassphrase(_ passphrase: String) throws {
+        let account = try account()
+        try write("\(account.username)\n\(account.password)\n\(passphrase)\n", to: accountFile)
     }
 
     /// A port nobody listens on now, from the kernel.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsCore
 import Foundation
+import SyncCrypto
 
 #if canImport(Glibc)
     import Glibc
@@ -8,13 +9,20 @@ import Foundation
 
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "account", abstract: "Sign up, sign in, sign out, or show the account.",
+        commandName: "account", abstract: "Sign up, sign in, sign out, or show the account and its passphrase.",
         discussion: """
-            Needed only with --server: without it, contacts makes and uses an account on its local server. \
-            The password is read from $CONTACTS_PASSWORD, else from standard input when it is not a \
-            terminal, else asked for without echo.
+            Needed only with --server: without it, contacts makes and uses an account on its local server, \
+            with a generated passphrase kept beside its password. \
+            Every contact field is encrypted on this device with a key derived from the account's passphrase, \
+            which the server never sees: another device needs the same passphrase (`contacts account \
+            passphrase` shows it). \
+            The password is read from $CONTACTS_PASSWORD and the passphrase from $CONTACTS_PASSPHRASE, else \
+            from standard input when it is not a terminal (the password on the first line, the passphrase on \
+            the next), else asked for without echo.
             """,
-        subcommands: [SignUp.self, SignIn.self, SignOut.self, Status.self])
+        subcommands: [
+            SignUp.self, SignIn.self, SignOut.self, Status.self, ShowPassphrase.self, ResetEncryption.self,
+        ])
 
     struct Credentials: ParsableArguments {
         @Option(help: "The username (letters, digits, '.', '-', '_', '@').") var username: String
@@ -39,10 +47,18 @@ struct AccountCommand: AsyncParsableCommand {
             let password = try password()
             let device = try await Session.open(global, needsServer: true)
             if creatingAccount {
-                try await device.signUp(username: username, password: password)
+                let passphrase = try Secret.passphrase(generateIfEmpty: true)
+                try await device.signUp(username: username, password: password, passphrase: passphrase.text)
                 print("signed up and signed in as \(username)")
+                if passphrase.generated {
+                    warn(
+                        "your contacts are encrypted with this generated passphrase; other devices need it, so keep it somewhere safe (`contacts account passphrase` shows it again):"
+                    )
+                    print(passphrase.text)
+                }
             } else {
-                try await device.signIn(username: username, password: password)
+                let passphrase = try Secret.passphrase(generateIfEmpty: false)
+                try await device.signIn(username: username, password: password, passphrase: passphrase.text)
                 print("signed in as \(username)")
             }
             await Session.syncAfterEdit(device)
@@ -99,9 +115,113 @@ struct AccountCommand: AsyncParsableCommand {
                 print(
                     "signed in as \(try device.store.setting(.username) ?? "?") on \(try device.store.setting(.serverURL) ?? "?")"
                 )
+                print(
+                    try device.passphrase() == nil
+                        ? "no passphrase on this device: `contacts account passphrase --set` gives it one"
+                        : "contacts encrypted with the account's passphrase (`contacts account passphrase` shows it)")
             } else {
                 print("not signed in")
             }
         }
+    }
+
+    struct ShowPassphrase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "passphrase", abstract: "Show the account's passphrase, or give this device one.",
+            discussion: """
+                Prints the passphrase that encrypts the account's contacts, and only it, on standard output. \
+                To use the account on another machine, sign in there with it: \
+                `contacts --server URL account signin --username NAME` asks for the password, then the passphrase. \
+                With --set, reads the passphrase as signin does and checks that it opens the account.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Give this device the account's passphrase ($CONTACTS_PASSPHRASE, standard input, or asked).")
+        var set = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: set)
+            guard device.isSignedIn else { throw CommandFailure("not signed in; `contacts account signin` first") }
+            if set {
+                try await device.setPassphrase(try Secret.passphrase(generateIfEmpty: false).text)
+                warn("passphrase checked and saved on this device")
+                await Session.syncAfterEdit(device)
+                return
+            }
+            guard let passphrase = try device.passphrase() else {
+                throw CommandFailure(
+                    "this device has no passphrase; `contacts account passphrase` on a device that has one shows it, and `contacts account passphrase --set` gives it to this one"
+                )
+            }
+            let server = try device.store.setting(.serverURL) ?? "?"
+            let username = try device.store.setting(.username) ?? "?"
+            warn(
+                "the passphrase of \(username) on \(server); on another machine: `contacts --server \(server) account signin --username \(username)`, then enter the password and this passphrase"
+            )
+            print(passphrase)
+        }
+    }
+
+    struct ResetEncryption: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-encryption",
+            abstract: "For a lost passphrase: delete the encrypted contacts on the server and upload this device's.",
+            discussion: """
+                Deletes every encrypted zone of the account on the server, sets a new passphrase (read as signup \
+                does; empty generates one) and uploads this device's contacts encrypted with it. Other devices \
+                see their contacts zone reset, keep their contacts, and need the new passphrase \
+                (`contacts account passphrase --set`) before they sync again.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Do not ask for confirmation.") var yes = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: true)
+            guard device.isSignedIn else { throw CommandFailure("not signed in; `contacts account signin` first") }
+            if !yes {
+                guard isatty(0) != 0 else {
+                    throw CommandFailure("pass --yes to reset without a terminal to confirm on; nothing was changed")
+                }
+                FileHandle.standardError.write(
+                    Data(
+                        "This deletes the account's encrypted contacts on the server and uploads the \(try device.store.count()) on this device. Type 'reset' to go on: "
+                            .utf8))
+                guard readLine() == "reset" else { throw CommandFailure("nothing was changed") }
+            }
+            let passphrase = try Secret.passphrase(generateIfEmpty: true)
+            try await device.resetEncryptedData(passphrase: passphrase.text)
+            if global.server == nil {
+                try LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
+                    .setAccountPassphrase(passphrase.text)
+            }
+            warn("encrypted data reset; \(try device.store.count()) contacts uploaded with the new passphrase")
+            if passphrase.generated {
+                warn("the new passphrase (other devices need it):")
+                print(passphrase.text)
+            }
+        }
+    }
+}
+
+/// Reads the account's passphrase: $CONTACTS_PASSPHRASE, else a line of standard input when it is not a
+/// terminal, else asked for without echo.
+enum Secret {
+    static func passphrase(generateIfEmpty: Bool) throws -> (text: String, generated: Bool) {
+        if let text = ProcessInfo.processInfo.environment["CONTACTS_PASSPHRASE"], !text.isEmpty { return (text, false) }
+        let typed: String?
+        if isatty(0) == 0 {
+            typed = readLine()
+        } else {
+            let prompt =
+                generateIfEmpty
+                ? "Passphrase to encrypt your contacts (the server never sees it; empty generates one): "
+                : "The account's passphrase (`contacts account passphrase` on another device shows it): "
+            typed = getpass(prompt).map { String(cString: $0) }
+        }
+        if let typed, !typed.isEmpty { return (typed, false) }
+        guard generateIfEmpty else {
+            throw CommandFailure(
+                "no passphrase given: set CONTACTS_PASSPHRASE, or pipe it in on the line after the password")
+        }
+        return (Passphrase.generate(), true)
     }
 }

@@ -26,8 +26,13 @@ enum Session {
             .init(
                 dataDirectory: global.dataDirectory, deviceName: global.device, serverURL: serverURL,
                 automaticallySync: automaticallySync))
-        if global.server == nil && needsServer && !device.isSignedIn {
-            try await signInLocally(device, local)
+        if global.server == nil && needsServer {
+            if !device.isSignedIn {
+                try await signInLocally(device, local)
+            } else if try device.passphrase() == nil {
+                // Signed in by a version before encryption: the local account's passphrase is beside its password.
+                try await device.setPassphrase(try local.account().passphrase)
+            }
         }
         return device
     }
@@ -36,9 +41,11 @@ enum Session {
     private static func signInLocally(_ device: ContactsDevice, _ local: LocalServer) async throws {
         let account = try local.account()
         do {
-            try await device.signIn(username: account.username, password: account.password)
+            try await device.signIn(
+                username: account.username, password: account.password, passphrase: account.passphrase)
         } catch let error as SyncError where error.code == .notAuthenticated || error.code == .unknownItem {
-            try await device.signUp(username: account.username, password: account.password)
+            try await device.signUp(
+                username: account.username, password: account.password, passphrase: account.passphrase)
         }
     }
 

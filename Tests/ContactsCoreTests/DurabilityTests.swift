@@ -11,7 +11,7 @@ struct DurabilityTests {
     func editSurvivesRestart() async throws {
         try await withContactsDevices { server, directory, devices in
             var a: ContactsDevice? = try openDevice("crashy", directory: directory, server: server)
-            try await a!.signIn(username: "ada", password: "correct horse battery")
+            try await a!.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
             try a!.add(Contact(name: "Unsent"))
             // The process dies before any sync or state save: only the SQLite file remains.
             a = nil
@@ -55,11 +55,11 @@ struct DurabilityTests {
             try a.add(Contact(name: "Ada's friend"))
             try await a.sync()
             let other = try openDevice("grace-device", directory: directory, server: server)
-            try await other.signUp(username: "grace", password: "another good password")
+            try await other.signUp(username: "grace", password: "another good password", passphrase: testPassphrase)
             try other.add(Contact(name: "Grace's friend"))
             try await other.sync()
 
-            try await a.signIn(username: "grace", password: "another good password")
+            try await a.signIn(username: "grace", password: "another good password", passphrase: testPassphrase)
             try await a.sync()
             #expect(a.names == ["Grace's friend"], "Ada's data left the device; Grace's arrived")
             try await a.signOut()

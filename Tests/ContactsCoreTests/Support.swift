@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import SyncCrypto
 import SyncTesting
 
 /// A fresh data directory, removed after `body`.
@@ -21,9 +22,11 @@ func withContactsDevices(
             for index in 0..<count {
                 let device = try openDevice("device-\(index)", directory: directory, server: server)
                 if index == 0 {
-                    try await device.signUp(username: "ada", password: "correct horse battery")
+                    try await device.signUp(
+                        username: "ada", password: "correct horse battery", passphrase: testPassphrase)
                 } else {
-                    try await device.signIn(username: "ada", password: "correct horse battery")
+                    try await device.signIn(
+                        username: "ada", password: "correct horse battery", passphrase: testPassphrase)
                 }
                 devices.append(device)
             }
@@ -36,11 +39,17 @@ func withContactsDevices(
     }
 }
 
+/// The account's passphrase in these tests.
+let testPassphrase = "orbit maple quiet lantern"
+
+/// Cheap scrypt parameters: a debug build derives the default ones in about a second.
+let cheapKeyDerivation = try! ScryptParameters(costN: 1 << 10, blockSizeR: 8, parallelismP: 1)
+
 func openDevice(_ name: String, directory: String, server: TestServer) throws -> ContactsDevice {
     try ContactsDevice(
         .init(
             dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
-            automaticallySync: false))
+            automaticallySync: false, keyDerivation: cheapKeyDerivation))
 }
 
 extension ContactsDevice {

@@ -77,9 +77,9 @@ struct SyncOutcomeLogTests {
                 let device = try ContactsDevice(
                     .init(
                         dataDirectory: directory, deviceName: "a", serverURL: URL(string: server.baseURL)!,
-                        automaticallySync: true))
+                        automaticallySync: true, keyDerivation: cheapKeyDerivation))
                 let log = ActivityLines(device.activity())
-                try await device.signUp(username: "ada", password: "correct horse battery")
+                try await device.signUp(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
 
                 try device.add(Contact(name: "Ada Lovelace"))
                 try await device.sync(fetch: false, send: true)
