@@ -163,6 +163,29 @@ struct CommandLineTests {
             let contacts = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
             #expect(contacts?.first?["name"] as? String == "Grace Hopper")
 
+            // Signup generated a passphrase; `account passphrase` prints it, and only it, for another machine.
+            let shown = try await program.run(["--server", url, "account", "passphrase"])
+            #expect(shown.status == 0, "\(shown.error)")
+            let passphrase = shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(passphrase.count == 35 && !passphrase.contains("\n"), "printed: \(shown.output)")
+            var laptop = program
+            laptop.environment["CONTACTS_PASSPHRASE"] = passphrase
+            let signin = try await laptop.run([
+                "--server", url, "--device", "laptop", "account", "signin", "--username", "grace",
+            ])
+            #expect(signin.status == 0, "\(signin.error)")
+            let onLaptop = try await laptop.run(["--server", url, "--device", "laptop", "list"])
+            #expect(onLaptop.output.contains("Grace Hopper"), "\(onLaptop.output)")
+            var stranger = program
+            stranger.environment["CONTACTS_PASSPHRASE"] = "not the passphrase at all"
+            let refused = try await stranger.run([
+                "--server", url, "--device", "phone", "account", "signin", "--username", "grace",
+            ])
+            #expect(refused.status != 0)
+            #expect(refused.error.contains("passphrase does not open"), "\(refused.error)")
+            let phoneStatus = try await stranger.run(["--server", url, "--device", "phone", "account", "status"])
+            #expect(phoneStatus.output.contains("not signed in"), "\(phoneStatus.output)")
+
             // The server goes away: the edit is kept, and the sync says so and fails.
             server.terminate()
             server.waitUntilExit()

@@ -123,7 +123,9 @@ final class EndToEnd {
         port = try LoopbackPort.unused()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try await startServer()
-        let password = ["CONTACTS_PASSWORD": "correct horse battery"]
+        let password = [
+            "CONTACTS_PASSWORD": "correct horse battery", "CONTACTS_PASSPHRASE": "orbit maple quiet lantern",
+        ]
         for (device, command) in [("a", "signup"), ("b", "signin")] {
             let status = try await ChildProcess.run(
                 [contacts, "account", command, "--username", "ada"] + options(device: device), environment: password,
