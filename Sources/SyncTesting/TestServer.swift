@@ -118,3 +118,15 @@ public final class TestServer: Sendable {
         }
     }
 }
+
+extension TestServer {
+    /// Every byte of the server's SQLite files (the database and its write-ahead log), for tests
+    /// that check what the server stores.
+    public func storedBytes() throws -> Data {
+        var bytes = Data()
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: storagePath + suffix) {
+            bytes += try Data(contentsOf: URL(fileURLWithPath: storagePath + suffix))
+        }
+        return bytes
+    }
+}

@@ -10,15 +10,6 @@ import Testing
 /// way, and a lost passphrase is recovered from by a reset.
 @Suite("Contacts: every field encrypted")
 struct EncryptionFlowTests {
-    /// Every byte of the server's SQLite files (the database and its write-ahead log).
-    private func storedBytes(_ server: TestServer) throws -> Data {
-        var bytes = Data()
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: server.storagePath + suffix) {
-            bytes += try Data(contentsOf: URL(fileURLWithPath: server.storagePath + suffix))
-        }
-        return bytes
-    }
-
     /// The contact records on the server, as any client (and the network) gets them.
     private func serverRecords(_ server: TestServer) async throws -> [RecordValue] {
         let client = try await TestClient(baseURL: server.baseURL).signedIn(username: "ada")
@@ -43,7 +34,7 @@ struct EncryptionFlowTests {
             try await b.sync()
             #expect(try b.store.contact(contact.id) == contact)
 
-            let stored = try storedBytes(server)
+            let stored = try server.storedBytes()
             #expect(stored.range(of: Data("Contact".utf8)) != nil, "the check reads the right file")
             for secret in [
                 contact.name, "zelda.hidden@example.org", "7946", "Hidden Org", "quiet conference", testPassphrase,

@@ -33,15 +33,6 @@ struct EncryptionTests {
         }
     }
 
-    /// Every byte of the server's SQLite files (the database and its write-ahead log).
-    private func storedBytes(_ server: TestServer) throws -> Data {
-        var bytes = Data()
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: server.storagePath + suffix) {
-            bytes += try Data(contentsOf: URL(fileURLWithPath: server.storagePath + suffix))
-        }
-        return bytes
-    }
-
     @Test("the server's database file and the bytes on the wire hold only ciphertext; the record reads back whole")
     func ciphertextOnly() async throws {
         try await withServer { server in
@@ -60,7 +51,7 @@ struct EncryptionTests {
             #expect(fetched.encryptedValues["born"] as? Date == secretDate)
             #expect(fetched["name"] == nil)
 
-            let stored = try storedBytes(server)
+            let stored = try server.storedBytes()
             #expect(stored.range(of: Data("plain on purpose".utf8)) != nil, "the check reads the right file")
             #expect(stored.range(of: Data(secretName.utf8)) == nil, "the server's file holds the plaintext name")
             #expect(stored.range(of: Data(TestDevice.passphrase.utf8)) == nil)
