@@ -238,9 +238,7 @@ public final class ContactsDevice: Sendable {
     /// Gives a signed-in device the account's passphrase (a device of an earlier version has none),
     /// once the server's settings show that it opens the account.
     public func setPassphrase(_ passphrase: String) async throws {
-        guard let token = credentials.token else {
-            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
-        }
+        let token = try signedInToken()
         try await unlock(passphrase, token: token)
         try store.setSetting(.passphrase, passphrase)
         await replaceEngine()
@@ -262,6 +260,14 @@ public final class ContactsDevice: Sendable {
         credentials.token = session.token
         await replaceEngine()
         announce(.accountChanged)
+    }
+
+    /// This device's session token; throws when it is signed out.
+    private func signedInToken() throws -> String {
+        guard let token = credentials.token else {
+            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
+        }
+        return token
     }
 
     /// Checks that `passphrase` opens the account (creating its encryption settings when it has none).
@@ -287,9 +293,7 @@ public final class ContactsDevice: Sendable {
     /// account's new one, and uploads this device's contacts again, encrypted with it. Other devices see
     /// their zones deleted with reason `encryptedDataReset` and need the new passphrase.
     public func resetEncryptedData(passphrase: String) async throws {
-        guard let token = credentials.token else {
-            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
-        }
+        let token = try signedInToken()
         try await Container(identifier: "contacts", serverURL: options.serverURL, credentials: .token(token))
             .resetEncryptedData()
         try await unlock(passphrase, token: token)
