@@ -32,64 +32,90 @@ extension SyncEngine {
 
 /// An insertion-ordered set of changes keyed by what they change: adding a change for a key that
 /// has one replaces it (save then delete → delete), adding the same change again keeps its place
-/// (save A, save B, save A → save A, save B). Lookups and removals are O(1).
+/// (save A, save B, save A → save A, save B). Adding, removing and looking up one change is O(1);
+/// listing them is O(n) with no sorting, so an app that reads the list once per batch stays linear.
 ///
 /// Each entry carries a generation that every add bumps, so that a change re-added while its
 /// earlier version was being sent is not removed when that send succeeds (the newer edit would be
 /// lost otherwise; CKSyncEngine apps have to guard against this themselves).
 struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Sendable {
-    private var entries: [Key: (order: Int, generation: Int, change: Change)] = [:]
-    private var nextOrder = 0
+    /// Where each key's change sits in `slots`, and its generation.
+    private var entries: [Key: (slot: Int, generation: Int)] = [:]
+    /// The changes in the order they were added; nil where one was removed or replaced.
+    private var slots: [Change?] = []
     private var nextGeneration = 0
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
 
     /// The changes in the order they were added.
-    var changes: [Change] {
-        entries.values.sorted { $0.order < $1.order }.map(\.change)
-    }
+    var changes: [Change] { slots.compactMap { $0 } }
 
     /// Adds a change; returns whether the list changed (a repeated change counts: it is newer).
     @discardableResult
     mutating func add(_ change: Change, key: Key) -> Bool {
         nextGeneration += 1
-        if let existing = entries[key], existing.change == change {
-            entries[key]?.generation = nextGeneration
-            return true
+        if let existing = entries[key] {
+            if slots[existing.slot] == change {
+                entries[key]?.generation = nextGeneration
+                return true
+            }
+            vacate(existing.slot)
         }
-        entries[key] = (nextOrder, nextGeneration, change)
-        nextOrder += 1
+        entries[key] = (slots.count, nextGeneration)
+        slots.append(change)
         return true
     }
 
     /// Removes exactly this change; returns whether it was there.
     @discardableResult
     mutating func remove(_ change: Change, key: Key) -> Bool {
-        guard entries[key]?.change == change else { return false }
+        guard let entry = entries[key], slots[entry.slot] == change else { return false }
         entries[key] = nil
+        vacate(entry.slot)
         return true
     }
 
     /// The generation of this change, if it is pending.
     func generation(of change: Change, key: Key) -> Int? {
-        guard let entry = entries[key], entry.change == change else { return nil }
+        guard let entry = entries[key], slots[entry.slot] == change else { return nil }
         return entry.generation
     }
 
     /// Removes this change only if it was not added again since `generation`.
     @discardableResult
     mutating func remove(_ change: Change, key: Key, ifGeneration generation: Int?) -> Bool {
-        guard let entry = entries[key], entry.change == change, entry.generation == generation else { return false }
+        guard let entry = entries[key], slots[entry.slot] == change, entry.generation == generation else {
+            return false
+        }
         entries[key] = nil
+        vacate(entry.slot)
         return true
     }
 
     func contains(_ change: Change, key: Key) -> Bool {
-        entries[key]?.change == change
+        guard let entry = entries[key] else { return false }
+        return slots[entry.slot] == change
     }
 
     mutating func removeAll() {
         entries = [:]
+        slots = []
+    }
+
+    /// Empties a slot; once more than half the slots are empty, closes the gaps (amortised O(1)).
+    private mutating func vacate(_ slot: Int) {
+        slots[slot] = nil
+        guard slots.count > 64, entries.count < slots.count / 2 else { return }
+        var compacted: [Change?] = []
+        compacted.reserveCapacity(entries.count)
+        var moved: [Int: Int] = [:]
+        moved.reserveCapacity(entries.count)
+        for (old, change) in slots.enumerated() where change != nil {
+            moved[old] = compacted.count
+            compacted.append(change)
+        }
+        for (key, entry) in entries { entries[key]?.slot = moved[entry.slot]! }
+        slots = compacted
     }
 }

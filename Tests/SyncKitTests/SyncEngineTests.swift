@@ -155,6 +155,29 @@ struct EngineBehaviourTests {
         }
     }
 
+    @Test("pending changes keep their order through thousands of adds, replacements and removals")
+    func orderAfterChurn() async throws {
+        try await withDevices(1) { _, _, devices in
+            let state = devices[0].engine.state
+            let ids = (0..<3_000).map { TestDevice.recordID("r\($0)") }
+            state.add(pendingRecordZoneChanges: ids.map { .saveRecord($0) })
+            // Remove two of every three, replace some of the rest with deletes (which move to the end).
+            state.remove(pendingRecordZoneChanges: ids.indices.filter { $0 % 3 != 0 }.map { .saveRecord(ids[$0]) })
+            state.add(pendingRecordZoneChanges: ids.indices.filter { $0 % 9 == 0 }.map { .deleteRecord(ids[$0]) })
+            state.add(pendingRecordZoneChanges: [.saveRecord(ids[3])])  // already pending: keeps its place
+
+            let kept = ids.indices.filter { $0 % 3 == 0 && $0 % 9 != 0 }.map {
+                SyncEngine.PendingRecordZoneChange.saveRecord(ids[$0])
+            }
+            let deleted = ids.indices.filter { $0 % 9 == 0 }.map {
+                SyncEngine.PendingRecordZoneChange.deleteRecord(ids[$0])
+            }
+            #expect(state.pendingRecordZoneChanges == kept + deleted)
+            state.remove(pendingRecordZoneChanges: kept)
+            #expect(state.pendingRecordZoneChanges == deleted)
+        }
+    }
+
     @Test("send and fetch emit CKSyncEngine's events in order")
     func eventOrder() async throws {
         try await withDevices { _, _, devices in
