@@ -60,16 +60,25 @@ extension Contact {
     }
 
     private static func encodeJSON(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
+        String(decoding: (try? fieldEncoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
     }
 
     private static func decodeJSON<T: Decodable>(_ value: FieldValue?) -> T? {
         guard let text = value?.stringValue else { return nil }
+        return try? fieldDecoder.decode(T.self, from: Data(text.utf8))
+    }
+
+    /// Made once: making a JSONEncoder or JSONDecoder costs more than using it on a small value.
+    private static let fieldEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return encoder
+    }()
+
+    private static let fieldDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
-        return try? decoder.decode(T.self, from: Data(text.utf8))
-    }
+        return decoder
+    }()
 }

@@ -153,22 +153,29 @@ extension ContactsDevice {
         return report
     }
 
+    /// Saves imported contacts and queues them, in one transaction: a card whose UID matches a contact
+    /// updates it (keeping the edit times of the fields it does not change).
     private func saveImported(_ contacts: [Contact]) throws -> (added: Int, updated: Int) {
         guard !contacts.isEmpty else { return (0, 0) }
-        var toSave: [Contact] = []
-        var updated = 0
-        for contact in contacts {
-            if let old = try store.contact(contact.id) {
-                var merged = contact
-                merged.modified = old.modified
-                toSave.append(merged.stamped(against: old))
-                updated += 1
-            } else {
-                toSave.append(contact.stamped(against: nil))
+        let (saved, updated) = try store.write { db in
+            var updated = 0
+            let saved = try contacts.map { contact in
+                let stamped: Contact
+                if let old = try ContactStore.contact(contact.id, db) {
+                    var merged = contact
+                    merged.modified = old.modified
+                    stamped = merged.stamped(against: old)
+                    updated += 1
+                } else {
+                    stamped = contact.stamped(against: nil)
+                }
+                try ContactStore.put(stamped, db)
+                try ContactStore.enqueue(.record(.saveRecord(stamped.recordID)), db)
+                return stamped.recordID
             }
+            return (saved, updated)
         }
-        try store.saveLocal(toSave)
-        engine.state.add(pendingRecordZoneChanges: toSave.map { .saveRecord($0.recordID) })
+        engine.state.add(pendingRecordZoneChanges: saved.map { .saveRecord($0) })
         return (contacts.count - updated, updated)
     }
 

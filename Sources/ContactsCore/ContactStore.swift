@@ -35,6 +35,8 @@ public final class ContactStore: Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // WAL: a commit writes the pages once, and the TUI reads while a sync writes.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
         // files that earlier versions created with the default mode.
         let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -51,6 +53,11 @@ public final class ContactStore: Sendable {
                     CREATE TABLE outbox (key TEXT PRIMARY KEY, kind TEXT NOT NULL, version INTEGER NOT NULL);
                     CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                     """)
+        }
+        migrator.registerMigration("v2: server record change tags") { db in
+            // The change tag of each last known server record, so that a fetch can pass over the records this
+            // device already holds (its own saves come back in its next fetch) without decoding them.
+            try db.execute(sql: "ALTER TABLE serverRecord ADD COLUMN changeTag TEXT")
         }
         try migrator.migrate(queue)
     }
@@ -159,14 +166,14 @@ public final class ContactStore: Sendable {
     // MARK: Rows (inside transactions)
 
     static func contact(_ id: UUID, _ db: GRDB.Database) throws -> Contact? {
-        try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id.uuidString])
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.uuidString])
             .map(decodeContact)
     }
 
     static func put(_ contact: Contact, _ db: GRDB.Database) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO contact (id, name, sortKey, json) VALUES (?, ?, ?, ?)",
-            arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), try encoder.encode(contact)])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO contact (id, name, sortKey, json) VALUES (?, ?, ?, ?)")
+            .execute(
+                arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), try encodeContact(contact)])
     }
 
     static func removeContact(_ id: UUID, _ db: GRDB.Database) throws {
@@ -174,15 +181,23 @@ public final class ContactStore: Sendable {
     }
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
-            .flatMap(StoredServerRecord.decode)
+        try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT json FROM serverRecord WHERE id = ?"), arguments: [id.uuidString]
+        )
+        .flatMap(StoredServerRecord.decode)
+    }
+
+    /// The change tag of the last known server record (nil for none, or one stored before tags were kept).
+    static func serverChangeTag(_ id: String, _ db: GRDB.Database) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT changeTag FROM serverRecord WHERE id = ?"), arguments: [id])
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {
         if let record {
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO serverRecord (id, json) VALUES (?, ?)",
-                arguments: [id.uuidString, try encoder.encode(StoredServerRecord(record))])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO serverRecord (id, json, changeTag) VALUES (?, ?, ?)")
+                .execute(
+                    arguments: [id.uuidString, StoredServerRecord(record).encoded(), record.recordChangeTag])
         } else {
             try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
         }
@@ -192,9 +207,10 @@ public final class ContactStore: Sendable {
     static func enqueue(_ change: OutboxEntry.Change, _ db: GRDB.Database) throws -> OutboxEntry {
         let (key, kind) = outboxKey(change)
         let version =
-            (try Int64.fetchOne(db, sql: "SELECT version FROM outbox WHERE key = ?", arguments: [key]) ?? 0) + 1
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO outbox (key, kind, version) VALUES (?, ?, ?)", arguments: [key, kind, version])
+            (try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM outbox WHERE key = ?"), arguments: [key])
+                ?? 0) + 1
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO outbox (key, kind, version) VALUES (?, ?, ?)")
+            .execute(arguments: [key, kind, version])
         return OutboxEntry(change: change, version: version)
     }
 
@@ -275,21 +291,29 @@ public final class ContactStore: Sendable {
         name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        return encoder
-    }()
-
+    /// Reads contacts stored before the format byte (dates in milliseconds).
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return decoder
     }()
 
-    static func decodeContact(_ data: Data) throws -> Contact {
-        try decoder.decode(Contact.self, from: data)
+    /// A contact as the store keeps it: a format byte, then JSON with dates as seconds since 2001, which the
+    /// wire's JSONReader reads several times faster than JSONDecoder. Rows written before this format (JSON
+    /// with dates in milliseconds, no format byte) are read as they were.
+    static func encodeContact(_ contact: Contact) throws -> Data {
+        var data = Data([contactFormat])
+        data.append(try contactEncoder.encode(contact))
+        return data
     }
+
+    static func decodeContact(_ data: Data) throws -> Contact {
+        if data.first == contactFormat { return try JSONReader.decode(Contact.self, from: data.dropFirst()) }
+        return try decoder.decode(Contact.self, from: data)
+    }
+
+    private static let contactFormat: UInt8 = 2
+    private static let contactEncoder = JSONEncoder()
 }
 
 /// A last known server record as the store keeps it: the record, and its encrypted values in plaintext
@@ -303,14 +327,25 @@ struct StoredServerRecord: Codable {
         encryptedValues = record.encryptedValues
     }
 
+    /// This form as JSON, written by the wire's writer (Foundation's JSONEncoder took a fifth of an upload).
+    func encoded() -> Data {
+        var writer = JSONWriter(capacity: 1024)
+        writer.raw("{\"record\":")
+        writer.record(record)
+        writer.raw(",\"encryptedValues\":")
+        writer.fields(encryptedValues)
+        writer.raw("}")
+        return Data(writer.bytes)
+    }
+
     /// The record, from this form or from the bare record that versions before encryption stored.
     static func decode(_ data: Data) -> SyncCore.RecordValue? {
-        if let stored = try? ContactStore.decoder.decode(StoredServerRecord.self, from: data) {
+        if let stored = try? JSONReader.decode(StoredServerRecord.self, from: data) {
             var record = stored.record
             for (key, value) in stored.encryptedValues { record.replaceWithoutChange(encrypted: key, by: value) }
             return record
         }
-        return try? ContactStore.decoder.decode(SyncCore.RecordValue.self, from: data)
+        return try? JSONReader.decode(SyncCore.RecordValue.self, from: data)
     }
 }
 

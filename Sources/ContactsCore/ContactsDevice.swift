@@ -367,7 +367,13 @@ extension ContactsDevice: SyncEngineDelegate {
     private func handle(_ event: SyncEngine.Event, _ engine: SyncEngine) throws {
         switch event {
         case .stateUpdate(let update):
-            let data = try JSONEncoder().encode(update.stateSerialization)
+            // The outbox is the one record of what is pending (makeEngine gives it back to the engine), so
+            // the engine's copy of the list is left out: rewriting every pending change at each update made
+            // an upload quadratic.
+            var state = update.stateSerialization
+            state.pendingRecordZoneChanges = []
+            state.pendingDatabaseChanges = []
+            let data = try JSONEncoder().encode(state)
             try store.setSetting(.engineState, String(decoding: data, as: UTF8.self))
 
         case .accountChange(let change):
@@ -467,6 +473,13 @@ extension ContactsDevice: SyncEngineDelegate {
     private static func merge(serverRecord: SyncCore.RecordValue, _ db: GRDB.Database) throws -> (
         save: SyncEngine.PendingRecordZoneChange?, settled: SyncEngine.PendingRecordZoneChange?
     ) {
+        if let tag = serverRecord.recordChangeTag,
+            tag == (try ContactStore.serverChangeTag(serverRecord.recordID.recordName, db)),
+            !Contact.hasPlainFields(serverRecord)
+        {
+            // This device holds this version already (it saved it, or fetched it before): nothing to merge.
+            return (nil, nil)
+        }
         guard let remote = try? Contact(record: serverRecord) else { return (nil, nil) }
         let id = remote.id
         let pending = try outboxKind(of: serverRecord.recordID, db)
@@ -570,34 +583,13 @@ extension ContactsDevice: SyncEngineDelegate {
         -> SyncEngine.RecordZoneChangeBatch?
     {
         let scoped = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
-        guard !scoped.isEmpty else { return nil }
+        guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
         // Only what the outbox still holds; anything else is stale (settled before a crash).
-        let outbox: [ContactStore.OutboxEntry.Change: Int64]
-        do {
-            outbox = Dictionary(try store.outbox().map { ($0.change, $0.version) }, uniquingKeysWith: { a, _ in a })
-        } catch {
-            return nil
-        }
-        var stale: [SyncEngine.PendingRecordZoneChange] = []
-        var pending: [SyncEngine.PendingRecordZoneChange] = []
-        var versions: [String: Int64] = [:]
-        for change in scoped {
-            if let version = outbox[.record(change)] {
-                pending.append(change)
-                versions[ContactStore.outboxKey(.record(change)).key] = version
-            } else {
-                stale.append(change)
-            }
-        }
-        if !stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: stale) }
-        versionsInFlight.withLock { $0 = versions }
-        let store = self.store
-        return await SyncEngine.RecordZoneChangeBatch(pendingChanges: pending) { recordID in
-            guard let id = UUID(uuidString: recordID.recordName), let contact = try? store.contact(id) else {
-                return nil
-            }
-            return Record(contact.record(base: try? store.serverRecord(id)))
-        }
+        if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
+        versionsInFlight.withLock { $0 = next.versions }
+        guard !next.saves.isEmpty || !next.deletes.isEmpty else { return nil }
+        return SyncEngine.RecordZoneChangeBatch(
+            recordsToSave: next.saves.map(Record.init), recordIDsToDelete: next.deletes)
     }
 }
 

@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import GRDB
 import SyncCore
 import SyncKit
 import SyncTesting
@@ -83,6 +84,33 @@ struct DurabilityTests {
             try await b.sync()
             try await a.sync()
             #expect(a.names == ["Fresh start"])
+        }
+    }
+
+    @Test("contacts an earlier version stored (JSON, dates in milliseconds) read back unchanged")
+    func earlierContactFormat() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/store.sqlite"
+            let contact = Contact(
+                name: "Zoë Øberg", emails: [LabeledValue(label: "home", value: "zoe@example.com")],
+                address: PostalAddress(city: "København"), notes: "line one\nline two")
+            do {
+                let store = try ContactStore(path: path)
+                try store.saveLocal([contact])
+                #expect(try store.contact(contact.id) == contact, "the current format round-trips")
+            }
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .millisecondsSince1970
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(
+                    sql: "UPDATE contact SET json = ? WHERE id = ?",
+                    arguments: [try encoder.encode(contact), contact.id.uuidString])
+            }
+            try queue.close()
+            let reopened = try ContactStore(path: path)
+            #expect(try reopened.contact(contact.id) == contact)
+            #expect(try reopened.contacts() == [contact])
         }
     }
 

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import SyncCore
+import SyncKit
+
+extension ContactStore {
+    /// The next request's worth of changes to send, read in one transaction.
+    struct Batch: Sendable {
+        /// The records to save, each built on its last known server record.
+        var saves: [SyncCore.RecordValue] = []
+        var deletes: [SyncCore.RecordValue.ID] = []
+        /// The outbox version of each change in the batch, by outbox key, to settle it by afterwards.
+        var versions: [String: Int64] = [:]
+        /// Changes the engine still holds that the outbox does not: settled before a crash.
+        var stale: [SyncEngine.PendingRecordZoneChange] = []
+    }
+
+    /// Walks `pending` in order and takes up to `maximumCount` changes that the outbox still holds, so that
+    /// building a batch costs what the batch holds, not what the outbox holds.
+    func nextBatch(
+        of pending: [SyncEngine.PendingRecordZoneChange],
+        maximumCount: Int = SyncEngine.RecordZoneChangeBatch.defaultMaximumCount
+    ) throws -> Batch {
+        try queue.read { db in
+            var batch = Batch()
+            let outbox = try db.cachedStatement(sql: "SELECT kind, version FROM outbox WHERE key = ?")
+            for change in pending {
+                if batch.saves.count + batch.deletes.count >= maximumCount { break }
+                let (key, kind) = Self.outboxKey(.record(change))
+                guard let row = try Row.fetchOne(outbox, arguments: [key]), row["kind"] as String == kind else {
+                    batch.stale.append(change)
+                    continue
+                }
+                switch change {
+                case .saveRecord(let recordID):
+                    guard let id = UUID(uuidString: recordID.recordName), let contact = try Self.contact(id, db) else {
+                        batch.stale.append(change)
+                        continue
+                    }
+                    batch.saves.append(contact.record(base: try Self.serverRecord(id, db)))
+                case .deleteRecord(let recordID):
+                    batch.deletes.append(recordID)
+                }
+                batch.versions[key] = row["version"]
+            }
+            return batch
+        }
+    }
+}
