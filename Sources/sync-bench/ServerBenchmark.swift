@@ -13,7 +13,9 @@ struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync-bench",
         abstract: "Benchmarks of the record server, the sync engine and the contacts TUI, printed as tables.",
-        subcommands: [ServerBenchmark.self, EngineBenchmark.self, TUIBenchmark.self, FieldsBenchmark.self],
+        subcommands: [
+            ServerBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self, TUIBenchmark.self, FieldsBenchmark.self,
+        ],
         defaultSubcommand: ServerBenchmark.self)
 }
 
