@@ -174,6 +174,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SyncClientTests",
+            dependencies: ["SyncClient", "SyncCore", "SyncServer", "SyncTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SyncCoreTests",
             dependencies: ["SyncCore"],
             swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import SyncClient
+import SyncCore
 import SyncServer
 import SyncTesting
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import SyncClient
+import SyncCore
 import Testing
 
 /// `Record` used the way CloudKit code uses `CKRecord`: values written with the subscript, read
