@@ -1,7 +1,20 @@
+import ArgumentParser
 import Foundation
 
-/// Memory readings from /proc, for the benchmark tables.
+/// Memory readings from /proc, for the benchmark tables, and the executables the benchmarks run.
 enum BenchSupport {
+    /// The given path, or the executable `name` built next to this one; `option` is the flag that gives a path.
+    static func executable(_ path: String?, named name: String, option: String) throws -> String {
+        let executable =
+            path
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ValidationError("no \(name) at \(executable); run `swift build -c release` first or pass --\(option)")
+        }
+        return executable
+    }
+
     /// A process's peak resident memory (VmHWM) in KiB; `process` is a PID or "self".
     static func peakResidentKiB(of process: String) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""

@@ -29,7 +29,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let contactsPath = try Self.executable(contacts, named: "contacts")
+        let contactsPath = try BenchSupport.executable(contacts, named: "contacts", option: "contacts")
         let serverPath = try ServerProcess.executable(server)
         print("| N | step | time | contacts/s | peak RSS |")
         print("| ---: | --- | ---: | ---: | ---: |")
@@ -49,17 +49,6 @@ struct ContactsBenchmark: AsyncParsableCommand {
 
     static func format(_ seconds: Double) -> String {
         seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.2f s", seconds)
-    }
-
-    static func executable(_ path: String?, named name: String) throws -> String {
-        let executable =
-            path
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent(name).path
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw ValidationError("no \(name) at \(executable); run `swift build -c release` first or pass --\(name)")
-        }
-        return executable
     }
 }
 

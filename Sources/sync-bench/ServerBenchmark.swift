@@ -113,15 +113,7 @@ struct ServerBenchmark: AsyncParsableCommand {
 final class ServerProcess {
     /// The given path, or the `sync-server` built next to this executable.
     static func executable(_ path: String?) throws -> String {
-        let executable =
-            path
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("sync-server").path
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw ValidationError(
-                "no sync-server at \(executable); run `swift build -c release` first or pass --server")
-        }
-        return executable
+        try BenchSupport.executable(path, named: "sync-server", option: "server")
     }
 
     private let process = Process()

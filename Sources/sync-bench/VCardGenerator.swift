@@ -1,4 +1,5 @@
 import Foundation
+import SyncTesting
 
 /// Writes N realistic vCards, the same for the same N: names from many languages, one to three
 /// emails, one or two phones, an address, most with an organisation and title, some with a
@@ -24,7 +25,7 @@ enum VCardGenerator {
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
-        var generator = SplitMix(seed: UInt64(count))
+        var generator = SplitMix64(seed: UInt64(count))
         var chunk = ""
         for index in 0..<count {
             chunk += card(index, &generator)
@@ -36,43 +37,33 @@ enum VCardGenerator {
         try handle.write(contentsOf: Data(chunk.utf8))
     }
 
-    private static func card(_ index: Int, _ random: inout SplitMix) -> String {
-        let first = given[random.below(given.count)]
-        let last = family[random.below(family.count)]
+    private static func card(_ index: Int, _ random: inout SplitMix64) -> String {
+        let first = given.randomElement(using: &random)!
+        let last = family.randomElement(using: &random)!
         var lines = [
             "BEGIN:VCARD", "VERSION:4.0", "UID:bench-\(index)", "FN:\(first) \(last) \(index)", "N:\(last);\(first);;;",
         ]
         let login = "\(first.lowercased().filter(\.isASCII)).\(index)"
-        for email in 0..<(1 + random.below(3)) {
-            lines.append("EMAIL;TYPE=\(email == 0 ? "home" : "work"):\(login)@\(domains[random.below(domains.count)])")
+        for email in 0..<(1 + Int.random(in: 0..<3, using: &random)) {
+            lines.append(
+                "EMAIL;TYPE=\(email == 0 ? "home" : "work"):\(login)@\(domains.randomElement(using: &random)!)")
         }
-        for phone in 0..<(1 + random.below(2)) {
-            lines.append("TEL;TYPE=\(phone == 0 ? "cell" : "work"):+49 30 \(100_000 + random.below(900_000))")
+        for phone in 0..<(1 + Int.random(in: 0..<2, using: &random)) {
+            lines.append(
+                "TEL;TYPE=\(phone == 0 ? "cell" : "work"):+49 30 \(100_000 + Int.random(in: 0..<900_000, using: &random))"
+            )
         }
-        let city = cities[random.below(cities.count)]
-        lines.append("ADR;TYPE=home:;;\(random.below(200) + 1) Main Street;\(city.0);;\(city.1);\(city.2)")
-        if random.below(10) < 8 {
-            lines.append("ORG:\(organisations[random.below(organisations.count)])")
-            lines.append("TITLE:\(titles[random.below(titles.count)])")
+        let city = cities.randomElement(using: &random)!
+        lines.append(
+            "ADR;TYPE=home:;;\(Int.random(in: 0..<200, using: &random) + 1) Main Street;\(city.0);;\(city.1);\(city.2)")
+        if Int.random(in: 0..<10, using: &random) < 8 {
+            lines.append("ORG:\(organisations.randomElement(using: &random)!)")
+            lines.append("TITLE:\(titles.randomElement(using: &random)!)")
         }
-        if random.below(3) == 0 {
+        if Int.random(in: 0..<3, using: &random) == 0 {
             lines.append("NOTE:Met at the conference in Lisbon\\, 2019.\\nPrefers calls after 6pm.")
         }
         lines.append("END:VCARD")
         return lines.joined(separator: "\r\n") + "\r\n"
     }
-}
-
-/// A small deterministic random number generator (SplitMix64).
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
