@@ -74,6 +74,34 @@ struct JSONReaderTests {
         check(body)
     }
 
+    @Test("a sealed field's plaintext (one field value) takes the fast path and decodes the same")
+    func fieldValuesAgree() {
+        for (key, value) in Self.sampleRecord("a").fields.sorted(by: { $0.key < $1.key }) {
+            var writer = JSONWriter()
+            writer.fieldValue(value)
+            let data = Data(writer.bytes)
+            #expect(JSONReader.fastDecode(FieldValue.self, from: data) == value, "field \(key)")
+            #expect(checkType(FieldValue.self, data), "the fast path gave up on field \(key)")
+        }
+    }
+
+    @Test(
+        "escaped strings read as JSONDecoder reads them, refusals included",
+        arguments: [
+            #""\ud83d\ude00 \u00E9\u00e9""#, #""a\u0000b""#, #""\/\b\f\n\r\t\"\\""#, #""\"Zoë\" 张伟""#,
+            #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, #""\ud800\""#, #""\x""#, #""\U0041""#, #""\u00G1""#,
+            #""\u12""#, #""\"#, "\"\\n\u{1}\"", "\"\\n\u{7F}\"",
+        ])
+    func escapedStrings(text: String) {
+        let data = Data(text.utf8)
+        let expected = try? JSONDecoder().decode(String.self, from: data)
+        let read = try? JSONReader.decode(String.self, from: data)
+        #expect(read == expected, "\(text)")
+        var invalidUTF8 = Data(#""\n"#.utf8)
+        invalidUTF8.append(contentsOf: [0xC3, 0x28, UInt8(ascii: "\"")])
+        #expect((try? JSONReader.decode(String.self, from: invalidUTF8)) == nil)
+    }
+
     @Test("10,000 mangled bodies: the fast path either gives up or agrees with JSONDecoder")
     func mangledBodiesAgree() {
         var state: UInt64 = 7

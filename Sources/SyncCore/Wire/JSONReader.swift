@@ -31,7 +31,7 @@ public enum JSONReader {
 
     /// Parses JSON text into a tree.
     /// - Throws: `DecodingError.dataCorrupted` for text that is not JSON, nests too deep or repeats a key.
-    static func parse(_ data: Data) throws -> Value {
+    public static func parse(_ data: Data) throws -> Value {
         try data.withUnsafeBytes { raw -> Value in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
             if let value = parser.parseDocument() { return value }
@@ -51,6 +51,7 @@ public enum JSONReader {
         case is ModifyRecordsResponse.Type: return modifyRecordsResponse(value) as? T
         case is FetchZoneChangesResponse.Type: return fetchZoneChangesResponse(value) as? T
         case is [String: FieldValue].Type: return fields(value) as? T
+        case is FieldValue.Type: return fieldValue(value) as? T
         default: return nil
         }
     }
@@ -252,8 +253,9 @@ public enum JSONReader {
     // MARK: The JSON tree and its parser
 
     /// A parsed JSON value. Not `indirect`: arrays already hold their elements out of line, and
-    /// boxing every string and number would cost an allocation per value.
-    enum Value: Equatable {
+    /// boxing every string and number would cost an allocation per value. Public for hand mappings of
+    /// small JSON values elsewhere (a contact's lists inside a string field).
+    public enum Value: Equatable, Sendable {
         case object([(String, Value)])
         case array([Value])
         case string(String)
@@ -262,7 +264,7 @@ public enum JSONReader {
         case bool(Bool)
         case null
 
-        static func == (lhs: Value, rhs: Value) -> Bool {
+        public static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.null, .null): true
             case (.bool(let a), .bool(let b)): a == b
@@ -478,21 +480,71 @@ public enum JSONReader {
             return nil
         }
 
+        /// A string with escapes, from its opening quote: unescaped into bytes as JSONDecoder does (lone
+        /// surrogates and unknown escapes are refused), then checked as UTF-8.
         private mutating func parseEscapedString(from quote: Int) -> String? {
-            var end = quote + 1
-            while end < bytes.count {
-                if bytes[end] == UInt8(ascii: "\\") {
-                    end += 2
+            var output: [UInt8] = []
+            output.reserveCapacity(64)
+            var position = quote + 1
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    index = position + 1
+                    return String(validating: output, as: UTF8.self)
+                }
+                if byte < 0x20 { return nil }
+                guard byte == UInt8(ascii: "\\") else {
+                    output.append(byte)
+                    position += 1
                     continue
                 }
-                if bytes[end] == UInt8(ascii: "\"") { break }
-                end += 1
+                guard position + 1 < bytes.count else { return nil }
+                let escape = bytes[position + 1]
+                position += 2
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escape)
+                case UInt8(ascii: "b"): output.append(0x08)
+                case UInt8(ascii: "f"): output.append(0x0C)
+                case UInt8(ascii: "n"): output.append(0x0A)
+                case UInt8(ascii: "r"): output.append(0x0D)
+                case UInt8(ascii: "t"): output.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let unit = hexUnit(at: position) else { return nil }
+                    position += 4
+                    var scalar = unit
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                            bytes[position + 1] == UInt8(ascii: "u"), let low = hexUnit(at: position + 2),
+                            (0xDC00...0xDFFF).contains(low)
+                        else { return nil }
+                        position += 6
+                        scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(unit) {
+                        return nil
+                    }
+                    guard let character = Unicode.Scalar(scalar) else { return nil }
+                    output.append(contentsOf: UTF8.encode(character)!)
+                default: return nil
+                }
             }
-            guard end < bytes.count else { return nil }
-            let literal = Data(UnsafeBufferPointer(rebasing: bytes[quote...end]))
-            guard let text = try? JSONDecoder().decode(String.self, from: literal) else { return nil }
-            index = end + 1
-            return text
+            return nil
+        }
+
+        /// Four hex digits at `position` (a `\\u` escape's), as a number.
+        private func hexUnit(at position: Int) -> UInt32? {
+            guard position + 4 <= bytes.count else { return nil }
+            var unit: UInt32 = 0
+            for byte in bytes[position..<position + 4] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                unit = unit << 4 | UInt32(digit)
+            }
+            return unit
         }
 
         /// A number as JSON's grammar allows: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
@@ -529,7 +581,7 @@ public enum JSONReader {
 extension [(String, JSONReader.Value)] {
     /// The member's value, `nil` when absent. A `null` is returned as it is: no pattern the hand
     /// mapping matches accepts it, so it gives up and the `Decodable` path explains the mistake.
-    func optional(_ key: String) -> JSONReader.Value? {
+    public func optional(_ key: String) -> JSONReader.Value? {
         first(where: { $0.0 == key })?.1
     }
 
