@@ -7,20 +7,24 @@ import Foundation
 /// width, so no two different contexts encode to the same bytes: ("ab", "c") and ("a", "bc") differ.
 /// Each encoding starts with a purpose label, so that bytes sealed for one use never open in another.
 struct AssociatedData {
-    private(set) var bytes = Data()
+    /// The encoding so far. An array rather than `Data`: it is built from many small appends, once per value
+    /// sealed or opened.
+    private(set) var bytes: [UInt8] = []
 
     /// Starts an encoding for one purpose (a fixed label such as "SyncCrypto.field").
     init(purpose: String) {
+        bytes.reserveCapacity(128)
         append(purpose)
     }
 
     mutating func append(_ string: String) {
-        append(Data(string.utf8))
+        append(UInt64(string.utf8.count))
+        bytes.append(contentsOf: string.utf8)
     }
 
     mutating func append(_ data: Data) {
         append(UInt64(data.count))
-        bytes.append(data)
+        bytes.append(contentsOf: data)
     }
 
     mutating func append(_ value: UInt8) {
