@@ -10,6 +10,7 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownID(String)
     case ambiguousID(String, matches: Int)
     case notAContact(String)
+    case damagedRow(offset: Int)
 
     public var description: String {
         switch self {
@@ -29,6 +30,9 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
             "'\(id.terminalSafeForMessages)' matches \(matches) contacts; type more of the ID"
         case .notAContact(let name):
             "the server record \(name) is not a contact"
+        case .damagedRow(let offset):
+            "a contact in this device's store is damaged (unreadable at byte \(offset)); "
+                + "`contacts wipe --local-data --yes` then `contacts sync` downloads the server's copy again"
         }
     }
 }

@@ -71,7 +71,7 @@ public final class ContactStore: Sendable {
     /// Every contact, in list order.
     public func contacts() throws -> [Contact] {
         try queue.read { db in
-            try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(Self.decodeContact)
+            try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(ContactFormat.decode)
         }
     }
 
@@ -167,13 +167,13 @@ public final class ContactStore: Sendable {
 
     static func contact(_ id: UUID, _ db: GRDB.Database) throws -> Contact? {
         try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.uuidString])
-            .map(decodeContact)
+            .map(ContactFormat.decode)
     }
 
     static func put(_ contact: Contact, _ db: GRDB.Database) throws {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO contact (id, name, sortKey, json) VALUES (?, ?, ?, ?)")
             .execute(
-                arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), try encodeContact(contact)])
+                arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact)])
     }
 
     static func removeContact(_ id: UUID, _ db: GRDB.Database) throws {
@@ -290,30 +290,6 @@ public final class ContactStore: Sendable {
     public static func sortKey(_ name: String) -> String {
         name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
-
-    /// Reads contacts stored before the format byte (dates in milliseconds).
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        return decoder
-    }()
-
-    /// A contact as the store keeps it: a format byte, then JSON with dates as seconds since 2001, which the
-    /// wire's JSONReader reads several times faster than JSONDecoder. Rows written before this format (JSON
-    /// with dates in milliseconds, no format byte) are read as they were.
-    static func encodeContact(_ contact: Contact) throws -> Data {
-        var data = Data([contactFormat])
-        data.append(try contactEncoder.encode(contact))
-        return data
-    }
-
-    static func decodeContact(_ data: Data) throws -> Contact {
-        if data.first == contactFormat { return try JSONReader.decode(Contact.self, from: data.dropFirst()) }
-        return try decoder.decode(Contact.self, from: data)
-    }
-
-    private static let contactFormat: UInt8 = 2
-    private static let contactEncoder = JSONEncoder()
 }
 
 /// A last known server record as the store keeps it: the record, and its encrypted values in plaintext

@@ -87,31 +87,55 @@ struct DurabilityTests {
         }
     }
 
-    @Test("contacts an earlier version stored (JSON, dates in milliseconds) read back unchanged")
-    func earlierContactFormat() async throws {
+    @Test("contacts earlier versions stored (both JSON forms) read back unchanged; a damaged row says what to do")
+    func earlierContactFormats() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/store.sqlite"
-            let contact = Contact(
+            var contact = Contact(
                 name: "Zoë Øberg", emails: [LabeledValue(label: "home", value: "zoe@example.com")],
-                address: PostalAddress(city: "København"), notes: "line one\nline two")
+                address: PostalAddress(city: "København"), notes: "line one\nline two", extras: ["X-A:1", ""])
+            contact.modified[.notes] = Date(timeIntervalSince1970: 1_600_000_000.5)
             do {
                 let store = try ContactStore(path: path)
                 try store.saveLocal([contact])
                 #expect(try store.contact(contact.id) == contact, "the current format round-trips")
             }
-            let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .millisecondsSince1970
-            let queue = try DatabaseQueue(path: path)
-            try await queue.write { db in
-                try db.execute(
-                    sql: "UPDATE contact SET json = ? WHERE id = ?",
-                    arguments: [try encoder.encode(contact), contact.id.uuidString])
+            let firstFormat = JSONEncoder()
+            firstFormat.dateEncodingStrategy = .millisecondsSince1970
+            let secondFormat = Data([2]) + (try JSONEncoder().encode(contact))
+            let current = try await rawContactRow(path, contact.id)
+            for (row, form) in [
+                (try firstFormat.encode(contact), "JSON with dates in milliseconds"),
+                (secondFormat, "format byte 2, then JSON"),
+            ] {
+                try await setRawContactRow(path, contact.id, row)
+                let reopened = try ContactStore(path: path)
+                #expect(try reopened.contact(contact.id) == contact, "\(form)")
+                #expect(try reopened.contacts() == [contact], "\(form)")
             }
-            try queue.close()
-            let reopened = try ContactStore(path: path)
-            #expect(try reopened.contact(contact.id) == contact)
-            #expect(try reopened.contacts() == [contact])
+            try await setRawContactRow(path, contact.id, current.dropLast(3))
+            #expect {
+                try ContactStore(path: path).contact(contact.id)
+            } throws: { error in
+                "\(error)".contains("contacts wipe --local-data --yes")
+            }
         }
+    }
+
+    private func rawContactRow(_ path: String, _ id: UUID) async throws -> Data {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try await queue.read { db in
+            try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id.uuidString]) ?? Data()
+        }
+    }
+
+    private func setRawContactRow(_ path: String, _ id: UUID, _ row: Data) async throws {
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE contact SET json = ? WHERE id = ?", arguments: [row, id.uuidString])
+        }
+        try queue.close()
     }
 
     @Test("deleting local data keeps the server's copy; the next sync brings it back")
