@@ -17,12 +17,12 @@ extension Contact {
             record[encrypted: key] = value
         }
         put("name", .string(name))
-        put("emails", .string(Self.encodeJSON(emails)))
-        put("phones", .string(Self.encodeJSON(phones)))
+        put("emails", .string(RecordJSON.encode(emails)))
+        put("phones", .string(RecordJSON.encode(phones)))
         put("organization", .string(organization))
-        put("address", .string(Self.encodeJSON(address)))
+        put("address", .string(RecordJSON.encode(address)))
         put("notes", .string(notes))
-        put("extras", .string(Self.encodeJSON(extras)))
+        put("extras", .string(RecordJSON.encode(extras)))
         for field in Field.allCases {
             put(field.rawValue + "Modified", .date(modificationDate(of: field)))
         }
@@ -43,12 +43,12 @@ extension Contact {
         }
         func value(_ key: String) -> FieldValue? { record[encrypted: key] ?? record[key] }
         self.init(id: id, name: value("name")?.stringValue ?? "")
-        emails = Self.decodeJSON(value("emails")) ?? []
-        phones = Self.decodeJSON(value("phones")) ?? []
+        emails = RecordJSON.items(value("emails")) ?? []
+        phones = RecordJSON.items(value("phones")) ?? []
         organization = value("organization")?.stringValue ?? ""
-        address = Self.decodeJSON(value("address")) ?? PostalAddress()
+        address = RecordJSON.address(value("address")) ?? PostalAddress()
         notes = value("notes")?.stringValue ?? ""
-        extras = Self.decodeJSON(value("extras")) ?? []
+        extras = RecordJSON.strings(value("extras")) ?? []
         for field in Field.allCases {
             modified[field] = value(field.rawValue + "Modified")?.dateValue ?? .distantPast
         }
@@ -58,27 +58,4 @@ extension Contact {
     public static func hasPlainFields(_ record: RecordValue) -> Bool {
         !record.fields.isEmpty
     }
-
-    private static func encodeJSON(_ value: some Encodable) -> String {
-        String(decoding: (try? fieldEncoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
-    }
-
-    private static func decodeJSON<T: Decodable>(_ value: FieldValue?) -> T? {
-        guard let text = value?.stringValue else { return nil }
-        return try? fieldDecoder.decode(T.self, from: Data(text.utf8))
-    }
-
-    /// Made once: making a JSONEncoder or JSONDecoder costs more than using it on a small value.
-    private static let fieldEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        return encoder
-    }()
-
-    private static let fieldDecoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        return decoder
-    }()
 }
