@@ -171,10 +171,14 @@ public final class ContactsDevice: Sendable {
     // MARK: Sync
 
     /// One manual sync: fetch, then send; conflicts found while sending are merged and sent again.
+    /// When something was sent, a last fetch brings this device's token past its own changes (and
+    /// picks up what others changed meanwhile), so that the next sync fetches only what is new.
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
         do {
             if fetch { try await engine.fetchChanges() }
+            let sending = send && !engine.state.pendingRecordZoneChanges.isEmpty
             if send { try await sendUntilSettled() }
+            if fetch && sending { try await engine.fetchChanges() }
             try store.setSetting(.lastSync, String(Date().timeIntervalSince1970))
             try store.setSetting(.lastError, nil)
         } catch {
