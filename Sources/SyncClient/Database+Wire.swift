@@ -13,10 +13,14 @@ extension Database {
     ) async throws -> ModifyRecordsResponse {
         var saves: [RecordValue] = []
         saves.reserveCapacity(records.count)
+        var sent: [RecordValue.ID: (sealed: RecordValue, plain: RecordValue)] = [:]
         var unsealed: [ModifyRecordsResponse.FailedRecordSave] = []
         for record in records {
             do {
-                saves.append(try await outgoing(record.value))
+                let plain = record.value
+                let sealed = try await outgoing(plain)
+                saves.append(sealed)
+                if !plain.encryptedValues.isEmpty { sent[plain.recordID] = (sealed, plain) }
             } catch let error as SyncError where error.code == .zoneNotFound {
                 unsealed.append(.init(recordID: record.recordID, error: error))
             }
@@ -28,10 +32,27 @@ extension Database {
                     saves: saves, deletes: recordIDs, savePolicy: savePolicy, atomic: atomically,
                     clientRequestID: UUID().uuidString))
         }
+        response.savedRecords = response.savedRecords.map { saved in
+            sent[saved.recordID].flatMap { Self.reopened(saved, sent: $0) } ?? saved
+        }
         response.failedRecordSaves += unsealed
         keyring?.forget(
             zoneIDs: response.failedRecordSaves.filter { $0.error.code == .zoneNotFound }.map(\.recordID.zoneID))
         return response
+    }
+
+    /// A saved record as the server answered it, with the encrypted values this device just sent in place
+    /// of their ciphertexts when the server kept exactly those ciphertexts: nothing to open, so a large
+    /// upload does not decrypt everything it encrypted. Nil when any encrypted field differs.
+    private static func reopened(_ saved: RecordValue, sent: (sealed: RecordValue, plain: RecordValue)) -> RecordValue?
+    {
+        var reopened = saved
+        for (key, value) in saved.fields where value.encryptedValue != nil {
+            guard sent.sealed.fields[key] == value, let plaintext = sent.plain.encryptedValues[key] else { return nil }
+            reopened.replaceWithoutChange(field: key, by: nil)
+            reopened.replaceWithoutChange(encrypted: key, by: plaintext)
+        }
+        return reopened
     }
 
     /// The record as it goes on the wire: encrypted values sealed, never in plaintext.
@@ -41,8 +62,7 @@ extension Database {
         return try await keyring.seal(value, client: DatabaseClient(database: self))
     }
 
-    /// Records that came from the server, with their encrypted values opened (those the keyring just
-    /// sealed, as an upload's answer and the fetch after it hold, are taken as sealed: see `RecentlySealed`).
+    /// Records that came from the server, with their encrypted values opened.
     package func incoming(_ values: [RecordValue]) async throws -> [Record] {
         var records: [Record] = []
         records.reserveCapacity(values.count)

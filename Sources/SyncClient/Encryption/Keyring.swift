@@ -18,7 +18,6 @@ public final class Keyring: Sendable, Hashable {
     private let passphrase: String
     private let parameters: ScryptParameters
     private let keys = Mutex(Keys())
-    private let recentlySealed = Mutex(RecentlySealed())
 
     /// A keyring opening encrypted values with `passphrase`. `parameters` set the cost of deriving
     /// the account key when this device is the account's first to encrypt (tests pass cheap ones).
@@ -34,17 +33,14 @@ public final class Keyring: Sendable, Hashable {
     /// again: after an encrypted-data reset, they are new.
     public func forget() {
         keys.withLock { $0 = Keys() }
-        recentlySealed.withLock { $0 = RecentlySealed() }
     }
 
     /// Drops the key held for a zone: the zone was deleted, created again or not found, so the
     /// key it has on the server now (if any) is the one to use.
     public func forget(zoneIDs: some Sequence<RecordZone.ID>) {
-        let zoneIDs = Set(zoneIDs)
         keys.withLock { keys in
             for zoneID in zoneIDs { keys.zones[zoneID] = nil }
         }
-        recentlySealed.withLock { $0.forget(zoneIDs: zoneIDs) }
     }
 
     /// Fetches the account's encryption settings through `database` (creating them when the account
@@ -63,7 +59,6 @@ public final class Keyring: Sendable, Hashable {
         let zoneID = record.recordID.zoneID
         let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
         var sealed = record
-        var remembered: [String: RecentlySealed.Field] = [:]
         for (key, value) in record.encryptedValues {
             var writer = JSONWriter(capacity: 64)
             writer.fieldValue(value)
@@ -72,9 +67,7 @@ public final class Keyring: Sendable, Hashable {
                 ownerName: zoneID.ownerName, fieldName: key)
             sealed.replaceWithoutChange(encrypted: key, by: nil)
             sealed.replaceWithoutChange(field: key, by: .encrypted(ciphertext))
-            remembered[key] = RecentlySealed.Field(sealed: ciphertext, plain: value)
         }
-        recentlySealed.withLock { $0.remember(remembered, for: record.recordID) }
         return sealed
     }
 
@@ -84,15 +77,8 @@ public final class Keyring: Sendable, Hashable {
         guard !encrypted.isEmpty else { return record }
         let zoneID = record.recordID.zoneID
         let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
-        let remembered = recentlySealed.withLock { $0.fields[record.recordID] }
         var opened = record
         for (key, ciphertext) in encrypted {
-            opened.replaceWithoutChange(field: key, by: nil)
-            if let field = remembered?[key], field.sealed == ciphertext {
-                // Sealed here from this plaintext, for this field of this record: nothing to open.
-                opened.replaceWithoutChange(encrypted: key, by: field.plain)
-                continue
-            }
             let plaintext: Data
             do {
                 plaintext = try cipher.open(
@@ -103,6 +89,7 @@ public final class Keyring: Sendable, Hashable {
                     .internalError, "the encrypted field \(key) of \(record.recordID) does not open: \(error.message)")
             }
             let value = try JSONReader.decode(FieldValue.self, from: plaintext)
+            opened.replaceWithoutChange(field: key, by: nil)
             opened.replaceWithoutChange(encrypted: key, by: value)
         }
         return opened
