@@ -25,13 +25,13 @@ extension Contact {
 
         static func encode(_ address: PostalAddress) -> String {
             var writer = JSONWriter(capacity: 128)
-            for (index, (key, value)) in [
+            let parts: [(StaticString, String)] = [
                 ("city", address.city), ("country", address.country), ("postalCode", address.postalCode),
                 ("region", address.region), ("street", address.street),
-            ].enumerated() {
+            ]
+            for (index, (key, value)) in parts.enumerated() {
                 writer.raw(index == 0 ? "{" : ",")
-                writer.string(key)
-                writer.raw(":")
+                writer.key(key)
                 writer.string(value)
             }
             writer.raw("}")
