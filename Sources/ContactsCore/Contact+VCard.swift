@@ -9,7 +9,7 @@ extension Contact {
     /// Reads a contact from a card. A card without FN takes its name from N.
     public init(vCard card: VCard, now: Date = Date()) {
         let uid = card.first("UID")?.text ?? ""
-        let id = UUID(uuidString: uid.replacingOccurrences(of: "urn:uuid:", with: "")) ?? UUID()
+        let id = UUID(uuidString: Self.dropping("urn:uuid:", from: uid)) ?? .random()
         let name =
             card.first("FN")?.text
             ?? card.first("N").map { property in
@@ -25,7 +25,7 @@ extension Contact {
         emails = card.all("EMAIL").map { LabeledValue(label: Self.label($0), value: $0.text, modified: now) }
         phones = card.all("TEL").map {
             LabeledValue(
-                label: Self.label($0), value: $0.text.replacingOccurrences(of: "tel:", with: ""), modified: now)
+                label: Self.label($0), value: Self.dropping("tel:", from: $0.text), modified: now)
         }
         organization =
             card.first("ORG").map { $0.components.map { $0.joined(separator: ",") }.joined(separator: ";") } ?? ""
@@ -43,7 +43,7 @@ extension Contact {
                     street: street, city: part(3), region: part(4), postalCode: part(5), country: part(6))
                 continue
             }
-            extras.append(Self.contentLine(property))
+            extras.append(VCardSerializer.contentLine(property))
         }
         self.extras = extras
     }
@@ -94,20 +94,17 @@ extension Contact {
         return [[family], [words.joined(separator: " ")], [], [], []]
     }
 
+    /// `text` without `prefix` when it starts with it ("urn:uuid:" before a UID, "tel:" before a number).
+    private static func dropping(_ prefix: String, from text: String) -> String {
+        text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
+    }
+
     private static func label(_ property: Property) -> String {
         property.types.first { !["internet", "pref", "voice", "x400"].contains($0) } ?? ""
     }
 
     private static func typeParameters(_ label: String) -> [Parameter] {
         label.isEmpty ? [] : [Parameter(name: "TYPE", values: [label])]
-    }
-
-    /// One property as one unfolded content line, as it is kept in ``extras``.
-    static func contentLine(_ property: Property) -> String {
-        let text = VCardSerializer.serialize(VCard(version: .v4, properties: [property]))
-        let unfolded = text.replacingOccurrences(of: "\r\n ", with: "")
-        let lines = unfolded.components(separatedBy: "\r\n")
-        return lines.count > 2 ? lines[2] : ""
     }
 
     static func property(fromContentLine line: String) -> Property? {

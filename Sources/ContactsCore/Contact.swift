@@ -23,7 +23,7 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
     public var modified: [Field: Date]
 
     public init(
-        id: UUID = UUID(), name: String, emails: [LabeledValue] = [], phones: [LabeledValue] = [],
+        id: UUID = .random(), name: String, emails: [LabeledValue] = [], phones: [LabeledValue] = [],
         organization: String = "", address: PostalAddress = .init(), notes: String = "", extras: [String] = [],
         modified: Date = Date()
     ) {
@@ -59,7 +59,7 @@ public struct LabeledValue: Sendable, Hashable, Codable, Identifiable {
     public var value: String
     public var modified: Date
 
-    public init(id: String = UUID().uuidString, label: String, value: String, modified: Date = Date()) {
+    public init(id: String = UUID.random().uuidString, label: String, value: String, modified: Date = Date()) {
         self.id = id
         self.label = label
         self.value = value

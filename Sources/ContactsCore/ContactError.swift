@@ -71,34 +71,63 @@ public enum ContactValidation {
     }
 
     static func check(_ text: String, _ field: String, limit: Int, allowNewlines: Bool = false) throws(ContactError) {
-        if text.count > limit { throw .tooLong(field: field, limit: limit) }
-        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
+        // A character takes at least one byte, so most texts need no count of their characters.
+        if text.utf8.count > limit && text.count > limit { throw .tooLong(field: field, limit: limit) }
+        for scalar in text.unicodeScalars where isControl(scalar) {
             if allowNewlines && (scalar == "\n" || scalar == "\t") { continue }
             throw .controlCharacters(field: field)
         }
     }
 
+    /// The control characters (general category Cc): C0, DEL and C1.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// One `@`, something before it, a dotted domain after it, no spaces.
     public static func isEmail(_ value: String) -> Bool {
-        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        let parts = value.utf8.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3 else { return false }
         let domain = parts[1]
-        guard domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else {
+        let dot = UInt8(ascii: ".")
+        guard domain.contains(dot), domain.first != dot, domain.last != dot,
+            !zip(domain, domain.dropFirst()).contains(where: { $0 == dot && $1 == dot })
+        else {
             return false
         }
-        return !value.contains(where: { $0.isWhitespace || $0 == "," || $0 == ";" || $0 == "<" || $0 == ">" })
+        return !value.unicodeScalars.contains { scalar in
+            scalar.properties.isWhitespace || ",;<>".unicodeScalars.contains(scalar)
+        }
     }
 
     /// Digits with the usual separators; "ext"/"x" for extensions; at least three digits.
     public static func isPhone(_ value: String) -> Bool {
-        let allowed = Set("0123456789+-(). /#*x,;")
         var digits = 0
-        for character in value.lowercased().replacingOccurrences(of: "ext", with: "x") {
-            guard allowed.contains(character) else { return false }
-            if character.isASCII && character.isNumber { digits += 1 }
+        var bytes = value.utf8[...]
+        while let byte = bytes.first {
+            // Setting bit 5 lower-cases an ASCII letter, and takes no other byte into a...z.
+            let lower = byte | 0x20
+            if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) {
+                if lower == UInt8(ascii: "x") {
+                    bytes.removeFirst()
+                    continue
+                }
+                let next = bytes.prefix(3).map { $0 | 0x20 }
+                guard next == Array("ext".utf8) else { return false }
+                bytes.removeFirst(3)
+                continue
+            }
+            if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                digits += 1
+            } else if !Self.phoneSeparators.contains(byte) {
+                return false
+            }
+            bytes.removeFirst()
         }
         return digits >= 3
     }
+
+    private static let phoneSeparators = Set("+-(). /#*,;".utf8)
 }
 
 extension String {

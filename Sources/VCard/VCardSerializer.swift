@@ -21,12 +21,20 @@ public enum VCardSerializer {
     public static func serialize(_ card: VCard) -> String {
         serialize([card])
     }
+
+    /// One property as one content line, unfolded and without its line break: the line that
+    /// `serialize` would fold and end with CR LF.
+    public static func contentLine(_ property: Property) -> String {
+        var writer = ContentLineWriter()
+        writer.build(property)
+        return String(decoding: writer.line, as: UTF8.self)
+    }
 }
 
 /// Builds each content line in a reused buffer, then folds it into the output.
 struct ContentLineWriter {
     private(set) var output: [UInt8] = []
-    private var line: [UInt8] = []
+    private(set) var line: [UInt8] = []
 
     mutating func write(_ card: VCard) {
         output.append(contentsOf: "BEGIN:VCARD\r\nVERSION:".utf8)
@@ -37,6 +45,12 @@ struct ContentLineWriter {
     }
 
     private mutating func write(_ property: Property) {
+        build(property)
+        LineFolding.fold(line, into: &output)
+    }
+
+    /// Builds `property`'s content line, unfolded, in `line`.
+    mutating func build(_ property: Property) {
         line.removeAll(keepingCapacity: true)
         if let group = property.group {
             line.append(contentsOf: group.utf8)
@@ -53,6 +67,5 @@ struct ContentLineWriter {
         }
         line.append(UInt8(ascii: ":"))
         line.append(contentsOf: TextEscaping.escapingLineBreaks(property.value).utf8)
-        LineFolding.fold(line, into: &output)
     }
 }
