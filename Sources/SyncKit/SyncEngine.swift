@@ -50,6 +50,8 @@ public final class SyncEngine: Sendable {
     /// token changes.
     private let verifiedAccount = Mutex<(token: String, user: String)?>(nil)
     private let limits = Mutex<ServerLimits?>(nil)
+    /// What this engine saved, so a fetch does not report it back (see ``RecentSaves``).
+    private let recentSaves = Mutex(RecentSaves())
     private let automatic = Mutex<AutomaticSync?>(nil)
     var automaticSync: AutomaticSync? { automatic.withLock { $0 } }
 
@@ -370,6 +372,7 @@ public final class SyncEngine: Sendable {
             firstFailure = firstFailure ?? failure.error
         }
         state.settle(settled, sentGenerations: sentGenerations)
+        recentSaves.withLock { $0.saved(response.savedRecords) }
         let savedRecords = try await database.incoming(response.savedRecords)
         var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
         for failure in response.failedRecordSaves {
@@ -507,8 +510,12 @@ public final class SyncEngine: Sendable {
                 state.storage.withLock { $0.zoneTokens[zoneID] = nil }
                 continue
             }
-            if !page.modifications.isEmpty || !page.deletions.isEmpty {
-                let modified = try await database.incoming(page.modifications)
+            let others = recentSaves.withLock { saves in
+                saves.forget(page.deletions.map(\.recordID))
+                return page.modifications.filter { !saves.isOwn($0) }
+            }
+            if !others.isEmpty || !page.deletions.isEmpty {
+                let modified = try await database.incoming(others)
                 await eventQueue.deliver(
                     .fetchedRecordZoneChanges(
                         .init(

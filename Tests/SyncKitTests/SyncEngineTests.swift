@@ -178,6 +178,32 @@ struct EngineBehaviourTests {
         }
     }
 
+    @Test("a fetch reports what other devices changed, not the versions this engine just saved")
+    func ownSavesAreNotFetchedBack() async throws {
+        try await withDevices { server, account, devices in
+            let (a, b) = (devices[0], devices[1])
+            for id in ["x", "y", "z"] { a.save(id: id, name: "Saved by A \(id)") }
+            try await a.engine.sendChanges()
+            try await a.engine.fetchChanges()
+            #expect(a.fetchedRecordNames.withLock { $0 }.isEmpty, "A's own saves are not reported back to A")
+
+            try await b.engine.fetchChanges()
+            b.save(id: "y", name: "Renamed by B")
+            try await b.engine.sendChanges()
+            a.save(id: "z", name: "Renamed by A")
+            try await a.engine.sendChanges()
+            try await a.engine.fetchChanges()
+            #expect(a.fetchedRecordNames.withLock { $0 } == ["y"], "only B's change reaches A")
+            #expect(a.names == ["Renamed by A", "Renamed by B", "Saved by A x"])
+
+            // A new engine (a relaunch with no saved state) is told everything, its own saves included.
+            let relaunched = TestDevice(name: "device-0", server: server, client: account)
+            try await relaunched.engine.fetchChanges()
+            #expect(relaunched.fetchedRecordNames.withLock { $0 }.sorted() == ["x", "y", "z"])
+            #expect(relaunched.names == ["Renamed by A", "Renamed by B", "Saved by A x"])
+        }
+    }
+
     @Test("send and fetch emit CKSyncEngine's events in order")
     func eventOrder() async throws {
         try await withDevices { _, _, devices in
