@@ -166,6 +166,8 @@ let package = Package(
                 "ContactsCore", "SyncCore", "SyncCrypto", "SyncKit", "SyncTesting", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            // Read from the source tree by path (UpgradeTests).
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
