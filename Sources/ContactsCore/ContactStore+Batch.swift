@@ -26,8 +26,9 @@ extension ContactStore {
             let outbox = try db.cachedStatement(sql: "SELECT kind, version FROM outbox WHERE key = ?")
             for change in pending {
                 if batch.saves.count + batch.deletes.count >= maximumCount { break }
-                let (key, kind) = Self.outboxKey(.record(change))
-                guard let row = try Row.fetchOne(outbox, arguments: [key]), row["kind"] as String == kind else {
+                let entry = OutboxEntry(change: .record(change))
+                let key = entry.key
+                guard let row = try Row.fetchOne(outbox, arguments: [key]), row["kind"] == entry.kind.rawValue else {
                     batch.stale.append(change)
                     continue
                 }

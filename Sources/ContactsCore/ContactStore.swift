@@ -4,7 +4,8 @@ import SyncCore
 import SyncKit
 
 /// One device's local data in one SQLite file: contacts, each contact's last known server record,
-/// the engine's state, and an outbox of changes not yet confirmed by the server.
+/// the engine's state, and an outbox of changes not yet confirmed by the server (the one record of
+/// what is pending: see ``OutboxEntry`` and ``Transaction``).
 ///
 /// An edit and its outbox entry are written in one transaction, so a crash at any instant either
 /// loses the whole edit (the user was not told it was saved) or keeps it and sends it later.
@@ -14,18 +15,6 @@ public final class ContactStore: Sendable {
         public var id: UUID
         public var name: String
         public var sortKey: String
-    }
-
-    /// A change the server has not confirmed yet. `version` grows with each edit of the same item,
-    /// so a confirmation of an older version leaves a newer edit pending.
-    public struct OutboxEntry: Sendable, Hashable {
-        public enum Change: Sendable, Hashable {
-            case record(SyncEngine.PendingRecordZoneChange)
-            case zone(SyncEngine.PendingDatabaseChange)
-        }
-
-        public var change: Change
-        public var version: Int64
     }
 
     let queue: DatabaseQueue
@@ -118,10 +107,6 @@ public final class ContactStore: Sendable {
         try queue.read { db in try Self.serverRecord(id, db) }
     }
 
-    public func outbox() throws -> [OutboxEntry] {
-        try queue.read { db in try Self.outbox(db) }
-    }
-
     public func setting(_ key: Setting) throws -> String? {
         try queue.read { db in try Self.setting(key, db) }
     }
@@ -137,30 +122,16 @@ public final class ContactStore: Sendable {
 
     // MARK: Local edits
 
-    /// Saves contacts and queues them for upload, in one transaction.
+    /// Saves contacts and queues them for upload, in one transaction. (A device's engine learns of them
+    /// when the device opens; ``ContactsDevice`` saves through its own transactions, which tell it at once.)
     @discardableResult
     public func saveLocal(_ contacts: [Contact]) throws -> [OutboxEntry] {
-        try queue.write { db in
+        try write { transaction in
             try contacts.map { contact in
-                try Self.put(contact, db)
-                return try Self.enqueue(.record(.saveRecord(contact.recordID)), db)
+                try Self.put(contact, transaction.db)
+                return try transaction.enqueue(.record(.saveRecord(contact.recordID)))
             }
         }
-    }
-
-    /// Deletes a contact and queues the deletion for upload, in one transaction.
-    @discardableResult
-    public func deleteLocal(_ id: UUID) throws -> OutboxEntry {
-        try queue.write { db in
-            guard try Self.contact(id, db) != nil else { throw ContactError.unknownID(id.uuidString) }
-            try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [id.uuidString])
-            return try Self.enqueue(.record(.deleteRecord(Contact(id: id, name: "").recordID)), db)
-        }
-    }
-
-    /// Runs `body` in one write transaction.
-    func write<T: Sendable>(_ body: @Sendable (GRDB.Database) throws -> T) throws -> T {
-        try queue.write(body)
     }
 
     // MARK: Rows (inside transactions)
@@ -203,54 +174,6 @@ public final class ContactStore: Sendable {
         }
     }
 
-    @discardableResult
-    static func enqueue(_ change: OutboxEntry.Change, _ db: GRDB.Database) throws -> OutboxEntry {
-        let (key, kind) = outboxKey(change)
-        let version =
-            (try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM outbox WHERE key = ?"), arguments: [key])
-                ?? 0) + 1
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO outbox (key, kind, version) VALUES (?, ?, ?)")
-            .execute(arguments: [key, kind, version])
-        return OutboxEntry(change: change, version: version)
-    }
-
-    /// Removes the outbox entry of `change`'s item if it is still at `version` (or any version when nil).
-    static func settle(_ change: OutboxEntry.Change, version: Int64?, _ db: GRDB.Database) throws {
-        let key = outboxKey(change).key
-        if let version {
-            try db.execute(sql: "DELETE FROM outbox WHERE key = ? AND version <= ?", arguments: [key, version])
-        } else {
-            try db.execute(sql: "DELETE FROM outbox WHERE key = ?", arguments: [key])
-        }
-    }
-
-    static func outbox(_ db: GRDB.Database) throws -> [OutboxEntry] {
-        try Row.fetchAll(db, sql: "SELECT key, kind, version FROM outbox ORDER BY rowid").compactMap { row in
-            let key: String = row["key"]
-            let kind: String = row["kind"]
-            let version: Int64 = row["version"]
-            if key.hasPrefix("zone:") {
-                let zoneID = RecordZone.ID(zoneName: String(key.dropFirst(5)))
-                let change: SyncEngine.PendingDatabaseChange =
-                    kind == "save" ? .saveZone(RecordZone(zoneID: zoneID)) : .deleteZone(zoneID)
-                return OutboxEntry(change: .zone(change), version: version)
-            }
-            let recordID = SyncCore.RecordValue.ID(recordName: String(key.dropFirst(7)), zoneID: Contact.zoneID)
-            let change: SyncEngine.PendingRecordZoneChange =
-                kind == "save" ? .saveRecord(recordID) : .deleteRecord(recordID)
-            return OutboxEntry(change: .record(change), version: version)
-        }
-    }
-
-    static func outboxKey(_ change: OutboxEntry.Change) -> (key: String, kind: String) {
-        switch change {
-        case .record(.saveRecord(let id)): ("record:" + id.recordName, "save")
-        case .record(.deleteRecord(let id)): ("record:" + id.recordName, "delete")
-        case .zone(.saveZone(let zone)): ("zone:" + zone.zoneID.zoneName, "save")
-        case .zone(.deleteZone(let zoneID)): ("zone:" + zoneID.zoneName, "delete")
-        }
-    }
-
     static func setting(_ key: Setting, _ db: GRDB.Database) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key.rawValue])
     }
@@ -266,7 +189,8 @@ public final class ContactStore: Sendable {
 
     /// Queues a save of every contact whose server record keeps its fields in plain, as versions before
     /// encryption wrote them, so that the server's copy is replaced by an encrypted one. Runs once.
-    static func queuePlainRecordsForEncryption(_ db: GRDB.Database) throws {
+    static func queuePlainRecordsForEncryption(_ transaction: Transaction) throws {
+        let db = transaction.db
         guard try setting(.encryptedFieldsMigrated, db) == nil else { return }
         let rows = try Row.fetchAll(db, sql: "SELECT id, json FROM serverRecord")
         for row in rows {
@@ -274,15 +198,9 @@ public final class ContactStore: Sendable {
             guard let record = StoredServerRecord.decode(data), Contact.hasPlainFields(record),
                 let id = UUID(uuidString: record.recordID.recordName), try contact(id, db) != nil
             else { continue }
-            try enqueue(.record(.saveRecord(record.recordID)), db)
+            try transaction.enqueue(.record(.saveRecord(record.recordID)))
         }
         try setSetting(.encryptedFieldsMigrated, "1", db)
-    }
-
-    /// Removes every contact, server record and outbox entry (the engine state too when asked).
-    static func wipe(_ db: GRDB.Database, engineState: Bool) throws {
-        try db.execute(sql: "DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox")
-        if engineState { try setSetting(.engineState, nil, db) }
     }
 
     /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe". Public so that

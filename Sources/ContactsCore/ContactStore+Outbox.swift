@@ -1,0 +1,188 @@
+import GRDB
+import SyncCore
+import SyncKit
+
+/// A change the server has not confirmed yet. `version` grows with each edit of the same item,
+/// so a confirmation of an older version leaves a newer edit pending.
+public struct OutboxEntry: Sendable, Hashable {
+    public enum Change: Sendable, Hashable {
+        case record(SyncEngine.PendingRecordZoneChange)
+        case zone(SyncEngine.PendingDatabaseChange)
+    }
+
+    /// What a change does to its item, as the outbox's `kind` column says it.
+    enum Kind: String {
+        case save, delete
+    }
+
+    public var change: Change
+    public var version: Int64
+
+    /// The outbox row's key ("record:<name>", "zone:<name>"): one row per item, whatever the change.
+    var key: String {
+        switch change {
+        case .record(let change): "record:" + change.recordID.recordName
+        case .zone(let change): "zone:" + change.zoneID.zoneName
+        }
+    }
+
+    var kind: Kind {
+        switch change {
+        case .record(.saveRecord), .zone(.saveZone): .save
+        case .record(.deleteRecord), .zone(.deleteZone): .delete
+        }
+    }
+
+    init(change: Change, version: Int64 = 0) {
+        self.change = change
+        self.version = version
+    }
+
+    /// The entry a row holds; nil for a row this version does not understand.
+    init?(key: String, kind: String, version: Int64) {
+        guard let kind = Kind(rawValue: kind) else { return nil }
+        if key.hasPrefix("zone:") {
+            let zoneID = RecordZone.ID(zoneName: String(key.dropFirst(5)))
+            change = .zone(kind == .save ? .saveZone(RecordZone(zoneID: zoneID)) : .deleteZone(zoneID))
+        } else if key.hasPrefix("record:") {
+            let recordID = RecordValue.ID(recordName: String(key.dropFirst(7)), zoneID: Contact.zoneID)
+            change = .record(kind == .save ? .saveRecord(recordID) : .deleteRecord(recordID))
+        } else {
+            return nil
+        }
+        self.version = version
+    }
+}
+
+/// What one write transaction did to the outbox, in order, for the engine's pending lists to follow.
+public struct OutboxDelta: Sendable {
+    enum Step: Sendable {
+        /// The change was queued (or queued again).
+        case queued(OutboxEntry.Change)
+        /// The item's entry left the outbox: nothing of it is pending.
+        case settled(OutboxEntry.Change)
+        /// Every entry left the outbox.
+        case cleared
+    }
+
+    var steps: [Step] = []
+}
+
+extension ContactStore {
+    /// One write transaction on the store. The outbox changes only through it, and it notes each one
+    /// (``OutboxDelta``), so that whoever holds an engine makes the engine's pending lists follow.
+    final class Transaction {
+        let db: GRDB.Database
+        private(set) var delta = OutboxDelta()
+
+        init(_ db: GRDB.Database) { self.db = db }
+
+        /// Queues `change`, one version past any entry its item has.
+        @discardableResult
+        func enqueue(_ change: OutboxEntry.Change) throws -> OutboxEntry {
+            var entry = OutboxEntry(change: change)
+            entry.version =
+                (try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT version FROM outbox WHERE key = ?"), arguments: [entry.key]) ?? 0)
+                + 1
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO outbox (key, kind, version) VALUES (?, ?, ?)")
+                .execute(arguments: [entry.key, entry.kind.rawValue, entry.version])
+            delta.steps.append(.queued(change))
+            return entry
+        }
+
+        /// Removes the entry of `change`'s item if it is still this change, at `version` or older (at any
+        /// version when nil). A newer edit made meanwhile, or a delete queued after a save, stays queued.
+        func settle(_ change: OutboxEntry.Change, version: Int64? = nil) throws {
+            let entry = OutboxEntry(change: change)
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE key = ? AND kind = ? AND version <= ?")
+                .execute(arguments: [entry.key, entry.kind.rawValue, version ?? Int64.max])
+            if db.changesCount > 0 { delta.steps.append(.settled(change)) }
+        }
+
+        /// What the outbox holds for `recordID`'s item.
+        func pendingKind(of recordID: RecordValue.ID) throws -> OutboxEntry.Kind? {
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT kind FROM outbox WHERE key = ?"),
+                arguments: [OutboxEntry(change: .record(.saveRecord(recordID))).key]
+            ).flatMap(OutboxEntry.Kind.init(rawValue:))
+        }
+
+        /// Removes every contact, server record and outbox entry (the engine state too when asked).
+        func wipe(engineState: Bool) throws {
+            try db.execute(sql: "DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox")
+            if engineState { try ContactStore.setSetting(.engineState, nil, db) }
+            delta.steps.append(.cleared)
+        }
+    }
+
+    /// Runs `body` in one write transaction; once it commits, and before any other write, `onCommit`
+    /// gets the outbox changes it made.
+    func write<T: Sendable>(
+        onCommit: (@Sendable (OutboxDelta) -> Void)? = nil, _ body: @Sendable (Transaction) throws -> T
+    ) throws -> T {
+        try queue.write { db in
+            let transaction = Transaction(db)
+            let result = try body(transaction)
+            if let onCommit {
+                let delta = transaction.delta
+                if !delta.steps.isEmpty { db.afterNextTransaction(onCommit: { _ in onCommit(delta) }) }
+            }
+            return result
+        }
+    }
+
+    /// Every entry, oldest first.
+    public func outbox() throws -> [OutboxEntry] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, kind, version FROM outbox ORDER BY rowid").compactMap { row in
+                OutboxEntry(key: row["key"], kind: row["kind"], version: row["version"])
+            }
+        }
+    }
+}
+
+extension SyncEngine.State {
+    /// Applies what a store transaction did to the outbox: queued changes become pending, settled
+    /// and cleared ones stop being pending. Consecutive steps of one sort go in one call.
+    func follow(_ delta: OutboxDelta) {
+        var records: [SyncEngine.PendingRecordZoneChange] = []
+        var zones: [SyncEngine.PendingDatabaseChange] = []
+        var adding = true
+        func flush() {
+            if adding {
+                add(pendingDatabaseChanges: zones)
+                add(pendingRecordZoneChanges: records)
+            } else {
+                remove(pendingDatabaseChanges: zones)
+                remove(pendingRecordZoneChanges: records)
+            }
+            records.removeAll()
+            zones.removeAll()
+        }
+        for step in delta.steps {
+            switch step {
+            case .queued(let change), .settled(let change):
+                let isQueued = if case .queued = step { true } else { false }
+                if isQueued != adding {
+                    flush()
+                    adding = isQueued
+                }
+                switch (change, isQueued) {
+                case (.record(let change), true): records.append(change)
+                case (.zone(let change), true): zones.append(change)
+                // The item left the outbox: neither its save nor its delete is pending.
+                case (.record(let change), false):
+                    records += [.saveRecord(change.recordID), .deleteRecord(change.recordID)]
+                case (.zone(let change), false):
+                    zones += [.saveZone(RecordZone(zoneID: change.zoneID)), .deleteZone(change.zoneID)]
+                }
+            case .cleared:
+                flush()
+                remove(pendingDatabaseChanges: pendingDatabaseChanges)
+                remove(pendingRecordZoneChanges: pendingRecordZoneChanges)
+            }
+        }
+        flush()
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SyncCore
+import SyncKit
+
+extension ContactsDevice {
+
+    public var isSignedIn: Bool { credentials.token != nil }
+
+    /// The passphrase that opens the account's encrypted contacts, when this device has it.
+    public func passphrase() throws -> String? {
+        try store.setting(.passphrase)
+    }
+
+    /// Creates an account on the server and signs this device in to it. `passphrase` encrypts the
+    /// account's contacts; the server never sees it.
+    public func signUp(username: String, password: String, passphrase: String) async throws {
+        let session = try await AccountClient(serverURL: options.serverURL).signUp(
+            username: username, password: password)
+        try await adopt(session: session, username: username, passphrase: passphrase)
+    }
+
+    /// Signs this device in. A `passphrase` that does not open the account's encrypted contacts ends the
+    /// new session and throws, changing nothing here.
+    public func signIn(username: String, password: String, passphrase: String) async throws {
+        let session = try await AccountClient(serverURL: options.serverURL).signIn(
+            username: username, password: password)
+        try await adopt(session: session, username: username, passphrase: passphrase)
+    }
+
+    /// Gives a signed-in device the account's passphrase (a device of an earlier version has none),
+    /// once the server's settings show that it opens the account.
+    public func setPassphrase(_ passphrase: String) async throws {
+        let token = try signedInToken()
+        try await unlock(passphrase, token: token)
+        try store.setSetting(.passphrase, passphrase)
+        await replaceEngine()
+    }
+
+    private func adopt(session: SessionInfo, username: String, passphrase: String) async throws {
+        do {
+            try await unlock(passphrase, token: session.token)
+        } catch {
+            try? await AccountClient(serverURL: options.serverURL).signOut(token: session.token)
+            throw error
+        }
+        try write { transaction in
+            try ContactStore.setSetting(.token, session.token, transaction.db)
+            try ContactStore.setSetting(.username, username, transaction.db)
+            try ContactStore.setSetting(.userRecordName, session.userRecordName, transaction.db)
+            try ContactStore.setSetting(.passphrase, passphrase, transaction.db)
+        }
+        credentials.token = session.token
+        await replaceEngine()
+        announce(.accountChanged)
+    }
+
+    /// This device's session token; throws when it is signed out.
+    private func signedInToken() throws -> String {
+        guard let token = credentials.token else {
+            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
+        }
+        return token
+    }
+
+    /// Checks that `passphrase` opens the account (creating its encryption settings when it has none).
+    private func unlock(_ passphrase: String, token: String) async throws {
+        let database = Database(serverURL: options.serverURL, credentials: .token(token))
+        do {
+            try await keyring(passphrase).unlock(for: database)
+        } catch let error as SyncError where error.code == .notAuthenticated {
+            throw DeviceError(
+                "the passphrase does not open this account's encrypted contacts: give the one your other devices use (`contacts account passphrase` on one of them shows it), or, if it is lost, `contacts account reset-encryption` (which deletes the contacts on the server and uploads this device's)"
+            )
+        }
+    }
+
+    /// A new engine from the saved state, with the keyring of the passphrase held now.
+    func replaceEngine() async {
+        await engine.cancelOperations()
+        // Never fails for a store that opened: its settings were read before.
+        try? makeEngine(state: try store.engineState())
+    }
+
+    /// Deletes the account's encrypted data on the server (a lost passphrase), makes `passphrase` the
+    /// account's new one, and uploads this device's contacts again, encrypted with it. Other devices see
+    /// their zones deleted with reason `encryptedDataReset` and need the new passphrase.
+    public func resetEncryptedData(passphrase: String) async throws {
+        let token = try signedInToken()
+        try await Container(identifier: "contacts", serverURL: options.serverURL, credentials: .token(token))
+            .resetEncryptedData()
+        try await unlock(passphrase, token: token)
+        try store.setSetting(.passphrase, passphrase)
+        await replaceEngine()
+        try await sync()
+    }
+
+    /// Signs out: ends the session on the server (when reachable) and wipes this device's contacts,
+    /// as CKSyncEngine's sample does on `signOut`. Contacts on the server stay.
+    public func signOut() async throws {
+        if let token = credentials.token {
+            try? await AccountClient(serverURL: options.serverURL).signOut(token: token)
+        }
+        try write { transaction in
+            try ContactStore.setSetting(.token, nil, transaction.db)
+            try ContactStore.setSetting(.userRecordName, nil, transaction.db)
+        }
+        credentials.token = nil
+        // Without automatic sync nobody notices the store changed: tell the engine now.
+        if !options.automaticallySync { try? await engine.fetchChanges() }
+        announce(.accountChanged)
+    }
+
+    // MARK: Deleting
+
+    /// Removes this device's contacts and sync state; the server keeps its copy, and the next
+    /// fetch downloads everything again.
+    public func deleteLocalData() async throws {
+        await engine.cancelOperations()
+        // The engine is replaced, not told: the new one starts from an empty state and outbox.
+        try store.write { transaction in try transaction.wipe(engineState: true) }
+        try makeEngine(state: nil)
+        announce(.contactsChanged)
+    }
+
+    /// Deletes the contacts zone on the server, which removes every contact on every device
+    /// (this one too, once the server confirms).
+    public func deleteServerData() async throws {
+        try write { transaction in
+            try transaction.wipe(engineState: false)
+            try transaction.enqueue(.zone(.deleteZone(Contact.zoneID)))
+        }
+        announce(.contactsChanged)
+        try await engine.sendChanges()
+    }
+}

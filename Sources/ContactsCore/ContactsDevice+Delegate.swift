@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import SyncCore
+import SyncKit
+import Synchronization
+
+/// The engine's delegate: each event written to the store in one transaction, and the next batch to
+/// send read from it.
+extension ContactsDevice: SyncEngineDelegate {
+    public func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+        do {
+            try handle(event)
+        } catch {
+            try? store.setSetting(.lastError, "could not save to the local database: \(error)")
+        }
+        if syncEngine.scheduler != nil {
+            switch event {
+            case .willSendChanges: outcomes.withLock { $0.began(.send) }
+            case .willFetchChanges: outcomes.withLock { $0.began(.fetch) }
+            // The scheduler's status says how it ended, once (see followOutcomes).
+            case .didSendChanges, .didFetchChanges: return
+            default: break
+            }
+        }
+        if let text = Self.describe(event, fetched: fetchedCount) { announce(.event(text, date: Date())) }
+    }
+
+    private func handle(_ event: SyncEngine.Event) throws {
+        switch event {
+        case .stateUpdate(let update):
+            // The outbox is the one record of what is pending (makeEngine gives it back to the engine), so
+            // the engine's copy of the list is left out: rewriting every pending change at each update made
+            // an upload quadratic.
+            var state = update.stateSerialization
+            state.pendingRecordZoneChanges = []
+            state.pendingDatabaseChanges = []
+            let data = try JSONEncoder().encode(state)
+            try store.setSetting(.engineState, String(decoding: data, as: UTF8.self))
+
+        case .accountChange(let change):
+            switch change.changeType {
+            case .signIn:
+                try queueEverything()
+            case .signOut, .switchAccounts:
+                try write { transaction in try transaction.wipe(engineState: false) }
+                announce(.contactsChanged)
+            }
+            announce(.accountChanged)
+
+        case .fetchedDatabaseChanges(let changes):
+            for deletion in changes.deletions where deletion.zoneID == Contact.zoneID {
+                if deletion.reason == .encryptedDataReset {
+                    // The server lost its copy, not the user: keep the contacts and upload them again.
+                    try queueEverything()
+                    continue
+                }
+                try write { transaction in try transaction.wipe(engineState: false) }
+                announce(.contactsChanged)
+            }
+
+        case .fetchedRecordZoneChanges(let changes):
+            try applyFetched(changes)
+
+        case .sentDatabaseChanges(let sent):
+            try write { transaction in
+                for zone in sent.savedZones { try transaction.settle(.zone(.saveZone(zone))) }
+                for zoneID in sent.deletedZoneIDs { try transaction.settle(.zone(.deleteZone(zoneID))) }
+                if let failure = sent.failedZoneSaves.first {
+                    try ContactStore.setSetting(.lastError, "\(failure.error)", transaction.db)
+                }
+            }
+
+        case .sentRecordZoneChanges(let sent):
+            try applySent(sent)
+
+        case .willFetchChanges:
+            fetchedCount.withLock { $0 = 0 }
+
+        default:
+            break
+        }
+    }
+
+    /// Queues the zone and every contact for upload (first sign-in, or the server lost its data).
+    private func queueEverything() throws {
+        try write { transaction in
+            try transaction.enqueue(.zone(.saveZone(RecordZone(zoneID: Contact.zoneID))))
+            try transaction.db.execute(sql: "DELETE FROM serverRecord")
+            for id in try String.fetchAll(transaction.db, sql: "SELECT id FROM contact") {
+                try transaction.enqueue(.record(.saveRecord(.init(recordName: id, zoneID: Contact.zoneID))))
+            }
+        }
+    }
+
+    public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+        -> SyncEngine.RecordZoneChangeBatch?
+    {
+        let scoped = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
+        guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
+        // Only what the outbox still holds; anything else is stale (settled before a crash).
+        if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
+        versionsInFlight.withLock { $0 = next.versions }
+        guard !next.saves.isEmpty || !next.deletes.isEmpty else { return nil }
+        return SyncEngine.RecordZoneChangeBatch(
+            recordsToSave: next.saves.map(Record.init), recordIDsToDelete: next.deletes)
+    }
+}

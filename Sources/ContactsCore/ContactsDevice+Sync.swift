@@ -1,0 +1,50 @@
+import Foundation
+import SyncCore
+import SyncKit
+
+extension ContactsDevice {
+
+    /// One manual sync: fetch, then send; conflicts found while sending are merged and sent again.
+    /// When something was sent, a last fetch brings this device's token past its own changes (and
+    /// picks up what others changed meanwhile), so that the next sync fetches only what is new.
+    public func sync(fetch: Bool = true, send: Bool = true) async throws {
+        do {
+            if fetch { try await engine.fetchChanges() }
+            let sending = send && !engine.state.pendingRecordZoneChanges.isEmpty
+            if send { try await sendUntilSettled() }
+            if fetch && sending { try await engine.fetchChanges() }
+            try store.setSetting(.lastSync, String(Date().timeIntervalSince1970))
+            try store.setSetting(.lastError, nil)
+        } catch {
+            let error = try explained(error)
+            try? store.setSetting(.lastError, "\(error)")
+            try? store.setSetting(.lastErrorDate, String(Date().timeIntervalSince1970))
+            throw error
+        }
+    }
+
+    /// A missing passphrase, said in the app's terms rather than the library's.
+    private func explained(_ error: any Error) throws -> any Error {
+        guard let error = error as? SyncError, error.code == .notAuthenticated, isSignedIn,
+            try store.setting(.passphrase) == nil
+        else { return error }
+        return DeviceError(
+            "this device has no passphrase for the account's encrypted contacts: run `contacts account passphrase --set` with the passphrase of your other devices (`contacts account passphrase` on one of them shows it)"
+        )
+    }
+
+    /// Sends; a conflict, a missing zone or a missing record is fixed by the delegate and the
+    /// change is queued again, so a second or third send finishes the job.
+    private func sendUntilSettled() async throws {
+        for attempt in 1...4 {
+            do {
+                try await engine.sendChanges()
+                return
+            } catch let error as SyncError
+                where attempt < 4 && [.serverRecordChanged, .zoneNotFound, .unknownItem].contains(error.code)
+            {
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import SyncKit
+import VCard
+
+/// What an import did: how many contacts it added or updated, and the cards it skipped and why.
+public struct ImportReport: Sendable {
+    public var imported = 0
+    public var updated = 0
+    public var problems: [VCardProblem] = []
+}
+
+extension ContactsDevice {
+    /// Imports every valid card in `text`; a card with a problem is skipped and reported with its
+    /// line number, and the rest are imported. A card whose UID is a known contact updates it.
+    public func importVCards(_ text: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> ImportReport {
+        let parsed = VCardParser.parse(text)
+        var report = ImportReport(problems: parsed.problems)
+        var batch: [Contact] = []
+        let total = parsed.cards.count
+        for (index, card) in parsed.cards.enumerated() {
+            let contact = Contact(vCard: card)
+            do {
+                try ContactValidation.validate(contact)
+                batch.append(contact)
+            } catch {
+                report.problems.append(
+                    VCardProblem(
+                        line: parsed.cardLines[index],
+                        message: "line \(parsed.cardLines[index]): \(error) (card skipped)"))
+            }
+            if batch.count == 1000 || index == total - 1 {
+                let counts = try saveImported(batch)
+                report.imported += counts.added
+                report.updated += counts.updated
+                batch.removeAll(keepingCapacity: true)
+                progress(index + 1, total)
+            }
+        }
+        report.problems.sort { $0.line < $1.line }
+        return report
+    }
+
+    /// Saves imported contacts and queues them, in one transaction: a card whose UID matches a contact
+    /// updates it (keeping the edit times of the fields it does not change).
+    private func saveImported(_ contacts: [Contact]) throws -> (added: Int, updated: Int) {
+        guard !contacts.isEmpty else { return (0, 0) }
+        let updated = try write { transaction in
+            let db = transaction.db
+            var updated = 0
+            for contact in contacts {
+                let stamped: Contact
+                if let old = try ContactStore.contact(contact.id, db) {
+                    var merged = contact
+                    merged.modified = old.modified
+                    stamped = merged.stamped(against: old)
+                    updated += 1
+                } else {
+                    stamped = contact.stamped(against: nil)
+                }
+                try ContactStore.put(stamped, db)
+                try transaction.enqueue(.record(.saveRecord(stamped.recordID)))
+            }
+            return updated
+        }
+        return (contacts.count - updated, updated)
+    }
+
+    /// Every contact as a vCard file.
+    public func exportVCards(version: VCard.Version = .v4) throws -> String {
+        VCardSerializer.serialize(try store.contacts().map { $0.vCard(version: version) })
+    }
+}
