@@ -9,33 +9,50 @@ public struct ImportReport: Sendable {
     public var problems: [VCardProblem] = []
 }
 
+/// How far an import has come, for a progress display.
+public struct ImportProgress: Sendable {
+    /// Cards read so far.
+    public var cards: Int
+    /// The part of the input read so far, from 0 to 1.
+    public var fraction: Double
+}
+
 extension ContactsDevice {
     /// Imports every valid card in `text`; a card with a problem is skipped and reported with its
     /// line number, and the rest are imported. A card whose UID is a known contact updates it.
-    public func importVCards(_ text: String, progress: (Int, Int) -> Void = { _, _ in }) throws -> ImportReport {
-        let parsed = VCardParser.parse(text)
-        var report = ImportReport(problems: parsed.problems)
+    public func importVCards(_ text: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportReport {
+        try importVCards(utf8: Array(text.utf8), progress: progress)
+    }
+
+    /// Imports a UTF-8 vCard file as ``importVCards(_:progress:)`` does, card by card: every 1,000 cards
+    /// are saved in one transaction, so that a large file is never held as cards or contacts all at once.
+    public func importVCards(utf8 bytes: [UInt8], progress: (ImportProgress) -> Void = { _ in }) throws
+        -> ImportReport
+    {
+        var cards = VCardParser.Cards(utf8: bytes)
+        var report = ImportReport()
         var batch: [Contact] = []
-        let total = parsed.cards.count
-        for (index, card) in parsed.cards.enumerated() {
+        var read = 0
+        func save() throws {
+            let counts = try saveImported(batch)
+            report.imported += counts.added
+            report.updated += counts.updated
+            batch.removeAll(keepingCapacity: true)
+            progress(ImportProgress(cards: read, fraction: Double(cards.bytesRead) / Double(max(cards.byteCount, 1))))
+        }
+        while let (card, line) = cards.next() {
+            read += 1
             let contact = Contact(vCard: card)
             do {
                 try ContactValidation.validate(contact)
                 batch.append(contact)
             } catch {
-                report.problems.append(
-                    VCardProblem(
-                        line: parsed.cardLines[index],
-                        message: "line \(parsed.cardLines[index]): \(error) (card skipped)"))
+                report.problems.append(VCardProblem(line: line, message: "line \(line): \(error) (card skipped)"))
             }
-            if batch.count == 1000 || index == total - 1 {
-                let counts = try saveImported(batch)
-                report.imported += counts.added
-                report.updated += counts.updated
-                batch.removeAll(keepingCapacity: true)
-                progress(index + 1, total)
-            }
+            if batch.count == 1000 { try save() }
         }
+        try save()
+        report.problems += cards.problems
         report.problems.sort { $0.line < $1.line }
         return report
     }

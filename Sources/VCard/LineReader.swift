@@ -38,6 +38,9 @@ struct LineReader {
     private var nextNumber = 1
     private var peeked: Line?
 
+    /// How much of the input has been read, in bytes.
+    var bytesRead: Int { position }
+
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]

@@ -41,4 +41,28 @@ public enum VCardParser {
         reader.readAll()
         return reader.result
     }
+
+    /// Reads a UTF-8 vCard file card by card, exactly as ``parse(_:)-swift.type.method`` does, so that a
+    /// large file is never held as cards all at once.
+    public struct Cards {
+        private var reader: VCardReader
+        /// The input's size in bytes.
+        public let byteCount: Int
+
+        public init(utf8 bytes: [UInt8]) {
+            reader = VCardReader(lines: LineReader(bytes))
+            byteCount = bytes.count
+        }
+
+        /// The next valid card and the line of its `BEGIN:VCARD`; nil at the end of the input.
+        public mutating func next() -> (card: VCard, line: Int)? {
+            reader.nextCard()
+        }
+
+        /// The problems found so far (all of them once ``next()`` returned nil), in file order.
+        public var problems: [VCardProblem] { reader.result.problems }
+
+        /// How much of the input has been read, in bytes.
+        public var bytesRead: Int { reader.bytesRead }
+    }
 }

@@ -9,14 +9,36 @@ struct VCardReader {
         self.lines = lines
     }
 
+    /// The `BEGIN:VCARD` line of the card to read next, when a card that did not end found it.
+    private var pendingBegin: Int?
+
+    /// How much of the input has been read, in bytes.
+    var bytesRead: Int { lines.bytesRead }
+
     mutating func readAll() {
-        var pendingBegin: Int?
+        while let (card, line) = nextCard() {
+            result.cards.append(card)
+            result.cardLines.append(line)
+        }
+    }
+
+    /// The next valid card and the line of its `BEGIN:VCARD`, or nil at the end of the input. Problems
+    /// met on the way are added to `result.problems`.
+    mutating func nextCard() -> (card: VCard, line: Int)? {
         while true {
             if let begin = pendingBegin {
-                pendingBegin = readCard(begunAt: begin)
+                pendingBegin = nil
+                switch readCard(begunAt: begin) {
+                case .card(let card): return (card, begin)
+                case .nextBegins(let line): pendingBegin = line
+                case .skipped: break
+                }
                 continue
             }
-            guard let line = lines.next() else { break }
+            guard let line = lines.next() else {
+                reportStrayText()
+                return nil
+            }
             if line.isBlank {
                 reportStrayText()
             } else if line.isBegin {
@@ -31,12 +53,19 @@ struct VCardReader {
                 strayText = (line, 1)
             }
         }
-        reportStrayText()
     }
 
-    /// Reads one card after its `BEGIN:VCARD` through its `END:VCARD`. Returns the line of a
-    /// `BEGIN:VCARD` that came before this card ended, which begins the next card.
-    private mutating func readCard(begunAt begin: Int) -> Int? {
+    /// How reading one card ended.
+    private enum CardOutcome {
+        case card(VCard)
+        /// The card had a problem (reported).
+        case skipped
+        /// Another `BEGIN:VCARD`, on this line, came before the card's end (reported).
+        case nextBegins(Int)
+    }
+
+    /// Reads one card after its `BEGIN:VCARD` through its `END:VCARD`.
+    private mutating func readCard(begunAt begin: Int) -> CardOutcome {
         var version: VCard.Version?
         var properties: [Property] = []
         var skipped = false
@@ -48,11 +77,7 @@ struct VCardReader {
         while let line = lines.next() {
             if line.isBlank { continue }
             if line.isEnd {
-                if !skipped {
-                    result.cards.append(VCard(version: version ?? .v3, properties: properties))
-                    result.cardLines.append(begin)
-                }
-                return nil
+                return skipped ? .skipped : .card(VCard(version: version ?? .v3, properties: properties))
             }
             if line.isBegin {
                 if !skipped, let agent = properties.last, agent.name == "AGENT",
@@ -65,7 +90,7 @@ struct VCardReader {
                 report(
                     begin,
                     "BEGIN:VCARD without END:VCARD — the next BEGIN:VCARD is on line \(line.number) (card skipped)")
-                return line.number
+                return .nextBegins(line.number)
             }
             if skipped { continue }
             do {
@@ -88,7 +113,7 @@ struct VCardReader {
             }
         }
         report(begin, "BEGIN:VCARD without END:VCARD before the end of the input (card skipped)")
-        return nil
+        return .skipped
     }
 
     /// vCard 2.1 writers break quoted-printable lines with a trailing `=` and do not indent the

@@ -98,19 +98,13 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Save on this device only; sync later.") var noSync = false
 
     func run() async throws {
-        let data: Data
-        if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let read = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure("cannot read \(file): no such file, or not readable")
-            }
-            data = read
-        }
+        let bytes = try readBytes(file)
         let device = try await Session.open(global, needsServer: !noSync)
         let showProgress = isatty(2) == 1
-        let report = try device.importVCards(String(decoding: data, as: UTF8.self)) { done, total in
-            if showProgress { FileHandle.standardError.write(Data("\rimporting \(done) of \(total)…".utf8)) }
+        let report = try device.importVCards(utf8: bytes) { progress in
+            guard showProgress else { return }
+            let percent = Int(progress.fraction * 100)
+            FileHandle.standardError.write(Data("\rimporting: \(progress.cards) cards read (\(percent) %)…".utf8))
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         for problem in report.problems { warn(problem.message.printable) }

@@ -97,10 +97,15 @@ struct VCardMappingTests {
         try await withContactsDevices(1) { _, _, devices in
             var progress: [Int] = []
             let start = ContinuousClock.now
-            let report = try devices[0].importVCards(text) { done, _ in progress.append(done) }
+            var fractions: [Double] = []
+            let report = try devices[0].importVCards(text) { done in
+                progress.append(done.cards)
+                fractions.append(done.fraction)
+            }
             print("imported 10,000 vCards in \(ContinuousClock.now - start)")
             #expect(report.imported == 10_000)
             #expect(progress.count >= 10 && progress.last == 10_000)
+            #expect(fractions == fractions.sorted() && fractions.last == 1)
             #expect(try devices[0].store.count() == 10_000)
             #expect(devices[0].engine.state.pendingRecordZoneChanges.count == 10_000)
         }
