@@ -95,7 +95,9 @@ extension ContactsDevice: SyncEngineDelegate {
     public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.RecordZoneChangeBatch?
     {
-        let scoped = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
+        // The next batch's worth, with room for changes the outbox no longer holds.
+        let scoped = syncEngine.state.pendingRecordZoneChanges(
+            first: 2 * SyncEngine.RecordZoneChangeBatch.defaultMaximumCount, where: context.options.scope.contains)
         guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
         // Only what the outbox still holds; anything else is stale (settled before a crash).
         if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }

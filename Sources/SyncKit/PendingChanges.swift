@@ -51,6 +51,16 @@ struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Senda
     /// The changes in the order they were added.
     var changes: [Change] { slots.compactMap { $0 } }
 
+    /// The first `limit` changes that `isIncluded` accepts, in the order they were added.
+    func prefix(_ limit: Int, where isIncluded: (Change) -> Bool) -> [Change] {
+        var found: [Change] = []
+        for case let change? in slots where isIncluded(change) {
+            if found.count == limit { break }
+            found.append(change)
+        }
+        return found
+    }
+
     /// Adds a change; returns whether the list changed (a repeated change counts: it is newer).
     @discardableResult
     mutating func add(_ change: Change, key: Key) -> Bool {

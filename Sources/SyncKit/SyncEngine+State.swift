@@ -43,6 +43,17 @@ extension SyncEngine {
         /// Record changes waiting to be sent, oldest first.
         public var pendingRecordZoneChanges: [PendingRecordZoneChange] { storage.withLock { $0.records.changes } }
 
+        /// The first `limit` record changes waiting to be sent that `isIncluded` accepts, oldest first.
+        ///
+        /// Beyond CKSyncEngine: a delegate's `nextRecordZoneChangeBatch` needs only the next batch's worth,
+        /// and listing every pending change for every batch makes a large send quadratic. `isIncluded` runs
+        /// with the state locked: it must not use the state.
+        public func pendingRecordZoneChanges(
+            first limit: Int, where isIncluded: (PendingRecordZoneChange) -> Bool = { _ in true }
+        ) -> [PendingRecordZoneChange] {
+            storage.withLock { $0.records.prefix(limit, where: isIncluded) }
+        }
+
         /// Zone changes waiting to be sent, oldest first.
         public var pendingDatabaseChanges: [PendingDatabaseChange] { storage.withLock { $0.zones.changes } }
 
@@ -122,7 +133,7 @@ extension SyncEngine {
         var serialization: Serialization {
             storage.withLock { storage in
                 Serialization(
-                    pendingRecordZoneChanges: storage.records.changes, pendingDatabaseChanges: storage.zones.changes,
+                    records: PendingSnapshot(storage.records), zones: PendingSnapshot(storage.zones),
                     hasPendingUntrackedChanges: storage.hasPendingUntrackedChanges,
                     zoneIDsWithUnfetchedServerChanges: storage.zoneIDsWithUnfetchedServerChanges.sorted(),
                     databaseChangeToken: storage.databaseToken,
@@ -167,8 +178,16 @@ extension SyncEngine.State {
 
         /// The format's version; 1 so far.
         public var version = 1
-        public var pendingRecordZoneChanges: [SyncEngine.PendingRecordZoneChange]
-        public var pendingDatabaseChanges: [SyncEngine.PendingDatabaseChange]
+        public var pendingRecordZoneChanges: [SyncEngine.PendingRecordZoneChange] {
+            get { records.changes }
+            set { records = PendingSnapshot(newValue) }
+        }
+        public var pendingDatabaseChanges: [SyncEngine.PendingDatabaseChange] {
+            get { zones.changes }
+            set { zones = PendingSnapshot(newValue) }
+        }
+        private var records: PendingSnapshot<Record.ID, SyncEngine.PendingRecordZoneChange>
+        private var zones: PendingSnapshot<RecordZone.ID, SyncEngine.PendingDatabaseChange>
         public var hasPendingUntrackedChanges: Bool
         public var zoneIDsWithUnfetchedServerChanges: [RecordZone.ID]
         public var databaseChangeToken: ServerChangeToken?
@@ -187,8 +206,22 @@ extension SyncEngine.State {
             zoneIDsWithUnfetchedServerChanges: [RecordZone.ID], databaseChangeToken: ServerChangeToken?,
             zoneChangeTokens: [ZoneToken], lastUserRecordName: String?
         ) {
-            self.pendingRecordZoneChanges = pendingRecordZoneChanges
-            self.pendingDatabaseChanges = pendingDatabaseChanges
+            self.init(
+                records: PendingSnapshot(pendingRecordZoneChanges), zones: PendingSnapshot(pendingDatabaseChanges),
+                hasPendingUntrackedChanges: hasPendingUntrackedChanges,
+                zoneIDsWithUnfetchedServerChanges: zoneIDsWithUnfetchedServerChanges,
+                databaseChangeToken: databaseChangeToken, zoneChangeTokens: zoneChangeTokens,
+                lastUserRecordName: lastUserRecordName)
+        }
+
+        fileprivate init(
+            records: PendingSnapshot<Record.ID, SyncEngine.PendingRecordZoneChange>,
+            zones: PendingSnapshot<RecordZone.ID, SyncEngine.PendingDatabaseChange>, hasPendingUntrackedChanges: Bool,
+            zoneIDsWithUnfetchedServerChanges: [RecordZone.ID], databaseChangeToken: ServerChangeToken?,
+            zoneChangeTokens: [ZoneToken], lastUserRecordName: String?
+        ) {
+            self.records = records
+            self.zones = zones
             self.hasPendingUntrackedChanges = hasPendingUntrackedChanges
             self.zoneIDsWithUnfetchedServerChanges = zoneIDsWithUnfetchedServerChanges
             self.databaseChangeToken = databaseChangeToken
@@ -199,13 +232,13 @@ extension SyncEngine.State {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
-            pendingRecordZoneChanges =
+            records = PendingSnapshot(
                 try container.decodeIfPresent(
                     [SyncEngine.PendingRecordZoneChange].self, forKey: .pendingRecordZoneChanges)
-                ?? []
-            pendingDatabaseChanges =
+                    ?? [])
+            zones = PendingSnapshot(
                 try container.decodeIfPresent([SyncEngine.PendingDatabaseChange].self, forKey: .pendingDatabaseChanges)
-                ?? []
+                    ?? [])
             hasPendingUntrackedChanges =
                 try container.decodeIfPresent(Bool.self, forKey: .hasPendingUntrackedChanges) ?? false
             zoneIDsWithUnfetchedServerChanges =
@@ -214,5 +247,33 @@ extension SyncEngine.State {
             zoneChangeTokens = try container.decodeIfPresent([ZoneToken].self, forKey: .zoneChangeTokens) ?? []
             lastUserRecordName = try container.decodeIfPresent(String.self, forKey: .lastUserRecordName)
         }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(pendingRecordZoneChanges, forKey: .pendingRecordZoneChanges)
+            try container.encode(pendingDatabaseChanges, forKey: .pendingDatabaseChanges)
+            try container.encode(hasPendingUntrackedChanges, forKey: .hasPendingUntrackedChanges)
+            try container.encode(zoneIDsWithUnfetchedServerChanges, forKey: .zoneIDsWithUnfetchedServerChanges)
+            try container.encodeIfPresent(databaseChangeToken, forKey: .databaseChangeToken)
+            try container.encode(zoneChangeTokens, forKey: .zoneChangeTokens)
+            try container.encodeIfPresent(lastUserRecordName, forKey: .lastUserRecordName)
+        }
     }
+}
+
+/// A pending list as a serialization holds it: a copy of the engine's list (which costs nothing until
+/// either changes), made an array only when it is read. A state update then costs nothing for the
+/// pending changes of an app that keeps them itself and never reads them from the serialization.
+private struct PendingSnapshot<Key: Hashable & Sendable, Change: Hashable & Sendable>: Sendable, Hashable {
+    private var list: PendingList<Key, Change>?
+    private var array: [Change] = []
+
+    init(_ list: PendingList<Key, Change>) { self.list = list }
+    init(_ array: [Change]) { self.array = array }
+
+    var changes: [Change] { list?.changes ?? array }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.changes == rhs.changes }
+    func hash(into hasher: inout Hasher) { hasher.combine(changes) }
 }

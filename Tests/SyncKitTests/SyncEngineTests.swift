@@ -173,6 +173,13 @@ struct EngineBehaviourTests {
                 SyncEngine.PendingRecordZoneChange.deleteRecord(ids[$0])
             }
             #expect(state.pendingRecordZoneChanges == kept + deleted)
+            // The first few, as a delegate asks for the next batch: the same order, filtered, cut at the limit.
+            #expect(state.pendingRecordZoneChanges(first: 5) == Array(kept.prefix(5)))
+            let isDelete: (SyncEngine.PendingRecordZoneChange) -> Bool = {
+                if case .deleteRecord = $0 { true } else { false }
+            }
+            #expect(state.pendingRecordZoneChanges(first: 7, where: isDelete) == Array(deleted.prefix(7)))
+            #expect(state.pendingRecordZoneChanges(first: 100_000) == kept + deleted)
             state.remove(pendingRecordZoneChanges: kept)
             #expect(state.pendingRecordZoneChanges == deleted)
         }
@@ -244,6 +251,9 @@ struct EngineBehaviourTests {
                 "saved pending: \(String(describing: a.savedState.withLock { $0 }?.pendingRecordZoneChanges))"
             }
             let saved = try #require(a.savedState.withLock { $0 })
+            let decoded = try JSONDecoder().decode(
+                SyncEngine.State.Serialization.self, from: JSONEncoder().encode(saved))
+            #expect(decoded == saved && decoded.pendingRecordZoneChanges == pendingY, "the state survives JSON")
 
             let restarted = TestDevice(name: "device-0", server: server, client: account, state: saved)
             restarted.contacts.withLock { $0 = a.contacts.withLock { $0 } }
