@@ -134,10 +134,28 @@ extension ContactStore {
 
     /// Every entry, oldest first.
     public func outbox() throws -> [OutboxEntry] {
+        var entries: [OutboxEntry] = []
+        try outbox(inChunksOf: 10_000) { entries += $0 }
+        return entries
+    }
+
+    /// Every entry, oldest first, handed to `body` `size` at a time, so that a large outbox is never
+    /// held whole.
+    func outbox(inChunksOf size: Int, _ body: ([OutboxEntry]) throws -> Void) throws {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, kind, version FROM outbox ORDER BY rowid").compactMap { row in
-                OutboxEntry(key: row["key"], kind: row["kind"], version: row["version"])
+            let rows = try Row.fetchCursor(db, sql: "SELECT key, kind, version FROM outbox ORDER BY rowid")
+            var chunk: [OutboxEntry] = []
+            chunk.reserveCapacity(size)
+            while let row = try rows.next() {
+                if let entry = OutboxEntry(key: row["key"], kind: row["kind"], version: row["version"]) {
+                    chunk.append(entry)
+                }
+                if chunk.count == size {
+                    try body(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
             }
+            if !chunk.isEmpty { try body(chunk) }
         }
     }
 }

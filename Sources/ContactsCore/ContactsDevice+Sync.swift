@@ -10,7 +10,7 @@ extension ContactsDevice {
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
         do {
             if fetch { try await engine.fetchChanges() }
-            let sending = send && !engine.state.pendingRecordZoneChanges.isEmpty
+            let sending = send && !engine.state.pendingRecordZoneChanges(first: 1).isEmpty
             if send { try await sendUntilSettled() }
             if fetch && sending { try await engine.fetchChanges() }
             try store.setSetting(.lastSync, String(Date().timeIntervalSince1970))

@@ -90,7 +90,9 @@ public final class ContactsDevice: Sendable {
         configuration.automaticallySync = options.automaticallySync
         let engine = SyncEngine(configuration)
         // The outbox is the one record of what is pending (the saved state leaves the lists out).
-        engine.state.follow(OutboxDelta(steps: try store.outbox().map { .queued($0.change) }))
+        try store.outbox(inChunksOf: 10_000) { entries in
+            engine.state.follow(OutboxDelta(steps: entries.map { .queued($0.change) }))
+        }
         engineBox.withLock { $0 = engine }
         followOutcomes(of: engine)
     }

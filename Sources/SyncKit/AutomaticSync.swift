@@ -19,7 +19,9 @@ final class AutomaticSync: Sendable {
             case .fetch:
                 try await engine.run { try await engine.performFetch(.init(reason: .scheduled, options: .init())) }
             case .send:
-                guard !engine.state.pendingRecordZoneChanges.isEmpty || !engine.state.pendingDatabaseChanges.isEmpty
+                guard
+                    !engine.state.pendingRecordZoneChanges(first: 1).isEmpty
+                        || !engine.state.pendingDatabaseChanges.isEmpty
                 else { return }
                 try await engine.run { try await engine.performSend(.init(reason: .scheduled, options: .init())) }
             }

@@ -95,7 +95,7 @@ struct AccountCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: false)
-            let pending = try device.store.outbox().count
+            let pending = try device.store.pendingCount()
             if pending > 0 {
                 warn("\(pending) change(s) were not synced and are removed with this device's data")
             }

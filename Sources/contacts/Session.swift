@@ -59,7 +59,7 @@ enum Session {
         do {
             try await device.sync()
         } catch {
-            let pending = (try? device.store.outbox().count) ?? 0
+            let pending = (try? device.store.pendingCount()) ?? 0
             warn("saved on this device; not synced yet (\(pending) change(s) pending): \(error)")
         }
     }

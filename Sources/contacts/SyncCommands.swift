@@ -25,7 +25,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw CommandFailure("sync failed: \(error)")
         }
         let after = try device.store.count()
-        let pending = try device.store.outbox().count
+        let pending = try device.store.pendingCount()
         print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")
     }
 }
@@ -61,7 +61,7 @@ struct StatusCommand: AsyncParsableCommand {
         let report = Report(
             device: global.device, dataDirectory: global.dataDirectory, server: try store.setting(.serverURL),
             localServer: global.server == nil, account: try store.setting(.username), signedIn: device.isSignedIn,
-            contacts: try store.count(), pendingChanges: try store.outbox().count, lastSync: try date(.lastSync),
+            contacts: try store.count(), pendingChanges: try store.pendingCount(), lastSync: try date(.lastSync),
             scheduler: "not running: the full-screen app syncs by itself; `contacts sync` syncs once",
             lastError: try store.setting(.lastError), lastErrorDate: try date(.lastErrorDate))
         if json {
