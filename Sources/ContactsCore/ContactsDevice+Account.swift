@@ -2,8 +2,8 @@ import Foundation
 import SyncCore
 import SyncKit
 
+/// The account: signing up, in and out, the passphrase, and deleting data here or on the server.
 extension ContactsDevice {
-
     public var isSignedIn: Bool { credentials.token != nil }
 
     /// The passphrase that opens the account's encrypted contacts, when this device has it.

@@ -2,8 +2,8 @@ import Foundation
 import SyncCore
 import SyncKit
 
+/// A person's edits: each saved and queued for upload in one transaction.
 extension ContactsDevice {
-
     /// Saves a new contact locally and queues it for upload. Throws on invalid input, changing nothing.
     @discardableResult
     public func add(_ contact: Contact, at date: Date = Date()) throws -> Contact {

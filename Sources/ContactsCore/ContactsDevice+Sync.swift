@@ -2,8 +2,8 @@ import Foundation
 import SyncCore
 import SyncKit
 
+/// A sync on demand, as `contacts sync` runs one; a device with automatic sync also lets its scheduler decide.
 extension ContactsDevice {
-
     /// One manual sync: fetch, then send; conflicts found while sending are merged and sent again.
     /// When something was sent, a last fetch brings this device's token past its own changes (and
     /// picks up what others changed meanwhile), so that the next sync fetches only what is new.

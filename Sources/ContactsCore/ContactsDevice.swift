@@ -46,7 +46,7 @@ public final class ContactsDevice: Sendable {
     public let options: Options
     public let store: ContactStore
     public let credentials: CredentialStore
-    let engineBox = Mutex<SyncEngine?>(nil)
+    private let engineBox = Mutex<SyncEngine?>(nil)
     private let lock: DeviceLock
     /// Outbox versions in the batch being sent, by outbox key: a confirmation settles only those.
     let versionsInFlight = Mutex<[String: Int64]>([:])
