@@ -9,7 +9,7 @@ import Foundation
 /// - time to first screen: open the device (its store and engine), read the list's names, load the selected
 ///   contact, render the first 100×30 grid;
 /// - a key press: `j`, then the new selection's details, then a new grid;
-/// - a search keystroke: typing "ada lov" one character at a time, each narrowing the list and drawn.
+/// - a search keystroke: typing "ada lov" (or `--search`) one character at a time, each narrowing the list and drawn.
 struct TUIBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tui",
@@ -24,6 +24,15 @@ struct TUIBenchmark: AsyncParsableCommand {
     @Option(help: "How many times to type the search.")
     var searches = 30
 
+    @Option(help: "What the search types, one character at a time; it must find someone.")
+    var search = "ada lov"
+
+    @Option(
+        help: ArgumentHelp(
+            "A copy of a device's file to measure instead of a filled one, such as one a 100,000-contact sync wrote (contacts/devices/NAME.sqlite under the data directory).",
+            valueName: "file"))
+    var device: String?
+
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -32,7 +41,11 @@ struct TUIBenchmark: AsyncParsableCommand {
             automaticallySync: false)
 
         let fillStart = ContinuousClock.now
-        do {
+        if let device {
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("devices"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: device, toPath: directory.path + "/devices/bench.sqlite")
+        } else {
             let device = try ContactsDevice(options)
             for start in stride(from: 0, to: contacts, by: 5_000) {
                 try device.store.saveLocal((start..<min(contacts, start + 5_000)).map(Self.contact))
@@ -72,7 +85,7 @@ struct TUIBenchmark: AsyncParsableCommand {
         var firstKeystroke: Duration?
         for _ in 0..<searches {
             _ = state.handle(.character("/"))
-            for character in "ada lov" {
+            for character in search {
                 let typed = ContinuousClock.now
                 _ = state.handle(.character(character))
                 if let id = state.detailsToLoad { state.details = try store.contact(id) }
@@ -80,7 +93,10 @@ struct TUIBenchmark: AsyncParsableCommand {
                 let elapsed = ContinuousClock.now - typed
                 if firstKeystroke == nil { firstKeystroke = elapsed } else { keystrokes.append(elapsed) }
             }
-            guard state.list.count > 0 else { throw ValidationError("the search found nothing") }
+            guard state.list.count > 0 else {
+                throw ValidationError(
+                    "the search '\(search)' found nothing; pass --search with a name the device holds")
+            }
             _ = state.handle(.escape)
         }
 
@@ -97,8 +113,11 @@ struct TUIBenchmark: AsyncParsableCommand {
                     + String(repeating: " ", count: max(1, 44 - result.count)) + target)
         }
         let pending = try device.store.pendingCount()
-        print("sync-bench tui: \(contacts) contacts, a 100x30 screen; the app's state, keys and renderer, no terminal")
-        print("(filling the device took \(ms(fillTime)): saveLocal in chunks of 5,000)")
+        let count = try device.store.count()
+        print("sync-bench tui: \(count) contacts, a 100x30 screen; the app's state, keys and renderer, no terminal")
+        print(
+            self.device.map { "(copying \($0) took \(ms(fillTime)))" }
+                ?? "(filling the device took \(ms(fillTime)): saveLocal in chunks of 5,000)")
         print("")
         row("measure", "result", "target")
         row("time to first screen", ms(firstScreen), "< 200 ms")
@@ -115,12 +134,12 @@ struct TUIBenchmark: AsyncParsableCommand {
             "search per keystroke",
             "p50 \(ms(keystrokes[keystrokes.count / 2])), max \(ms(keystrokes.last!))", "< 30 ms")
         row("  first keystroke ever", "\(ms(firstKeystroke!)) (builds the search index)")
-        row("  \"ada lov\" matches", "\(Self.matches(state)) of \(state.list.rows.count)")
+        row("  \"\(search)\" matches", "\(Self.matches(search, in: state)) of \(state.list.rows.count)")
     }
 
-    private static func matches(_ state: AppState) -> Int {
+    private static func matches(_ search: String, in state: AppState) -> Int {
         var copy = state
-        copy.list.search("ada lov", viewport: 10)
+        copy.list.search(search, viewport: 10)
         return copy.list.count
     }
 
