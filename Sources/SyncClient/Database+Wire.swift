@@ -15,14 +15,20 @@ extension Database {
         saves.reserveCapacity(records.count)
         var sent: [RecordValue.ID: (sealed: RecordValue, plain: RecordValue)] = [:]
         var unsealed: [ModifyRecordsResponse.FailedRecordSave] = []
-        for record in records {
+        let sealing = try await ConcurrentMap.map(records.map(\.value)) { plain in
             do {
-                let plain = record.value
-                let sealed = try await outgoing(plain)
+                return (plain, Result<RecordValue, SyncError>.success(try await self.outgoing(plain)))
+            } catch let error as SyncError where error.code == .zoneNotFound {
+                return (plain, .failure(error))
+            }
+        }
+        for (plain, outcome) in sealing {
+            switch outcome {
+            case .success(let sealed):
                 saves.append(sealed)
                 if !plain.encryptedValues.isEmpty { sent[plain.recordID] = (sealed, plain) }
-            } catch let error as SyncError where error.code == .zoneNotFound {
-                unsealed.append(.init(recordID: record.recordID, error: error))
+            case .failure(let error):
+                unsealed.append(.init(recordID: plain.recordID, error: error))
             }
         }
         var response = ModifyRecordsResponse()
@@ -64,10 +70,7 @@ extension Database {
 
     /// Records that came from the server, with their encrypted values opened.
     package func incoming(_ values: [RecordValue]) async throws -> [Record] {
-        var records: [Record] = []
-        records.reserveCapacity(values.count)
-        for value in values { records.append(Record(try await opened(value))) }
-        return records
+        try await ConcurrentMap.map(values) { try await self.opened($0) }.map(Record.init)
     }
 
     /// An error that came from the server, with its server record's encrypted values opened
