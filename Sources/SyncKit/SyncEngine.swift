@@ -498,18 +498,14 @@ public final class SyncEngine: Sendable {
         await eventQueue.deliverStateUpdate()
     }
 
+    /// Fetches a zone's changes page by page. The next page is requested while this one is opened and
+    /// handed to the app, so the server's work and the app's overlap; pages still reach the app in order,
+    /// and the zone's token moves only past pages the app has had.
     private func fetchZone(_ zoneID: RecordZone.ID) async throws {
+        var page = try await fetchPage(zoneID, since: state.storage.withLock { $0.zoneTokens[zoneID] })
         while true {
-            let token = state.storage.withLock { $0.zoneTokens[zoneID] }
-            let page: FetchZoneChangesResponse
-            do {
-                page = try await withRetries {
-                    try await self.client.fetchZoneChanges(FetchZoneChangesRequest(zoneID: zoneID, since: token))
-                }
-            } catch let error as SyncError where error.code == .changeTokenExpired && token != nil {
-                state.storage.withLock { $0.zoneTokens[zoneID] = nil }
-                continue
-            }
+            let (moreComing, nextToken) = (page.moreComing, page.changeToken)
+            async let following = moreComing ? fetchPage(zoneID, since: nextToken) : nil
             let others = recentSaves.withLock { saves in
                 saves.forget(page.deletions.map(\.recordID))
                 return page.modifications.filter { !saves.isOwn($0) }
@@ -524,7 +520,22 @@ public final class SyncEngine: Sendable {
             }
             state.storage.withLock { $0.zoneTokens[zoneID] = page.changeToken }
             await eventQueue.deliverStateUpdate()
-            if !page.moreComing { return }
+            guard let next = try await following else { return }
+            page = next
+        }
+    }
+
+    /// One page of a zone's changes after `token`; an expired token starts the zone over from the beginning.
+    private func fetchPage(_ zoneID: RecordZone.ID, since token: ServerChangeToken?) async throws
+        -> FetchZoneChangesResponse
+    {
+        do {
+            return try await withRetries {
+                try await self.client.fetchZoneChanges(FetchZoneChangesRequest(zoneID: zoneID, since: token))
+            }
+        } catch let error as SyncError where error.code == .changeTokenExpired && token != nil {
+            state.storage.withLock { $0.zoneTokens[zoneID] = nil }
+            return try await fetchPage(zoneID, since: nil)
         }
     }
 
