@@ -248,6 +248,9 @@ public enum Setting: String, Sendable {
     case engineState, serverURL, deviceID, token, username, userRecordName, lastSync, lastError, lastErrorDate
     /// The passphrase that opens the account's encrypted values; never sent to the server.
     case passphrase
+    /// The account key derived from the passphrase, filed under its derivation's ID ("id:base64"), so
+    /// that a command need not run scrypt again; never sent to the server.
+    case derivedAccountKey
     /// Set once the contacts that versions before encryption stored in plain have been queued to be saved encrypted.
     case encryptedFieldsMigrated
 }

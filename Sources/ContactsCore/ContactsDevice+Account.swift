@@ -103,6 +103,7 @@ extension ContactsDevice {
         try write { transaction in
             try ContactStore.setSetting(.token, nil, transaction.db)
             try ContactStore.setSetting(.userRecordName, nil, transaction.db)
+            try ContactStore.setSetting(.derivedAccountKey, nil, transaction.db)
         }
         credentials.token = nil
         // Without automatic sync nobody notices the store changed: tell the engine now.

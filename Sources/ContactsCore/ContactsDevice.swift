@@ -119,8 +119,17 @@ public final class ContactsDevice: Sendable {
         }
     }
 
+    /// A keyring for `passphrase` that keeps the account key it derives in this device's file, beside the
+    /// passphrase, so that the next command does not run scrypt again.
     func keyring(_ passphrase: String) -> Keyring {
-        Keyring(passphrase: passphrase, parameters: options.keyDerivation)
+        let store = self.store
+        let derivedKeys = Keyring.DerivedKeys(
+            load: { id in
+                guard let kept = try? store.setting(.derivedAccountKey), kept.hasPrefix(id + ":") else { return nil }
+                return Data(base64Encoded: String(kept.dropFirst(id.count + 1)))
+            },
+            save: { id, key in try? store.setSetting(.derivedAccountKey, id + ":" + key.base64EncodedString()) })
+        return Keyring(passphrase: passphrase, parameters: options.keyDerivation, derivedKeys: derivedKeys)
     }
 
     // MARK: Activity

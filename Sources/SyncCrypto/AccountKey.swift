@@ -31,6 +31,35 @@ public struct AccountKey: Sendable {
         self.init(key: key, keyVersion: settings.keyVersion)
     }
 
+    /// An account key derived before (``rawBytes``), kept by the device so that it need not run scrypt
+    /// again; checked against the settings' verifier like a derived one.
+    ///
+    /// - Throws: ``EncryptionError/wrongPassphrase`` when the bytes are not this account's key.
+    public init(rawBytes: Data, settings: EncryptionSettings) throws {
+        let key = SymmetricKey(data: rawBytes)
+        guard rawBytes.count == 32, settings.verifies(key) else { throw EncryptionError.wrongPassphrase }
+        self.init(key: key, keyVersion: settings.keyVersion)
+    }
+
+    /// The key's 32 bytes, for the device to keep where it keeps the passphrase (never for the server).
+    public var rawBytes: Data { key.withUnsafeBytes { Data($0) } }
+
+    /// Names the key derived from `passphrase` with `settings`, without revealing either: a keeper of
+    /// derived keys files them under it, so a new passphrase or new settings never find an old key.
+    public static func derivationID(passphrase: String, settings: EncryptionSettings) -> String {
+        var hash = SHA256()
+        for part in [
+            Data(passphrase.precomposedStringWithCanonicalMapping.utf8), settings.salt, settings.verifier,
+            Data(
+                "\(settings.parameters.costN).\(settings.parameters.blockSizeR).\(settings.parameters.parallelismP).\(settings.keyVersion)"
+                    .utf8),
+        ] {
+            withUnsafeBytes(of: UInt64(part.count).bigEndian) { hash.update(bufferPointer: $0) }
+            hash.update(data: part)
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
     /// scrypt over the passphrase in Unicode NFC, so that "é" typed as one code point on one system and as
     /// "e" plus a combining accent on another derives the same key.
     static func derive(passphrase: String, salt: Data, parameters: ScryptParameters) throws -> SymmetricKey {

@@ -70,6 +70,45 @@ struct EncryptionTests {
         }
     }
 
+    @Test("a kept account key spares the next keyring scrypt; a wrong or stale one is never used")
+    func keptAccountKey() async throws {
+        try await withServer { server in
+            let kept = Mutex<[String: Data]>([:])
+            let saves = Mutex(0)
+            let derivedKeys = Keyring.DerivedKeys(
+                load: { id in kept.withLock { $0[id] } },
+                save: { id, key in
+                    saves.withLock { $0 += 1 }
+                    kept.withLock { $0[id] = key }
+                })
+            func keyring(_ passphrase: String) -> Keyring {
+                Keyring(passphrase: passphrase, parameters: TestDevice.cheapScrypt, derivedKeys: derivedKeys)
+            }
+            let first = container(server, passphrase: TestDevice.passphrase).privateCloudDatabase
+            try await first.save(RecordZone(zoneID: Self.zoneID))
+            let database = Database(
+                serverURL: first.serverURL, credentials: first.credentials, keyring: keyring(TestDevice.passphrase))
+
+            try await keyring(TestDevice.passphrase).unlock(for: database)
+            #expect(saves.withLock { $0 } == 1, "the first keyring derived the key and kept it")
+            try await keyring(TestDevice.passphrase).unlock(for: database)
+            #expect(saves.withLock { $0 } == 1, "the second used the kept key")
+
+            // A wrong passphrase finds no kept key, derives, and is refused.
+            await #expect(throws: SyncError.self) { try await keyring("not the passphrase").unlock(for: database) }
+            // A kept key that does not verify is not used: the key is derived again and kept anew.
+            kept.withLock { keys in for id in keys.keys { keys[id] = Data(repeating: 7, count: 32) } }
+            let record = Record(recordType: "Contact", recordID: Self.recordID)
+            record.encryptedValues["name"] = "Ada"
+            _ = try await Database(
+                serverURL: first.serverURL, credentials: first.credentials, keyring: keyring(TestDevice.passphrase)
+            ).save(record)
+            #expect(saves.withLock { $0 } == 2)
+            let fetched = try await first.record(for: Self.recordID)
+            #expect(fetched.encryptedValues["name"] as? String == "Ada")
+        }
+    }
+
     @Test("a second device with the passphrase reads everything; without it, or with a wrong one, it says so")
     func secondDevice() async throws {
         try await withServer { server in

@@ -15,15 +15,35 @@ public final class Keyring: Sendable, Hashable {
         var zones: [RecordZone.ID: ZoneKey] = [:]
     }
 
+    /// Where a device keeps the account keys its keyrings derived, so that a process started again
+    /// does not run scrypt again (a tenth of a second or more, by design, on every command otherwise).
+    /// Keys are filed under ``AccountKey/derivationID(passphrase:settings:)``; keep them where the
+    /// passphrase is kept, never on the server.
+    public struct DerivedKeys: Sendable {
+        public var load: @Sendable (_ derivationID: String) -> Data?
+        public var save: @Sendable (_ derivationID: String, _ key: Data) -> Void
+
+        public init(
+            load: @escaping @Sendable (_ derivationID: String) -> Data?,
+            save: @escaping @Sendable (_ derivationID: String, _ key: Data) -> Void
+        ) {
+            self.load = load
+            self.save = save
+        }
+    }
+
     private let passphrase: String
     private let parameters: ScryptParameters
+    private let derivedKeys: DerivedKeys?
     private let keys = Mutex(Keys())
 
     /// A keyring opening encrypted values with `passphrase`. `parameters` set the cost of deriving
     /// the account key when this device is the account's first to encrypt (tests pass cheap ones).
-    public init(passphrase: String, parameters: ScryptParameters = .default) {
+    /// `derivedKeys`, when given, keeps the derived account key for the next process.
+    public init(passphrase: String, parameters: ScryptParameters = .default, derivedKeys: DerivedKeys? = nil) {
         self.passphrase = passphrase
         self.parameters = parameters
+        self.derivedKeys = derivedKeys
     }
 
     public static func == (lhs: Keyring, rhs: Keyring) -> Bool { lhs === rhs }
@@ -139,16 +159,18 @@ public final class Keyring: Sendable, Hashable {
         let key: AccountKey
         do {
             if let wire = try await client.encryptionSettings() {
-                key = try AccountKey(passphrase: passphrase, settings: try Self.settings(wire))
+                key = try derived(with: try Self.settings(wire))
             } else {
                 let (settings, created) = try EncryptionSettings.create(passphrase: passphrase, parameters: parameters)
                 do {
                     try await client.createEncryptionSettings(Self.wire(settings))
                     key = created
+                    derivedKeys?.save(
+                        AccountKey.derivationID(passphrase: passphrase, settings: settings), created.rawBytes)
                 } catch let error as SyncError {
                     // Another device set the account up first: use its settings.
                     guard let theirs = error.serverEncryptionSettings else { throw error }
-                    key = try AccountKey(passphrase: passphrase, settings: try Self.settings(theirs))
+                    key = try derived(with: try Self.settings(theirs))
                 }
             }
         } catch let error as EncryptionError where error.code == .wrongPassphrase {
@@ -157,6 +179,18 @@ public final class Keyring: Sendable, Hashable {
             throw SyncError(.internalError, "this account's encryption settings do not work: \(error.message)")
         }
         keys.withLock { $0.account = key }
+        return key
+    }
+
+    /// The account key for `settings`: the one kept from an earlier derivation when it still verifies,
+    /// or derived now (and kept).
+    private func derived(with settings: EncryptionSettings) throws -> AccountKey {
+        let id = AccountKey.derivationID(passphrase: passphrase, settings: settings)
+        if let bytes = derivedKeys?.load(id), let kept = try? AccountKey(rawBytes: bytes, settings: settings) {
+            return kept
+        }
+        let key = try AccountKey(passphrase: passphrase, settings: settings)
+        derivedKeys?.save(id, key.rawBytes)
         return key
     }
 
