@@ -95,15 +95,21 @@ extension ContactsDevice: SyncEngineDelegate {
     public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.RecordZoneChangeBatch?
     {
-        // The next batch's worth, with room for changes the outbox no longer holds.
-        let scoped = syncEngine.state.pendingRecordZoneChanges(
-            first: 2 * SyncEngine.RecordZoneChangeBatch.defaultMaximumCount, where: context.options.scope.contains)
-        guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
-        // Only what the outbox still holds; anything else is stale (settled before a crash).
-        if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
-        versionsInFlight.withLock { $0 = next.versions }
-        guard !next.saves.isEmpty || !next.deletes.isEmpty else { return nil }
-        return SyncEngine.RecordZoneChangeBatch(
-            recordsToSave: next.saves.map(Record.init), recordIDsToDelete: next.deletes)
+        while true {
+            // The next batch's worth, with room for changes the outbox no longer holds.
+            let scoped = syncEngine.state.pendingRecordZoneChanges(
+                first: 2 * SyncEngine.RecordZoneChangeBatch.defaultMaximumCount, where: context.options.scope.contains)
+            guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
+            // Only what the outbox still holds; anything else is stale (settled before a crash).
+            if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
+            versionsInFlight.withLock { $0 = next.versions }
+            guard !next.saves.isEmpty || !next.deletes.isEmpty else {
+                // All stale: look further, now that they are gone (each round removes some, so it ends).
+                if next.stale.isEmpty { return nil }
+                continue
+            }
+            return SyncEngine.RecordZoneChangeBatch(
+                recordsToSave: next.saves.map(Record.init), recordIDsToDelete: next.deletes)
+        }
     }
 }

@@ -1,8 +1,10 @@
-import ContactsCore
 import Foundation
+import GRDB
 import SyncCore
 import SyncKit
 import Testing
+
+@testable import ContactsCore
 
 /// The outbox is the one record of what is pending; the engine's pending lists follow it. Whatever a
 /// device does, the two list the same changes.
@@ -50,6 +52,28 @@ struct OutboxAgreementTests {
             try await b.sync()
             try expectAgreement(b, "after the zone's deletion reached B", pending: 0)
             #expect(b.names.isEmpty)
+        }
+    }
+
+    @Test("changes the outbox no longer holds are passed over, however many lead the engine's list")
+    func staleChangesArePassedOver() async throws {
+        try await withContactsDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try await a.sync()
+            for index in 0..<1_000 { try a.add(Contact(name: String(format: "Person %04d", index))) }
+            // As if settled before a crash that kept the engine's copy: the first 950 leave the outbox only.
+            try await a.store.queue.write { db in
+                try db.execute(
+                    sql:
+                        "DELETE FROM outbox WHERE rowid IN (SELECT rowid FROM outbox WHERE key LIKE 'record:%' ORDER BY rowid LIMIT 950)"
+                )
+            }
+            #expect(a.engine.state.pendingRecordZoneChanges.count == 1_000)
+            try await a.sync()
+            #expect(a.engine.state.pendingRecordZoneChanges.count == 0)
+            #expect(try a.store.pendingCount() == 0)
+            try await b.sync()
+            #expect(b.names == (950..<1_000).map { String(format: "Person %04d", $0) }, "the 50 still queued went up")
         }
     }
 
