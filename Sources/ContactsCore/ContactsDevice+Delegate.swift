@@ -34,8 +34,9 @@ extension ContactsDevice: SyncEngineDelegate {
             var state = update.stateSerialization
             state.pendingRecordZoneChanges = []
             state.pendingDatabaseChanges = []
-            let data = try JSONEncoder().encode(state)
-            try store.setSetting(.engineState, String(decoding: data, as: UTF8.self))
+            let text = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+            // A fetch that found nothing new leaves the state as it was: no write.
+            if try store.setting(.engineState) != text { try store.setSetting(.engineState, text) }
 
         case .accountChange(let change):
             switch change.changeType {

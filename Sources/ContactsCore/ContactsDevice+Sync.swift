@@ -13,8 +13,10 @@ extension ContactsDevice {
             let sending = send && !engine.state.pendingRecordZoneChanges(first: 1).isEmpty
             if send { try await sendUntilSettled() }
             if fetch && sending { try await engine.fetchChanges() }
-            try store.setSetting(.lastSync, String(Date().timeIntervalSince1970))
-            try store.setSetting(.lastError, nil)
+            try store.write { transaction in
+                try ContactStore.setSetting(.lastSync, String(Date().timeIntervalSince1970), transaction.db)
+                try ContactStore.setSetting(.lastError, nil, transaction.db)
+            }
         } catch {
             let error = try explained(error)
             try? store.setSetting(.lastError, "\(error)")

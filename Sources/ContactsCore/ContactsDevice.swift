@@ -71,7 +71,9 @@ public final class ContactsDevice: Sendable {
         store = try ContactStore(path: path)
         credentials = CredentialStore(token: try store.setting(.token))
         if try store.setting(.deviceID) == nil { try store.setSetting(.deviceID, UUID.random().uuidString) }
-        try store.setSetting(.serverURL, options.serverURL.absoluteString)
+        if try store.setting(.serverURL) != options.serverURL.absoluteString {
+            try store.setSetting(.serverURL, options.serverURL.absoluteString)
+        }
         // Before the engine exists: makeEngine gives it the whole outbox.
         try store.write { transaction in try ContactStore.queuePlainRecordsForEncryption(transaction) }
         try makeEngine(state: try store.engineState())
