@@ -21,7 +21,7 @@ extension Contact {
                 ]
                 .filter { !$0.isEmpty }.joined(separator: " ")
             } ?? ""
-        self.init(id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), modified: now)
+        self.init(id: id, name: Self.trimmed(name), modified: now)
         emails = card.all("EMAIL").map { LabeledValue(label: Self.label($0), value: $0.text, modified: now) }
         phones = card.all("TEL").map {
             LabeledValue(
@@ -92,6 +92,14 @@ extension Contact {
         var words = name.split(separator: " ").map(String.init)
         let family = words.count > 1 ? words.removeLast() : ""
         return [[family], [words.joined(separator: " ")], [], [], []]
+    }
+
+    /// `text` without leading and trailing white space, line breaks included (Unicode's White_Space).
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+            let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(text[first...last])
     }
 
     /// `text` without `prefix` when it starts with it ("urn:uuid:" before a UID, "tel:" before a number).

@@ -45,8 +45,8 @@ public enum ContactValidation {
     public static let itemLimit = 100
 
     public static func validate(_ contact: Contact) throws(ContactError) {
-        let name = contact.name.trimmingCharacters(in: .whitespaces)
-        if name.isEmpty { throw .emptyName }
+        // Only white space and line breaks (which the check below refuses anyway) make no name.
+        if contact.name.allSatisfy(\.isWhitespace) { throw .emptyName }
         try check(contact.name, "name", limit: nameLimit)
         try check(contact.organization, "organisation", limit: fieldLimit)
         try check(contact.notes, "note", limit: notesLimit, allowNewlines: true)
