@@ -165,8 +165,7 @@ public final class Keyring: Sendable, Hashable {
                 do {
                     try await client.createEncryptionSettings(Self.wire(settings))
                     key = created
-                    derivedKeys?.save(
-                        AccountKey.derivationID(passphrase: passphrase, settings: settings), created.rawBytes)
+                    keep(created, settings: settings)
                 } catch let error as SyncError {
                     // Another device set the account up first: use its settings.
                     guard let theirs = error.serverEncryptionSettings else { throw error }
@@ -185,13 +184,19 @@ public final class Keyring: Sendable, Hashable {
     /// The account key for `settings`: the one kept from an earlier derivation when it still verifies,
     /// or derived now (and kept).
     private func derived(with settings: EncryptionSettings) throws -> AccountKey {
-        let id = AccountKey.derivationID(passphrase: passphrase, settings: settings)
-        if let bytes = derivedKeys?.load(id), let kept = try? AccountKey(rawBytes: bytes, settings: settings) {
+        if let bytes = derivedKeys?.load(AccountKey.derivationID(passphrase: passphrase, settings: settings)),
+            let kept = try? AccountKey(rawBytes: bytes, settings: settings)
+        {
             return kept
         }
         let key = try AccountKey(passphrase: passphrase, settings: settings)
-        derivedKeys?.save(id, key.rawBytes)
+        keep(key, settings: settings)
         return key
+    }
+
+    /// Hands a key derived (or made) with `settings` to ``DerivedKeys``, filed under its derivation.
+    private func keep(_ key: AccountKey, settings: EncryptionSettings) {
+        derivedKeys?.save(AccountKey.derivationID(passphrase: passphrase, settings: settings), key.rawBytes)
     }
 
     private static func settings(_ wire: AccountEncryptionSettings) throws -> EncryptionSettings {
