@@ -19,10 +19,7 @@ final class AutomaticSync: Sendable {
             case .fetch:
                 try await engine.run { try await engine.performFetch(.init(reason: .scheduled, options: .init())) }
             case .send:
-                guard
-                    !engine.state.pendingRecordZoneChanges(first: 1).isEmpty
-                        || !engine.state.pendingDatabaseChanges.isEmpty
-                else { return }
+                guard engine.state.storage.withLock({ !$0.records.isEmpty || !$0.zones.isEmpty }) else { return }
                 try await engine.run { try await engine.performSend(.init(reason: .scheduled, options: .init())) }
             }
         }
