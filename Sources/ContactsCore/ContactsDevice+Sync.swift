@@ -19,8 +19,10 @@ extension ContactsDevice {
             }
         } catch {
             let error = try explained(error)
-            try? store.setSetting(.lastError, "\(error)")
-            try? store.setSetting(.lastErrorDate, String(Date().timeIntervalSince1970))
+            try? store.write { transaction in
+                try ContactStore.setSetting(.lastError, "\(error)", transaction.db)
+                try ContactStore.setSetting(.lastErrorDate, String(Date().timeIntervalSince1970), transaction.db)
+            }
             throw error
         }
     }
