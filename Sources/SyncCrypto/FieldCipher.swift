@@ -47,7 +47,7 @@ public struct FieldCipher: Sendable {
     public func open(
         _ sealed: Data, recordName: String, zoneName: String, ownerName: String, fieldName: String
     ) throws -> Data {
-        // Said only in errors: building it for every value took a tenth of opening a record.
+        // Said only in errors, so it is built only when one needs it, not for every value opened.
         func field() -> String {
             "field '\(fieldName)' of record '\(recordName)' in zone '\(zoneName)' (owner '\(ownerName)')"
         }
