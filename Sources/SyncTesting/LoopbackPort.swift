@@ -36,6 +36,22 @@ public enum LoopbackPort {
         }
     }
 
+    /// Whether something accepts connections on 127.0.0.1:`port` now.
+    public static func isListening(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
     /// The range the kernel picks ports from for port 0 and outgoing connections, from
     /// `/proc/sys/net/ipv4/ip_local_port_range`.
     static func ephemeralRange() -> ClosedRange<Int>? {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SyncTesting
 
 /// Measures the contacts app as a user meets it: whole `contacts` commands, each a new process,
 /// against a release `sync-server`. For each N it generates N vCards, imports them on device A,
@@ -114,17 +115,32 @@ private struct BenchRun {
         return Step(name: name, seconds: result.seconds, peakKiB: result.peakKiB, contacts: contacts)
     }
 
+    /// What one command did: how long it took, its peak memory and what it printed.
+    struct Command {
+        var seconds: Double
+        var peakKiB: Int
+        var output: String
+    }
+
     /// Runs `contacts --device D --server URL --data-dir DIR ARGS…` and waits for it.
-    private func command(_ device: String, _ arguments: [String]) throws -> ChildProcess.Result {
-        let result = try ChildProcess.run(
-            contacts,
-            ["--device", device, "--server", server, "--data-dir", directory.appendingPathComponent("data").path]
+    private func command(_ device: String, _ arguments: [String]) throws -> Command {
+        let log = directory.appendingPathComponent("output.txt").path
+        try? FileManager.default.removeItem(atPath: log)
+        let start = ContinuousClock.now
+        let ended = try ChildProcess(
+            [
+                contacts, "--device", device, "--server", server, "--data-dir",
+                directory.appendingPathComponent("data").path,
+            ]
                 + arguments,
             environment: ["CONTACTS_PASSWORD": "bench-password", "CONTACTS_PASSPHRASE": "bench passphrase"],
-            outputFile: directory.appendingPathComponent("output.txt"))
-        guard result.status == 0 else {
-            throw ValidationError("`contacts \(arguments.joined(separator: " "))` failed: \(result.output)")
+            output: .file(log)
+        ).wait()
+        let seconds = (ContinuousClock.now - start).inSeconds
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        guard ended.status == 0 else {
+            throw ValidationError("`contacts \(arguments.joined(separator: " "))` failed: \(output)")
         }
-        return result
+        return Command(seconds: seconds, peakKiB: ended.peakResidentKiB, output: output)
     }
 }

@@ -116,7 +116,7 @@ final class ServerProcess {
         try BenchSupport.executable(path, named: "sync-server", option: "server")
     }
 
-    private let process = Process()
+    private let process: ChildProcess
     private let directory: URL
     let baseURL: String
 
@@ -124,47 +124,43 @@ final class ServerProcess {
     init(executable: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: executable)
+        let log = directory.appendingPathComponent("server.log").path
         // --log-level notice: the "listening" line below is logged at that level.
-        process.arguments = [
-            "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0", "--bcrypt-cost", "4",
-            "--rate-limit", "100000", "--log-level", "notice",
-        ]
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        process = try ChildProcess(
+            [
+                executable, "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0",
+                "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
+            ], output: .file(log))
         var seen = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            seen += String(decoding: data, as: UTF8.self)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline && process.isRunning {
+            seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let range = seen.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
                 let port = seen[range].split(separator: ":").last!
                 baseURL = "http://127.0.0.1:\(port)"
                 return
             }
+            usleep(20_000)
         }
-        process.terminate()
+        process.stop()
         try? FileManager.default.removeItem(at: directory)
         throw ValidationError("sync-server did not start: \(seen)")
     }
 
     /// The server's peak resident memory, in KiB.
     func peakResidentKiB() -> Int {
-        BenchSupport.peakResidentKiB(of: String(process.processIdentifier))
+        BenchSupport.peakResidentKiB(of: String(process.pid))
     }
 
     /// The CPU time (user and system) the server has used so far, in seconds.
     func cpuSeconds() -> Double {
-        BenchSupport.cpuSeconds(of: String(process.processIdentifier))
+        BenchSupport.cpuSeconds(of: String(process.pid))
     }
 
     /// Stops the server gracefully and removes its storage.
     func stop() {
-        process.interrupt()
-        process.waitUntilExit()
+        process.terminate(SIGINT)
+        process.wait()
         try? FileManager.default.removeItem(at: directory)
     }
 }

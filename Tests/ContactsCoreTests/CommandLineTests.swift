@@ -16,40 +16,12 @@ struct ContactsProgram {
     let dataDirectory: String
     var environment: [String: String] = [:]
 
-    struct Outcome {
-        var status: Int32
-        var output: String
-        var error: String
-    }
+    typealias Outcome = ChildProcess.Outcome
 
-    /// Runs on a thread of its own: waiting must not hold up the test's own server.
     @discardableResult
     func run(_ arguments: [String], input: String? = nil) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(arguments, input: input) })
-            }
-        }
-    }
-
-    private func runBlocking(_ arguments: [String], input: String?) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.path)
-        process.arguments = ["--data-dir", dataDirectory] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let (output, error, stdin) = (Pipe(), Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            error: String(decoding: err, as: UTF8.self))
+        try await ChildProcess.run(
+            [Self.path, "--data-dir", dataDirectory] + arguments, environment: environment, input: input)
     }
 
     /// Stops the local server the program started in the background, if any, and waits until it is gone.
@@ -136,13 +108,10 @@ struct CommandLineTests {
             // A real server process, so that stopping it is what a user sees: connections refused.
             let port = try LoopbackPort.unused()
             let url = "http://127.0.0.1:\(port)"
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: ContactsProgram.path)
-            server.arguments = ["server", "--port", String(port), "--storage", directory + "/server.sqlite"]
-            server.standardOutput = FileHandle.nullDevice
-            server.standardError = FileHandle.nullDevice
-            try server.run()
-            defer { if server.isRunning { server.terminate() } }
+            let server = try ChildProcess([
+                ContactsProgram.path, "server", "--port", String(port), "--storage", directory + "/server.sqlite",
+            ])
+            defer { server.stop() }
             var program = ContactsProgram(dataDirectory: directory)
             program.environment["CONTACTS_PASSWORD"] = "a long enough password"
             // The server takes a moment to listen: until then signing up cannot reach it.
@@ -187,8 +156,7 @@ struct CommandLineTests {
             #expect(phoneStatus.output.contains("not signed in"), "\(phoneStatus.output)")
 
             // The server goes away: the edit is kept, and the sync says so and fails.
-            server.terminate()
-            server.waitUntilExit()
+            server.stop()
             let id = added.output.trimmingCharacters(in: .whitespacesAndNewlines)
             let edited = try await program.run(["--server", url, "edit", id, "--org", "Navy"])
             #expect(edited.status == 0)

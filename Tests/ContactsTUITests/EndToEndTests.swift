@@ -129,7 +129,8 @@ final class EndToEnd {
         for (device, command) in [("a", "signup"), ("b", "signin")] {
             let status = try await ChildProcess.run(
                 [contacts, "account", command, "--username", "ada"] + options(device: device), environment: password,
-                log: directory.appendingPathComponent("cli.log").path)
+                output: .file(directory.appendingPathComponent("cli.log").path)
+            ).status
             try #require(status == 0, "contacts account \(command) failed; see \(directory.path)/cli.log")
         }
         for device in ["a", "b"] {
@@ -152,11 +153,11 @@ final class EndToEnd {
     func startServer() async throws {
         server = try ChildProcess(
             [contacts, "server", "--port", "\(port)", "--data-dir", directory.path],
-            log: directory.appendingPathComponent("server.log").path)
+            output: .file(directory.appendingPathComponent("server.log").path))
         let port = self.port
         let log = directory.appendingPathComponent("server.log").path
         try await waitUntil("the server listens on port \(port)", poll: .milliseconds(50)) {
-            ChildProcess.isListening(port: port)
+            LoopbackPort.isListening(port)
         } observed: {
             "its log: " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "none")
         }

@@ -79,7 +79,9 @@ final class LocalServerWorld {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("cli.log").path
         let status = try await ChildProcess.run(
-            [contacts, "--data-dir", local.dataDirectory, "--device", "a", "add", "--name", "Grace Hopper"], log: log)
+            [contacts, "--data-dir", local.dataDirectory, "--device", "a", "add", "--name", "Grace Hopper"],
+            output: .file(log)
+        ).status
         try #require(status == 0, "contacts add failed; see \(log)")
         for device in ["a", "b"] {
             let command = [contacts, "--data-dir", local.dataDirectory, "--device", device]

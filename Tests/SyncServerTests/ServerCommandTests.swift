@@ -1,6 +1,5 @@
 import Foundation
 import SyncTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -16,23 +15,8 @@ struct ServerCommandTests {
     /// Runs the program to its end; returns its exit status and everything it printed.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try #require(FileManager.default.isExecutableFile(atPath: path), "build sync-server first: swift build")
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        let process = Process()
-                        process.executableURL = URL(fileURLWithPath: path)
-                        process.arguments = arguments
-                        let output = Pipe()
-                        process.standardOutput = output
-                        process.standardError = output
-                        try process.run()
-                        let data = output.fileHandleForReading.readDataToEndOfFile()
-                        process.waitUntilExit()
-                        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-                    })
-            }
-        }
+        let outcome = try await ChildProcess.run([path] + arguments)
+        return (outcome.status, outcome.output + outcome.error)
     }
 
     @Test("--help shows every HTTP limit with its default")
@@ -80,35 +64,25 @@ struct ServerCommandTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.path), "build sync-server first: swift build")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.path)
+        let log = directory.path + ".log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
         // Each far from its default, so that only the option explains what follows.
-        process.arguments = [
-            "--port", "0", "--storage", directory.appendingPathComponent("s.sqlite").path, "--log-level", "notice",
-            "--max-connections-per-address", "1", "--max-header-bytes", "2048", "--max-request-bytes", "1200000",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let printed = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
-        }
+        let process = try ChildProcess(
+            [
+                Self.path, "--port", "0", "--storage", directory.appendingPathComponent("s.sqlite").path,
+                "--log-level", "notice", "--max-connections-per-address", "1", "--max-header-bytes", "2048",
+                "--max-request-bytes", "1200000",
+            ], output: .file(log))
+        defer { process.stop() }
+        let printed = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         var listening: Int?
         try await waitUntil("sync-server says where it listens") {
-            let text = printed.withLock { $0 }
+            let text = printed()
             guard let range = text.range(of: "listening on http://127.0.0.1:") else { return false }
             listening = Int(text[range.upperBound...].prefix { $0.isNumber })
             return listening != nil
         } observed: {
-            printed.withLock { $0 }
+            printed()
         }
         let port = try #require(listening)
 

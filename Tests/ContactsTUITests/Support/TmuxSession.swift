@@ -79,70 +79,17 @@ struct TmuxSession {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Runs a tmux command; returns its standard output. A command that starts the server does not capture
+    /// output: the server would hold the pipe open.
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
-        try Self.spawn(
-            [Self.executable ?? "tmux", "-u", "-S", socket] + arguments,
-            captureOutput: arguments.first != "-f"
-        )
-    }
-
-    /// Runs a program and returns its standard output.
-    ///
-    /// Not Foundation's `Process`: it passes on the spawning thread's signal mask, and the threads Swift Testing
-    /// runs tests on block most signals. A tmux server started that way, and every program it starts, would
-    /// never see SIGTERM, SIGINT (Ctrl-C) or SIGCHLD. So this spawns with an empty mask and default actions.
-    /// A command that starts the server does not capture output: the server would hold the pipe open.
-    private static func spawn(_ arguments: [String], captureOutput: Bool) throws -> String {
-        let spawnAttributes = SpawnAttributes()
-
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EMFILE) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if captureOutput {
-            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let command = [Self.executable ?? "tmux", "-u", "-S", socket] + arguments
+        // The tests decide about colour, and this is not a tmux inside the tmux that may run the tests.
+        let environment: [String: String?] = ["LANG": "C.UTF-8", "TMUX": nil, "NO_COLOR": nil]
+        guard arguments.first != "-f" else {
+            try ChildProcess(command, environment: environment).wait()
+            return ""
         }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else of this process (the pipe's ends included, once duplicated): the tmux server outlives
-        // the command, and a socket of another test's server that it inherited would stay open as long.
-        addCloseFrom(&actions, 3)
-
-        var environment = ProcessInfo.processInfo.environment
-        environment["LANG"] = "C.UTF-8"
-        environment.removeValue(forKey: "TMUX")
-        environment.removeValue(forKey: "NO_COLOR")  // the tests decide about colour
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for string in argv + envp {
-                free(string)
-            }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, &spawnAttributes.attributes, argv, envp)
-        Glibc.close(pipeEnds[1])
-        defer { Glibc.close(pipeEnds[0]) }
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT) }
-
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(pipeEnds[0], &buffer, buffer.count)
-            if count > 0 {
-                output += buffer[..<count]
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                break
-            }
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return String(decoding: output, as: UTF8.self)
+        return try ChildProcess.runBlocking(command, environment: environment).output
     }
 }
