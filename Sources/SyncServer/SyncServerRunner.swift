@@ -8,10 +8,13 @@ import UnixSignals
     import Glibc
 #endif
 
-/// Runs a server on a storage file until SIGTERM or SIGINT: what `sync-server` does, and what
-/// `contacts server` does for the app's zero-setup local server.
+/// Runs a server on a storage file, or on a PostgreSQL database, until SIGTERM or SIGINT: what
+/// `sync-server` does, and what `contacts server` does for the app's zero-setup local server.
 public struct SyncServerRunner: Sendable {
     public var storagePath: String
+    /// A PostgreSQL database's address (`postgres://user@host:port/database`); when set, the server
+    /// stores there, and several instances may serve the same database.
+    public var databaseURL: String?
     public var host = "127.0.0.1"
     public var port = 8080
     public var configuration = SyncServerConfiguration()
@@ -23,10 +26,30 @@ public struct SyncServerRunner: Sendable {
         self.storagePath = storagePath
     }
 
-    /// Opens the storage (creating its directory, private to the user), takes its lock, and serves.
+    /// Opens the storage and serves.
     public func run() async throws {
         var logger = Logger(label: "sync-server")
         logger.logLevel = logLevel
+        if let databaseURL {
+            let store: PostgresRecordStore
+            do {
+                store = try await PostgresRecordStore.connect(url: databaseURL, logger: logger)
+            } catch let error as SchemaError {
+                throw StartupError(error.description)
+            } catch {
+                throw StartupError(
+                    "cannot use the database: \(String(reflecting: error)); check that PostgreSQL runs and the address is right"
+                )
+            }
+            defer { store.close() }
+            try await serve(store: store, storageDescription: "PostgreSQL", logger: logger)
+        } else {
+            try await serveSQLite(logger: logger)
+        }
+    }
+
+    /// Opens the storage file (creating its directory, private to the user), takes its lock, and serves.
+    private func serveSQLite(logger: Logger) async throws {
         let path = storagePath
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -48,11 +71,15 @@ public struct SyncServerRunner: Sendable {
         } catch {
             throw StartupError("cannot open the storage file \(path): \(error)")
         }
+        try await serve(store: store, storageDescription: path, logger: logger)
+    }
+
+    private func serve(store: any RecordStore, storageDescription: String, logger: Logger) async throws {
         let (host, port, onListening) = (self.host, self.port, self.onListening)
         let app = SyncServerApplication.makeApplication(
             store: store, configuration: configuration, host: host, port: port, logger: logger,
-            onServerRunning: { [logger, path] port in
-                logger.notice("sync-server listening on http://\(host):\(port) (storage: \(path))")
+            onServerRunning: { [logger] port in
+                logger.notice("sync-server listening on http://\(host):\(port) (storage: \(storageDescription))")
                 onListening?(port)
             })
         let group = ServiceGroup(

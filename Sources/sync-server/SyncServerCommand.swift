@@ -10,13 +10,20 @@ struct SyncServerCommand: AsyncParsableCommand {
         commandName: "sync-server",
         abstract: "A CloudKit-style record server: accounts, zones, records, change tokens and push.",
         discussion: """
-            Stores everything in one SQLite file and listens on loopback by default. \
+            Stores everything in one SQLite file, or with --database in PostgreSQL, where several \
+            instances may serve one database; listens on loopback by default. \
             The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
             it finishes the requests in flight first.
             """)
 
     @Option(help: "The SQLite file to store data in. (default: $XDG_DATA_HOME/sync-server/server.sqlite)")
     var storage: String?
+
+    @Option(
+        help: .init(
+            "A PostgreSQL database to store data in, instead of a SQLite file: postgres://user:password@host:port/database[?sslmode=disable|prefer|require]. Also read from $SYNC_SERVER_DATABASE, which keeps the password out of the process list.",
+            valueName: "url"))
+    var database: String?
 
     @Option(help: "The address to listen on. Use 0.0.0.0 only behind TLS on a trusted network.")
     var host = "127.0.0.1"
@@ -81,7 +88,15 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     private static let http = SyncServerConfiguration.HTTPLimits()
 
+    /// --database, or $SYNC_SERVER_DATABASE.
+    private var databaseURL: String? {
+        database ?? ProcessInfo.processInfo.environment["SYNC_SERVER_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func validate() throws {
+        if databaseURL != nil && storage != nil {
+            throw ValidationError("--storage (a SQLite file) and --database (PostgreSQL) exclude each other; pass one")
+        }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be above 0") }
@@ -122,6 +137,7 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         var runner = SyncServerRunner(storagePath: storage ?? Self.defaultStoragePath())
+        runner.databaseURL = databaseURL
         runner.host = host
         runner.port = port
         runner.logLevel = Logger.Level(rawValue: logLevel) ?? .info

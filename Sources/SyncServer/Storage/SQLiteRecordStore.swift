@@ -219,23 +219,20 @@ public final class SQLiteRecordStore: RecordStore {
                         "SELECT zone_name, key_version, wrapped_key FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
                     arguments: [owner, name]
                 ).map(Self.zone(from:))
-                if let stored {
-                    // The first key a zone gets stays: a later one is another device's, made
-                    // before it saw this one, and it adopts the stored key from the answer.
-                    if stored.encryptionKey == nil, let key = save.encryptionKey {
-                        seq += 1
-                        try db.execute(
-                            sql: """
-                                UPDATE zone SET key_version = ?, wrapped_key = ?, change_seq = ?, modified_at = ?
-                                WHERE owner = ? AND zone_name = ?
-                                """,
-                            arguments: [key.keyVersion, key.wrappedKey, seq, now.millisecondsSince1970, owner, name])
-                        outcome.keyed.append(name)
-                        outcome.saved.append(save)
-                    } else {
-                        outcome.saved.append(stored)
-                    }
-                } else {
+                switch ZoneSave.decide(stored: stored, save: save) {
+                case .keep(let zone):
+                    outcome.saved.append(zone)
+                case .addKey(let key):
+                    seq += 1
+                    try db.execute(
+                        sql: """
+                            UPDATE zone SET key_version = ?, wrapped_key = ?, change_seq = ?, modified_at = ?
+                            WHERE owner = ? AND zone_name = ?
+                            """,
+                        arguments: [key.keyVersion, key.wrappedKey, seq, now.millisecondsSince1970, owner, name])
+                    outcome.keyed.append(name)
+                    outcome.saved.append(save)
+                case .create:
                     seq += 1
                     try db.execute(
                         sql: """
@@ -280,19 +277,9 @@ public final class SQLiteRecordStore: RecordStore {
             arguments: [reason.rawValue, seq, now.millisecondsSince1970, owner, zoneName])
     }
 
-    /// A zone row (`zone_name`, `key_version`, `wrapped_key`). A key is read only when both
-    /// columns are set and within the wire's ranges, so a damaged row cannot trap or leak out.
+    /// A zone row (`zone_name`, `key_version`, `wrapped_key`).
     private static func zone(from row: Row) -> StoredZone {
-        var zone = StoredZone(zoneName: row["zone_name"])
-        let version: Int64? = row["key_version"]
-        let wrapped: Data? = row["wrapped_key"]
-        if let version, let wrapped, let keyVersion = Int(exactly: version),
-            RecordZone.EncryptionKey.problem(keyVersion: keyVersion) == nil,
-            RecordZone.EncryptionKey.problem(wrappedKey: wrapped) == nil
-        {
-            zone.encryptionKey = RecordZone.EncryptionKey(keyVersion: keyVersion, wrappedKey: wrapped)
-        }
-        return zone
+        StoredZone(zoneName: row["zone_name"], keyVersion: row["key_version"], wrappedKey: row["wrapped_key"])
     }
 
     // MARK: Records

@@ -1,0 +1,35 @@
+import Foundation
+import SyncCore
+
+/// What saving a zone does to the zone as stored, the same for every store.
+///
+/// A zone that does not exist is created with the key sent (if any); one that exists without a key
+/// gains the key sent; one that has a key keeps it, whatever was sent. The first key a zone gets
+/// stays: a later one is another device's, made before it saw this one, and that device adopts the
+/// stored key from the answer.
+enum ZoneSave: Equatable {
+    case create
+    case addKey(RecordZone.EncryptionKey)
+    /// Nothing changes; the answer carries the zone as stored.
+    case keep(StoredZone)
+
+    static func decide(stored: StoredZone?, save: StoredZone) -> ZoneSave {
+        guard let stored else { return .create }
+        if stored.encryptionKey == nil, let key = save.encryptionKey { return .addKey(key) }
+        return .keep(stored)
+    }
+}
+
+extension StoredZone {
+    /// A zone as a store reads it back. A key is taken only when both parts are set and within the
+    /// wire's ranges, so that a damaged row cannot trap or leak out.
+    init(zoneName: String, keyVersion: Int64?, wrappedKey: Data?) {
+        self.init(zoneName: zoneName)
+        if let keyVersion, let wrappedKey, let version = Int(exactly: keyVersion),
+            RecordZone.EncryptionKey.problem(keyVersion: version) == nil,
+            RecordZone.EncryptionKey.problem(wrappedKey: wrappedKey) == nil
+        {
+            encryptionKey = RecordZone.EncryptionKey(keyVersion: version, wrappedKey: wrappedKey)
+        }
+    }
+}

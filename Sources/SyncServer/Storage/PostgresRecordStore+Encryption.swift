@@ -1,0 +1,76 @@
+import Foundation
+import PostgresNIO
+import SyncCore
+
+/// The account's encryption settings and the reset of encrypted data, as ``SQLiteRecordStore`` keeps
+/// them. The server keeps only what devices give it to share among themselves.
+extension PostgresRecordStore {
+    public func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings? {
+        try await client.withConnection { connection in
+            try await Self.encryptionSettings(connection, owner: owner, logger: logger)
+        }
+    }
+
+    public func createEncryptionSettings(owner: String, _ settings: AccountEncryptionSettings, now: Date)
+        async throws -> AccountEncryptionSettings?
+    {
+        // Of two devices setting up at once, one stores and the other is told: the insert does
+        // nothing when a row exists, and the row is then read in the same transaction.
+        try await transaction { connection in
+            let inserted = try await connection.query(
+                """
+                INSERT INTO encryption_settings
+                (user_record_name, salt, cost_n, block_size_r, parallelism_p, key_version, verifier, created_at)
+                VALUES (\(owner), \(settings.salt), \(Int64(settings.costN)), \(Int64(settings.blockSizeR)),
+                    \(Int64(settings.parallelismP)), \(Int64(settings.keyVersion)), \(settings.verifier),
+                    \(now.millisecondsSince1970))
+                ON CONFLICT (user_record_name) DO NOTHING
+                RETURNING 1
+                """, logger: logger
+            ).collect()
+            if !inserted.isEmpty { return nil }
+            return try await Self.encryptionSettings(connection, owner: owner, logger: logger)
+        }
+    }
+
+    public func resetEncryptedData(owner: String, now: Date) async throws -> [String] {
+        try await transaction { connection in
+            var seq = try await Self.lockAccount(connection, owner: owner, logger: logger).current
+            try await connection.query(
+                "DELETE FROM encryption_settings WHERE user_record_name = \(owner)", logger: logger)
+            var names: [String] = []
+            for try await name in try await connection.query(
+                """
+                SELECT zone_name FROM zone WHERE owner = \(owner) AND NOT deleted AND wrapped_key IS NOT NULL
+                ORDER BY zone_name COLLATE "C"
+                """, logger: logger
+            ).decode(String.self) {
+                names.append(name)
+            }
+            for name in names {
+                seq += 1
+                try await Self.deleteZone(
+                    connection, owner: owner, zoneName: name, reason: .encryptedDataReset, seq: seq, now: now,
+                    logger: logger)
+            }
+            try await Self.setChangeSeq(connection, owner: owner, seq: seq, logger: logger)
+            return names
+        }
+    }
+
+    private static func encryptionSettings(_ connection: PostgresConnection, owner: String, logger: Logger)
+        async throws -> AccountEncryptionSettings?
+    {
+        for try await (salt, costN, blockSizeR, parallelismP, keyVersion, verifier) in try await connection.query(
+            """
+            SELECT salt, cost_n, block_size_r, parallelism_p, key_version, verifier
+            FROM encryption_settings WHERE user_record_name = \(owner)
+            """, logger: logger
+        ).decode((Data, Int64, Int64, Int64, Int64, Data).self) {
+            return AccountEncryptionSettings(
+                salt: salt, costN: Int(costN), blockSizeR: Int(blockSizeR), parallelismP: Int(parallelismP),
+                keyVersion: Int(keyVersion), verifier: verifier)
+        }
+        return nil
+    }
+}

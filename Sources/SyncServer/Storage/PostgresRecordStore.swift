@@ -1,0 +1,562 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncCore
+
+/// The store for several server instances: one PostgreSQL database through postgres-nio's pool.
+///
+/// It answers exactly as ``SQLiteRecordStore`` does; the semantics live in the planner both share.
+///
+/// **Change positions never skip.** Each account row holds the account's change counter. A write
+/// locks that row first (`SELECT … FOR UPDATE`) and takes positions from it inside its transaction,
+/// so writers of one account queue on the row and commit in the order of their positions. A reader
+/// works in one repeatable-read snapshot, which therefore holds every change up to the counter it
+/// reads and none after: a token it hands out can never sit past a change that commits later. A
+/// global sequence would not do: a writer could take position 8, another 9 and commit first, and a
+/// reader handed 9 would never see 8.
+public final class PostgresRecordStore: RecordStore {
+    let client: PostgresClient
+    /// Where the store logs (its queries log at debug).
+    public let logger: Logger
+    private let runTask: Task<Void, Never>
+
+    private init(client: PostgresClient, logger: Logger, runTask: Task<Void, Never>) {
+        self.client = client
+        self.logger = logger
+        self.runTask = runTask
+    }
+
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`), brings its
+    /// schema up to date and returns the store; ``close()`` ends its connections.
+    public static func connect(url: String, logger: Logger) async throws -> PostgresRecordStore {
+        let configuration = try PostgresURL.configuration(url)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runTask = Task { await client.run() }
+        let store = PostgresRecordStore(client: client, logger: logger, runTask: runTask)
+        do {
+            try await PostgresSchema.migrate(client, logger: logger)
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// The newest schema version this server knows; a database at a newer one is refused.
+    public static var schemaVersion: Int { PostgresSchema.currentVersion }
+
+    /// The client settings for a database address, for tools that connect beside a store.
+    public static func configuration(url: String) throws -> PostgresClient.Configuration {
+        try PostgresURL.configuration(url)
+    }
+
+    /// Lends a connection of the store's pool: for tests and tools that look at what is stored.
+    public func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result)
+        async throws -> Result
+    {
+        try await client.withConnection(body)
+    }
+
+    /// Closes the connections.
+    public func close() {
+        runTask.cancel()
+    }
+
+    deinit {
+        runTask.cancel()
+    }
+
+    // MARK: Accounts and sessions
+
+    public func createAccount(_ account: StoredAccount) async throws {
+        let inserted = try await client.query(
+            """
+            INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at)
+            VALUES (\(account.userRecordName), \(account.username), \(Self.folded(account.username)),
+                \(account.passwordHash), \(account.createdAt.millisecondsSince1970))
+            ON CONFLICT (username_folded) DO NOTHING
+            RETURNING 1
+            """, logger: logger
+        ).collect()
+        if inserted.isEmpty {
+            throw SyncError(.constraintViolation, "username '\(account.username)' is taken; choose another or sign in")
+        }
+    }
+
+    public func account(username: String) async throws -> StoredAccount? {
+        try await accounts(
+            "SELECT \(unescaped: Self.accountColumns) FROM account WHERE username_folded = \(Self.folded(username))")
+    }
+
+    public func account(userRecordName: String) async throws -> StoredAccount? {
+        try await accounts(
+            "SELECT \(unescaped: Self.accountColumns) FROM account WHERE user_record_name = \(userRecordName)")
+    }
+
+    private static let accountColumns = "user_record_name, username, password_hash, created_at"
+
+    private func accounts(_ query: PostgresQuery) async throws -> StoredAccount? {
+        for try await (name, username, hash, created) in try await client.query(query, logger: logger).decode(
+            (String, String, String, Int64).self)
+        {
+            return StoredAccount(
+                userRecordName: name, username: username, passwordHash: hash,
+                createdAt: Date(millisecondsSince1970: created))
+        }
+        return nil
+    }
+
+    /// ASCII letters lowercased and nothing else, as SQLite's NOCASE compares.
+    static func folded(_ username: String) -> String {
+        String(
+            decoding: username.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
+        let at = createdAt.millisecondsSince1970
+        try await client.query(
+            """
+            INSERT INTO session (token_hash, user_record_name, created_at, last_used_at)
+            VALUES (\(tokenHash), \(userRecordName), \(at), \(at))
+            """, logger: logger)
+    }
+
+    public func session(tokenHash: String) async throws -> StoredSession? {
+        for try await (name, created, used) in try await client.query(
+            "SELECT user_record_name, created_at, last_used_at FROM session WHERE token_hash = \(tokenHash)",
+            logger: logger
+        ).decode((String, Int64, Int64).self) {
+            return StoredSession(
+                userRecordName: name, createdAt: Date(millisecondsSince1970: created),
+                lastUsedAt: Date(millisecondsSince1970: used))
+        }
+        return nil
+    }
+
+    public func touchSession(tokenHash: String, usedAt: Date) async throws {
+        try await client.query(
+            "UPDATE session SET last_used_at = \(usedAt.millisecondsSince1970) WHERE token_hash = \(tokenHash)",
+            logger: logger)
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await client.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: logger)
+    }
+
+    public func deleteSessions(lastUsedBefore: Date) async throws -> Int {
+        try await client.query(
+            "DELETE FROM session WHERE last_used_at < \(lastUsedBefore.millisecondsSince1970) RETURNING 1",
+            logger: logger
+        ).collect().count
+    }
+
+    // MARK: Zones
+
+    public func zones(owner: String) async throws -> [StoredZone] {
+        var zones: [StoredZone] = []
+        for try await (name, version, wrapped) in try await client.query(
+            """
+            SELECT zone_name, key_version, wrapped_key FROM zone
+            WHERE owner = \(owner) AND NOT deleted ORDER BY zone_name COLLATE "C"
+            """, logger: logger
+        ).decode((String, Int64?, Data?).self) {
+            zones.append(StoredZone(zoneName: name, keyVersion: version, wrappedKey: wrapped))
+        }
+        return zones
+    }
+
+    public func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
+        -> ZoneModificationOutcome
+    {
+        let at = now.millisecondsSince1970
+        return try await transaction { connection in
+            var seq = try await Self.lockAccount(connection, owner: owner, logger: logger).current
+            var outcome = ZoneModificationOutcome(saved: [], created: [], keyed: [], deleted: [], missing: [])
+            for save in saves {
+                let name = save.zoneName
+                var stored: StoredZone?
+                for try await (version, wrapped) in try await connection.query(
+                    """
+                    SELECT key_version, wrapped_key FROM zone
+                    WHERE owner = \(owner) AND zone_name = \(name) AND NOT deleted
+                    """, logger: logger
+                ).decode((Int64?, Data?).self) {
+                    stored = StoredZone(zoneName: name, keyVersion: version, wrappedKey: wrapped)
+                }
+                switch ZoneSave.decide(stored: stored, save: save) {
+                case .keep(let zone):
+                    outcome.saved.append(zone)
+                case .addKey(let key):
+                    seq += 1
+                    try await connection.query(
+                        """
+                        UPDATE zone SET key_version = \(Int64(key.keyVersion)), wrapped_key = \(key.wrappedKey),
+                            change_seq = \(seq), modified_at = \(at)
+                        WHERE owner = \(owner) AND zone_name = \(name)
+                        """, logger: logger)
+                    outcome.keyed.append(name)
+                    outcome.saved.append(save)
+                case .create:
+                    seq += 1
+                    let version = save.encryptionKey.map { Int64($0.keyVersion) }
+                    try await connection.query(
+                        """
+                        INSERT INTO zone (owner, zone_name, incarnation, change_seq, deleted, deletion_reason,
+                            modified_at, key_version, wrapped_key)
+                        VALUES (\(owner), \(name), \(UUID().uuidString), \(seq), FALSE, NULL, \(at), \(version),
+                            \(save.encryptionKey?.wrappedKey))
+                        ON CONFLICT (owner, zone_name) DO UPDATE SET
+                            incarnation = EXCLUDED.incarnation, change_seq = EXCLUDED.change_seq, deleted = FALSE,
+                            deletion_reason = NULL, modified_at = EXCLUDED.modified_at,
+                            key_version = EXCLUDED.key_version, wrapped_key = EXCLUDED.wrapped_key
+                        """, logger: logger)
+                    outcome.created.append(name)
+                    outcome.saved.append(save)
+                }
+            }
+            for name in deletes {
+                guard try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) else {
+                    outcome.missing.append(name)
+                    continue
+                }
+                seq += 1
+                try await Self.deleteZone(
+                    connection, owner: owner, zoneName: name, reason: .deleted, seq: seq, now: now, logger: logger)
+                outcome.deleted.append(name)
+            }
+            try await Self.setChangeSeq(connection, owner: owner, seq: seq, logger: logger)
+            return outcome
+        }
+    }
+
+    /// Deletes a live zone's records and turns the zone into a tombstone that remembers why it
+    /// went; its key goes with it.
+    static func deleteZone(
+        _ connection: PostgresConnection, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64,
+        now: Date, logger: Logger
+    ) async throws {
+        try await connection.query(
+            "DELETE FROM record WHERE owner = \(owner) AND zone_name = \(zoneName)", logger: logger)
+        try await connection.query(
+            """
+            UPDATE zone SET deleted = TRUE, deletion_reason = \(reason.rawValue), change_seq = \(seq),
+                modified_at = \(now.millisecondsSince1970), key_version = NULL, wrapped_key = NULL
+            WHERE owner = \(owner) AND zone_name = \(zoneName)
+            """, logger: logger)
+    }
+
+    // MARK: Records
+
+    public func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date)
+        async throws -> RecordModificationOutcome
+    {
+        // Each save's fields are encoded once, for the replay hash and for storing.
+        let savedFields = request.saves.map { FieldCoding.encode($0.fields) }
+        let bodyHash = try request.clientRequestID.map { _ in
+            try ReplayGuard.hash(of: request, savedFields: savedFields)
+        }
+        let at = now.millisecondsSince1970
+        return try await transaction { connection in
+            // First the account row: every later read sees what the writers before this one committed.
+            let currentSeq = try await Self.lockAccount(connection, owner: owner, logger: logger).current
+            if let requestID = request.clientRequestID, let bodyHash {
+                for try await (storedHash, storedResponse) in try await connection.query(
+                    """
+                    SELECT body_hash, response FROM client_request
+                    WHERE owner = \(owner) AND request_id = \(requestID)
+                    """, logger: logger
+                ).decode((Data, Data).self) {
+                    let response = try ReplayGuard.replay(
+                        storedHash: storedHash, storedResponse: storedResponse, bodyHash: bodyHash,
+                        requestID: requestID)
+                    return RecordModificationOutcome(responseBody: response, changed: false)
+                }
+            }
+
+            let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
+            var liveZones = Set<String>()
+            for name in zoneNames
+            where try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) {
+                liveZones.insert(name)
+            }
+            let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
+                .filter { liveZones.contains($0.zoneName) }
+            var existing: [RecordKey: StoredRecord] = [:]
+            for zoneName in Set(keys.map(\.zoneName)) {
+                let names = keys.filter { $0.zoneName == zoneName }.map(\.recordName)
+                for record in try await Self.records(
+                    connection,
+                    """
+                    SELECT \(unescaped: Self.recordColumns) FROM record
+                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = ANY(\(names))
+                    """, logger: logger)
+                {
+                    existing[record.key] = record
+                }
+            }
+
+            let plan = try RecordModificationPlanner.plan(
+                request, owner: owner, liveZones: liveZones, existing: existing, currentSeq: currentSeq, now: at,
+                limits: limits, savedFields: savedFields)
+            if !plan.rows.isEmpty {
+                try await Self.upsert(plan.rows, owner: owner, connection, logger: logger)
+            }
+            for (zoneName, seq) in plan.zoneSeqs {
+                try await connection.query(
+                    """
+                    UPDATE zone SET change_seq = \(seq), modified_at = \(at)
+                    WHERE owner = \(owner) AND zone_name = \(zoneName)
+                    """, logger: logger)
+            }
+            try await Self.setChangeSeq(connection, owner: owner, seq: plan.endSeq, logger: logger)
+            let responseBody = try plan.responseBody()
+            if let requestID = request.clientRequestID, let bodyHash {
+                try await connection.query(
+                    """
+                    INSERT INTO client_request (owner, request_id, body_hash, response, created_at)
+                    VALUES (\(owner), \(requestID), \(bodyHash), \(Data(responseBody)), \(at))
+                    """, logger: logger)
+            }
+            return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)
+        }
+    }
+
+    /// Writes record rows in one statement, a column per array (a request has no key twice: validation
+    /// refuses that before).
+    private static func upsert(
+        _ rows: [StoredRecord], owner: String, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO record (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
+                modified_at, modifier, seq, deleted)
+            SELECT \(owner), * FROM unnest(\(rows.map(\.key.zoneName))::text[], \(rows.map(\.key.recordName))::text[],
+                \(rows.map(\.recordType))::text[], \(rows.map { ByteBuffer(bytes: $0.fields) })::bytea[],
+                \(rows.map(\.changeTag))::text[], \(rows.map(\.createdAt))::bigint[], \(rows.map(\.creator))::text[],
+                \(rows.map(\.modifiedAt))::bigint[], \(rows.map(\.modifier))::text[], \(rows.map(\.seq))::bigint[],
+                \(rows.map(\.isDeleted))::boolean[])
+            ON CONFLICT (owner, zone_name, record_name) DO UPDATE SET
+                record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag,
+                created_at = EXCLUDED.created_at, creator = EXCLUDED.creator, modified_at = EXCLUDED.modified_at,
+                modifier = EXCLUDED.modifier, seq = EXCLUDED.seq, deleted = EXCLUDED.deleted
+            """, logger: logger)
+    }
+
+    public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
+        try await snapshot { connection in
+            let (currentSeq, compactedSeq) = try await Self.seqs(connection, owner: owner, lock: false, logger: logger)
+            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
+            var rows: [(name: String, deleted: Bool, reason: String?, seq: Int64)] = []
+            for try await row in try await connection.query(
+                """
+                SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
+                WHERE owner = \(owner) AND change_seq > \(since?.seq ?? 0) ORDER BY change_seq LIMIT \(limit + 1)
+                """, logger: logger
+            ).decode((String, Bool, String?, Int64).self) {
+                rows.append(row)
+            }
+            let moreComing = rows.count > limit
+            let page = rows.prefix(limit)
+            var result = DatabaseChangePage(
+                modifiedZoneNames: [], deletions: [],
+                cursor: .database(owner: owner, scope: .private, seq: moreComing ? page.last!.seq : currentSeq),
+                moreComing: moreComing)
+            for row in page {
+                if row.deleted {
+                    result.deletions.append((row.name, ZoneDeletionReason(rawValue: row.reason ?? "") ?? .deleted))
+                } else {
+                    result.modifiedZoneNames.append(row.name)
+                }
+            }
+            return result
+        }
+    }
+
+    public func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws
+        -> ZoneChangePage
+    {
+        try await snapshot { connection in
+            var incarnation: String?
+            for try await value in try await connection.query(
+                "SELECT incarnation FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted",
+                logger: logger
+            ).decode(String.self) {
+                incarnation = value
+            }
+            guard let incarnation else { throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist") }
+            let (currentSeq, compactedSeq) = try await Self.seqs(connection, owner: owner, lock: false, logger: logger)
+            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
+            let records = try await Self.records(
+                connection,
+                """
+                SELECT \(unescaped: Self.recordColumns) FROM record
+                WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
+                ORDER BY seq LIMIT \(limit + 1)
+                """, logger: logger)
+            let moreComing = records.count > limit
+            let pageRecords = records.prefix(limit)
+            var page = ZoneChangePage(
+                modifications: [], deletions: [],
+                cursor: .zone(
+                    owner: owner, zoneName: zoneName, incarnation: incarnation,
+                    seq: moreComing ? pageRecords.last!.seq : currentSeq),
+                moreComing: moreComing)
+            for record in pageRecords {
+                if record.isDeleted {
+                    page.deletions.append((record.key.recordName, record.recordType))
+                } else {
+                    page.modifications.append(record)
+                }
+            }
+            return page
+        }
+    }
+
+    public func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {
+        try await snapshot { connection in
+            var liveZones: [String: Bool] = [:]
+            var outcome = LookupOutcome(items: [])
+            for key in keys {
+                if liveZones[key.zoneName] == nil {
+                    liveZones[key.zoneName] = try await Self.zoneIsLive(
+                        connection, owner: owner, zoneName: key.zoneName, logger: logger)
+                }
+                if liveZones[key.zoneName] != true {
+                    outcome.items.append(.zoneNotFound)
+                } else if let record = try await Self.records(
+                    connection,
+                    """
+                    SELECT \(unescaped: Self.recordColumns) FROM record
+                    WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND record_name = \(key.recordName)
+                        AND NOT deleted
+                    """, logger: logger
+                ).first {
+                    outcome.items.append(.found(record))
+                } else {
+                    outcome.items.append(.unknownItem)
+                }
+            }
+            return outcome
+        }
+    }
+
+    // MARK: History
+
+    public func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
+        let cutoff = tombstonesBefore.millisecondsSince1970
+        return try await transaction { connection in
+            try await connection.query(
+                """
+                UPDATE account SET compacted_seq = GREATEST(compacted_seq,
+                    COALESCE((SELECT MAX(seq) FROM record
+                        WHERE owner = user_record_name AND deleted AND modified_at < \(cutoff)), 0),
+                    COALESCE((SELECT MAX(change_seq) FROM zone
+                        WHERE owner = user_record_name AND deleted AND modified_at < \(cutoff)), 0))
+                """, logger: logger)
+            let records = try await connection.query(
+                "DELETE FROM record WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: logger
+            ).collect().count
+            let zones = try await connection.query(
+                "DELETE FROM zone WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: logger
+            ).collect().count
+            try await connection.query(
+                "DELETE FROM client_request WHERE created_at < \(requestsBefore.millisecondsSince1970)",
+                logger: logger)
+            return records + zones
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `work` in one read-only, repeatable-read snapshot of the database.
+    func snapshot<Result: Sendable>(_ work: @Sendable (PostgresConnection) async throws -> Result) async throws
+        -> Result
+    {
+        try await client.withConnection { connection in
+            try await Self.transaction(
+                connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger, work)
+        }
+    }
+
+    /// Runs `work` in one read-committed transaction.
+    func transaction<Result: Sendable>(_ work: @Sendable (PostgresConnection) async throws -> Result) async throws
+        -> Result
+    {
+        try await client.withConnection { connection in
+            try await Self.transaction(connection, begin: "BEGIN", logger: logger, work)
+        }
+    }
+
+    /// Begins a transaction, runs `work`, commits; rolls back and rethrows what `work` threw, as it
+    /// is (postgres-nio's own `withTransaction` wraps it, and a `SyncError` would lose its code).
+    static func transaction<Result: Sendable>(
+        _ connection: PostgresConnection, begin: PostgresQuery, logger: Logger,
+        _ work: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await connection.query(begin, logger: logger)
+        do {
+            let result = try await work(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    /// Whether the zone exists and is not deleted.
+    private static func zoneIsLive(
+        _ connection: PostgresConnection, owner: String, zoneName: String, logger: Logger
+    ) async throws -> Bool {
+        try await !connection.query(
+            "SELECT 1 FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted", logger: logger
+        ).collect().isEmpty
+    }
+
+    /// Locks the owner's account row until the transaction ends, and reads its change counters.
+    static func lockAccount(_ connection: PostgresConnection, owner: String, logger: Logger) async throws -> (
+        current: Int64, compacted: Int64
+    ) {
+        try await seqs(connection, owner: owner, lock: true, logger: logger)
+    }
+
+    private static func seqs(_ connection: PostgresConnection, owner: String, lock: Bool, logger: Logger)
+        async throws -> (current: Int64, compacted: Int64)
+    {
+        for try await (current, compacted) in try await connection.query(
+            """
+            SELECT change_seq, compacted_seq FROM account WHERE user_record_name = \(owner)
+            \(unescaped: lock ? "FOR UPDATE" : "")
+            """, logger: logger
+        ).decode((Int64, Int64).self) {
+            return (current, compacted)
+        }
+        throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+    }
+
+    static func setChangeSeq(_ connection: PostgresConnection, owner: String, seq: Int64, logger: Logger)
+        async throws
+    {
+        try await connection.query(
+            "UPDATE account SET change_seq = \(seq) WHERE user_record_name = \(owner)", logger: logger)
+    }
+
+    private static let recordColumns =
+        "zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted"
+
+    private static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
+        async throws -> [StoredRecord]
+    {
+        var records: [StoredRecord] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            let (zone, name, type, fields, tag, created, creator, modified, modifier, seq, deleted) = try row.decode(
+                (String, String, String, Data, String, Int64, String, Int64, String, Int64, Bool).self)
+            records.append(
+                StoredRecord(
+                    key: RecordKey(zoneName: zone, recordName: name), recordType: type, fields: fields,
+                    changeTag: tag, createdAt: created, creator: creator, modifiedAt: modified, modifier: modifier,
+                    seq: seq, isDeleted: deleted))
+        }
+        return records
+    }
+}
