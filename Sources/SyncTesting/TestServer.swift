@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import Hummingbird
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 import SyncCore
 import SyncServer
@@ -24,7 +26,8 @@ extension SyncServerConfiguration {
     }
 }
 
-/// A real sync server in this process, on a free loopback port, with a throw-away SQLite store.
+/// A real sync server in this process, on a free loopback port, with a throw-away store: a SQLite
+/// file, or a PostgreSQL database of its own when ``backend`` says so.
 ///
 /// ```swift
 /// let server = try await TestServer.start()
@@ -32,13 +35,27 @@ extension SyncServerConfiguration {
 /// let client = TestClient(baseURL: server.baseURL)
 /// ```
 public final class TestServer: Sendable {
+    /// Where a test server stores.
+    public enum Backend: String, Sendable, CustomStringConvertible {
+        case sqlite
+        /// A new database of ``TestPostgres``'s server.
+        case postgres
+
+        public var description: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
+    }
+
+    /// The backend servers started in this task use: SQLite unless a test scope says otherwise.
+    @TaskLocal public static var backend: Backend = .sqlite
+
     /// The port the server listens on.
     public let port: Int
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
     /// The store behind the server, for tests that look at or change it directly.
-    public let store: SQLiteRecordStore
-    /// The SQLite file.
+    public let store: any RecordStore
+    /// Where it stores.
+    public let backend: Backend
+    /// The SQLite file; on PostgreSQL, the path its database is named after.
     public let storagePath: String
     /// The server's push hub.
     public let pushHub: PushHub
@@ -50,11 +67,12 @@ public final class TestServer: Sendable {
     private let ownsStorage: Bool
 
     private init(
-        port: Int, store: SQLiteRecordStore, storagePath: String, ownsStorage: Bool, pushHub: PushHub,
-        faults: FaultInjector, serviceGroup: ServiceGroup, runTask: Task<Void, any Error>
+        port: Int, store: any RecordStore, backend: Backend, storagePath: String, ownsStorage: Bool,
+        pushHub: PushHub, faults: FaultInjector, serviceGroup: ServiceGroup, runTask: Task<Void, any Error>
     ) {
         self.port = port
         self.store = store
+        self.backend = backend
         self.storagePath = storagePath
         self.ownsStorage = ownsStorage
         self.pushHub = pushHub
@@ -66,7 +84,8 @@ public final class TestServer: Sendable {
     /// Starts a server.
     /// - Parameters:
     ///   - configuration: limits and rate limits; ``SyncServerConfiguration/testing`` by default.
-    ///   - storagePath: a SQLite file to use (and keep); by default a new file that ``stop()`` removes.
+    ///   - storagePath: a SQLite file to use (and keep); by default a new file that ``stop()`` removes. On
+    ///     PostgreSQL, the database named after the path (kept), or a new one that ``stop()`` drops.
     ///   - port: 0 for any free port; pass a former server's port to restart "the same" server.
     public static func start(
         configuration: SyncServerConfiguration = .testing, storagePath: String? = nil, port: Int = 0,
@@ -76,10 +95,19 @@ public final class TestServer: Sendable {
             storagePath
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("sync-test-\(UUID().uuidString).sqlite")
             .path
-        let store = try SQLiteRecordStore(path: path)
         var logger = Logger(label: "test-server")
         logger.logLevel =
             ProcessInfo.processInfo.environment["SYNC_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        let backend = Self.backend
+        let store: any RecordStore
+        switch backend {
+        case .sqlite:
+            store = try SQLiteRecordStore(path: path)
+        case .postgres:
+            let name = TestPostgres.databaseName(for: path)
+            try await TestPostgres.createDatabase(name)
+            store = try await PostgresRecordStore.connect(url: TestPostgres.url(database: name), logger: logger)
+        }
         let pushHub = PushHub()
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = SyncServerApplication.makeApplication(
@@ -101,8 +129,8 @@ public final class TestServer: Sendable {
             throw SyncError(.internalError, "the test server stopped before it listened on a port")
         }
         return TestServer(
-            port: boundPort, store: store, storagePath: path, ownsStorage: storagePath == nil, pushHub: pushHub,
-            faults: faults, serviceGroup: group, runTask: task)
+            port: boundPort, store: store, backend: backend, storagePath: path, ownsStorage: storagePath == nil,
+            pushHub: pushHub, faults: faults, serviceGroup: group, runTask: task)
     }
 
     /// Stops the server gracefully and, if it made its own store, removes the file.
@@ -111,22 +139,87 @@ public final class TestServer: Sendable {
         faults.openAllGates()
         await serviceGroup.triggerGracefulShutdown()
         try await runTask.value
-        if ownsStorage {
+        switch backend {
+        case .sqlite where ownsStorage:
             for suffix in ["", "-wal", "-shm"] {
                 try? FileManager.default.removeItem(atPath: storagePath + suffix)
             }
+        case .sqlite:
+            break
+        case .postgres:
+            (store as? PostgresRecordStore)?.close()
+            if ownsStorage { try await TestPostgres.dropDatabase(TestPostgres.databaseName(for: storagePath)) }
         }
     }
 }
 
 extension TestServer {
-    /// Every byte of the server's SQLite files (the database and its write-ahead log), for tests
-    /// that check what the server stores.
-    public func storedBytes() throws -> Data {
-        var bytes = Data()
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: storagePath + suffix) {
-            bytes += try Data(contentsOf: URL(fileURLWithPath: storagePath + suffix))
+    /// Every byte the server stores: the SQLite files (the database and its write-ahead log), or every
+    /// value of every table of its PostgreSQL database, as stored (text as UTF-8, bytea as it is), for
+    /// tests that check what the server keeps.
+    public func storedBytes() async throws -> Data {
+        switch backend {
+        case .sqlite:
+            var bytes = Data()
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: storagePath + suffix) {
+                bytes += try Data(contentsOf: URL(fileURLWithPath: storagePath + suffix))
+            }
+            return bytes
+        case .postgres:
+            let columns = try await postgres { connection, logger in
+                var columns: [(table: String, column: String, type: String)] = []
+                for try await column in try await connection.query(
+                    """
+                    SELECT table_name::text, column_name::text, data_type::text FROM information_schema.columns
+                    WHERE table_schema = 'public'
+                    """, logger: logger
+                ).decode((String, String, String).self) {
+                    columns.append(column)
+                }
+                return columns
+            }
+            var bytes = Data()
+            for (table, column, type) in columns {
+                let value = type == "bytea" ? "\"\(column)\"" : "convert_to(\"\(column)\"::text, 'UTF8')"
+                bytes += try await postgres { connection, logger in
+                    var bytes = Data()
+                    for try await cell in try await connection.query(
+                        PostgresQuery(unsafeSQL: "SELECT \(value) FROM \"\(table)\""), logger: logger
+                    ).decode(Data?.self) {
+                        bytes += cell ?? Data()
+                    }
+                    return bytes
+                }
+            }
+            return bytes
         }
-        return bytes
+    }
+
+    /// Every value of a text column of the server's store (`SELECT column FROM table`).
+    public func storedStrings(_ column: String, in table: String) async throws -> [String] {
+        let sql = "SELECT \(column) FROM \(table)"
+        switch backend {
+        case .sqlite:
+            return try await DatabaseQueue(path: storagePath).read { db in try String.fetchAll(db, sql: sql) }
+        case .postgres:
+            return try await postgres { connection, logger in
+                var values: [String] = []
+                for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                    .decode(String.self)
+                {
+                    values.append(value)
+                }
+                return values
+            }
+        }
+    }
+
+    private func postgres<Result: Sendable>(
+        _ body: (PostgresConnection, Logger) async throws -> Result
+    ) async throws -> Result {
+        guard let store = store as? PostgresRecordStore else {
+            throw SyncError(.internalError, "this test server does not store in PostgreSQL")
+        }
+        return try await store.withConnection { try await body($0, store.logger) }
     }
 }

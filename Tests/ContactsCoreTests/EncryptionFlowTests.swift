@@ -34,7 +34,7 @@ struct EncryptionFlowTests {
             try await b.sync()
             #expect(try b.store.contact(contact.id) == contact)
 
-            let stored = try server.storedBytes()
+            let stored = try await server.storedBytes()
             #expect(stored.range(of: Data("Contact".utf8)) != nil, "the check reads the right file")
             for secret in [
                 contact.name, "zelda.hidden@example.org", "7946", "Hidden Org", "quiet conference", testPassphrase,

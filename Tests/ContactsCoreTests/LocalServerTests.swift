@@ -84,6 +84,14 @@ struct LocalServerTests {
             let added = try await program.run(["add", "--name", "Grace Hopper"])
             #expect(added.status == 0, "\(added.error)")
             #expect(!added.error.contains("not synced"), "the add synced: \(added.error)")
+            // Reported with the server's log if not: a server that exits after answering says why there.
+            try await waitUntil("the add started the server again, and it runs") {
+                local.running() != nil
+            } observed: {
+                let log = (try? String(contentsOfFile: directory + "/server/server.log", encoding: .utf8)) ?? "no log"
+                return "no process holds the storage lock; the server's log ends:\n"
+                    + log.split(separator: "\n").suffix(8).joined(separator: "\n")
+            }
             let back = try #require(local.running(), "the add started the server again")
             #expect(back.pid != running.pid)
             #expect(local.savedPort() == port, "it kept its port")

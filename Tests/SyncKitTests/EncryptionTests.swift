@@ -51,7 +51,7 @@ struct EncryptionTests {
             #expect(fetched.encryptedValues["born"] as? Date == secretDate)
             #expect(fetched["name"] == nil)
 
-            let stored = try server.storedBytes()
+            let stored = try await server.storedBytes()
             #expect(stored.range(of: Data("plain on purpose".utf8)) != nil, "the check reads the right file")
             #expect(stored.range(of: Data(secretName.utf8)) == nil, "the server's file holds the plaintext name")
             #expect(stored.range(of: Data(TestDevice.passphrase.utf8)) == nil)

@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 import SyncCore
 import SyncServer
 import SyncTesting
 import Testing
 
-@Suite("Accounts and sessions")
+@Suite("Accounts and sessions", .onEveryBackend)
 struct AccountTests {
     @Test("signing up, in and out; the account route names the user")
     func signUpSignInSignOut() async throws {
@@ -81,13 +80,8 @@ struct AccountTests {
         try await withServer { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada", password: "correct horse battery")
             let token = try #require(ada.token)
-            let queue = try DatabaseQueue(path: server.storagePath)
-            let (hashes, sessions) = try await queue.read { db in
-                (
-                    try String.fetchAll(db, sql: "SELECT password_hash FROM account"),
-                    try String.fetchAll(db, sql: "SELECT token_hash FROM session")
-                )
-            }
+            let hashes = try await server.storedStrings("password_hash", in: "account")
+            let sessions = try await server.storedStrings("token_hash", in: "session")
             #expect(hashes.count == 1)
             #expect(hashes[0].hasPrefix("$2"))
             #expect(!hashes[0].contains("correct horse"))

@@ -4,7 +4,7 @@ import SyncServer
 import SyncTesting
 import Testing
 
-@Suite("Bad input gets a clear 4xx and changes nothing")
+@Suite("Bad input gets a clear 4xx and changes nothing", .onEveryBackend)
 struct BadInputTests {
     /// The database's change token moves with every write, so an equal token means nothing changed.
     private func state(_ client: TestClient) async throws -> (ServerChangeToken, [String: RecordValue]) {

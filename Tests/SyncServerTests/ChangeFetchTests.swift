@@ -4,7 +4,7 @@ import SyncServer
 import SyncTesting
 import Testing
 
-@Suite("Fetching changes")
+@Suite("Fetching changes", .onEveryBackend)
 struct ChangeFetchTests {
     @Test("paging through 1,000+ changes with a small limit yields each change exactly once")
     func pagingYieldsEachChangeOnce() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// zero and negative limits, nulls, unknown enum cases — into every route's fields, against the
 /// real server over loopback. Each must answer a 4xx with CloudKit's code naming the field,
 /// store nothing, and leave the server answering.
-@Suite("Edge values: a clear 4xx naming the field, nothing stored, the server still up")
+@Suite("Edge values: a clear 4xx naming the field, nothing stored, the server still up", .onEveryBackend)
 struct EdgeValueTests {
     /// One hostile request and what its answer must say.
     struct Case: CustomStringConvertible {

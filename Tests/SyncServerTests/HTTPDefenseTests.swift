@@ -8,7 +8,7 @@ import Testing
 /// clients against the real server, with the limit under test set small. Each test waits for the
 /// server's reaction (an answer, a closed connection) with a generous deadline and never asserts
 /// how fast it came; each ends by checking that a normal request on a fresh connection still works.
-@Suite("The HTTP layer defends itself")
+@Suite("The HTTP layer defends itself", .onEveryBackend)
 struct HTTPDefenseTests {
     /// A short timeout for the limit under test; the others stay long so they cannot interfere.
     static let short = Duration.milliseconds(300)

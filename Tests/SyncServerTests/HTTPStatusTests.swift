@@ -7,7 +7,7 @@ import Testing
 /// The statuses openapi.yaml promises where HTTP itself has a say: a refused push upgrade is a 401
 /// with the error body, a plain GET of the push route is a 426, a method a path does not have is a
 /// 405 with `Allow`, and an unknown path stays a 404.
-@Suite("HTTP statuses")
+@Suite("HTTP statuses", .onEveryBackend)
 struct HTTPStatusTests {
     /// What a WebSocket client sends to open a socket (RFC 6455).
     static let upgradeHeaders = [

@@ -4,7 +4,7 @@ import SyncServer
 import SyncTesting
 import Testing
 
-@Suite("Two users never see or touch each other's data")
+@Suite("Two users never see or touch each other's data", .onEveryBackend)
 struct IsolationTests {
     @Test("on every route, Bob sees nothing of Ada's and changes nothing of hers")
     func usersAreIsolated() async throws {

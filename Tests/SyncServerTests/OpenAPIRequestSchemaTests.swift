@@ -10,7 +10,7 @@ import Testing
 /// `null` (the document marks none nullable) answers the same; every optional member left out is
 /// accepted; header and path parameters outside their schema are refused. None of the refused
 /// requests changes anything.
-@Suite("openapi.yaml request schemas")
+@Suite("openapi.yaml request schemas", .onEveryBackend)
 struct OpenAPIRequestSchemaTests {
     /// A place in a JSON body.
     enum Step: Hashable {

@@ -4,7 +4,7 @@ import SyncServer
 import SyncTesting
 import Testing
 
-@Suite("Push and rate limits")
+@Suite("Push and rate limits", .onEveryBackend)
 struct PushAndRateLimitTests {
     private func next(_ connection: PushConnection) async -> PushMessage? {
         await connection.next()?.message

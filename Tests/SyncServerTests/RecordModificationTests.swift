@@ -4,7 +4,7 @@ import SyncServer
 import SyncTesting
 import Testing
 
-@Suite("Modifying records")
+@Suite("Modifying records", .onEveryBackend)
 struct RecordModificationTests {
     @Test("a saved record comes back with system fields, and an update needs its change tag")
     func saveAndUpdate() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Sessions end cleanly: signing out and a session's end close that session's push sockets, and
 /// only those. Closing is awaited with a generous deadline, never timed.
-@Suite("Sessions end cleanly")
+@Suite("Sessions end cleanly", .onEveryBackend)
 struct SessionEndTests {
     @Test("signing out closes that session's push socket; the same user's other session keeps its own")
     func signOutClosesPush() async throws {

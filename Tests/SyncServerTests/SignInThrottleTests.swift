@@ -7,7 +7,7 @@ import Testing
 /// Password guessing is slow: failed sign-ins are throttled per username and per address, and
 /// account creation per address. Time is a `TestClock` the test moves, so every wait is exact and
 /// nothing depends on how fast the machine is.
-@Suite("Guessing is slow")
+@Suite("Guessing is slow", .onEveryBackend)
 struct SignInThrottleTests {
     private static let password = "correct horse battery"
 

@@ -1,0 +1,76 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import SyncServer
+
+/// The PostgreSQL that tests run the server on, when there is one: `SYNC_TEST_POSTGRES_URL` names a
+/// database of it that the tests may connect to in order to create and drop their own databases
+/// (`Scripts/with-postgres` starts a throw-away PostgreSQL and sets it, in CI and on a developer's
+/// machine).
+public enum TestPostgres {
+    /// The address of the maintenance database, or nil when the tests have no PostgreSQL.
+    public static var url: String? {
+        ProcessInfo.processInfo.environment["SYNC_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// What to say where PostgreSQL tests did not run.
+    public static let notConfigured =
+        "PostgreSQL tests did NOT run: SYNC_TEST_POSTGRES_URL is not set (run the tests as `Scripts/with-postgres swift test`)"
+
+    /// The address of database `name` on the same server.
+    public static func url(database name: String) throws -> String {
+        guard let url, var components = URLComponents(string: url) else {
+            throw TestPostgresError.notConfigured
+        }
+        components.path = "/" + name
+        return components.string!
+    }
+
+    /// A database name for a storage path, the same for the same path (a test that restarts a server
+    /// on "the same storage" gets the same database).
+    public static func databaseName(for path: String) -> String {
+        "sync_test_" + SHA256.hash(data: Data(path.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Creates database `name` unless it exists.
+    public static func createDatabase(_ name: String) async throws {
+        try await withMaintenanceConnection { connection, logger in
+            let exists = try await connection.query(
+                "SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger
+            ).collect()
+            if exists.isEmpty {
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""), logger: logger)
+            }
+        }
+    }
+
+    /// Drops database `name`, closing whatever is still connected to it.
+    public static func dropDatabase(_ name: String) async throws {
+        try await withMaintenanceConnection { connection, logger in
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)"), logger: logger)
+        }
+    }
+
+    private static func withMaintenanceConnection(
+        _ body: (PostgresConnection, Logger) async throws -> Void
+    ) async throws {
+        guard let url else { throw TestPostgresError.notConfigured }
+        let logger = Logger(label: "test-postgres")
+        let client = PostgresClient(
+            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            try await client.withConnection { connection in try await body(connection, logger) }
+            group.cancelAll()
+        }
+    }
+}
+
+/// Why a test could not use PostgreSQL.
+public enum TestPostgresError: Error, CustomStringConvertible {
+    case notConfigured
+
+    public var description: String { TestPostgres.notConfigured }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncServer
+import SyncTesting
+import Testing
+
+/// The PostgreSQL schema's versions. Enabled only with a PostgreSQL (`SYNC_TEST_POSTGRES_URL`); without
+/// one these tests are reported as skipped, with the reason, and the server suites ran on SQLite only.
+@Suite("PostgreSQL schema migrations", .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+struct PostgresSchemaTests {
+    let logger = Logger(label: "schema-test")
+
+    /// Runs `body` with the address of a new, empty database, dropped afterwards.
+    func withEmptyDatabase(_ body: (String) async throws -> Void) async throws {
+        let name = TestPostgres.databaseName(for: "schema-\(UUID())")
+        try await TestPostgres.createDatabase(name)
+        do {
+            try await body(try TestPostgres.url(database: name))
+            try await TestPostgres.dropDatabase(name)
+        } catch {
+            try? await TestPostgres.dropDatabase(name)
+            throw error
+        }
+    }
+
+    /// The versions recorded in the database, in order.
+    func versions(_ store: PostgresRecordStore) async throws -> [Int] {
+        try await store.withConnection { connection in
+            var versions: [Int] = []
+            for try await version in try await connection.query(
+                "SELECT version FROM schema_migration ORDER BY version", logger: logger
+            ).decode(Int.self) {
+                versions.append(version)
+            }
+            return versions
+        }
+    }
+
+    @Test("four instances starting at once on an empty database migrate it once, and all serve")
+    func concurrentStartsMigrateOnce() async throws {
+        try await withEmptyDatabase { url in
+            let stores = try await withThrowingTaskGroup(of: PostgresRecordStore.self) { group in
+                for _ in 0..<4 { group.addTask { try await PostgresRecordStore.connect(url: url, logger: logger) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            defer { for store in stores { store.close() } }
+            #expect(try await versions(stores[0]) == Array(1...PostgresRecordStore.schemaVersion))
+            for (index, store) in stores.enumerated() {
+                try await store.createAccount(
+                    StoredAccount(
+                        userRecordName: "_u\(index)", username: "user\(index)", passwordHash: "x", createdAt: Date()))
+            }
+            for (index, store) in stores.enumerated() {
+                #expect(
+                    try await store.account(username: "USER\((index + 1) % 4)")?.userRecordName
+                        == "_u\((index + 1) % 4)")
+            }
+        }
+    }
+
+    @Test("a database at a newer schema than this server knows is refused with what to do, and left alone")
+    func newerSchemaIsRefused() async throws {
+        try await withEmptyDatabase { url in
+            let store = try await PostgresRecordStore.connect(url: url, logger: logger)
+            let newer = PostgresRecordStore.schemaVersion + 1
+            try await store.withConnection { connection in
+                try await connection.query(
+                    "INSERT INTO schema_migration (version, name) VALUES (\(newer), 'from a newer server')",
+                    logger: logger)
+            }
+            let refusal = await #expect(throws: SchemaError.self) {
+                try await PostgresRecordStore.connect(url: url, logger: logger)
+            }
+            #expect(
+                refusal?.description.contains("newer than this sync-server knows") == true,
+                "\(String(describing: refusal))")
+            #expect(refusal?.description.contains("run the newer sync-server") == true)
+            #expect(try await versions(store) == Array(1...newer), "nothing was changed")
+            store.close()
+        }
+    }
+}
+
+/// Addresses of PostgreSQL databases, read before any connection is tried.
+@Suite("PostgreSQL addresses")
+struct PostgresAddressTests {
+    let logger = Logger(label: "address-test")
+
+    @Test("a database address that cannot work is refused naming what is wrong, without its password")
+    func badAddresses() async throws {
+        for (url, expected) in [
+            ("mysql://u@h/db", "must start with postgres://"),
+            ("postgres://h/db", "names no user"),
+            ("postgres://u:secret@h:5432", "names no database"),
+            ("postgres://u:secret@h/db?sslmode=maybe", "sslmode 'maybe'"),
+            ("postgres://u@h/db?timeout=3", "'timeout' is not a setting"),
+        ] {
+            let error = await #expect(throws: SchemaError.self) {
+                try await PostgresRecordStore.connect(url: url, logger: logger)
+            }
+            #expect(error?.description.contains(expected) == true, "\(url): \(String(describing: error))")
+            #expect(error?.description.contains("secret") == false, "\(url): the password was shown")
+        }
+    }
+}
