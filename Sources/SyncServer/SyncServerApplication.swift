@@ -80,7 +80,8 @@ public enum SyncServerApplication {
     public static func makeApplication(
         store: any RecordStore, configuration: SyncServerConfiguration = .init(), host: String = "127.0.0.1",
         port: Int = 8080, pushHub: PushHub = PushHub(), middleware: [any RouterMiddleware<SyncRequestContext>] = [],
-        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        services: [any Service] = [], logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = makeRouter(
             store: store, pushHub: pushHub, configuration: configuration, middleware: middleware)
@@ -94,9 +95,22 @@ public enum SyncServerApplication {
             services: [
                 HistoryCompactionService(store: store, configuration: configuration, logger: logger),
                 PushShutdownService(pushHub: pushHub),
-            ],
+            ] + services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+}
+
+extension SyncServerApplication {
+    /// The push hub for a server on `store`, and the services it needs: on PostgreSQL, where several
+    /// instances may serve one database, a relay that carries notices between them.
+    public static func push(for store: any RecordStore, logger: Logger) async -> (hub: PushHub, services: [any Service])
+    {
+        let hub = PushHub()
+        guard let store = store as? PostgresRecordStore else { return (hub, []) }
+        let relay = PostgresPushRelay(store: store, hub: hub, logger: logger)
+        await hub.fanOut(to: relay)
+        return (hub, [relay])
     }
 }
 

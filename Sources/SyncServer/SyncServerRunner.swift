@@ -76,8 +76,10 @@ public struct SyncServerRunner: Sendable {
 
     private func serve(store: any RecordStore, storageDescription: String, logger: Logger) async throws {
         let (host, port, onListening) = (self.host, self.port, self.onListening)
+        let push = await SyncServerApplication.push(for: store, logger: logger)
         let app = SyncServerApplication.makeApplication(
-            store: store, configuration: configuration, host: host, port: port, logger: logger,
+            store: store, configuration: configuration, host: host, port: port, pushHub: push.hub,
+            services: push.services, logger: logger,
             onServerRunning: { [logger] port in
                 logger.notice("sync-server listening on http://\(host):\(port) (storage: \(storageDescription))")
                 onListening?(port)

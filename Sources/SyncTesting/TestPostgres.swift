@@ -53,6 +53,13 @@ public enum TestPostgres {
         }
     }
 
+    /// Runs one statement on the maintenance database, as PostgreSQL's administrator would.
+    public static func execute(_ sql: String) async throws {
+        try await withMaintenanceConnection { connection, logger in
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
     private static func withMaintenanceConnection(
         _ body: (PostgresConnection, Logger) async throws -> Void
     ) async throws {

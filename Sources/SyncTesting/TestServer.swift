@@ -65,11 +65,16 @@ public final class TestServer: Sendable {
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
     private let ownsStorage: Bool
+    /// The relay that carries push notices to and from other instances (PostgreSQL only).
+    public var pushRelay: PostgresPushRelay? { pushServices.compactMap { $0 as? PostgresPushRelay }.first }
+    private let pushServices: [any Service]
 
     private init(
         port: Int, store: any RecordStore, backend: Backend, storagePath: String, ownsStorage: Bool,
-        pushHub: PushHub, faults: FaultInjector, serviceGroup: ServiceGroup, runTask: Task<Void, any Error>
+        pushHub: PushHub, pushServices: [any Service], faults: FaultInjector, serviceGroup: ServiceGroup,
+        runTask: Task<Void, any Error>
     ) {
+        self.pushServices = pushServices
         self.port = port
         self.store = store
         self.backend = backend
@@ -108,11 +113,11 @@ public final class TestServer: Sendable {
             try await TestPostgres.createDatabase(name)
             store = try await PostgresRecordStore.connect(url: TestPostgres.url(database: name), logger: logger)
         }
-        let pushHub = PushHub()
+        let (pushHub, pushServices) = await SyncServerApplication.push(for: store, logger: logger)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = SyncServerApplication.makeApplication(
             store: store, configuration: configuration, host: "127.0.0.1", port: port, pushHub: pushHub,
-            middleware: [faults.middleware], logger: logger,
+            middleware: [faults.middleware], services: pushServices, logger: logger,
             onServerRunning: { port in
                 portContinuation.yield(port)
                 portContinuation.finish()
@@ -128,9 +133,13 @@ public final class TestServer: Sendable {
             try await task.value
             throw SyncError(.internalError, "the test server stopped before it listened on a port")
         }
+        // On PostgreSQL, a server hears other instances' notices once its relay listens.
+        for relay in pushServices.compactMap({ $0 as? PostgresPushRelay }) {
+            try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
+        }
         return TestServer(
             port: boundPort, store: store, backend: backend, storagePath: path, ownsStorage: storagePath == nil,
-            pushHub: pushHub, faults: faults, serviceGroup: group, runTask: task)
+            pushHub: pushHub, pushServices: pushServices, faults: faults, serviceGroup: group, runTask: task)
     }
 
     /// Stops the server gracefully and, if it made its own store, removes the file.
@@ -215,7 +224,7 @@ extension TestServer {
     }
 
     private func postgres<Result: Sendable>(
-        _ body: (PostgresConnection, Logger) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
     ) async throws -> Result {
         guard let store = store as? PostgresRecordStore else {
             throw SyncError(.internalError, "this test server does not store in PostgreSQL")

@@ -13,10 +13,17 @@ public actor PushHub {
     }
 
     private var subscribers: [String: [UUID: Subscriber]] = [:]
+    /// Where notices go to reach the other instances' sockets, when there are other instances.
+    private var fanOut: (any PushFanOut)?
     /// Socket IDs by session token hash, and the user each belongs to.
     private var sessions: [String: (user: String, ids: Set<UUID>)] = [:]
 
     public init() {}
+
+    /// Sends every notice of this hub on to `fanOut` as well, for the sockets of other instances.
+    public func fanOut(to fanOut: any PushFanOut) {
+        self.fanOut = fanOut
+    }
 
     /// Registers a socket of `user`, opened with the session whose token hash is `session`; `device`
     /// names the device so that its own changes are not echoed to it.
@@ -41,7 +48,12 @@ public actor PushHub {
 
     /// Ends the streams of every socket opened with the session whose token hash is `session`:
     /// their handlers return and the server closes the sockets.
-    public func closeSession(_ session: String) {
+    public func closeSession(_ session: String) async {
+        closeLocalSession(session)
+        await fanOut?.publish(.sessionClosed(session: session))
+    }
+
+    private func closeLocalSession(_ session: String) {
         guard let (user, ids) = sessions.removeValue(forKey: session) else { return }
         for id in ids {
             subscribers[user]?.removeValue(forKey: id)?.continuation.finish()
@@ -50,10 +62,35 @@ public actor PushHub {
     }
 
     /// Tells every socket of `user`, except the one of `excludingDevice`, that a database changed.
-    public func notify(user: String, scope: DatabaseScope, excludingDevice: String?) {
+    public func notify(user: String, scope: DatabaseScope, excludingDevice: String?) async {
+        notifyLocal(user: user, scope: scope, excludingDevice: excludingDevice)
+        await fanOut?.publish(.changed(user: user, scope: scope, excludingDevice: excludingDevice))
+    }
+
+    private func notifyLocal(user: String, scope: DatabaseScope, excludingDevice: String?) {
         for subscriber in subscribers[user, default: [:]].values
         where excludingDevice == nil || subscriber.device != excludingDevice {
             subscriber.continuation.yield(PushMessage(event: .databaseChanged, scope: scope))
+        }
+    }
+
+    /// Applies a notice another instance sent, to this instance's sockets.
+    public func receive(_ notice: PushNotice) {
+        switch notice {
+        case .changed(let user, let scope, let excludingDevice):
+            notifyLocal(user: user, scope: scope, excludingDevice: excludingDevice)
+        case .sessionClosed(let session):
+            closeLocalSession(session)
+        }
+    }
+
+    /// Tells every socket that its databases may have changed: after notices may have been missed
+    /// (another instance's were not heard while the connection that carries them was down).
+    public func refetchAll() {
+        for subscribers in subscribers.values {
+            for subscriber in subscribers.values {
+                subscriber.continuation.yield(PushMessage(event: .databaseChanged, scope: .private))
+            }
         }
     }
 
@@ -70,4 +107,17 @@ public actor PushHub {
     public func connectionCount(user: String) -> Int {
         subscribers[user]?.count ?? 0
     }
+}
+
+/// A notice for push sockets, as it travels between instances.
+public enum PushNotice: Sendable, Hashable, Codable {
+    /// A database of `user` changed; the sockets of `excludingDevice` made the change and are not told.
+    case changed(user: String, scope: DatabaseScope, excludingDevice: String?)
+    /// The session whose token hash is `session` ended: its sockets close.
+    case sessionClosed(session: String)
+}
+
+/// Carries a hub's notices to the hubs of the other instances serving the same store.
+public protocol PushFanOut: Sendable {
+    func publish(_ notice: PushNotice) async
 }

@@ -6,8 +6,8 @@ import SyncCore
 /// them. The server keeps only what devices give it to share among themselves.
 extension PostgresRecordStore {
     public func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings? {
-        try await client.withConnection { connection in
-            try await Self.encryptionSettings(connection, owner: owner, logger: logger)
+        try await withConnection { connection in
+            try await Self.encryptionSettings(connection, owner: owner, logger: self.logger)
         }
     }
 
@@ -26,24 +26,24 @@ extension PostgresRecordStore {
                     \(now.millisecondsSince1970))
                 ON CONFLICT (user_record_name) DO NOTHING
                 RETURNING 1
-                """, logger: logger
+                """, logger: self.logger
             ).collect()
             if !inserted.isEmpty { return nil }
-            return try await Self.encryptionSettings(connection, owner: owner, logger: logger)
+            return try await Self.encryptionSettings(connection, owner: owner, logger: self.logger)
         }
     }
 
     public func resetEncryptedData(owner: String, now: Date) async throws -> [String] {
         try await transaction { connection in
-            var seq = try await Self.lockAccount(connection, owner: owner, logger: logger).current
+            var seq = try await Self.lockAccount(connection, owner: owner, logger: self.logger).current
             try await connection.query(
-                "DELETE FROM encryption_settings WHERE user_record_name = \(owner)", logger: logger)
+                "DELETE FROM encryption_settings WHERE user_record_name = \(owner)", logger: self.logger)
             var names: [String] = []
             for try await name in try await connection.query(
                 """
                 SELECT zone_name FROM zone WHERE owner = \(owner) AND NOT deleted AND wrapped_key IS NOT NULL
                 ORDER BY zone_name COLLATE "C"
-                """, logger: logger
+                """, logger: self.logger
             ).decode(String.self) {
                 names.append(name)
             }
@@ -51,9 +51,9 @@ extension PostgresRecordStore {
                 seq += 1
                 try await Self.deleteZone(
                     connection, owner: owner, zoneName: name, reason: .encryptedDataReset, seq: seq, now: now,
-                    logger: logger)
+                    logger: self.logger)
             }
-            try await Self.setChangeSeq(connection, owner: owner, seq: seq, logger: logger)
+            try await Self.setChangeSeq(connection, owner: owner, seq: seq, logger: self.logger)
             return names
         }
     }

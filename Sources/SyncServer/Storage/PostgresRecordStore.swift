@@ -51,10 +51,29 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// Lends a connection of the store's pool: for tests and tools that look at what is stored.
-    public func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result)
+    public func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    )
         async throws -> Result
     {
-        try await client.withConnection(body)
+        try await PostgresAvailability.checked {
+            try await PostgresAvailability.leasing(within: Self.leaseTimeout) { leased in
+                try await self.client.withConnection { connection in
+                    leased()
+                    return try await body(connection)
+                }
+            }
+        }
+    }
+
+    /// How long a request waits for a connection: the pool keeps requests waiting while it cannot
+    /// connect, and a client is better told to come back.
+    static let leaseTimeout: Duration = .seconds(10)
+
+    /// Runs one statement on a pooled connection.
+    @discardableResult
+    func query(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        try await withConnection { connection in try await connection.query(query, logger: logger) }
     }
 
     /// Closes the connections.
@@ -69,7 +88,7 @@ public final class PostgresRecordStore: RecordStore {
     // MARK: Accounts and sessions
 
     public func createAccount(_ account: StoredAccount) async throws {
-        let inserted = try await client.query(
+        let inserted = try await query(
             """
             INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at)
             VALUES (\(account.userRecordName), \(account.username), \(Self.folded(account.username)),
@@ -95,8 +114,8 @@ public final class PostgresRecordStore: RecordStore {
 
     private static let accountColumns = "user_record_name, username, password_hash, created_at"
 
-    private func accounts(_ query: PostgresQuery) async throws -> StoredAccount? {
-        for try await (name, username, hash, created) in try await client.query(query, logger: logger).decode(
+    private func accounts(_ statement: PostgresQuery) async throws -> StoredAccount? {
+        for try await (name, username, hash, created) in try await query(statement, logger: logger).decode(
             (String, String, String, Int64).self)
         {
             return StoredAccount(
@@ -114,7 +133,7 @@ public final class PostgresRecordStore: RecordStore {
 
     public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
         let at = createdAt.millisecondsSince1970
-        try await client.query(
+        try await query(
             """
             INSERT INTO session (token_hash, user_record_name, created_at, last_used_at)
             VALUES (\(tokenHash), \(userRecordName), \(at), \(at))
@@ -122,7 +141,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func session(tokenHash: String) async throws -> StoredSession? {
-        for try await (name, created, used) in try await client.query(
+        for try await (name, created, used) in try await query(
             "SELECT user_record_name, created_at, last_used_at FROM session WHERE token_hash = \(tokenHash)",
             logger: logger
         ).decode((String, Int64, Int64).self) {
@@ -134,17 +153,17 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func touchSession(tokenHash: String, usedAt: Date) async throws {
-        try await client.query(
+        try await query(
             "UPDATE session SET last_used_at = \(usedAt.millisecondsSince1970) WHERE token_hash = \(tokenHash)",
             logger: logger)
     }
 
     public func deleteSession(tokenHash: String) async throws {
-        try await client.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: logger)
+        try await query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: logger)
     }
 
     public func deleteSessions(lastUsedBefore: Date) async throws -> Int {
-        try await client.query(
+        try await query(
             "DELETE FROM session WHERE last_used_at < \(lastUsedBefore.millisecondsSince1970) RETURNING 1",
             logger: logger
         ).collect().count
@@ -154,7 +173,7 @@ public final class PostgresRecordStore: RecordStore {
 
     public func zones(owner: String) async throws -> [StoredZone] {
         var zones: [StoredZone] = []
-        for try await (name, version, wrapped) in try await client.query(
+        for try await (name, version, wrapped) in try await query(
             """
             SELECT zone_name, key_version, wrapped_key FROM zone
             WHERE owner = \(owner) AND NOT deleted ORDER BY zone_name COLLATE "C"
@@ -170,7 +189,7 @@ public final class PostgresRecordStore: RecordStore {
     {
         let at = now.millisecondsSince1970
         return try await transaction { connection in
-            var seq = try await Self.lockAccount(connection, owner: owner, logger: logger).current
+            var seq = try await Self.lockAccount(connection, owner: owner, logger: self.logger).current
             var outcome = ZoneModificationOutcome(saved: [], created: [], keyed: [], deleted: [], missing: [])
             for save in saves {
                 let name = save.zoneName
@@ -179,7 +198,7 @@ public final class PostgresRecordStore: RecordStore {
                     """
                     SELECT key_version, wrapped_key FROM zone
                     WHERE owner = \(owner) AND zone_name = \(name) AND NOT deleted
-                    """, logger: logger
+                    """, logger: self.logger
                 ).decode((Int64?, Data?).self) {
                     stored = StoredZone(zoneName: name, keyVersion: version, wrappedKey: wrapped)
                 }
@@ -193,7 +212,7 @@ public final class PostgresRecordStore: RecordStore {
                         UPDATE zone SET key_version = \(Int64(key.keyVersion)), wrapped_key = \(key.wrappedKey),
                             change_seq = \(seq), modified_at = \(at)
                         WHERE owner = \(owner) AND zone_name = \(name)
-                        """, logger: logger)
+                        """, logger: self.logger)
                     outcome.keyed.append(name)
                     outcome.saved.append(save)
                 case .create:
@@ -209,22 +228,22 @@ public final class PostgresRecordStore: RecordStore {
                             incarnation = EXCLUDED.incarnation, change_seq = EXCLUDED.change_seq, deleted = FALSE,
                             deletion_reason = NULL, modified_at = EXCLUDED.modified_at,
                             key_version = EXCLUDED.key_version, wrapped_key = EXCLUDED.wrapped_key
-                        """, logger: logger)
+                        """, logger: self.logger)
                     outcome.created.append(name)
                     outcome.saved.append(save)
                 }
             }
             for name in deletes {
-                guard try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) else {
+                guard try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: self.logger) else {
                     outcome.missing.append(name)
                     continue
                 }
                 seq += 1
                 try await Self.deleteZone(
-                    connection, owner: owner, zoneName: name, reason: .deleted, seq: seq, now: now, logger: logger)
+                    connection, owner: owner, zoneName: name, reason: .deleted, seq: seq, now: now, logger: self.logger)
                 outcome.deleted.append(name)
             }
-            try await Self.setChangeSeq(connection, owner: owner, seq: seq, logger: logger)
+            try await Self.setChangeSeq(connection, owner: owner, seq: seq, logger: self.logger)
             return outcome
         }
     }
@@ -258,13 +277,13 @@ public final class PostgresRecordStore: RecordStore {
         let at = now.millisecondsSince1970
         return try await transaction { connection in
             // First the account row: every later read sees what the writers before this one committed.
-            let currentSeq = try await Self.lockAccount(connection, owner: owner, logger: logger).current
+            let currentSeq = try await Self.lockAccount(connection, owner: owner, logger: self.logger).current
             if let requestID = request.clientRequestID, let bodyHash {
                 for try await (storedHash, storedResponse) in try await connection.query(
                     """
                     SELECT body_hash, response FROM client_request
                     WHERE owner = \(owner) AND request_id = \(requestID)
-                    """, logger: logger
+                    """, logger: self.logger
                 ).decode((Data, Data).self) {
                     let response = try ReplayGuard.replay(
                         storedHash: storedHash, storedResponse: storedResponse, bodyHash: bodyHash,
@@ -276,7 +295,7 @@ public final class PostgresRecordStore: RecordStore {
             let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
             var liveZones = Set<String>()
             for name in zoneNames
-            where try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) {
+            where try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: self.logger) {
                 liveZones.insert(name)
             }
             let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
@@ -289,7 +308,7 @@ public final class PostgresRecordStore: RecordStore {
                     """
                     SELECT \(unescaped: Self.recordColumns) FROM record
                     WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = ANY(\(names))
-                    """, logger: logger)
+                    """, logger: self.logger)
                 {
                     existing[record.key] = record
                 }
@@ -299,23 +318,23 @@ public final class PostgresRecordStore: RecordStore {
                 request, owner: owner, liveZones: liveZones, existing: existing, currentSeq: currentSeq, now: at,
                 limits: limits, savedFields: savedFields)
             if !plan.rows.isEmpty {
-                try await Self.upsert(plan.rows, owner: owner, connection, logger: logger)
+                try await Self.upsert(plan.rows, owner: owner, connection, logger: self.logger)
             }
             for (zoneName, seq) in plan.zoneSeqs {
                 try await connection.query(
                     """
                     UPDATE zone SET change_seq = \(seq), modified_at = \(at)
                     WHERE owner = \(owner) AND zone_name = \(zoneName)
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
-            try await Self.setChangeSeq(connection, owner: owner, seq: plan.endSeq, logger: logger)
+            try await Self.setChangeSeq(connection, owner: owner, seq: plan.endSeq, logger: self.logger)
             let responseBody = try plan.responseBody()
             if let requestID = request.clientRequestID, let bodyHash {
                 try await connection.query(
                     """
                     INSERT INTO client_request (owner, request_id, body_hash, response, created_at)
                     VALUES (\(owner), \(requestID), \(bodyHash), \(Data(responseBody)), \(at))
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
             return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)
         }
@@ -344,14 +363,15 @@ public final class PostgresRecordStore: RecordStore {
 
     public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
         try await snapshot { connection in
-            let (currentSeq, compactedSeq) = try await Self.seqs(connection, owner: owner, lock: false, logger: logger)
+            let (currentSeq, compactedSeq) = try await Self.seqs(
+                connection, owner: owner, lock: false, logger: self.logger)
             try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
             var rows: [(name: String, deleted: Bool, reason: String?, seq: Int64)] = []
             for try await row in try await connection.query(
                 """
                 SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
                 WHERE owner = \(owner) AND change_seq > \(since?.seq ?? 0) ORDER BY change_seq LIMIT \(limit + 1)
-                """, logger: logger
+                """, logger: self.logger
             ).decode((String, Bool, String?, Int64).self) {
                 rows.append(row)
             }
@@ -379,12 +399,13 @@ public final class PostgresRecordStore: RecordStore {
             var incarnation: String?
             for try await value in try await connection.query(
                 "SELECT incarnation FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted",
-                logger: logger
+                logger: self.logger
             ).decode(String.self) {
                 incarnation = value
             }
             guard let incarnation else { throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist") }
-            let (currentSeq, compactedSeq) = try await Self.seqs(connection, owner: owner, lock: false, logger: logger)
+            let (currentSeq, compactedSeq) = try await Self.seqs(
+                connection, owner: owner, lock: false, logger: self.logger)
             try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
             let records = try await Self.records(
                 connection,
@@ -392,7 +413,7 @@ public final class PostgresRecordStore: RecordStore {
                 SELECT \(unescaped: Self.recordColumns) FROM record
                 WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
                 ORDER BY seq LIMIT \(limit + 1)
-                """, logger: logger)
+                """, logger: self.logger)
             let moreComing = records.count > limit
             let pageRecords = records.prefix(limit)
             var page = ZoneChangePage(
@@ -419,7 +440,7 @@ public final class PostgresRecordStore: RecordStore {
             for key in keys {
                 if liveZones[key.zoneName] == nil {
                     liveZones[key.zoneName] = try await Self.zoneIsLive(
-                        connection, owner: owner, zoneName: key.zoneName, logger: logger)
+                        connection, owner: owner, zoneName: key.zoneName, logger: self.logger)
                 }
                 if liveZones[key.zoneName] != true {
                     outcome.items.append(.zoneNotFound)
@@ -429,7 +450,7 @@ public final class PostgresRecordStore: RecordStore {
                     SELECT \(unescaped: Self.recordColumns) FROM record
                     WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND record_name = \(key.recordName)
                         AND NOT deleted
-                    """, logger: logger
+                    """, logger: self.logger
                 ).first {
                     outcome.items.append(.found(record))
                 } else {
@@ -452,16 +473,16 @@ public final class PostgresRecordStore: RecordStore {
                         WHERE owner = user_record_name AND deleted AND modified_at < \(cutoff)), 0),
                     COALESCE((SELECT MAX(change_seq) FROM zone
                         WHERE owner = user_record_name AND deleted AND modified_at < \(cutoff)), 0))
-                """, logger: logger)
+                """, logger: self.logger)
             let records = try await connection.query(
-                "DELETE FROM record WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: logger
+                "DELETE FROM record WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: self.logger
             ).collect().count
             let zones = try await connection.query(
-                "DELETE FROM zone WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: logger
+                "DELETE FROM zone WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: self.logger
             ).collect().count
             try await connection.query(
                 "DELETE FROM client_request WHERE created_at < \(requestsBefore.millisecondsSince1970)",
-                logger: logger)
+                logger: self.logger)
             return records + zones
         }
     }
@@ -469,21 +490,23 @@ public final class PostgresRecordStore: RecordStore {
     // MARK: Helpers
 
     /// Runs `work` in one read-only, repeatable-read snapshot of the database.
-    func snapshot<Result: Sendable>(_ work: @Sendable (PostgresConnection) async throws -> Result) async throws
+    func snapshot<Result: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> Result)
+        async throws
         -> Result
     {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             try await Self.transaction(
-                connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger, work)
+                connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger, work)
         }
     }
 
     /// Runs `work` in one read-committed transaction.
-    func transaction<Result: Sendable>(_ work: @Sendable (PostgresConnection) async throws -> Result) async throws
+    func transaction<Result: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> Result)
+        async throws
         -> Result
     {
-        try await client.withConnection { connection in
-            try await Self.transaction(connection, begin: "BEGIN", logger: logger, work)
+        try await withConnection { connection in
+            try await Self.transaction(connection, begin: "BEGIN", logger: self.logger, work)
         }
     }
 

@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncCore
+import SyncServer
+import SyncTesting
+import Testing
+
+/// The database goes away under a running server, then comes back.
+@Suite("PostgreSQL outage", .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+struct PostgresOutageTests {
+    @Test("while the database refuses connections, requests get serviceUnavailable with retryAfter; then all recovers")
+    func outageThenRecovery() async throws {
+        let path = "outage-\(UUID())"
+        let name = TestPostgres.databaseName(for: path)
+        let server = try await TestServer.$backend.withValue(.postgres) {
+            try await TestServer.start(storagePath: path)
+        }
+        var ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        ada.deviceID = "laptop"
+        try await ada.saveZones("Contacts")
+        try await ada.save([contact("before")])
+
+        // As a PostgreSQL restart would: every connection ends, and no new one is let in.
+        try await TestPostgres.execute("ALTER DATABASE \"\(name)\" WITH ALLOW_CONNECTIONS false")
+        try await TestPostgres.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        var answer = try await ada.send(.post, "/v1/databases/private/zones/list", body: Data("{}".utf8))
+        // A request may have been answered by a connection that had not noticed yet; the next ones cannot.
+        try await waitUntil("a request is refused as unavailable") {
+            answer = try await ada.send(.post, "/v1/databases/private/zones/list", body: Data("{}".utf8))
+            return answer.status != 200
+        } observed: {
+            "HTTP \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))"
+        }
+        #expect(answer.status == 503, "\(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+        #expect(answer.error?.code == .serviceUnavailable)
+        #expect(answer.error?.retryAfter == 2)
+        #expect(answer.header("Retry-After") == "2")
+        let write = await syncError { try await ada.save([contact("during")]) }
+        #expect(write?.code == .serviceUnavailable, "\(String(describing: write))")
+
+        try await TestPostgres.execute("ALTER DATABASE \"\(name)\" WITH ALLOW_CONNECTIONS true")
+        try await waitUntil("requests succeed again once the database is back") {
+            (try? await ada.send(.post, "/v1/databases/private/zones/list", body: Data("{}".utf8)))?.status == 200
+        }
+        try await ada.save([contact("after")])
+        #expect(Set(try await ada.contents().keys) == ["before", "after"], "the refused write left nothing behind")
+        try await server.stop()
+        try await TestPostgres.dropDatabase(name)
+    }
+}
