@@ -64,7 +64,9 @@ public enum TestPostgres {
         _ body: (PostgresConnection, Logger) async throws -> Void
     ) async throws {
         guard let url else { throw TestPostgresError.notConfigured }
-        let logger = Logger(label: "test-postgres")
+        var logger = Logger(label: "test-postgres")
+        // postgres-nio warns when a lease comes before `run()` has begun, which is harmless here.
+        logger.logLevel = .error
         let client = PostgresClient(
             configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
         try await withThrowingDiscardingTaskGroup { group in

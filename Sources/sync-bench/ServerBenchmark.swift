@@ -14,7 +14,8 @@ struct SyncBenchmark: AsyncParsableCommand {
         commandName: "sync-bench",
         abstract: "Benchmarks of the record server, the sync engine and the contacts TUI, printed as tables.",
         subcommands: [
-            ServerBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self, TUIBenchmark.self, FieldsBenchmark.self,
+            ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self, TUIBenchmark.self,
+            FieldsBenchmark.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
@@ -109,7 +110,8 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 }
 
-/// A `sync-server` child process on a free loopback port, storing into a throw-away directory.
+/// A `sync-server` child process on a free loopback port, storing into a throw-away directory, or into
+/// a PostgreSQL database when given one.
 final class ServerProcess {
     /// The given path, or the `sync-server` built next to this executable.
     static func executable(_ path: String?) throws -> String {
@@ -121,15 +123,16 @@ final class ServerProcess {
     let baseURL: String
 
     /// Starts the server with cheap password hashing and no effective rate limit, and waits until it listens.
-    init(executable: String) throws {
+    init(executable: String, database: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("server.log").path
         // --log-level notice: the "listening" line below is logged at that level.
+        let storage =
+            database.map { ["--database", $0] } ?? ["--storage", directory.appendingPathComponent("bench.sqlite").path]
         process = try ChildProcess(
-            [
-                executable, "--storage", directory.appendingPathComponent("bench.sqlite").path, "--port", "0",
-                "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
+            [executable] + storage + [
+                "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
             ], output: .file(log))
         var seen = ""
         let deadline = ContinuousClock.now + .seconds(30)

@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import SyncCore
+import SyncTesting
+
+/// The server on SQLite and on 1, 2 and 4 instances over one PostgreSQL: 8 clients (one account each)
+/// upload at once, each to its own instance in turn, then download from another instance; then one
+/// device writes on one instance while another listens on a different one, for the push latency.
+struct InstancesBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "instances",
+        abstract: "Server instances over PostgreSQL against SQLite: records/s up and down, push latency across instances.",
+        discussion: """
+            Needs a PostgreSQL that the benchmark may create databases in: --postgres URL of its \
+            maintenance database, e.g. Scripts/with-postgres sync-bench instances (which sets \
+            $SYNC_TEST_POSTGRES_URL).
+            """)
+
+    @Option(help: "Records in all, spread over the clients.")
+    var records = 40_000
+
+    @Option(help: "Clients writing and reading at once, one account each.")
+    var clients = 8
+
+    @Option(help: "Records per modify request (the server allows 400).")
+    var batch = 400
+
+    @Option(help: "Pushes timed across instances.")
+    var pushes = 200
+
+    @Option(parsing: .upToNextOption, help: "Instance counts on PostgreSQL.")
+    var instances: [Int] = [1, 2, 4]
+
+    @Option(help: "A PostgreSQL maintenance database's URL (default: $SYNC_TEST_POSTGRES_URL).")
+    var postgres: String?
+
+    @Option(help: "Path of the sync-server executable (default: next to this one).")
+    var server: String?
+
+    struct Row {
+        var name: String
+        var upload: Double
+        var download: Double
+        var p50: Double
+        var p99: Double
+    }
+
+    func run() async throws {
+        let executable = try ServerProcess.executable(server)
+        if let postgres { setenv("SYNC_TEST_POSTGRES_URL", postgres, 1) }
+        guard TestPostgres.url != nil else {
+            throw ValidationError("no PostgreSQL: pass --postgres URL or run it as `Scripts/with-postgres sync-bench instances`")
+        }
+        print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
+        print("storage              upload rec/s  download rec/s  push p50   push p99")
+        var rows: [Row] = []
+        let sqlite = try await measure(name: "SQLite, 1 instance", servers: [try ServerProcess(executable: executable)])
+        rows.append(sqlite)
+        print(Self.format(sqlite))
+        for count in instances {
+            let name = "sync_bench_\(UUID().uuidString.prefix(8).lowercased())"
+            try await TestPostgres.createDatabase(name)
+            let url = try TestPostgres.url(database: name)
+            // One first, so that it alone creates the schema; the others find it done.
+            var servers = [try ServerProcess(executable: executable, database: url)]
+            for _ in 1..<max(count, 1) { servers.append(try ServerProcess(executable: executable, database: url)) }
+            let row = try await measure(name: "PostgreSQL, \(count) inst.", servers: servers)
+            try await TestPostgres.dropDatabase(name)
+            rows.append(row)
+            print(Self.format(row))
+        }
+    }
+
+    static func format(_ row: Row) -> String {
+        String(
+            format: "%-20@ %12.0f  %14.0f  %6.1f ms  %6.1f ms", row.name as NSString, row.upload, row.download, row.p50,
+            row.p99)
+    }
+
+    private func measure(name: String, servers: [ServerProcess]) async throws -> Row {
+        defer { for server in servers { server.stop() } }
+        let urls = servers.map(\.baseURL)
+        let zone = RecordZone.ID(zoneName: "Contacts")
+        var accounts: [TestClient] = []
+        for index in 0..<clients {
+            let client = try await TestClient(baseURL: urls[index % urls.count]).signedUp(username: "bench\(index)")
+            _ = try await client.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
+            accounts.append(client)
+        }
+        let perClient = records / clients
+
+        let uploadStart = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, client) in accounts.enumerated() {
+                group.addTask {
+                    for start in stride(from: 0, to: perClient, by: batch) {
+                        let saves = (start..<min(start + batch, perClient)).map { Self.record($0, zone: zone) }
+                        let response = try await client.modifyRecords(ModifyRecordsRequest(saves: saves))
+                        guard response.failedRecordSaves.isEmpty else {
+                            throw ValidationError("client \(index): \(response.failedRecordSaves[0].error)")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let upload = Double(perClient * clients) / (ContinuousClock.now - uploadStart).inSeconds
+
+        let downloadStart = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, account) in accounts.enumerated() {
+                var client = account
+                client.baseURL = urls[(index + 1) % urls.count]
+                group.addTask {
+                    let fetched = try await client.fetchAllZoneChanges(zone, resultsLimit: batch)
+                    guard fetched.modifications.count == perClient else {
+                        throw ValidationError("client \(index) fetched \(fetched.modifications.count) of \(perClient)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let download = Double(perClient * clients) / (ContinuousClock.now - downloadStart).inSeconds
+
+        // A listener on the first instance, a writer on the last (another one when there are several).
+        var listener = accounts[0]
+        listener.deviceID = "listener"
+        var writer = try await TestClient(baseURL: urls[urls.count - 1]).signedIn(username: "bench0")
+        writer.deviceID = "writer"
+        let socket = try await listener.openPush()
+        defer { socket.close() }
+        var latencies: [Double] = []
+        for index in 0..<pushes {
+            let sent = ContinuousClock.now
+            _ = try await writer.modifyRecords(ModifyRecordsRequest(saves: [Self.record(perClient + index, zone: zone)]))
+            guard let received = await socket.next(within: .seconds(30)) else {
+                throw ValidationError("push \(index) did not arrive within 30 s")
+            }
+            latencies.append((received.at - sent).inSeconds * 1000)
+        }
+        latencies.sort()
+        return Row(
+            name: name, upload: upload, download: download, p50: latencies[latencies.count / 2],
+            p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)])
+    }
+
+    private static func record(_ index: Int, zone: RecordZone.ID) -> RecordValue {
+        var record = RecordValue(
+            recordType: "Contact", recordID: RecordValue.ID(recordName: "contact-\(index)", zoneID: zone))
+        record["name"] = .string("Person \(index)")
+        record["email"] = .string("person\(index)@example.com")
+        record["phone"] = .string("+44 20 7946 \(String(format: "%04d", index % 10_000))")
+        return record
+    }
+}
