@@ -9,7 +9,8 @@ import SyncTesting
 struct InstancesBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "instances",
-        abstract: "Server instances over PostgreSQL against SQLite: records/s up and down, push latency across instances.",
+        abstract:
+            "Server instances over PostgreSQL against SQLite: records/s up and down, push latency across instances.",
         discussion: """
             Needs a PostgreSQL that the benchmark may create databases in: --postgres URL of its \
             maintenance database, e.g. Scripts/with-postgres sync-bench instances (which sets \
@@ -49,7 +50,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
         let executable = try ServerProcess.executable(server)
         if let postgres { setenv("SYNC_TEST_POSTGRES_URL", postgres, 1) }
         guard TestPostgres.url != nil else {
-            throw ValidationError("no PostgreSQL: pass --postgres URL or run it as `Scripts/with-postgres sync-bench instances`")
+            throw ValidationError(
+                "no PostgreSQL: pass --postgres URL or run it as `Scripts/with-postgres sync-bench instances`")
         }
         print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
         print("storage              upload rec/s  download rec/s  push p50   push p99")
@@ -132,7 +134,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
         var latencies: [Double] = []
         for index in 0..<pushes {
             let sent = ContinuousClock.now
-            _ = try await writer.modifyRecords(ModifyRecordsRequest(saves: [Self.record(perClient + index, zone: zone)]))
+            _ = try await writer.modifyRecords(
+                ModifyRecordsRequest(saves: [Self.record(perClient + index, zone: zone)]))
             guard let received = await socket.next(within: .seconds(30)) else {
                 throw ValidationError("push \(index) did not arrive within 30 s")
             }

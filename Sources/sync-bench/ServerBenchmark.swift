@@ -14,7 +14,8 @@ struct SyncBenchmark: AsyncParsableCommand {
         commandName: "sync-bench",
         abstract: "Benchmarks of the record server, the sync engine and the contacts TUI, printed as tables.",
         subcommands: [
-            ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self, TUIBenchmark.self,
+            ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
+            TUIBenchmark.self,
             FieldsBenchmark.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
