@@ -17,10 +17,20 @@ public enum SyncServerApplication {
         store: any RecordStore, pushHub: PushHub, configuration: SyncServerConfiguration,
         middleware: [any RouterMiddleware<SyncRequestContext>] = []
     ) -> Router<SyncRequestContext> {
+        ServerMetrics.bootstrap()
+        let store = MeasuredRecordStore(base: store)
         let body = BodyCoding(limits: configuration.limits)
         let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware())
         for item in middleware { add(item, to: router) }
+
+        router.get("metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.exposition())))
+        }
 
         router.get("v1/health") { _, _ in
             try body.response(HealthInfo(status: "ok", version: version))

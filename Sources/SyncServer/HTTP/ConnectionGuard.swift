@@ -30,6 +30,7 @@ final class ConnectionGuard: ChannelInboundHandler {
         if refusal == nil { countedAddress = address }
         context.fireChannelActive()
         if let refusal {
+            ServerMetrics.countRefusedConnection(reason: "\(refusal)")
             logger.debug(
                 "connection refused", metadata: ["address": "\(address)", "reason": "\(refusal)"])
             timeouts.closeNow()

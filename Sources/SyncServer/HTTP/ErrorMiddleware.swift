@@ -41,6 +41,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The error body; `status` overrides the code's usual status (an unknown route is a 404, say).
     static func response(for error: SyncError, status: HTTPResponse.Status? = nil) -> Response {
+        ServerMetrics.countError(code: error.code.rawValue)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter = error.retryAfter, SyncError.isValid(retryAfter: retryAfter) {
             headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))

@@ -33,6 +33,7 @@ public actor PushHub {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: PushMessage.self, bufferingPolicy: .bufferingNewest(16))
         subscribers[user, default: [:]][id] = Subscriber(device: device, session: session, continuation: continuation)
+        ServerMetrics.pushSocketOpened()
         sessions[session, default: (user, [])].ids.insert(id)
         return (id, stream)
     }
@@ -41,6 +42,7 @@ public actor PushHub {
     public func unsubscribe(user: String, id: UUID) {
         guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { return }
         subscriber.continuation.finish()
+        ServerMetrics.pushSocketClosed()
         if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
         sessions[subscriber.session]?.ids.remove(id)
         if sessions[subscriber.session]?.ids.isEmpty == true { sessions[subscriber.session] = nil }
@@ -56,7 +58,9 @@ public actor PushHub {
     private func closeLocalSession(_ session: String) {
         guard let (user, ids) = sessions.removeValue(forKey: session) else { return }
         for id in ids {
-            subscribers[user]?.removeValue(forKey: id)?.continuation.finish()
+            guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { continue }
+            subscriber.continuation.finish()
+            ServerMetrics.pushSocketClosed()
         }
         if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
     }
@@ -97,7 +101,10 @@ public actor PushHub {
     /// Ends every socket's stream, so that their handlers return and the server can stop.
     public func closeAll() {
         for subscribers in subscribers.values {
-            for subscriber in subscribers.values { subscriber.continuation.finish() }
+            for subscriber in subscribers.values {
+                subscriber.continuation.finish()
+                ServerMetrics.pushSocketClosed()
+            }
         }
         subscribers = [:]
         sessions = [:]

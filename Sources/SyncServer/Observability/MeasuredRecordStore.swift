@@ -1,0 +1,86 @@
+import Foundation
+import SyncCore
+
+/// A store that times every call into `sync_store_duration_seconds{operation}`, whatever the backend.
+struct MeasuredRecordStore: RecordStore {
+    let base: any RecordStore
+
+    private func timed<Result>(_ operation: String, _ work: () async throws -> Result) async rethrows -> Result {
+        let start = ContinuousClock.now
+        defer { ServerMetrics.storeTimer(operation).record(since: start) }
+        return try await work()
+    }
+
+    func createAccount(_ account: StoredAccount) async throws {
+        try await timed("createAccount") { try await base.createAccount(account) }
+    }
+    func account(username: String) async throws -> StoredAccount? {
+        try await timed("account") { try await base.account(username: username) }
+    }
+    func account(userRecordName: String) async throws -> StoredAccount? {
+        try await timed("account") { try await base.account(userRecordName: userRecordName) }
+    }
+    func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
+        try await timed("createSession") {
+            try await base.createSession(tokenHash: tokenHash, userRecordName: userRecordName, createdAt: createdAt)
+        }
+    }
+    func session(tokenHash: String) async throws -> StoredSession? {
+        try await timed("session") { try await base.session(tokenHash: tokenHash) }
+    }
+    func touchSession(tokenHash: String, usedAt: Date) async throws {
+        try await timed("touchSession") { try await base.touchSession(tokenHash: tokenHash, usedAt: usedAt) }
+    }
+    func deleteSession(tokenHash: String) async throws {
+        try await timed("deleteSession") { try await base.deleteSession(tokenHash: tokenHash) }
+    }
+    func deleteSessions(lastUsedBefore: Date) async throws -> Int {
+        try await timed("deleteSessions") { try await base.deleteSessions(lastUsedBefore: lastUsedBefore) }
+    }
+    func zones(owner: String) async throws -> [StoredZone] {
+        try await timed("zones") { try await base.zones(owner: owner) }
+    }
+    func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
+        -> ZoneModificationOutcome
+    {
+        try await timed("modifyZones") {
+            try await base.modifyZones(owner: owner, saves: saves, deletes: deletes, now: now)
+        }
+    }
+    func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date) async throws
+        -> RecordModificationOutcome
+    {
+        try await timed("modifyRecords") {
+            try await base.modifyRecords(owner: owner, request: request, limits: limits, now: now)
+        }
+    }
+    func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
+        try await timed("databaseChanges") { try await base.databaseChanges(owner: owner, since: since, limit: limit) }
+    }
+    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws -> ZoneChangePage {
+        try await timed("zoneChanges") {
+            try await base.zoneChanges(owner: owner, zoneName: zoneName, since: since, limit: limit)
+        }
+    }
+    func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {
+        try await timed("lookupRecords") { try await base.lookupRecords(owner: owner, keys: keys) }
+    }
+    func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings? {
+        try await timed("encryptionSettings") { try await base.encryptionSettings(owner: owner) }
+    }
+    func createEncryptionSettings(owner: String, _ settings: AccountEncryptionSettings, now: Date) async throws
+        -> AccountEncryptionSettings?
+    {
+        try await timed("createEncryptionSettings") {
+            try await base.createEncryptionSettings(owner: owner, settings, now: now)
+        }
+    }
+    func resetEncryptedData(owner: String, now: Date) async throws -> [String] {
+        try await timed("resetEncryptedData") { try await base.resetEncryptedData(owner: owner, now: now) }
+    }
+    func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
+        try await timed("compactHistory") {
+            try await base.compactHistory(tombstonesBefore: tombstonesBefore, requestsBefore: requestsBefore)
+        }
+    }
+}
