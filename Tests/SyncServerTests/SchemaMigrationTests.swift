@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import SyncServer
@@ -102,5 +103,28 @@ struct PostgresAddressTests {
             #expect(error?.description.contains(expected) == true, "\(url): \(String(describing: error))")
             #expect(error?.description.contains("secret") == false, "\(url): the password was shown")
         }
+    }
+}
+
+/// The SQLite file's schema versions (GRDB's migrations).
+@Suite("SQLite schema migrations")
+struct SQLiteSchemaTests {
+    @Test("a storage file at a newer schema than this server knows is refused with what to do, and left alone")
+    func newerSchemaIsRefused() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        _ = try SQLiteRecordStore(path: path)
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from a newer server')")
+        }
+        let refusal = #expect(throws: SchemaError.self) { try SQLiteRecordStore(path: path) }
+        #expect(
+            refusal?.description.contains("newer than this sync-server knows") == true, "\(String(describing: refusal))"
+        )
+        #expect(refusal?.description.contains("v9: from a newer server") == true)
+        let identifiers = try await DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
+        #expect(identifiers.contains("v9: from a newer server") && identifiers.count == 4, "\(identifiers)")
     }
 }

@@ -17,7 +17,19 @@ public final class SQLiteRecordStore: RecordStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        let migrator = Self.migrator
+        // A newer server's file: this one would misread what that one wrote.
+        if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+            let known = Set(migrator.migrations)
+            let unknown = try pool.read { try migrator.appliedIdentifiers($0) }.subtracting(known).sorted()
+            throw SchemaError(
+                description: """
+                    the storage file's schema is newer than this sync-server knows (it has \
+                    \(unknown.joined(separator: ", "))); run the newer sync-server that wrote it, or restore a backup \
+                    made before the upgrade
+                    """)
+        }
+        try migrator.migrate(pool)
     }
 
     private static var migrator: DatabaseMigrator {
