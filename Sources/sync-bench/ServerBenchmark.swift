@@ -111,60 +111,19 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 }
 
-/// A `sync-server` child process on a free loopback port, storing into a throw-away directory, or into
-/// a PostgreSQL database when given one.
-final class ServerProcess {
+extension ServerProcess {
     /// The given path, or the `sync-server` built next to this executable.
     static func executable(_ path: String?) throws -> String {
         try BenchSupport.executable(path, named: "sync-server", option: "server")
     }
 
-    private let process: ChildProcess
-    private let directory: URL
-    let baseURL: String
-
-    /// Starts the server with cheap password hashing and no effective rate limit, and waits until it listens.
-    init(executable: String, database: String? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let log = directory.appendingPathComponent("server.log").path
-        // --log-level notice: the "listening" line below is logged at that level.
-        let storage =
-            database.map { ["--database", $0] } ?? ["--storage", directory.appendingPathComponent("bench.sqlite").path]
-        process = try ChildProcess(
-            [executable] + storage + [
-                "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
-            ], output: .file(log))
-        var seen = ""
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline && process.isRunning {
-            seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = seen.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
-                let port = seen[range].split(separator: ":").last!
-                baseURL = "http://127.0.0.1:\(port)"
-                return
-            }
-            usleep(20_000)
-        }
-        process.stop()
-        try? FileManager.default.removeItem(at: directory)
-        throw ValidationError("sync-server did not start: \(seen)")
-    }
-
     /// The server's peak resident memory, in KiB.
     func peakResidentKiB() -> Int {
-        BenchSupport.peakResidentKiB(of: String(process.pid))
+        BenchSupport.peakResidentKiB(of: String(pid))
     }
 
     /// The CPU time (user and system) the server has used so far, in seconds.
     func cpuSeconds() -> Double {
-        BenchSupport.cpuSeconds(of: String(process.pid))
-    }
-
-    /// Stops the server gracefully and removes its storage.
-    func stop() {
-        process.terminate(SIGINT)
-        process.wait()
-        try? FileManager.default.removeItem(at: directory)
+        BenchSupport.cpuSeconds(of: String(pid))
     }
 }

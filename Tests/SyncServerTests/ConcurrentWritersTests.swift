@@ -1,7 +1,6 @@
 import Foundation
 import SyncCore
 import SyncTesting
-import Synchronization
 import Testing
 
 /// Change tokens under concurrent writers on several instances: a change committed after a reader was
@@ -33,12 +32,12 @@ struct ConcurrentWritersTests {
         try await owner.saveZones("Load")
         let zone = RecordZone.ID(zoneName: "Load")
         let instances = [first.baseURL, second.baseURL]
-        let writing = WritersLeft(Self.writers)
+        let writing = Shared(Self.writers)
 
         let seen = try await withThrowingTaskGroup(of: [String: Int]?.self) { group in
             for writer in 0..<Self.writers {
                 group.addTask {
-                    defer { writing.count.subtract(1, ordering: .sequentiallyConsistent) }
+                    defer { writing.withLock { $0 -= 1 } }
                     var client = owner
                     client.baseURL = instances[writer % 2]
                     for start in stride(from: 0, to: Self.recordsPerWriter, by: Self.batch) {
@@ -64,7 +63,7 @@ struct ConcurrentWritersTests {
                     while true {
                         // Whether the writers were done before this round began: then a round that
                         // ends with nothing more coming has seen everything.
-                        let writersDone = writing.count.load(ordering: .sequentiallyConsistent) == 0
+                        let writersDone = writing.current == 0
                         var fetched = 0
                         while true {
                             let page = try await client.fetchZoneChanges(zone, since: token, resultsLimit: 400)
@@ -97,10 +96,4 @@ struct ConcurrentWritersTests {
             #expect(counts.count == expected.count, "reader \(reader)")
         }
     }
-}
-
-/// How many writers are still writing, shared by the test's tasks.
-private final class WritersLeft: Sendable {
-    let count: Atomic<Int>
-    init(_ count: Int) { self.count = Atomic(count) }
 }

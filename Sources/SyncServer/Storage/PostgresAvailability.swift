@@ -30,7 +30,17 @@ enum PostgresAvailability {
     ) async throws -> Result {
         let state = LeaseState()
         return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await work { state.leased.withLock { $0 = true } } }
+            group.addTask {
+                do {
+                    return try await work { state.leased.withLock { $0 = true } }
+                } catch let error where !state.leased.withLock({ $0 }) && !(error is SyncError) {
+                    // Whatever stopped it from getting a connection (refused, no such database, a
+                    // password the server no longer takes) is the database being unavailable.
+                    throw SyncError(
+                        .serviceUnavailable, "the server's database cannot be reached right now; try again shortly",
+                        retryAfter: retryAfter)
+                }
+            }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 if !state.leased.withLock({ $0 }) {
