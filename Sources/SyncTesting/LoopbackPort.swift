@@ -22,22 +22,18 @@ public enum LoopbackPort {
 
     /// Whether a listening socket could be bound to 127.0.0.1:`port` now.
     public static func isFree(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        withLoopbackAddress(port) { bind($0, $1, $2) == 0 }
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port` now.
     public static func isListening(_ port: Int) -> Bool {
+        withLoopbackAddress(port) { connect($0, $1, $2) == 0 }
+    }
+
+    /// Calls `body` with a new TCP socket and the address 127.0.0.1:`port`; closes the socket after.
+    private static func withLoopbackAddress(
+        _ port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
+    ) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -47,7 +43,7 @@ public enum LoopbackPort {
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                body(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
     }

@@ -414,22 +414,9 @@ public final class PostgresRecordStore: RecordStore {
                 WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
                 ORDER BY seq LIMIT \(limit + 1)
                 """, logger: self.logger)
-            let moreComing = records.count > limit
-            let pageRecords = records.prefix(limit)
-            var page = ZoneChangePage(
-                modifications: [], deletions: [],
-                cursor: .zone(
-                    owner: owner, zoneName: zoneName, incarnation: incarnation,
-                    seq: moreComing ? pageRecords.last!.seq : currentSeq),
-                moreComing: moreComing)
-            for record in pageRecords {
-                if record.isDeleted {
-                    page.deletions.append((record.key.recordName, record.recordType))
-                } else {
-                    page.modifications.append(record)
-                }
-            }
-            return page
+            return ZoneChangePage(
+                rows: records, limit: limit, owner: owner, zoneName: zoneName, incarnation: incarnation,
+                currentSeq: currentSeq)
         }
     }
 

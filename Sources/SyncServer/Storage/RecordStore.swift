@@ -161,6 +161,31 @@ public struct ZoneChangePage: Sendable {
     public var moreComing: Bool
 }
 
+extension ZoneChangePage {
+    /// The page made of `rows`, a zone's record rows in change order, up to `limit + 1` of them: one
+    /// more than the page holds says that more are coming, and the cursor then stops at the page's
+    /// last change; otherwise it is the owner's current position.
+    init(
+        rows: [StoredRecord], limit: Int, owner: String, zoneName: String, incarnation: String, currentSeq: Int64
+    ) {
+        let moreComing = rows.count > limit
+        let records = rows.prefix(limit)
+        self.init(
+            modifications: [], deletions: [],
+            cursor: .zone(
+                owner: owner, zoneName: zoneName, incarnation: incarnation,
+                seq: moreComing ? records.last!.seq : currentSeq),
+            moreComing: moreComing)
+        for record in records {
+            if record.isDeleted {
+                deletions.append((record.key.recordName, record.recordType))
+            } else {
+                modifications.append(record)
+            }
+        }
+    }
+}
+
 /// The answer to a lookup, in the order asked.
 public struct LookupOutcome: Sendable {
     public enum Item: Sendable {

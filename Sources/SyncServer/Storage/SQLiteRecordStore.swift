@@ -415,22 +415,9 @@ public final class SQLiteRecordStore: RecordStore {
             let statement = try db.cachedStatement(
                 sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND seq > ? ORDER BY seq LIMIT ?")
             let rows = try Row.fetchAll(statement, arguments: [owner, zoneName, since?.seq ?? 0, limit + 1])
-            let moreComing = rows.count > limit
-            let records = rows.prefix(limit).map(Self.record(from:))
-            var page = ZoneChangePage(
-                modifications: [], deletions: [],
-                cursor: .zone(
-                    owner: owner, zoneName: zoneName, incarnation: incarnation,
-                    seq: moreComing ? records.last!.seq : currentSeq),
-                moreComing: moreComing)
-            for record in records {
-                if record.isDeleted {
-                    page.deletions.append((record.key.recordName, record.recordType))
-                } else {
-                    page.modifications.append(record)
-                }
-            }
-            return page
+            return ZoneChangePage(
+                rows: rows.map(Self.record(from:)), limit: limit, owner: owner, zoneName: zoneName,
+                incarnation: incarnation, currentSeq: currentSeq)
         }
     }
 
