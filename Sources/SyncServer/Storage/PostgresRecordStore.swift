@@ -70,10 +70,10 @@ public final class PostgresRecordStore: RecordStore {
     /// connect, and a client is better told to come back.
     static let leaseTimeout: Duration = .seconds(10)
 
-    /// Runs one statement on a pooled connection.
+    /// Runs one statement on a pooled connection; its rows, read before the connection goes back to the pool.
     @discardableResult
-    func query(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
-        try await withConnection { connection in try await connection.query(query, logger: logger) }
+    func query(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await withConnection { connection in try await connection.query(query, logger: logger).collect() }
     }
 
     /// Closes the connections.
@@ -96,7 +96,7 @@ public final class PostgresRecordStore: RecordStore {
             ON CONFLICT (username_folded) DO NOTHING
             RETURNING 1
             """, logger: logger
-        ).collect()
+        )
         if inserted.isEmpty {
             throw SyncError(.constraintViolation, "username '\(account.username)' is taken; choose another or sign in")
         }
@@ -115,7 +115,7 @@ public final class PostgresRecordStore: RecordStore {
     private static let accountColumns = "user_record_name, username, password_hash, created_at"
 
     private func accounts(_ statement: PostgresQuery) async throws -> StoredAccount? {
-        for try await (name, username, hash, created) in try await query(statement, logger: logger).decode(
+        for (name, username, hash, created) in try await query(statement, logger: logger).decode(
             (String, String, String, Int64).self)
         {
             return StoredAccount(
@@ -141,7 +141,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func session(tokenHash: String) async throws -> StoredSession? {
-        for try await (name, created, used) in try await query(
+        for (name, created, used) in try await query(
             "SELECT user_record_name, created_at, last_used_at FROM session WHERE token_hash = \(tokenHash)",
             logger: logger
         ).decode((String, Int64, Int64).self) {
@@ -166,14 +166,14 @@ public final class PostgresRecordStore: RecordStore {
         try await query(
             "DELETE FROM session WHERE last_used_at < \(lastUsedBefore.millisecondsSince1970) RETURNING 1",
             logger: logger
-        ).collect().count
+        ).count
     }
 
     // MARK: Zones
 
     public func zones(owner: String) async throws -> [StoredZone] {
         var zones: [StoredZone] = []
-        for try await (name, version, wrapped) in try await query(
+        for (name, version, wrapped) in try await query(
             """
             SELECT zone_name, key_version, wrapped_key FROM zone
             WHERE owner = \(owner) AND NOT deleted ORDER BY zone_name COLLATE "C"
@@ -568,5 +568,12 @@ public final class PostgresRecordStore: RecordStore {
                     seq: seq, isDeleted: deleted))
         }
         return records
+    }
+}
+
+extension [PostgresRow] {
+    /// Every row's columns, decoded.
+    func decode<each Column: PostgresDecodable>(_ columns: (repeat each Column).Type) throws -> [(repeat each Column)] {
+        try map { try $0.decode(columns) }
     }
 }
