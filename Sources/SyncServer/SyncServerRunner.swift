@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SyncCore
 import UnixSignals
 
 #if canImport(Glibc)
@@ -36,6 +37,10 @@ public struct SyncServerRunner: Sendable {
                 store = try await PostgresRecordStore.connect(url: databaseURL, logger: logger)
             } catch let error as SchemaError {
                 throw StartupError(error.description)
+            } catch let error as SyncError where error.code == .serviceUnavailable {
+                throw StartupError(
+                    "cannot connect to the database at \(PostgresURL.redacted(databaseURL)) within 30 s; check that PostgreSQL runs there and takes this user, password and database"
+                )
             } catch {
                 throw StartupError(
                     "cannot use the database: \(String(reflecting: error)); check that PostgreSQL runs and the address is right"

@@ -106,6 +106,23 @@ struct PostgresAddressTests {
     }
 }
 
+extension PostgresAddressTests {
+    @Test("a server whose database cannot be reached does not start, and says where it tried, without the password")
+    func unreachableDatabase() async throws {
+        var runner = SyncServerRunner(storagePath: "/nonexistent/never-used.sqlite")
+        // Port 1 on loopback: nothing listens, every connection is refused.
+        runner.databaseURL = "postgres://ada:secret@127.0.0.1:1/sync?sslmode=disable"
+        runner.logLevel = .critical
+        let error = await #expect(throws: StartupError.self) { try await runner.run() }
+        let message = error?.description ?? ""
+        #expect(
+            message.contains("cannot connect to the database at postgres://ada:REDACTED@127.0.0.1:1/sync"), "\(message)"
+        )
+        #expect(message.contains("check that PostgreSQL runs"))
+        #expect(!message.contains("secret"))
+    }
+}
+
 /// The SQLite file's schema versions (GRDB's migrations).
 @Suite("SQLite schema migrations")
 struct SQLiteSchemaTests {

@@ -105,41 +105,53 @@ enum PostgresSchema {
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withConnection { connection in
-            try await PostgresRecordStore.transaction(connection, begin: "BEGIN", logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+        // A database that cannot be reached fails the start within `connectTimeout`, not after the
+        // pool has retried for a minute.
+        try await PostgresAvailability.leasing(within: connectTimeout) { leased in
+            try await client.withConnection { connection in
+                leased()
+                try await migrate(connection, logger: logger)
+            }
+        }
+    }
+
+    /// How long a starting server tries to reach its database.
+    static let connectTimeout: Duration = .seconds(30)
+
+    private static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await PostgresRecordStore.transaction(connection, begin: "BEGIN", logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migration (
+                    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """, logger: logger)
+            var applied = 0
+            for try await version in try await connection.query(
+                "SELECT COALESCE(MAX(version), 0) FROM schema_migration", logger: logger
+            ).decode(Int.self) {
+                applied = version
+            }
+            guard applied <= currentVersion else {
+                throw SchemaError(
+                    description: """
+                        the database's schema is version \(applied), newer than this sync-server knows \
+                        (\(currentVersion)); run the newer sync-server that wrote it, or restore a backup made \
+                        before the upgrade
+                        """)
+            }
+            for migration in migrations where migration.version > applied {
+                logger.notice(
+                    "migrating the database",
+                    metadata: ["version": "\(migration.version)", "name": "\(migration.name)"]
+                )
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
                 try await connection.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS schema_migration (
-                        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                    )
-                    """, logger: logger)
-                var applied = 0
-                for try await version in try await connection.query(
-                    "SELECT COALESCE(MAX(version), 0) FROM schema_migration", logger: logger
-                ).decode(Int.self) {
-                    applied = version
-                }
-                guard applied <= currentVersion else {
-                    throw SchemaError(
-                        description: """
-                            the database's schema is version \(applied), newer than this sync-server knows \
-                            (\(currentVersion)); run the newer sync-server that wrote it, or restore a backup made \
-                            before the upgrade
-                            """)
-                }
-                for migration in migrations where migration.version > applied {
-                    logger.notice(
-                        "migrating the database",
-                        metadata: ["version": "\(migration.version)", "name": "\(migration.name)"]
-                    )
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
-                        logger: logger)
-                }
+                    "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
+                    logger: logger)
             }
         }
     }

@@ -49,9 +49,13 @@ enum PostgresURL {
     }
 
     private static func problem(_ text: String, _ why: String) -> SchemaError {
-        // The password stays out of messages and logs.
+        SchemaError(description: "the database address '\(redacted(text))' is not usable: \(why)")
+    }
+
+    /// The address without its password, for messages and logs.
+    static func redacted(_ text: String) -> String {
         var shown = URLComponents(string: text)
-        if shown?.password != nil { shown?.password = "…" }
-        return SchemaError(description: "the database address '\(shown?.string ?? "?")' is not usable: \(why)")
+        if shown?.password != nil { shown?.password = "REDACTED" }
+        return shown?.string ?? "?"
     }
 }
