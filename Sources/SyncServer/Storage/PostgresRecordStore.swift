@@ -509,7 +509,11 @@ public final class PostgresRecordStore: RecordStore {
             try await connection.query("COMMIT", logger: logger)
             return result
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            // On a lost connection PostgreSQL has rolled back already, and a query sent on it may
+            // never be answered.
+            if !PostgresAvailability.isUnavailable(error) {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+            }
             throw error
         }
     }
