@@ -39,7 +39,7 @@ public struct SyncServerRunner: Sendable {
                 throw StartupError(error.description)
             } catch let error as SyncError where error.code == .serviceUnavailable {
                 throw StartupError(
-                    "cannot connect to the database at \(PostgresURL.redacted(databaseURL)) within 30 s; check that PostgreSQL runs there and takes this user, password and database"
+                    "cannot connect to the database at \(PostgresURL.redacted(databaseURL)) within \(PostgresSchema.connectTimeout.components.seconds) s; check that PostgreSQL runs there and takes this user, password and database"
                 )
             } catch {
                 throw StartupError(

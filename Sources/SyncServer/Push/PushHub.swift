@@ -10,6 +10,12 @@ public actor PushHub {
         let device: String?
         let session: String
         let continuation: AsyncStream<PushMessage>.Continuation
+
+        /// Ends the socket's stream (its handler returns and the socket closes).
+        func end() {
+            continuation.finish()
+            ServerMetrics.pushSocketClosed()
+        }
     }
 
     private var subscribers: [String: [UUID: Subscriber]] = [:]
@@ -41,8 +47,7 @@ public actor PushHub {
     /// Removes a socket.
     public func unsubscribe(user: String, id: UUID) {
         guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { return }
-        subscriber.continuation.finish()
-        ServerMetrics.pushSocketClosed()
+        subscriber.end()
         if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
         sessions[subscriber.session]?.ids.remove(id)
         if sessions[subscriber.session]?.ids.isEmpty == true { sessions[subscriber.session] = nil }
@@ -58,9 +63,7 @@ public actor PushHub {
     private func closeLocalSession(_ session: String) {
         guard let (user, ids) = sessions.removeValue(forKey: session) else { return }
         for id in ids {
-            guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { continue }
-            subscriber.continuation.finish()
-            ServerMetrics.pushSocketClosed()
+            subscribers[user]?.removeValue(forKey: id)?.end()
         }
         if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
     }
@@ -101,10 +104,7 @@ public actor PushHub {
     /// Ends every socket's stream, so that their handlers return and the server can stop.
     public func closeAll() {
         for subscribers in subscribers.values {
-            for subscriber in subscribers.values {
-                subscriber.continuation.finish()
-                ServerMetrics.pushSocketClosed()
-            }
+            for subscriber in subscribers.values { subscriber.end() }
         }
         subscribers = [:]
         sessions = [:]

@@ -10,14 +10,19 @@ enum PostgresAvailability {
     /// Seconds a client waits before it retries while the database cannot be reached.
     static let retryAfter: Double = 2
 
+    /// What a request is told while the database cannot be reached.
+    static var unreachable: SyncError {
+        SyncError(
+            .serviceUnavailable, "the server's database cannot be reached right now; try again shortly",
+            retryAfter: retryAfter)
+    }
+
     /// Runs `work`, turning a lost or refused database connection into `serviceUnavailable`.
     static func checked<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {
             return try await work()
         } catch let error where isUnavailable(error) {
-            throw SyncError(
-                .serviceUnavailable, "the server's database cannot be reached right now; try again shortly",
-                retryAfter: retryAfter)
+            throw unreachable
         }
     }
 
@@ -36,9 +41,7 @@ enum PostgresAvailability {
                 } catch let error where !state.leased.withLock({ $0 }) && !(error is SyncError) {
                     // Whatever stopped it from getting a connection (refused, no such database, a
                     // password the server no longer takes) is the database being unavailable.
-                    throw SyncError(
-                        .serviceUnavailable, "the server's database cannot be reached right now; try again shortly",
-                        retryAfter: retryAfter)
+                    throw unreachable
                 }
             }
             group.addTask {

@@ -366,29 +366,16 @@ public final class PostgresRecordStore: RecordStore {
             let (currentSeq, compactedSeq) = try await Self.seqs(
                 connection, owner: owner, lock: false, logger: self.logger)
             try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
-            var rows: [(name: String, deleted: Bool, reason: String?, seq: Int64)] = []
-            for try await row in try await connection.query(
+            var rows: [DatabaseChangePage.Row] = []
+            for try await (name, deleted, reason, seq) in try await connection.query(
                 """
                 SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
                 WHERE owner = \(owner) AND change_seq > \(since?.seq ?? 0) ORDER BY change_seq LIMIT \(limit + 1)
                 """, logger: self.logger
             ).decode((String, Bool, String?, Int64).self) {
-                rows.append(row)
+                rows.append(.init(zoneName: name, isDeleted: deleted, deletionReason: reason, seq: seq))
             }
-            let moreComing = rows.count > limit
-            let page = rows.prefix(limit)
-            var result = DatabaseChangePage(
-                modifiedZoneNames: [], deletions: [],
-                cursor: .database(owner: owner, scope: .private, seq: moreComing ? page.last!.seq : currentSeq),
-                moreComing: moreComing)
-            for row in page {
-                if row.deleted {
-                    result.deletions.append((row.name, ZoneDeletionReason(rawValue: row.reason ?? "") ?? .deleted))
-                } else {
-                    result.modifiedZoneNames.append(row.name)
-                }
-            }
-            return result
+            return DatabaseChangePage(rows: rows, limit: limit, owner: owner, currentSeq: currentSeq)
         }
     }
 
@@ -478,22 +465,17 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Runs `work` in one read-only, repeatable-read snapshot of the database.
     func snapshot<Result: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> Result)
-        async throws
-        -> Result
+        async throws -> Result
     {
-        try await withConnection { connection in
-            try await Self.transaction(
-                connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger, work)
-        }
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
     }
 
-    /// Runs `work` in one read-committed transaction.
-    func transaction<Result: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> Result)
-        async throws
-        -> Result
-    {
+    /// Runs `work` in one transaction on a pooled connection; read-committed unless `begin` says otherwise.
+    func transaction<Result: Sendable>(
+        begin: PostgresQuery = "BEGIN", _ work: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         try await withConnection { connection in
-            try await Self.transaction(connection, begin: "BEGIN", logger: self.logger, work)
+            try await Self.transaction(connection, begin: begin, logger: self.logger, work)
         }
     }
 

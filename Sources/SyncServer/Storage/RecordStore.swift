@@ -161,6 +161,35 @@ public struct ZoneChangePage: Sendable {
     public var moreComing: Bool
 }
 
+extension DatabaseChangePage {
+    /// One zone row of a database change page: a zone changed, or deleted for a reason.
+    struct Row {
+        var zoneName: String
+        var isDeleted: Bool
+        var deletionReason: String?
+        var seq: Int64
+    }
+
+    /// The page made of `rows`, the owner's zone rows in change order, up to `limit + 1` of them: one
+    /// more than the page holds says that more are coming, and the cursor then stops at the page's
+    /// last change; otherwise it is the owner's current position.
+    init(rows: [Row], limit: Int, owner: String, currentSeq: Int64) {
+        let moreComing = rows.count > limit
+        let page = rows.prefix(limit)
+        self.init(
+            modifiedZoneNames: [], deletions: [],
+            cursor: .database(owner: owner, scope: .private, seq: moreComing ? page.last!.seq : currentSeq),
+            moreComing: moreComing)
+        for row in page {
+            if row.isDeleted {
+                deletions.append((row.zoneName, ZoneDeletionReason(rawValue: row.deletionReason ?? "") ?? .deleted))
+            } else {
+                modifiedZoneNames.append(row.zoneName)
+            }
+        }
+    }
+}
+
 extension ZoneChangePage {
     /// The page made of `rows`, a zone's record rows in change order, up to `limit + 1` of them: one
     /// more than the page holds says that more are coming, and the cursor then stops at the page's

@@ -379,22 +379,12 @@ public final class SQLiteRecordStore: RecordStore {
                     WHERE owner = ? AND change_seq > ? ORDER BY change_seq LIMIT ?
                     """,
                 arguments: [owner, since?.seq ?? 0, limit + 1])
-            let moreComing = rows.count > limit
-            let page = rows.prefix(limit)
-            var result = DatabaseChangePage(
-                modifiedZoneNames: [], deletions: [],
-                cursor: .database(
-                    owner: owner, scope: .private, seq: moreComing ? page.last!["change_seq"] : currentSeq),
-                moreComing: moreComing)
-            for row in page {
-                if row["deleted"] as Bool {
-                    let reason = ZoneDeletionReason(rawValue: row["deletion_reason"] ?? "") ?? .deleted
-                    result.deletions.append((row["zone_name"], reason))
-                } else {
-                    result.modifiedZoneNames.append(row["zone_name"])
-                }
-            }
-            return result
+            return DatabaseChangePage(
+                rows: rows.map {
+                    DatabaseChangePage.Row(
+                        zoneName: $0["zone_name"], isDeleted: $0["deleted"], deletionReason: $0["deletion_reason"],
+                        seq: $0["change_seq"])
+                }, limit: limit, owner: owner, currentSeq: currentSeq)
         }
     }
 
