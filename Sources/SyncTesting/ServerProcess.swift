@@ -15,34 +15,52 @@ public final class ServerProcess: Sendable {
     public let log: String
     public var pid: pid_t { process.pid }
 
-    /// Starts the server with cheap password hashing and no effective rate limit, and waits until it
-    /// listens (it says where in its log).
-    public init(executable: String, database: String? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID())")
+    private init(process: ChildProcess, directory: URL, baseURL: String, log: String) {
+        self.process = process
+        self.directory = directory
+        self.baseURL = baseURL
+        self.log = log
+    }
+
+    /// Starts the server with cheap password hashing, no effective rate limit and `arguments` after
+    /// those, and waits until it listens (it says where in its log).
+    public static func start(executable: String, database: String? = nil, arguments: [String] = []) async throws
+        -> ServerProcess
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        log = directory.appendingPathComponent("server.log").path
+        let log = directory.appendingPathComponent("server.log").path
         // --log-level notice: the "listening" line below is logged at that level.
         let storage =
             database.map { ["--database", $0] } ?? [
                 "--storage", directory.appendingPathComponent("server.sqlite").path,
             ]
-        process = try ChildProcess(
+        let process = try ChildProcess(
             [executable] + storage + [
                 "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
-            ], output: .file(log))
-        var seen = ""
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline && process.isRunning {
-            seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = seen.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
-                baseURL = "http://127.0.0.1:" + seen[range].split(separator: ":").last!
-                return
+            ] + arguments, output: .file(log))
+        let printed = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        var port: Substring?
+        do {
+            try await waitUntil("sync-server says where it listens", poll: .milliseconds(20)) {
+                let text = printed()
+                port = text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression).map {
+                    text[$0].split(separator: ":").last!
+                }
+                return port != nil || !process.isRunning
+            } observed: {
+                printed()
             }
-            usleep(20_000)
+        } catch {
+            process.stop()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        process.stop()
-        try? FileManager.default.removeItem(at: directory)
-        throw ChildProcessError(description: "sync-server did not start within 60 s; its log: \(seen)")
+        guard let port else {
+            try? FileManager.default.removeItem(at: directory)
+            throw ChildProcessError(description: "sync-server stopped as it started; its log: \(printed())")
+        }
+        return ServerProcess(process: process, directory: directory, baseURL: "http://127.0.0.1:\(port)", log: log)
     }
 
     /// Stops the server gracefully and removes its storage.

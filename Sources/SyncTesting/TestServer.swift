@@ -36,12 +36,10 @@ extension SyncServerConfiguration {
 /// ```
 public final class TestServer: Sendable {
     /// Where a test server stores.
-    public enum Backend: String, Sendable, CustomStringConvertible {
+    public enum Backend: String, Sendable {
         case sqlite
         /// A new database of ``TestPostgres``'s server.
         case postgres
-
-        public var description: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
     }
 
     /// The backend servers started in this task use: SQLite unless a test scope says otherwise.
@@ -66,7 +64,11 @@ public final class TestServer: Sendable {
     private let runTask: Task<Void, any Error>
     private let ownsStorage: Bool
     /// The relay that carries push notices to and from other instances (PostgreSQL only).
-    public var pushRelay: PostgresPushRelay? { pushServices.compactMap { $0 as? PostgresPushRelay }.first }
+    public var pushRelay: PostgresPushRelay? { Self.relay(in: pushServices) }
+
+    private static func relay(in services: [any Service]) -> PostgresPushRelay? {
+        services.lazy.compactMap { $0 as? PostgresPushRelay }.first
+    }
     private let pushServices: [any Service]
 
     private init(
@@ -134,7 +136,7 @@ public final class TestServer: Sendable {
             throw SyncError(.internalError, "the test server stopped before it listened on a port")
         }
         // On PostgreSQL, a server hears other instances' notices once its relay listens.
-        for relay in pushServices.compactMap({ $0 as? PostgresPushRelay }) {
+        if let relay = Self.relay(in: pushServices) {
             try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
         }
         return TestServer(

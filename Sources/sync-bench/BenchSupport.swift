@@ -1,8 +1,25 @@
 import ArgumentParser
 import Foundation
+import SyncCore
 
-/// Memory readings from /proc, for the benchmark tables, and the executables the benchmarks run.
+/// Memory readings from /proc, for the benchmark tables, the executables the benchmarks run, and what they
+/// share: percentiles and the records they save.
 enum BenchSupport {
+    /// The value at percentile `percent` of `sorted` (ascending, not empty).
+    static func percentile<Value>(_ sorted: [Value], _ percent: Int) -> Value {
+        sorted[min(sorted.count - 1, sorted.count * percent / 100)]
+    }
+
+    /// A small contact-shaped record, the same for every server benchmark.
+    static func contactRecord(_ index: Int, zone: RecordZone.ID) -> RecordValue {
+        var record = RecordValue(
+            recordType: "Contact", recordID: RecordValue.ID(recordName: "contact-\(index)", zoneID: zone))
+        record["name"] = .string("Person \(index)")
+        record["email"] = .string("person\(index)@example.com")
+        record["phone"] = .string("+44 20 7946 \(String(format: "%04d", index % 10_000))")
+        return record
+    }
+
     /// The given path, or the executable `name` built next to this one; `option` is the flag that gives a path.
     static func executable(_ path: String?, named name: String, option: String) throws -> String {
         let executable =

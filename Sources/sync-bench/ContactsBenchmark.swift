@@ -35,7 +35,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
         print("| N | step | time | contacts/s | peak RSS |")
         print("| ---: | --- | ---: | ---: | ---: |")
         for count in counts {
-            let server = try ServerProcess(executable: serverPath)
+            let server = try await ServerProcess.start(executable: serverPath)
             defer { server.stop() }
             let run = try BenchRun(contacts: contactsPath, server: server.baseURL, count: count)
             defer { run.remove() }

@@ -23,7 +23,7 @@ struct EngineBenchmark: AsyncParsableCommand {
     var server: String?
 
     func run() async throws {
-        let process = try ServerProcess(executable: try ServerProcess.executable(server))
+        let process = try await ServerProcess.start(executable: try ServerProcess.executable(server))
         defer { process.stop() }
         let account = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
         func makeEngine(_ delegate: BenchDevice, deviceID: String, automaticallySync: Bool = false) -> SyncEngine {
@@ -87,8 +87,8 @@ struct EngineBenchmark: AsyncParsableCommand {
         print(
             String(
                 format: "edit A → B via push: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-                milliseconds(latencies[latencies.count / 2]),
-                milliseconds(latencies[min(latencies.count - 1, latencies.count * 99 / 100)]),
+                milliseconds(BenchSupport.percentile(latencies, 50)),
+                milliseconds(BenchSupport.percentile(latencies, 99)),
                 milliseconds(latencies.last!)))
     }
 }

@@ -33,7 +33,7 @@ struct FieldsBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let process = try ServerProcess(executable: try ServerProcess.executable(server))
+        let process = try await ServerProcess.start(executable: try ServerProcess.executable(server))
         defer { process.stop() }
         let client = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
         print("sync-bench fields: one record per request, \(repeats) requests each, sync-server child process")

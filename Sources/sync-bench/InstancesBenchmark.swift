@@ -56,7 +56,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
         print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
         print("storage              upload rec/s  download rec/s  push p50   push p99")
         var rows: [Row] = []
-        let sqlite = try await measure(name: "SQLite, 1 instance", servers: [try ServerProcess(executable: executable)])
+        let sqlite = try await measure(
+            name: "SQLite, 1 instance", servers: [try await ServerProcess.start(executable: executable)])
         rows.append(sqlite)
         print(Self.format(sqlite))
         for count in instances {
@@ -64,8 +65,10 @@ struct InstancesBenchmark: AsyncParsableCommand {
             try await TestPostgres.createDatabase(name)
             let url = try TestPostgres.url(database: name)
             // One first, so that it alone creates the schema; the others find it done.
-            var servers = [try ServerProcess(executable: executable, database: url)]
-            for _ in 1..<max(count, 1) { servers.append(try ServerProcess(executable: executable, database: url)) }
+            var servers = [try await ServerProcess.start(executable: executable, database: url)]
+            for _ in 1..<max(count, 1) {
+                servers.append(try await ServerProcess.start(executable: executable, database: url))
+            }
             let row = try await measure(name: "PostgreSQL, \(count) inst.", servers: servers)
             try await TestPostgres.dropDatabase(name)
             rows.append(row)
@@ -96,7 +99,9 @@ struct InstancesBenchmark: AsyncParsableCommand {
             for (index, client) in accounts.enumerated() {
                 group.addTask {
                     for start in stride(from: 0, to: perClient, by: batch) {
-                        let saves = (start..<min(start + batch, perClient)).map { Self.record($0, zone: zone) }
+                        let saves = (start..<min(start + batch, perClient)).map {
+                            BenchSupport.contactRecord($0, zone: zone)
+                        }
                         let response = try await client.modifyRecords(ModifyRecordsRequest(saves: saves))
                         guard response.failedRecordSaves.isEmpty else {
                             throw ValidationError("client \(index): \(response.failedRecordSaves[0].error)")
@@ -135,7 +140,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
         for index in 0..<pushes {
             let sent = ContinuousClock.now
             _ = try await writer.modifyRecords(
-                ModifyRecordsRequest(saves: [Self.record(perClient + index, zone: zone)]))
+                ModifyRecordsRequest(saves: [BenchSupport.contactRecord(perClient + index, zone: zone)]))
             guard let received = await socket.next(within: .seconds(30)) else {
                 throw ValidationError("push \(index) did not arrive within 30 s")
             }
@@ -143,16 +148,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
         }
         latencies.sort()
         return Row(
-            name: name, upload: upload, download: download, p50: latencies[latencies.count / 2],
-            p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)])
-    }
-
-    private static func record(_ index: Int, zone: RecordZone.ID) -> RecordValue {
-        var record = RecordValue(
-            recordType: "Contact", recordID: RecordValue.ID(recordName: "contact-\(index)", zoneID: zone))
-        record["name"] = .string("Person \(index)")
-        record["email"] = .string("person\(index)@example.com")
-        record["phone"] = .string("+44 20 7946 \(String(format: "%04d", index % 10_000))")
-        return record
+            name: name, upload: upload, download: download, p50: BenchSupport.percentile(latencies, 50),
+            p99: BenchSupport.percentile(latencies, 99))
     }
 }

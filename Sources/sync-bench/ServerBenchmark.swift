@@ -73,18 +73,14 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 
     private func measure(executable: String) async throws -> (upload: Double, download: Double, peakKiB: Int) {
-        let process = try ServerProcess(executable: executable)
+        let process = try await ServerProcess.start(executable: executable)
         defer { process.stop() }
 
         let ada = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
         let zone = RecordZone.ID(zoneName: "Contacts")
         _ = try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
         let all = (0..<records).map { index -> RecordValue in
-            var record = RecordValue(
-                recordType: "Contact", recordID: RecordValue.ID(recordName: "contact-\(index)", zoneID: zone))
-            record["name"] = .string("Person \(index)")
-            record["email"] = .string("person\(index)@example.com")
-            record["phone"] = .string("+44 20 7946 \(String(format: "%04d", index % 10_000))")
+            var record = BenchSupport.contactRecord(index, zone: zone)
             record["modified"] = .date(Date())
             return record
         }

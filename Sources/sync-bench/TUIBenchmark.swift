@@ -128,7 +128,7 @@ struct TUIBenchmark: AsyncParsableCommand {
         row("open the device", "\(ms(deviceOpen)) (engine loads \(pending) pending changes)")
         row(
             "key press to redraw (j)",
-            "p50 \(ms(presses[presses.count / 2])), p99 \(ms(presses[presses.count * 99 / 100])), max \(ms(presses.last!))",
+            "p50 \(ms(BenchSupport.percentile(presses, 50))), p99 \(ms(BenchSupport.percentile(presses, 99))), max \(ms(presses.last!))",
             "< 5 ms")
         row(
             "search per keystroke",

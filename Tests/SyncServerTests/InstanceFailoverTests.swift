@@ -23,8 +23,8 @@ struct InstanceFailoverTests {
         let name = TestPostgres.databaseName(for: "failover-\(UUID())")
         try await TestPostgres.createDatabase(name)
         let url = try TestPostgres.url(database: name)
-        let doomed = try ServerProcess(executable: Self.executable, database: url)
-        let survivor = try ServerProcess(executable: Self.executable, database: url)
+        let doomed = try await ServerProcess.start(executable: Self.executable, database: url)
+        let survivor = try await ServerProcess.start(executable: Self.executable, database: url)
         defer {
             doomed.stop()
             survivor.stop()

@@ -26,13 +26,19 @@ struct PushAcrossInstancesTests {
         try await TestPostgres.dropDatabase(TestPostgres.databaseName(for: path))
     }
 
+    /// Ada's laptop, signed up on one instance, and her phone, signed in on another.
+    func adasDevices(laptopOn first: TestServer, phoneOn second: TestServer) async throws -> (TestClient, TestClient) {
+        var laptop = try await TestClient(baseURL: first.baseURL).signedUp(username: "ada")
+        laptop.deviceID = "laptop"
+        var phone = try await TestClient(baseURL: second.baseURL).signedIn(username: "ada")
+        phone.deviceID = "phone"
+        return (laptop, phone)
+    }
+
     @Test("a write on instance 2 reaches a socket on instance 1; sign-out on 2 closes that session's socket on 1")
     func changesAndSignOutCrossInstances() async throws {
         try await withTwoInstances { one, two in
-            var laptop = try await TestClient(baseURL: one.baseURL).signedUp(username: "ada")
-            laptop.deviceID = "laptop"
-            var phone = try await TestClient(baseURL: two.baseURL).signedIn(username: "ada")
-            phone.deviceID = "phone"
+            let (laptop, phone) = try await adasDevices(laptopOn: one, phoneOn: two)
             let bob = try await TestClient(baseURL: one.baseURL).signedUp(username: "bob")
             let laptopSocket = try await laptop.openPush()
             let bobSocket = try await bob.openPush()
@@ -58,10 +64,7 @@ struct PushAcrossInstancesTests {
     @Test("the relay's connection dropped: it connects again, every socket refetches, and pushes flow again")
     func relayReconnects() async throws {
         try await withTwoInstances { one, two in
-            var laptop = try await TestClient(baseURL: one.baseURL).signedUp(username: "ada")
-            laptop.deviceID = "laptop"
-            var phone = try await TestClient(baseURL: two.baseURL).signedIn(username: "ada")
-            phone.deviceID = "phone"
+            let (laptop, phone) = try await adasDevices(laptopOn: one, phoneOn: two)
             try await phone.saveZones("Contacts")
             let laptopSocket = try await laptop.openPush()
 

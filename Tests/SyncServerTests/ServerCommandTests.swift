@@ -62,29 +62,14 @@ struct ServerCommandTests {
     @Test("the options reach the server: connections per address, head size and body limit")
     func optionsReachTheServer() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.path), "build sync-server first: swift build")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = directory.path + ".log"
-        defer { try? FileManager.default.removeItem(atPath: log) }
         // Each far from its default, so that only the option explains what follows.
-        let process = try ChildProcess(
-            [
-                Self.path, "--port", "0", "--storage", directory.appendingPathComponent("s.sqlite").path,
-                "--log-level", "notice", "--max-connections-per-address", "1", "--max-header-bytes", "2048",
-                "--max-request-bytes", "1200000",
-            ], output: .file(log))
-        defer { process.stop() }
-        let printed = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-        var listening: Int?
-        try await waitUntil("sync-server says where it listens") {
-            let text = printed()
-            guard let range = text.range(of: "listening on http://127.0.0.1:") else { return false }
-            listening = Int(text[range.upperBound...].prefix { $0.isNumber })
-            return listening != nil
-        } observed: {
-            printed()
-        }
-        let port = try #require(listening)
+        let server = try await ServerProcess.start(
+            executable: Self.path,
+            arguments: [
+                "--max-connections-per-address", "1", "--max-header-bytes", "2048", "--max-request-bytes", "1200000",
+            ])
+        defer { server.stop() }
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
 
         // One connection per address: a second one from the same address is closed unanswered.
         let first = try await RawConnection.open(port: port, from: "127.0.0.2")
