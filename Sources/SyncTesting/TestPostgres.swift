@@ -11,8 +11,12 @@ import SyncServer
 public enum TestPostgres {
     /// The address of the maintenance database, or nil when the tests have no PostgreSQL.
     public static var url: String? {
-        ProcessInfo.processInfo.environment["SYNC_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        override ?? ProcessInfo.processInfo.environment["SYNC_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// Another PostgreSQL (a test's own ``PostgresCluster``) for what this task does: the servers it
+    /// starts and the databases it creates and drops.
+    @TaskLocal public static var override: String?
 
     /// What to say where PostgreSQL tests did not run.
     public static let notConfigured =

@@ -16,6 +16,7 @@ import SyncCore
 /// reader handed 9 would never see 8.
 public final class PostgresRecordStore: RecordStore {
     let client: PostgresClient
+    private let watch = PostgresConnectionWatch()
     /// Where the store logs (its queries log at debug).
     public let logger: Logger
     private let runTask: Task<Void, Never>
@@ -60,7 +61,7 @@ public final class PostgresRecordStore: RecordStore {
             try await PostgresAvailability.leasing(within: Self.leaseTimeout) { leased in
                 try await self.client.withConnection { connection in
                     leased()
-                    return try await body(connection)
+                    return try await self.watch.run(on: connection) { try await body(connection) }
                 }
             }
         }

@@ -1,0 +1,157 @@
+import Foundation
+import SyncCore
+import SyncKit
+import SyncServer
+import SyncTesting
+import Synchronization
+import Testing
+
+/// PostgreSQL itself restarted under two instances, 8 writing clients and two engines. It runs on a
+/// PostgreSQL of its own: stopping the shared one would fail every test running beside it.
+@Suite(
+    "PostgreSQL restarted under load",
+    .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+struct PostgresRestartTests {
+    static let clients = 8
+    static let batches = 24
+    static let batch = 40
+    static let zone = RecordZone.ID(zoneName: "Load")
+
+    /// What the writing clients saw.
+    final class Log: Sendable {
+        let observed = Mutex(Observed())
+
+        func withLock<Result>(_ body: (inout Observed) -> Result) -> Result { observed.withLock { body(&$0) } }
+    }
+
+    struct Observed: Sendable {
+        var acknowledged: [String: Set<String>] = [:]
+        var batchesDone = 0
+        /// Clients that were told `serviceUnavailable` with `retryAfter` at least once.
+        var toldToRetry: Set<Int> = []
+        /// Every other failure, which must not happen.
+        var unexpected: [String] = []
+    }
+
+    @Test(
+        "PostgreSQL stopped and started while 8 clients write over 2 instances: requests fail with retryAfter, then recover; no acknowledged write is lost; the engines converge"
+    )
+    func restartUnderLoad() async throws {
+        let cluster = try await PostgresCluster.start()
+        defer { cluster.remove() }
+        let path = "restart-\(UUID())"
+        let (one, two) = try await TestPostgres.$override.withValue(cluster.url) {
+            try await TestServer.$backend.withValue(.postgres) {
+                (try await TestServer.start(storagePath: path), try await TestServer.start(storagePath: path))
+            }
+        }
+        let instances = [one.baseURL, two.baseURL]
+
+        // Ada's laptop on instance 1 and phone on instance 2, in sync before the load begins.
+        let ada = try await TestClient(baseURL: one.baseURL).signedUp(username: "ada")
+        let laptop = TestDevice(name: "laptop", server: one, client: ada)
+        let phone = TestDevice(name: "phone", server: two, client: ada)
+        for index in 0..<10 { laptop.save(id: "before-\(index)", name: "Before \(index)") }
+        try await laptop.engine.sendChanges()
+        try await phone.engine.fetchChanges()
+        #expect(phone.names.count == 10)
+
+        let observed = Log()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<Self.clients {
+                let first = try await TestClient(baseURL: instances[index % 2]).signedUp(username: "user\(index)")
+                try await first.saveZones("Load")
+                group.addTask { try await Self.write(as: index, first: first, instances: instances, observed) }
+            }
+            try await waitUntil("a third of the batches are written") {
+                observed.withLock { $0.batchesDone } >= Self.clients * Self.batches / 3
+            }
+            try await cluster.stop()
+
+            // While the database is down: the clients are told to come back, and the engines' edits wait.
+            try await waitUntil("every writing client is told serviceUnavailable with retryAfter") {
+                observed.withLock { $0.toldToRetry.count } == Self.clients
+            } observed: {
+                let seen = observed.withLock { $0 }
+                return "told: \(seen.toldToRetry.sorted()), other failures: \(seen.unexpected.prefix(3))"
+            }
+            for index in 0..<5 { laptop.save(id: "during-\(index)", name: "During \(index)") }
+            phone.save(id: "before-0", name: "Renamed on the phone")
+            let refused = await #expect(throws: SyncError.self, "nothing is acknowledged while the database is down") {
+                try await laptop.engine.database.save(
+                    Record(recordType: "Contact", recordID: TestDevice.recordID("probe")))
+            }
+            #expect(refused?.code == .serviceUnavailable && refused?.retryAfter == 2, "\(String(describing: refused))")
+            let laptopSend = Task { try await laptop.engine.sendChanges() }
+            let phoneSend = Task { try await phone.engine.sendChanges() }
+
+            try await cluster.startServer()
+            try await group.waitForAll()
+            // Each engine retries by itself; one whose retries ran out before the restart sends again.
+            if (try? await laptopSend.value) == nil { try await laptop.engine.sendChanges() }
+            if (try? await phoneSend.value) == nil { try await phone.engine.sendChanges() }
+        }
+
+        let seen = observed.withLock { $0 }
+        #expect(seen.unexpected.isEmpty, "\(seen.unexpected.prefix(5))")
+        for index in 0..<Self.clients {
+            let client = try await TestClient(baseURL: instances[(index + 1) % 2]).signedIn(username: "user\(index)")
+            let stored = Set(try await client.fetchAllZoneChanges(Self.zone).modifications.map(\.recordID.recordName))
+            let mine = seen.acknowledged["user\(index)"] ?? []
+            #expect(mine.count == Self.batches * Self.batch, "user\(index) got every batch acknowledged")
+            #expect(mine == stored, "user\(index): \(mine.subtracting(stored).count) acknowledged records missing")
+        }
+
+        try await laptop.engine.fetchChanges()
+        try await phone.engine.fetchChanges()
+        let expected = (["Renamed on the phone"] + (1..<10).map { "Before \($0)" } + (0..<5).map { "During \($0)" })
+            .sorted()
+        #expect(laptop.names == expected)
+        #expect(phone.names == expected)
+        #expect(laptop.engine.state.pendingRecordZoneChanges.isEmpty)
+        #expect(phone.engine.state.pendingRecordZoneChanges.isEmpty)
+        try await one.stop()
+        try await two.stop()
+    }
+
+    /// Writes the client's batches, each with one client request ID for all its tries. Told
+    /// `serviceUnavailable`, it waits the `retryAfter` the server asked for, as the engine does, and
+    /// tries the other instance.
+    static func write(as index: Int, first: TestClient, instances: [String], _ observed: Log)
+        async throws
+    {
+        var client = first
+        for batch in 0..<batches {
+            let records = (0..<Self.batch).map { item in
+                var record = RecordValue(
+                    recordType: "Item", recordID: RecordValue.ID(recordName: "b\(batch)-\(item)", zoneID: zone))
+                record["n"] = .int64(Int64(item))
+                return record
+            }
+            let request = ModifyRecordsRequest(saves: records, clientRequestID: "user\(index)-\(batch)")
+            while true {
+                do {
+                    let response = try await client.modifyRecords(request)
+                    if !response.failedRecordSaves.isEmpty {
+                        observed.withLock {
+                            $0.unexpected.append("user\(index): \(response.failedRecordSaves.prefix(2))")
+                        }
+                    }
+                    observed.withLock {
+                        $0.acknowledged["user\(index)", default: []].formUnion(records.map(\.recordID.recordName))
+                        $0.batchesDone += 1
+                    }
+                    break
+                } catch let error as SyncError where error.code == .serviceUnavailable && error.retryAfter == 2 {
+                    observed.withLock { _ = $0.toldToRetry.insert(index) }
+                    try await Task.sleep(for: .seconds(error.retryAfter ?? 0))
+                    let next = (instances.firstIndex(of: client.baseURL) ?? 0) + 1
+                    client.baseURL = instances[next % instances.count]
+                } catch {
+                    observed.withLock { $0.unexpected.append("user\(index) batch \(batch): \(error)") }
+                    return
+                }
+            }
+        }
+    }
+}
