@@ -16,6 +16,12 @@ struct SyncServerCommand: AsyncParsableCommand {
             it finishes the requests in flight first.
             """)
 
+    @Option(
+        help: .init(
+            "A file of settings, one 'name = value' per line, named as these options without '--' (database = postgres://…, port = 8443); options given here win over it.",
+            valueName: "file"))
+    var config: String?
+
     @Option(help: "The SQLite file to store data in. (default: $XDG_DATA_HOME/sync-server/server.sqlite)")
     var storage: String?
 
@@ -87,6 +93,28 @@ struct SyncServerCommand: AsyncParsableCommand {
     var logLevel = "info"
 
     private static let http = SyncServerConfiguration.HTTPLimits()
+
+    /// Reads the configuration file, if `--config` names one, before the options.
+    static func main() async {
+        do {
+            var command = try parse(
+                ConfigurationFile.expand(Array(CommandLine.arguments.dropFirst()), known: settingNames))
+            try await command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// The options a configuration file may set: every option but `--config`, as spelled on the command line.
+    static var settingNames: Set<String> {
+        let properties = Mirror(reflecting: Self()).children.compactMap(\.label).map { $0.drop { $0 == "_" } }
+        let names = properties.map { name in
+            name.reduce(into: "") { spelled, character in
+                spelled += character.isUppercase ? "-" + character.lowercased() : String(character)
+            }
+        }
+        return Set(names).subtracting(["config"])
+    }
 
     /// --database, or $SYNC_SERVER_DATABASE.
     private var databaseURL: String? {

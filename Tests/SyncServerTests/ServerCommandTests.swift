@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// The built `sync-server` program: its HTTP limits are options a person can see and set.
-@Suite("sync-server's HTTP limits are options")
+@Suite("sync-server's options and its configuration file")
 struct ServerCommandTests {
     static let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("sync-server").path
@@ -87,5 +87,61 @@ struct ServerCommandTests {
         try await big.send(
             "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 4096))\r\n\r\n")
         #expect(try await big.response().status == 431)
+    }
+
+    @Test("a configuration file sets the options; an option on the command line wins over it")
+    func configurationFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sync-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("sync-server.conf").path
+        // A port no server could take: only the command line's --port 0 lets it start.
+        try """
+        # the settings of one instance
+        max-request-bytes = 1200000
+        port = "70000"
+
+        max-header-bytes=2048
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try await ServerProcess.start(executable: Self.path, arguments: ["--config", file])
+        defer { server.stop() }
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        let connection = try await RawConnection.open(port: port)
+        try await connection.send("GET /v1/limits HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let limits = try await connection.response()
+        #expect(String(decoding: limits.body, as: UTF8.self).contains(#""maximumRequestBytes":1200000"#))
+        let big = try await RawConnection.open(port: port)
+        try await big.send(
+            "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 4096))\r\n\r\n")
+        #expect(try await big.response().status == 431, "max-header-bytes from the file")
+    }
+
+    @Test(
+        "a configuration file it cannot use is refused, naming the file and line, and nothing is created",
+        arguments: [
+            ("prot = 8080\n", "line 1: 'prot' is not a setting"),
+            ("# ok\nport = 1\nport = 2\n", "line 3: 'port' is already set on line 2"),
+            ("port 8080\n", "line 1: expected 'name = value'"),
+            ("port =\n", "line 1: 'port' has no value"),
+            ("config = other.conf\n", "line 1: 'config' is not a setting"),
+        ])
+    func refusedConfigurationFile(_ text: String, _ message: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sync-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("sync-server.conf").path
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let storage = directory.appendingPathComponent("s.sqlite").path
+        let (status, output) = try await Self.run(["--config", file, "--storage", storage, "--port", "0"])
+        #expect(status != 0, "\(text) was accepted: \(output)")
+        #expect(output.contains("\(file) \(message)"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: storage), "nothing is created for a refused file")
+
+        let (missingStatus, missing) = try await Self.run(["--config", file + ".missing", "--storage", storage])
+        #expect(missingStatus != 0)
+        #expect(
+            missing.contains("cannot read the configuration file \(file).missing: there is no such file"), "\(missing)")
     }
 }
