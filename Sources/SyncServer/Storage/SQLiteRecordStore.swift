@@ -9,12 +9,21 @@ public final class SQLiteRecordStore: RecordStore {
     /// Internal, for the extensions in other files (`SQLiteRecordStore+Encryption.swift`).
     let pool: DatabasePool
 
+    /// Most bytes of the file each connection maps into memory.
+    static let mappedBytes = 1 << 30
+    /// Each connection's page cache, in KiB.
+    static let cacheKiB = 32 * 1024
+
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Pages read through memory, not a pread each, and a cache that holds an upload's working
+            // set: at 10,000 contacts, reading pages was a third of the server's CPU.
+            try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         let migrator = Self.migrator
