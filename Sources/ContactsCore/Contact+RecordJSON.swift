@@ -2,48 +2,11 @@ import Foundation
 import SyncCore
 
 extension Contact {
-    /// The JSON a contact's lists and address take inside their (encrypted) string fields, as every
-    /// version has written them: objects with sorted keys, dates as milliseconds since 1970. Written and
-    /// read by hand: Foundation's JSONEncoder and JSONDecoder took a third of an upload and a download.
-    /// A value that does not read is left out, as it was before (`nil`).
+    /// The JSON a contact's lists and address took inside their (encrypted) string fields in records
+    /// written one field per value, by versions before the whole-contact field: objects with sorted keys,
+    /// dates as milliseconds since 1970. Read by hand: Foundation's JSONDecoder took a third of a
+    /// download. A value that does not read is left out, as it was before (`nil`).
     enum RecordJSON {
-        static func encode(_ items: [LabeledValue]) -> String {
-            var writer = JSONWriter(capacity: 96 * items.count + 2)
-            writer.array(items) { writer, item in
-                writer.raw("{\"id\":")
-                writer.string(item.id)
-                writer.raw(",\"label\":")
-                writer.string(item.label)
-                writer.raw(",\"modified\":")
-                writer.raw("\(item.modified.timeIntervalSince1970 * 1000)".utf8)
-                writer.raw(",\"value\":")
-                writer.string(item.value)
-                writer.raw("}")
-            }
-            return String(decoding: writer.bytes, as: UTF8.self)
-        }
-
-        static func encode(_ address: PostalAddress) -> String {
-            var writer = JSONWriter(capacity: 128)
-            let parts: [(StaticString, String)] = [
-                ("city", address.city), ("country", address.country), ("postalCode", address.postalCode),
-                ("region", address.region), ("street", address.street),
-            ]
-            for (index, (key, value)) in parts.enumerated() {
-                writer.raw(index == 0 ? "{" : ",")
-                writer.key(key)
-                writer.string(value)
-            }
-            writer.raw("}")
-            return String(decoding: writer.bytes, as: UTF8.self)
-        }
-
-        static func encode(_ strings: [String]) -> String {
-            var writer = JSONWriter(capacity: 64)
-            writer.array(strings) { writer, string in writer.string(string) }
-            return String(decoding: writer.bytes, as: UTF8.self)
-        }
-
         static func items(_ field: FieldValue?) -> [LabeledValue]? {
             guard case .array(let elements) = parse(field) else { return nil }
             var items: [LabeledValue] = []

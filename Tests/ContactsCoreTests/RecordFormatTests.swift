@@ -24,44 +24,77 @@ struct RecordFormatTests {
         return encoder
     }()
 
-    static let earlierDecoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        return decoder
-    }()
-
     @Test("a contact written to a record reads back identical")
     func roundTrip() throws {
         let contact = Self.contact
         #expect(try Contact(record: contact.record(base: nil)) == contact)
     }
 
-    @Test("the lists and the address read as earlier versions read them, and what they wrote reads here")
-    func earlierVersionsAgree() throws {
-        let contact = Self.contact
-        let record = contact.record(base: nil)
-        func text(_ key: String) throws -> Data {
-            Data(try #require(record[encrypted: key]?.stringValue).utf8)
-        }
-        #expect(try Self.earlierDecoder.decode([LabeledValue].self, from: text("emails")) == contact.emails)
-        #expect(try Self.earlierDecoder.decode([LabeledValue].self, from: text("phones")) == contact.phones)
-        #expect(try Self.earlierDecoder.decode(PostalAddress.self, from: text("address")) == contact.address)
-        #expect(try Self.earlierDecoder.decode([String].self, from: text("extras")) == contact.extras)
-
-        var earlier = record
+    /// The record an earlier version wrote for `contact`: one encrypted field per value and per edit time.
+    static func earlierRecord(_ contact: Contact) throws -> RecordValue {
+        var record = RecordValue(recordType: Contact.recordType, recordID: contact.recordID)
         func put(_ key: String, _ value: some Encodable) throws {
-            earlier[encrypted: key] = .string(String(decoding: try Self.earlierEncoder.encode(value), as: UTF8.self))
+            record[encrypted: key] = .string(String(decoding: try earlierEncoder.encode(value), as: UTF8.self))
         }
+        record[encrypted: "name"] = .string(contact.name)
         try put("emails", contact.emails)
         try put("phones", contact.phones)
+        record[encrypted: "organization"] = .string(contact.organization)
         try put("address", contact.address)
+        record[encrypted: "notes"] = .string(contact.notes)
         try put("extras", contact.extras)
-        #expect(try Contact(record: earlier) == contact)
+        for field in Contact.Field.allCases {
+            record[encrypted: field.rawValue + "Modified"] = .date(contact.modificationDate(of: field))
+        }
+        return record
+    }
+
+    @Test("a contact is one encrypted value: nothing in plain, no field per value")
+    func oneEncryptedValue() throws {
+        let record = Self.contact.record(base: nil)
+        #expect(record.fields.isEmpty)
+        #expect(Array(record.encryptedValues.keys) == ["contact"])
+    }
+
+    @Test(
+        "a record an earlier version wrote, one field per value, reads as the same contact; saved again, it is one value"
+    )
+    func earlierRecordsRead() throws {
+        let earlier = try Self.earlierRecord(Self.contact)
+        #expect(try Contact(record: earlier) == Self.contact)
+        let rewritten = try Contact(record: earlier).record(base: earlier)
+        #expect(Array(rewritten.encryptedValues.keys) == ["contact"])
+        #expect(rewritten.fields.isEmpty)
+        #expect(try Contact(record: rewritten) == Self.contact)
+    }
+
+    @Test("a device not yet upgraded edits a contact an upgraded one wrote: each field's newer edit wins")
+    func mixedRecordMerges() throws {
+        var upgraded = Self.contact
+        upgraded.name = "Zoë Quinn"
+        upgraded.modified[.name] = Date(timeIntervalSince1970: 1_800_000_000)
+        upgraded.modified[.notes] = Date(timeIntervalSince1970: 1_700_000_000)
+        var record = upgraded.record(base: nil)
+        // The earlier version read the whole-contact field as nothing: empty values from long ago, except
+        // the notes it edited now.
+        var seenByEarlier = Contact(id: upgraded.id, name: "")
+        for field in Contact.Field.allCases { seenByEarlier.modified[field] = .distantPast }
+        seenByEarlier.notes = "edited on the old laptop"
+        seenByEarlier.modified[.notes] = Date(timeIntervalSince1970: 1_750_000_000)
+        for (key, value) in try Self.earlierRecord(seenByEarlier).encryptedValues {
+            record.replaceWithoutChange(encrypted: key, by: value)
+        }
+        let read = try Contact(record: record)
+        #expect(read.name == "Zoë Quinn")
+        #expect(read.notes == "edited on the old laptop")
+        #expect(read.emails == upgraded.emails)
+        #expect(read.phones == upgraded.phones)
+        #expect(read.address == upgraded.address)
     }
 
     @Test("a list that does not read is left empty, not guessed")
     func unreadableList() throws {
-        var record = Self.contact.record(base: nil)
+        var record = try Self.earlierRecord(Self.contact)
         record[encrypted: "emails"] = .string(#"[{"id":"a","label":"x"}]"#)
         record[encrypted: "address"] = .string("not json")
         let contact = try Contact(record: record)

@@ -9,6 +9,8 @@ public final class SQLiteRecordStore: RecordStore {
     /// Internal, for the extensions in other files (`SQLiteRecordStore+Encryption.swift`).
     let pool: DatabasePool
 
+    /// The page size of a new file.
+    static let pageBytes = 16_384
     /// Most bytes of the file each connection maps into memory.
     static let mappedBytes = 1 << 30
     /// Each connection's page cache, in KiB.
@@ -20,6 +22,10 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A new file only (an existing one keeps its size): pages large enough that a record of
+            // a few kilobytes stays in its table's page instead of spilling into an overflow page of
+            // its own, which made 10,000 contacts take 44 MB where their fields are 11 MB.
+            try db.execute(sql: "PRAGMA page_size = \(Self.pageBytes)")
             // Pages read through memory, not a pread each, and a cache that holds an upload's working
             // set: at 10,000 contacts, reading pages was a third of the server's CPU.
             try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
