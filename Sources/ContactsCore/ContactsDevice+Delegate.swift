@@ -103,7 +103,7 @@ extension ContactsDevice: SyncEngineDelegate {
             guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
             // Only what the outbox still holds; anything else is stale (settled before a crash).
             if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
-            versionsInFlight.withLock { $0 = next.versions }
+            versionsInFlight.withLock { $0.merge(next.versions) { _, latest in latest } }
             guard !next.saves.isEmpty || !next.deletes.isEmpty else {
                 // All stale: look further, now that they are gone (each round removes some, so it ends).
                 if next.stale.isEmpty { return nil }

@@ -8,7 +8,18 @@ import Synchronization
 extension ContactsDevice {
     func applySent(_ sent: SyncEngine.Event.SentRecordZoneChanges) throws {
         // A confirmation settles the outbox versions that were in the batch; an edit made since stays queued.
-        let versions = versionsInFlight.withLock { $0 }
+        let answered =
+            sent.savedRecords.map { SyncEngine.PendingRecordZoneChange.saveRecord($0.recordID) }
+            + sent.failedRecordSaves.map { .saveRecord($0.record.recordID) }
+            + (sent.deletedRecordIDs + Array(sent.failedRecordDeletes.keys)).map { .deleteRecord($0) }
+        let versions = versionsInFlight.withLock { inFlight in
+            var versions: [String: Int64] = [:]
+            for change in answered {
+                let key = OutboxEntry(change: .record(change)).key
+                versions[key] = inFlight.removeValue(forKey: key)
+            }
+            return versions
+        }
         @Sendable func version(_ change: SyncEngine.PendingRecordZoneChange) -> Int64 {
             versions[OutboxEntry(change: .record(change)).key] ?? 0
         }

@@ -48,7 +48,8 @@ public final class ContactsDevice: Sendable {
     public let credentials: CredentialStore
     private let engineBox = Mutex<SyncEngine?>(nil)
     private let lock: DeviceLock
-    /// Outbox versions in the batch being sent, by outbox key: a confirmation settles only those.
+    /// Outbox versions in the batches being sent (the engine sends the next while one is answered), by
+    /// outbox key: a confirmation settles only those.
     let versionsInFlight = Mutex<[String: Int64]>([:])
     private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
     let fetchedCount = Mutex(0)

@@ -3,13 +3,15 @@ import SyncClient
 import SyncCore
 import Synchronization
 
-/// Delivers events to the delegate one at a time, in order, from a single task.
+/// Delivers events to the delegate one at a time, in order, from a single task; the engine's other
+/// delegate calls go through it too, so the delegate is never called twice at once.
 ///
 /// Operations await their events' handling; state updates caused by the app between operations
 /// are coalesced into one `stateUpdate` and delivered in turn.
 final class EventQueue: Sendable {
     private struct Item: Sendable {
-        let event: SyncEngine.Event?  // nil: a coalesced stateUpdate
+        let event: SyncEngine.Event?  // nil: a coalesced stateUpdate, or `call`
+        var call: (@Sendable () async -> Void)? = nil
         let handled: CheckedContinuation<Void, Never>?
     }
 
@@ -34,6 +36,11 @@ final class EventQueue: Sendable {
         let pending = self.pending
         task = Task {
             for await item in stream {
+                if let call = item.call {
+                    await EventQueue.$deliveringFor.withValue(owner) { await call() }
+                    item.handled?.resume()
+                    continue
+                }
                 let event: SyncEngine.Event
                 if let itemEvent = item.event {
                     event = itemEvent
@@ -58,6 +65,20 @@ final class EventQueue: Sendable {
         await withCheckedContinuation { handled in
             continuation.yield(Item(event: event, handled: handled))
         }
+    }
+
+    /// Calls the delegate in turn with the events, and returns what it answered.
+    func call<Answer: Sendable>(_ body: @escaping @Sendable () async -> Answer) async -> Answer {
+        let answer = Answered<Answer>()
+        await withCheckedContinuation { handled in
+            continuation.yield(Item(event: nil, call: { answer.set(await body()) }, handled: handled))
+        }
+        return answer.value.withLock { $0! }
+    }
+
+    private final class Answered<Answer: Sendable>: Sendable {
+        let value = Mutex<Answer?>(nil)
+        func set(_ answer: Answer) { value.withLock { $0 = answer } }
     }
 
     /// Delivers a `stateUpdate` with the state as it is when its turn comes, and waits for it.

@@ -18,6 +18,21 @@ extension SyncEngine {
             var databaseToken: ServerChangeToken?
             var zoneTokens: [RecordZone.ID: ServerChangeToken] = [:]
             var lastUserRecordName: String?
+            /// Record changes in a batch the server has not answered yet, with their generations.
+            var sending: [PendingRecordZoneChange: Int] = [:]
+
+            /// The first `limit` pending record changes `isIncluded` accepts, leaving out those being sent
+            /// (unless the app queued them again since: that newer change waits).
+            func waiting(_ limit: Int, where isIncluded: (PendingRecordZoneChange) -> Bool) -> [PendingRecordZoneChange]
+            {
+                if sending.isEmpty { return records.prefix(limit, where: isIncluded) }
+                return records.prefix(limit) { change in
+                    if let sent = sending[change], sent == records.generation(of: change, key: change.recordID) {
+                        return false
+                    }
+                    return isIncluded(change)
+                }
+            }
         }
 
         let storage: Mutex<Storage>
@@ -41,9 +56,23 @@ extension SyncEngine {
         }
 
         /// Record changes waiting to be sent, oldest first.
-        public var pendingRecordZoneChanges: [PendingRecordZoneChange] { storage.withLock { $0.records.changes } }
+        ///
+        /// Inside the delegate's `nextRecordZoneChangeBatch`, changes in a batch already on its way to
+        /// the server are left out: the engine asks for the next batch while one is sent, and a delegate
+        /// that builds its batch from this list, as CKSyncEngine apps do, then takes the changes after
+        /// it. Everywhere else they count until the server has answered.
+        public var pendingRecordZoneChanges: [PendingRecordZoneChange] {
+            storage.withLock { storage in
+                Self.leavesOutSending ? storage.waiting(.max, where: { _ in true }) : storage.records.changes
+            }
+        }
 
-        /// The first `limit` record changes waiting to be sent that `isIncluded` accepts, oldest first.
+        /// Set while the delegate makes a batch.
+        @TaskLocal static var leavesOutSending = false
+
+        /// The first `limit` record changes waiting to be sent that `isIncluded` accepts, oldest first
+        /// (inside `nextRecordZoneChangeBatch`, those already on their way left out, as in
+        /// ``pendingRecordZoneChanges``).
         ///
         /// Beyond CKSyncEngine: a delegate's `nextRecordZoneChangeBatch` needs only the next batch's worth,
         /// and listing every pending change for every batch makes a large send quadratic. `isIncluded` runs
@@ -51,7 +80,10 @@ extension SyncEngine {
         public func pendingRecordZoneChanges(
             first limit: Int, where isIncluded: (PendingRecordZoneChange) -> Bool = { _ in true }
         ) -> [PendingRecordZoneChange] {
-            storage.withLock { $0.records.prefix(limit, where: isIncluded) }
+            storage.withLock { storage in
+                Self.leavesOutSending
+                    ? storage.waiting(limit, where: isIncluded) : storage.records.prefix(limit, where: isIncluded)
+            }
         }
 
         /// Zone changes waiting to be sent, oldest first.
@@ -95,6 +127,18 @@ extension SyncEngine {
                     generations[change] = storage.records.generation(of: change, key: change.recordID)
                 }
                 return generations
+            }
+        }
+
+        /// Marks record changes as on their way to the server, with their generations.
+        func beginSending(_ generations: [PendingRecordZoneChange: Int]) {
+            storage.withLock { $0.sending.merge(generations) { _, new in new } }
+        }
+
+        /// Marks record changes as answered (settled, or pending again).
+        func endSending(_ changes: some Sequence<PendingRecordZoneChange>) {
+            storage.withLock { storage in
+                for change in changes { storage.sending[change] = nil }
             }
         }
 

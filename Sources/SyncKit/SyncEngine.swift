@@ -262,32 +262,85 @@ public final class SyncEngine: Sendable {
         if let firstFailure { throw firstFailure }
     }
 
+    /// Sends batch after batch. While one is on its way, the delegate makes the next and the engine
+    /// seals and sends it: the server and the device work at once, with at most two batches in flight.
+    /// The changes of a batch in flight are left out of the pending lists the delegate reads.
     private func sendLoop(_ context: SendChangesContext, firstFailure: inout SyncError?) async throws {
         let limits = try await serverLimits()
         // A change sent once in this operation is not sent again in it, even if the app queues it
         // again while handling its failure: the app learns of the failure first (sendChanges
         // throws), and the next send carries the retry, as with CKSyncEngine.
         var attempted = Set<Record.ID>()
-        while true {
-            try await sendDatabaseChanges(context, limits: limits, firstFailure: &firstFailure)
-            guard let delegate, var batch = await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) else {
-                return
+        try await withThrowingTaskGroup(of: BatchOutcome.self) { group in
+            var inFlight = 0
+            /// Waits for one batch in flight; false when it settled nothing, which ends the operation
+            /// (a batch that changed nothing pending, all transient failures, would come back forever).
+            func finishOne() async throws -> Bool {
+                guard let outcome = try await group.next() else { return true }
+                inFlight -= 1
+                return outcome.merged(into: &firstFailure)
             }
-            batch.recordsToSave.removeAll { attempted.contains($0.recordID) }
-            batch.recordIDsToDelete.removeAll { attempted.contains($0) }
-            if batch.recordsToSave.isEmpty && batch.recordIDsToDelete.isEmpty { return }
-            attempted.formUnion(batch.recordsToSave.map(\.recordID) + batch.recordIDsToDelete)
-            let outOfScope =
-                batch.recordsToSave.map(\.recordID).filter { !context.options.scope.contains($0) }
-                + batch.recordIDsToDelete.filter { !context.options.scope.contains($0) }
-            if let stray = outOfScope.first {
-                throw SyncError(
-                    .invalidArguments,
-                    "the delegate's batch holds \(stray), which is outside the send's scope \(context.options.scope)")
+            sending: while true {
+                if inFlight == 0 || state.pendingDatabaseChanges.contains(where: context.options.scope.contains) {
+                    // Zones go first: record batches wait for them.
+                    while inFlight > 0 {
+                        guard try await finishOne() else { break sending }
+                    }
+                    try await sendDatabaseChanges(context, limits: limits, firstFailure: &firstFailure)
+                }
+                guard let batch = try await nextBatch(context, attempted: &attempted) else { break }
+                let changes =
+                    batch.recordsToSave.map { PendingRecordZoneChange.saveRecord($0.recordID) }
+                    + batch.recordIDsToDelete.map { .deleteRecord($0) }
+                state.beginSending(state.generations(of: changes))
+                group.addTask {
+                    defer { self.state.endSending(changes) }
+                    return try await self.send(batch, limits: limits)
+                }
+                inFlight += 1
+                if inFlight == 2 {
+                    guard try await finishOne() else { break }
+                }
             }
-            let madeProgress = try await send(batch, limits: limits, firstFailure: &firstFailure)
-            // A batch that changed nothing pending (all transient failures) would come back forever.
-            if !madeProgress { return }
+            while inFlight > 0 { _ = try await finishOne() }
+        }
+    }
+
+    /// The delegate's next batch, without changes already sent in this operation; nil when there is none.
+    private func nextBatch(_ context: SendChangesContext, attempted: inout Set<Record.ID>) async throws
+        -> RecordZoneChangeBatch?
+    {
+        guard let delegate else { return nil }
+        let offered = await eventQueue.call {
+            await State.$leavesOutSending.withValue(true) {
+                await delegate.nextRecordZoneChangeBatch(context, syncEngine: self)
+            }
+        }
+        guard var batch = offered else { return nil }
+        batch.recordsToSave.removeAll { attempted.contains($0.recordID) }
+        batch.recordIDsToDelete.removeAll { attempted.contains($0) }
+        if batch.recordsToSave.isEmpty && batch.recordIDsToDelete.isEmpty { return nil }
+        attempted.formUnion(batch.recordsToSave.map(\.recordID) + batch.recordIDsToDelete)
+        let outOfScope =
+            batch.recordsToSave.map(\.recordID).filter { !context.options.scope.contains($0) }
+            + batch.recordIDsToDelete.filter { !context.options.scope.contains($0) }
+        if let stray = outOfScope.first {
+            throw SyncError(
+                .invalidArguments,
+                "the delegate's batch holds \(stray), which is outside the send's scope \(context.options.scope)")
+        }
+        return batch
+    }
+
+    /// What sending one batch did: whether it settled any pending change, and its first failure.
+    struct BatchOutcome: Sendable {
+        var madeProgress: Bool
+        var firstFailure: SyncError?
+
+        /// Keeps the first failure of the operation; returns whether the batch made progress.
+        func merged(into operationFailure: inout SyncError?) -> Bool {
+            operationFailure = operationFailure ?? firstFailure
+            return madeProgress
         }
     }
 
@@ -340,14 +393,13 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    /// Sends one batch (split in halves on `limitExceeded`); returns whether any pending change was settled.
-    private func send(_ batch: RecordZoneChangeBatch, limits: ServerLimits, firstFailure: inout SyncError?)
-        async throws -> Bool
-    {
+    /// Sends one batch (split in halves on `limitExceeded`).
+    private func send(_ batch: RecordZoneChangeBatch, limits: ServerLimits) async throws -> BatchOutcome {
         let count = batch.recordsToSave.count + batch.recordIDsToDelete.count
         if count > limits.maximumItemsPerRequest {
-            return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
+            return try await sendHalves(batch, limits: limits)
         }
+        var firstFailure: SyncError?
         let sentGenerations = state.generations(
             of: batch.recordsToSave.map { .saveRecord($0.recordID) } + batch.recordIDsToDelete.map { .deleteRecord($0) }
         )
@@ -358,7 +410,7 @@ public final class SyncEngine: Sendable {
                 atomically: batch.atomicByZone
             ) { request in try await self.withRetries { try await self.client.modifyRecords(request) } }
         } catch let error as SyncError where error.code == .limitExceeded && count > 1 {
-            return try await sendHalves(batch, limits: limits, firstFailure: &firstFailure)
+            return try await sendHalves(batch, limits: limits)
         }
         let sent = Dictionary(batch.recordsToSave.map { ($0.recordID, $0) }, uniquingKeysWith: { a, _ in a })
         var settled: [PendingRecordZoneChange] = response.savedRecords.map { .saveRecord($0.recordID) }
@@ -389,12 +441,10 @@ public final class SyncEngine: Sendable {
                         response.failedRecordDeletes.map { ($0.recordID, $0.error) }, uniquingKeysWith: { a, _ in a })))
         )
         await eventQueue.deliverStateUpdate()
-        return !settled.isEmpty
+        return BatchOutcome(madeProgress: !settled.isEmpty, firstFailure: firstFailure)
     }
 
-    private func sendHalves(_ batch: RecordZoneChangeBatch, limits: ServerLimits, firstFailure: inout SyncError?)
-        async throws -> Bool
-    {
+    private func sendHalves(_ batch: RecordZoneChangeBatch, limits: ServerLimits) async throws -> BatchOutcome {
         let saves = batch.recordsToSave
         let deletes = batch.recordIDsToDelete
         let total = saves.count + deletes.count
@@ -406,9 +456,10 @@ public final class SyncEngine: Sendable {
         let second = RecordZoneChangeBatch(
             recordsToSave: Array(saves.dropFirst(half)),
             recordIDsToDelete: Array(deletes.dropFirst(max(0, half - saves.count))), atomicByZone: batch.atomicByZone)
-        let a = try await send(first, limits: limits, firstFailure: &firstFailure)
-        let b = try await send(second, limits: limits, firstFailure: &firstFailure)
-        return a || b
+        let a = try await send(first, limits: limits)
+        let b = try await send(second, limits: limits)
+        return BatchOutcome(
+            madeProgress: a.madeProgress || b.madeProgress, firstFailure: a.firstFailure ?? b.firstFailure)
     }
 
     // MARK: Fetch

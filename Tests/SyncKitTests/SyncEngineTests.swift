@@ -511,3 +511,32 @@ struct EnginePushReconnectionTests {
         try await second.stop()
     }
 }
+
+@Suite("SyncEngine: batches sent while the next is made")
+struct PipelinedSendTests {
+    @Test(
+        "while the server holds one batch, the next is made and sent; the delegate is never called twice at once; everything arrives once"
+    )
+    func nextBatchWhileOneIsAnswered() async throws {
+        try await withDevices { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            let count = 3 * SyncEngine.RecordZoneChangeBatch.defaultMaximumCount
+            for index in 0..<count { a.save(id: "c\(index)", name: "Contact \(index)") }
+            let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records/modify")
+            let send = Task { try await a.engine.sendChanges() }
+            // Two batches at the server at once: the second left before the first was answered.
+            try await gate.waitUntilHeld(count: 2)
+            // Outside the delegate, the changes on their way still count as pending.
+            #expect(a.engine.state.pendingRecordZoneChanges.count == count)
+            #expect(a.savedState.withLock { $0 }?.pendingRecordZoneChanges.count == count, "and are saved as pending")
+            gate.open()
+            try await send.value
+            #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
+            #expect(a.delegateCalls.withLock { $0.most } == 1, "the delegate was called while another call ran")
+
+            try await b.engine.fetchChanges()
+            #expect(b.names.count == count)
+            #expect(b.fetchedRecordNames.withLock { $0 }.count == count, "each record arrives once")
+        }
+    }
+}

@@ -47,6 +47,9 @@ final class TestDevice: SyncEngineDelegate {
     let fetchedRecordNames = Mutex<[String]>([])
     /// The reasons of the zone deletions fetched, in order.
     let zoneDeletionReasons = Mutex<[ZoneDeletionReason]>([])
+    /// Delegate calls running now, and the most that ever ran at once (CKSyncEngine calls its delegate
+    /// one call at a time).
+    let delegateCalls = Mutex((running: 0, most: 0))
     /// Whether a sign-in queues the zone and every contact again, as the sample does.
     let queuesEverythingOnSignIn: Bool
     private let engineBox = Mutex<SyncEngine?>(nil)
@@ -115,6 +118,8 @@ final class TestDevice: SyncEngineDelegate {
     // MARK: Delegate
 
     func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+        enterDelegateCall()
+        defer { delegateCalls.withLock { $0.running -= 1 } }
         eventLog.withLock { $0.append(Self.kind(event)) }
         switch event {
         case .stateUpdate(let update):
@@ -168,9 +173,18 @@ final class TestDevice: SyncEngineDelegate {
     func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.RecordZoneChangeBatch?
     {
+        enterDelegateCall()
+        defer { delegateCalls.withLock { $0.running -= 1 } }
         let pending = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
         return await SyncEngine.RecordZoneChangeBatch(pendingChanges: pending) { recordID in
             self.record(for: recordID)
+        }
+    }
+
+    private func enterDelegateCall() {
+        delegateCalls.withLock { calls in
+            calls.running += 1
+            calls.most = max(calls.most, calls.running)
         }
     }
 
