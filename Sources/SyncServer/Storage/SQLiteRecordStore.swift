@@ -9,8 +9,6 @@ public final class SQLiteRecordStore: RecordStore {
     /// Internal, for the extensions in other files (`SQLiteRecordStore+Encryption.swift`).
     let pool: DatabasePool
 
-    /// The page size of a new file.
-    static let pageBytes = 16_384
     /// Most bytes of the file each connection maps into memory.
     static let mappedBytes = 1 << 30
     /// Each connection's page cache, in KiB.
@@ -22,10 +20,6 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // A new file only (an existing one keeps its size): pages large enough that a record of
-            // a few kilobytes stays in its table's page instead of spilling into an overflow page of
-            // its own, which made 10,000 contacts take 44 MB where their fields are 11 MB.
-            try db.execute(sql: "PRAGMA page_size = \(Self.pageBytes)")
             // Pages read through memory, not a pread each, and a cache that holds an upload's working
             // set: at 10,000 contacts, reading pages was a third of the server's CPU.
             try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
@@ -123,6 +117,38 @@ public final class SQLiteRecordStore: RecordStore {
                         verifier BLOB NOT NULL,
                         created_at INTEGER NOT NULL
                     ) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("v4: records in a rowid table") { db in
+            // A table keyed by record name (random UUIDs, mostly) put each saved record in a page of its
+            // own choosing, so a batch of 400 rewrote 400 pages, and a record of a kilobyte or more
+            // spilled into an overflow page of its own (10,000 contacts took 44 MB where their fields
+            // are 11 MB). In a rowid table a batch's records are written side by side at the end;
+            // the index on the name holds only the key.
+            try db.execute(
+                sql: """
+                    CREATE TABLE record_v4 (
+                        owner TEXT NOT NULL,
+                        zone_name TEXT NOT NULL,
+                        record_name TEXT NOT NULL,
+                        record_type TEXT NOT NULL,
+                        fields BLOB NOT NULL,
+                        change_tag TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        creator TEXT NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        modifier TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL
+                    );
+                    INSERT INTO record_v4
+                        SELECT owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
+                            modified_at, modifier, seq, deleted
+                        FROM record ORDER BY owner, zone_name, seq;
+                    DROP TABLE record;
+                    ALTER TABLE record_v4 RENAME TO record;
+                    CREATE UNIQUE INDEX record_by_name ON record(owner, zone_name, record_name);
+                    CREATE INDEX record_by_change ON record(owner, zone_name, seq);
                     """)
         }
         return migrator
