@@ -175,6 +175,41 @@ struct RecordModificationTests {
         }
     }
 
+    @Test(
+        "a replay answers byte for byte what the first answer said (saves, a failed save, a delete, changed keys); the answer kept for it leaves the saved fields out",
+        arguments: [SavePolicy.ifServerRecordUnchanged, .changedKeys])
+    func replayAnswersByteForByte(policy: SavePolicy) async throws {
+        try await withServer { server, anonymous in
+            let ada = try await anonymous.signedUp(username: "ada")
+            try await ada.saveZones("Contacts")
+            try await ada.save([contact("Old"), contact("Taken")])
+            let note = String(repeating: "a long note ", count: 40)
+            var grace = contact("Grace")
+            grace["note"] = .string(note)
+            // "Taken" exists: without its change tag, the save fails (under ifServerRecordUnchanged).
+            let request = ModifyRecordsRequest(
+                saves: [grace, contact("Ada", email: "ada@example.org"), contact("Taken")],
+                deletes: [contact("Old").recordID], savePolicy: policy, clientRequestID: "req-\(policy)")
+            let path = "/v1/databases/private/records/modify"
+            let body = try JSONEncoder().encode(request)
+            let first = try await ada.send(.post, path, body: body)
+            let replay = try await ada.send(.post, path, body: body)
+            #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
+            #expect(replay.status == 200)
+            #expect(replay.body == first.body, "\(String(decoding: replay.body, as: UTF8.self))")
+            #expect(String(decoding: first.body, as: UTF8.self).contains(note))
+
+            let kept = try await server.storedStrings("CAST(length(response) AS TEXT)", in: "client_request")
+            let keptBytes = try #require(kept.first.flatMap { Int($0) })
+            if policy == .changedKeys {
+                #expect(keptBytes == first.body.count, "merged fields are kept whole")
+            } else {
+                #expect(
+                    keptBytes < first.body.count - note.utf8.count, "kept \(keptBytes) of \(first.body.count) bytes")
+            }
+        }
+    }
+
     @Test("limits: too many items, too large a body and too large a record are limitExceeded")
     func limits() async throws {
         var configuration = SyncServerConfiguration.testing

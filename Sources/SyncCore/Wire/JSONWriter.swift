@@ -225,6 +225,13 @@ public struct JSONWriter: Sendable {
 
     /// Appends any `Encodable` value through `JSONEncoder`, for the cold parts of a body.
     public mutating func encodable(_ value: some Encodable) throws {
-        bytes.append(contentsOf: try JSONEncoder().encode(value))
+        bytes.append(contentsOf: try Self.sortedEncoder.encode(value))
+    }
+
+    /// Keys sorted: the same value always gives the same bytes (a replayed answer is the first, byte for byte).
+    private static var sortedEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
     }
 }

@@ -20,11 +20,30 @@ public enum RecordModificationPlanner {
         public var deleted: [RecordValue.ID]
         public var failedDeletes: [ModifyRecordsResponse.FailedRecordDelete]
 
-        /// The response body: saved records with their stored fields spliced in.
-        public func responseBody() throws -> [UInt8] {
+        /// The response body: saved records with their stored fields spliced in, or with none (`{}`).
+        public func responseBody(withSavedFields: Bool = true) throws -> [UInt8] {
+            try Self.responseBody(
+                saved: saved, failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
+            ) { writer, saved in
+                if withSavedFields {
+                    saved.row.write(to: &writer, in: saved.recordID.zoneID)
+                } else {
+                    var row = saved.row
+                    row.fields = Data()
+                    row.write(to: &writer, in: saved.recordID.zoneID)
+                }
+            }
+        }
+
+        /// A modification's answer, each saved record written by `writeSaved`.
+        static func responseBody<Saved>(
+            saved: [Saved], failedSaves: [ModifyRecordsResponse.FailedRecordSave], deleted: [RecordValue.ID],
+            failedDeletes: [ModifyRecordsResponse.FailedRecordDelete],
+            writeSaved: (inout JSONWriter, Saved) -> Void
+        ) throws -> [UInt8] {
             var writer = JSONWriter(capacity: 256 * (saved.count + 1))
             writer.raw("{\"savedRecords\":")
-            writer.array(saved) { $1.row.write(to: &$0, in: $1.recordID.zoneID) }
+            writer.array(saved, writeSaved)
             writer.raw(",\"failedRecordSaves\":")
             try writer.encodable(failedSaves)
             writer.raw(",\"deletedRecordIDs\":")

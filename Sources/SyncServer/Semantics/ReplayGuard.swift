@@ -18,16 +18,42 @@ public enum ReplayGuard {
         return Data(SHA256.hash(data: writer.bytes))
     }
 
-    /// The stored answer for a replay, or `invalidArguments` when the ID was used for another request.
-    public static func replay(storedHash: Data, storedResponse: Data, bodyHash: Data, requestID: String) throws
-        -> [UInt8]
+    /// What to keep of an answer for its replays. The saved records' fields are the request's own
+    /// (unless only changed keys were sent, and the server merged them with what it had), and a replay
+    /// is the same request, as its hash proves: so they are left out and put back from the replayed
+    /// request, which halves what an upload writes. The first byte tells the two forms apart: a whole
+    /// answer (as earlier versions stored every answer) begins with `{`.
+    public static func stored(_ plan: RecordModificationPlanner.Plan, for request: ModifyRecordsRequest) throws -> Data
     {
+        if request.savePolicy == .changedKeys { return Data(try plan.responseBody()) }
+        return Data([withoutSavedFields] + (try plan.responseBody(withSavedFields: false)))
+    }
+
+    private static let withoutSavedFields: UInt8 = 1
+
+    /// The stored answer for a replay, or `invalidArguments` when the ID was used for another request.
+    ///
+    /// - Parameter savedFields: each save's fields as ``FieldCoding`` encodes them.
+    public static func replay(
+        storedHash: Data, storedResponse: Data, bodyHash: Data, requestID: String, request: ModifyRecordsRequest,
+        savedFields: [Data]
+    ) throws -> [UInt8] {
         guard storedHash == bodyHash else {
             throw SyncError(
                 .invalidArguments,
                 "clientRequestID '\(requestID)' was already used for a different request; use a new ID for each request"
             )
         }
-        return [UInt8](storedResponse)
+        guard storedResponse.first == withoutSavedFields else { return [UInt8](storedResponse) }
+        let answer = try JSONReader.decode(ModifyRecordsResponse.self, from: storedResponse.dropFirst())
+        var fields: [RecordValue.ID: Data] = [:]
+        for (save, encoded) in zip(request.saves, savedFields) { fields[save.recordID] = encoded }
+        return try RecordModificationPlanner.Plan.responseBody(
+            saved: answer.savedRecords, failedSaves: answer.failedRecordSaves, deleted: answer.deletedRecordIDs,
+            failedDeletes: answer.failedRecordDeletes
+        ) { writer, record in
+            let raw = fields[record.recordID].flatMap { $0.isEmpty ? nil : $0 } ?? Data("{}".utf8)
+            writer.record(record, rawFields: raw)
+        }
     }
 }

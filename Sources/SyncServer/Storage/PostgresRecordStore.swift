@@ -288,7 +288,7 @@ public final class PostgresRecordStore: RecordStore {
                 ).decode((Data, Data).self) {
                     let response = try ReplayGuard.replay(
                         storedHash: storedHash, storedResponse: storedResponse, bodyHash: bodyHash,
-                        requestID: requestID)
+                        requestID: requestID, request: request, savedFields: savedFields)
                     return RecordModificationOutcome(responseBody: response, changed: false)
                 }
             }
@@ -334,7 +334,7 @@ public final class PostgresRecordStore: RecordStore {
                 try await connection.query(
                     """
                     INSERT INTO client_request (owner, request_id, body_hash, response, created_at)
-                    VALUES (\(owner), \(requestID), \(bodyHash), \(Data(responseBody)), \(at))
+                    VALUES (\(owner), \(requestID), \(bodyHash), \(try ReplayGuard.stored(plan, for: request)), \(at))
                     """, logger: self.logger)
             }
             return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)

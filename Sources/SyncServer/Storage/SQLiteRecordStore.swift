@@ -353,7 +353,7 @@ public final class SQLiteRecordStore: RecordStore {
             {
                 let response = try ReplayGuard.replay(
                     storedHash: earlier["body_hash"], storedResponse: earlier["response"], bodyHash: bodyHash,
-                    requestID: requestID)
+                    requestID: requestID, request: request, savedFields: savedFields)
                 return RecordModificationOutcome(responseBody: response, changed: false)
             }
 
@@ -401,7 +401,7 @@ public final class SQLiteRecordStore: RecordStore {
                     sql:
                         "INSERT INTO client_request (owner, request_id, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
-                        owner, requestID, bodyHash, Data(responseBody),
+                        owner, requestID, bodyHash, try ReplayGuard.stored(plan, for: request),
                         now.millisecondsSince1970,
                     ])
             }
