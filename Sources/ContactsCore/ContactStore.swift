@@ -158,9 +158,10 @@ public final class ContactStore: Sendable {
             sql: """
                 INSERT INTO contact (id, name, sortKey, json) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, sortKey = excluded.sortKey, json = excluded.json
-                """)
-            .execute(
-                arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact)])
+                """
+        )
+        .execute(
+            arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact)])
     }
 
     static func removeContact(_ id: UUID, _ db: GRDB.Database) throws {
