@@ -97,7 +97,7 @@ struct SyncServerCommand: AsyncParsableCommand {
     /// Reads the configuration file, if `--config` names one, before the options.
     static func main() async {
         do {
-            var command = try parse(
+            let command = try parse(
                 ConfigurationFile.expand(Array(CommandLine.arguments.dropFirst()), known: settingNames))
             try await command.run()
         } catch {
