@@ -96,11 +96,10 @@ final class LocalServerWorld {
     }
 
     /// Polls `session`'s screen until it contains `text`; fails showing both screens and the server's log.
-    /// The default deadline outlasts the scheduler's longest hold for high load (60 s) several times over:
-    /// on a busy machine the apps wait for the load to fall, or for that hold to end, before they send, and
-    /// a CI run on a fresh clone once waited more than 150 s here (its report did not reach the output,
-    /// so the report now goes to standard error too).
-    func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 300) async throws {
+    /// The default deadline outlasts the scheduler's longest hold for high load (60 s): on a busy machine
+    /// the apps wait for the load to fall, or for that hold to end, before they send. The report also goes
+    /// to standard error: a long comment did not reach a CI run's output.
+    func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 150) async throws {
         if try await session.wait(timeout: timeout, until: { try session.capture().contains(text) }) { return }
         let name = session.directory == a.directory ? "A" : "B"
         let screens = sessions.map { (try? $0.capture()) ?? "" }.joined(separator: "\n")

@@ -19,9 +19,8 @@ public final class ContactsApp {
     var quitRequested = false
     private var tasks: [Task<Void, Never>] = []
     var schedulerTask: Task<Void, Never>?
-    var lastSchedulerStatus: SyncScheduler.Status?
-    /// Whether the push socket was ever connected, so that connecting again is a reconnection.
-    var pushWasConnected = false
+    /// Tells a first push connection from a reconnection.
+    var pushConnection = PushConnectionTracker()
     /// Starts the zero-setup server again when it dies, and reconnects the engine when it is back.
     let serverKeeper: LocalServerKeeper?
 
@@ -191,16 +190,9 @@ public final class ContactsApp {
     /// Logs what a new scheduler status says about the push socket that the last one did not, and notes a
     /// reconnection for the status pane. (Each send's and fetch's outcome comes from the device, once.)
     private func noteSchedulerChanges(_ status: SyncScheduler.Status) {
-        defer { lastSchedulerStatus = status }
-        let previous = lastSchedulerStatus
-        guard previous != nil, status.pushConnected != previous?.pushConnected else { return }
-        let reconnected = status.pushConnected && pushWasConnected
-        if status.pushConnected {
-            pushWasConnected = true
-            if reconnected { state.status.reconnectedAt = Date() }
-        }
-        let text = reconnected ? "push reconnected" : status.pushConnected ? "push connected" : "push disconnected"
-        state.log.append(EventLog.Entry(date: Date(), text: text))
+        guard let change = pushConnection.observe(pushConnected: status.pushConnected) else { return }
+        if change == .reconnected { state.status.reconnectedAt = Date() }
+        state.log.append(EventLog.Entry(date: Date(), text: change.text))
     }
 
     /// Reads what the status pane shows from the store: cheap counts and settings.

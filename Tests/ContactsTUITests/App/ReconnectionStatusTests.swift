@@ -28,4 +28,18 @@ struct ReconnectionStatusTests {
         status.scheduler?.pushConnected = true
         #expect(pushLine(status) == "Push      reconnected at 22:11:50")
     }
+
+    @Test(
+        "a drop and a connection again is a reconnection, also when the first status seen was connected already",
+        arguments: [[false, true, false, true], [true, false, true]])
+    func tracker(_ statuses: [Bool]) {
+        var tracker = PushConnectionTracker()
+        let changes = statuses.map { tracker.observe(pushConnected: $0) }
+        // The app may start after the socket connected: its first status then says connected already.
+        let expected: [PushConnectionTracker.Change?] =
+            statuses.first == true
+            ? [nil, .disconnected, .reconnected] : [nil, .connected, .disconnected, .reconnected]
+        #expect(changes == expected)
+        #expect(tracker.observe(pushConnected: true) == nil, "no change, nothing to log")
+    }
 }
