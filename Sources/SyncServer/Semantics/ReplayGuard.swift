@@ -23,9 +23,12 @@ public enum ReplayGuard {
     /// is the same request, as its hash proves: so they are left out and put back from the replayed
     /// request, which halves what an upload writes. The first byte tells the two forms apart: a whole
     /// answer (as earlier versions stored every answer) begins with `{`.
-    public static func stored(_ plan: RecordModificationPlanner.Plan, for request: ModifyRecordsRequest) throws -> Data
-    {
-        if request.savePolicy == .changedKeys { return Data(try plan.responseBody()) }
+    ///
+    /// - Parameter responseBody: the answer as sent, ``RecordModificationPlanner/Plan/responseBody(withSavedFields:)``.
+    public static func stored(
+        _ plan: RecordModificationPlanner.Plan, responseBody: [UInt8], for request: ModifyRecordsRequest
+    ) throws -> Data {
+        if request.savePolicy == .changedKeys { return Data(responseBody) }
         return Data([withoutSavedFields] + (try plan.responseBody(withSavedFields: false)))
     }
 

@@ -334,7 +334,7 @@ public final class PostgresRecordStore: RecordStore {
                 try await connection.query(
                     """
                     INSERT INTO client_request (owner, request_id, body_hash, response, created_at)
-                    VALUES (\(owner), \(requestID), \(bodyHash), \(try ReplayGuard.stored(plan, for: request)), \(at))
+                    VALUES (\(owner), \(requestID), \(bodyHash), \(try ReplayGuard.stored(plan, responseBody: responseBody, for: request)), \(at))
                     """, logger: self.logger)
             }
             return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)

@@ -401,7 +401,8 @@ public final class SQLiteRecordStore: RecordStore {
                     sql:
                         "INSERT INTO client_request (owner, request_id, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
-                        owner, requestID, bodyHash, try ReplayGuard.stored(plan, for: request),
+                        owner, requestID, bodyHash,
+                        try ReplayGuard.stored(plan, responseBody: responseBody, for: request),
                         now.millisecondsSince1970,
                     ])
             }
