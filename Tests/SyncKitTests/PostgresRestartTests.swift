@@ -115,8 +115,8 @@ struct PostgresRestartTests {
     }
 
     /// Writes the client's batches, each with one client request ID for all its tries. Told
-    /// `serviceUnavailable`, it waits the `retryAfter` the server asked for, as the engine does, and
-    /// tries the other instance.
+    /// `serviceUnavailable`, it tries again on the other instance after the `retryAfter` the server asked
+    /// for, as the engine does.
     static func write(as index: Int, first: TestClient, instances: [String], _ observed: Log)
         async throws
     {
@@ -129,7 +129,11 @@ struct PostgresRestartTests {
                 return record
             }
             let request = ModifyRecordsRequest(saves: records, clientRequestID: "user\(index)-\(batch)")
-            while true {
+            var failed = false
+            // Told to come back, the client polls at the server's `retryAfter` (2 s), on the other instance.
+            try await waitUntil(
+                "user\(index)'s batch \(batch) is acknowledged", timeout: .seconds(300), poll: .seconds(2)
+            ) {
                 do {
                     let response = try await client.modifyRecords(request)
                     if !response.failedRecordSaves.isEmpty {
@@ -141,17 +145,19 @@ struct PostgresRestartTests {
                         $0.acknowledged["user\(index)", default: []].formUnion(records.map(\.recordID.recordName))
                         $0.batchesDone += 1
                     }
-                    break
+                    return true
                 } catch let error as SyncError where error.code == .serviceUnavailable && error.retryAfter == 2 {
                     observed.withLock { _ = $0.toldToRetry.insert(index) }
-                    try await Task.sleep(for: .seconds(error.retryAfter ?? 0))
                     let next = (instances.firstIndex(of: client.baseURL) ?? 0) + 1
                     client.baseURL = instances[next % instances.count]
+                    return false
                 } catch {
                     observed.withLock { $0.unexpected.append("user\(index) batch \(batch): \(error)") }
-                    return
+                    failed = true
+                    return true
                 }
             }
+            if failed { return }
         }
     }
 }
