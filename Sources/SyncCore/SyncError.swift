@@ -36,6 +36,8 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
         public static let limitExceeded = Code(rawValue: "limitExceeded")
         public static let userDeletedZone = Code(rawValue: "userDeletedZone")
         public static let accountTemporarilyUnavailable = Code(rawValue: "accountTemporarilyUnavailable")
+        public static let alreadyShared = Code(rawValue: "alreadyShared")
+        public static let tooManyParticipants = Code(rawValue: "tooManyParticipants")
 
         /// The HTTP status the server answers with when this error fails a whole request.
         public var httpStatus: Int {
@@ -44,9 +46,9 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
             case .notAuthenticated: 401
             case .permissionFailure, .badDatabase: 403
             case .zoneNotFound, .unknownItem, .userDeletedZone: 404
-            case .serverRecordChanged, .batchRequestFailed, .constraintViolation: 409
+            case .serverRecordChanged, .batchRequestFailed, .constraintViolation, .alreadyShared: 409
             case .changeTokenExpired: 410
-            case .limitExceeded, .quotaExceeded: 413
+            case .limitExceeded, .quotaExceeded, .tooManyParticipants: 413
             case .requestRateLimited: 429
             case .serviceUnavailable, .zoneBusy, .accountTemporarilyUnavailable: 503
             default: 500

@@ -24,6 +24,12 @@ public struct ZoneKey: Sendable {
         self.version = version
     }
 
+    /// A zone key from its 32 bytes (as an invitation carries it).
+    init(rawBytes: Data, version: Int) throws {
+        _ = try SealedBytes.keyVersion(version)
+        self.init(key: SymmetricKey(data: rawBytes), version: version)
+    }
+
     /// Makes a new random zone key.
     ///
     /// - Throws: ``EncryptionError/Code/invalidKeyVersion`` when `version` is outside 1...UInt32.max.

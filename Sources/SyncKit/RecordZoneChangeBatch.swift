@@ -46,3 +46,17 @@ extension SyncEngine {
         }
     }
 }
+
+extension SyncEngine.RecordZoneChangeBatch {
+    /// The owners of the zones the batch changes, sorted.
+    var owners: [String] {
+        Set((recordsToSave.map(\.recordID) + recordIDsToDelete).map(\.zoneID.ownerName)).sorted()
+    }
+
+    /// The part of the batch in `owner`'s zones.
+    func only(owner: String) -> Self {
+        Self(
+            recordsToSave: recordsToSave.filter { $0.recordID.zoneID.ownerName == owner },
+            recordIDsToDelete: recordIDsToDelete.filter { $0.zoneID.ownerName == owner }, atomicByZone: atomicByZone)
+    }
+}

@@ -399,6 +399,18 @@ public final class SyncEngine: Sendable {
         if count > limits.maximumItemsPerRequest {
             return try await sendHalves(batch, limits: limits)
         }
+        // The shared database takes one owner's zones per request.
+        let owners = batch.owners
+        if owners.count > 1 {
+            var outcome = BatchOutcome(madeProgress: false, firstFailure: nil)
+            for owner in owners {
+                let part = try await send(batch.only(owner: owner), limits: limits)
+                outcome = BatchOutcome(
+                    madeProgress: outcome.madeProgress || part.madeProgress,
+                    firstFailure: outcome.firstFailure ?? part.firstFailure)
+            }
+            return outcome
+        }
         var firstFailure: SyncError?
         let sentGenerations = state.generations(
             of: batch.recordsToSave.map { .saveRecord($0.recordID) } + batch.recordIDsToDelete.map { .deleteRecord($0) }

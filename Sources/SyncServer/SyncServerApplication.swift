@@ -73,6 +73,13 @@ public enum SyncServerApplication {
         databases.post("records/modify", use: database.modifyRecords)
         databases.post("records/changes", use: database.fetchZoneChanges)
         databases.post("records/lookup", use: database.lookupRecords)
+        let shares = ShareRoutes(store: store, pushHub: pushHub, body: body)
+        signedIn.post("users/lookup", use: shares.lookupUsers)
+        signedIn.post("shares/save", use: shares.save)
+        signedIn.post("shares/fetch", use: shares.fetch)
+        signedIn.post("shares/delete", use: shares.delete)
+        signedIn.post("shares/metadata", use: shares.metadata)
+        signedIn.post("shares/accept", use: shares.accept)
         // Last, so that it runs only for requests no route took (see the type).
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router

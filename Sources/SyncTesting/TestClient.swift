@@ -125,7 +125,8 @@ public struct TestClient: Sendable {
 
     /// Fetches every page of a zone's changes; returns them and the final token.
     public func fetchAllZoneChanges(
-        _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil
+        _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil,
+        scope: DatabaseScope = .private
     ) async throws -> (
         modifications: [RecordValue], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken
     ) {
@@ -133,7 +134,7 @@ public struct TestClient: Sendable {
         var modifications: [RecordValue] = []
         var deletions: [FetchZoneChangesResponse.Deletion] = []
         while true {
-            let page = try await fetchZoneChanges(zoneID, since: token, resultsLimit: resultsLimit)
+            let page = try await fetchZoneChanges(zoneID, since: token, resultsLimit: resultsLimit, scope: scope)
             modifications += page.modifications
             deletions += page.deletions
             token = page.changeToken
@@ -147,6 +148,38 @@ public struct TestClient: Sendable {
         try await call(.post, path(scope, "records/lookup"), LookupRecordsRequest(recordIDs: recordIDs))
     }
 
+    // MARK: Shares
+
+    public func lookupUsers(_ usernames: [String]) async throws -> LookupUsersResponse {
+        try await call(.post, "/v1/users/lookup", LookupUsersRequest(usernames: usernames))
+    }
+
+    /// Shares a zone of this user's (or changes its share).
+    @discardableResult
+    public func saveShare(_ request: SaveShareRequest) async throws -> Share {
+        try await call(.post, "/v1/shares/save", request)
+    }
+
+    public func fetchShare(_ zoneID: RecordZone.ID) async throws -> Share {
+        try await call(.post, "/v1/shares/fetch", ShareZoneRequest(zoneID: zoneID))
+    }
+
+    public func deleteShare(_ zoneID: RecordZone.ID) async throws {
+        _ = try await send(.post, "/v1/shares/delete", body: try JSONEncoder().encode(ShareZoneRequest(zoneID: zoneID)))
+            .decoded(as: EmptyAnswer.self)
+    }
+
+    public func shareMetadata(token: String) async throws -> ShareMetadata {
+        try await call(.post, "/v1/shares/metadata", ShareTokenRequest(token: token))
+    }
+
+    @discardableResult
+    public func acceptShare(token: String, encryptionKey: RecordZone.EncryptionKey? = nil) async throws
+        -> ShareMetadata
+    {
+        try await call(.post, "/v1/shares/accept", ShareTokenRequest(token: token, encryptionKey: encryptionKey))
+    }
+
     // MARK: Push
 
     /// Opens the push socket; returns once the server confirmed the subscription.
@@ -154,6 +187,9 @@ public struct TestClient: Sendable {
         try await PushConnection.open(client: self)
     }
 }
+
+/// An answer with nothing to read (`{}`).
+private struct EmptyAnswer: Decodable {}
 
 /// An open push socket, collecting what the server sends.
 public final class PushConnection: Sendable {

@@ -40,6 +40,9 @@ final class TestDevice: SyncEngineDelegate {
     static let zoneID = RecordZone.ID(zoneName: "Contacts")
 
     let name: String
+    /// The zone this device keeps its contacts in: ``zoneID`` in its private database, or a zone
+    /// another user shares with it (named with its owner's user record name).
+    let zone: RecordZone.ID
     let contacts = Mutex<[String: Contact]>([:])
     let savedState = Mutex<SyncEngine.State.Serialization?>(nil)
     let eventLog = Mutex<[String]>([])
@@ -60,15 +63,17 @@ final class TestDevice: SyncEngineDelegate {
         name: String, server: TestServer, client: TestClient, automaticallySync: Bool = false,
         state: SyncEngine.State.Serialization? = nil, credentials: Database.Credentials? = nil,
         policy: SyncScheduler.Policy = .standard, queuesEverythingOnSignIn: Bool = true,
-        keyring: Keyring = TestDevice.keyring()
+        keyring: Keyring = TestDevice.keyring(), scope: DatabaseScope = .private,
+        zone: RecordZone.ID = TestDevice.zoneID
     ) {
         self.name = name
+        self.zone = zone
         self.queuesEverythingOnSignIn = queuesEverythingOnSignIn
         savedState.withLock { $0 = state }
         var configuration = SyncEngine.Configuration(
             database: Database(
                 serverURL: URL(string: server.baseURL)!, credentials: credentials ?? .token(client.token!),
-                deviceID: name, keyring: keyring),
+                scope: scope, deviceID: name, keyring: keyring),
             stateSerialization: state, delegate: self)
         configuration.automaticallySync = automaticallySync
         // A busy machine must not hold a test's syncs back for a minute.
@@ -103,12 +108,12 @@ final class TestDevice: SyncEngineDelegate {
             contact.userModificationDate = date
             contacts[id] = contact
         }
-        engine.state.add(pendingRecordZoneChanges: [.saveRecord(Self.recordID(id))])
+        engine.state.add(pendingRecordZoneChanges: [.saveRecord(Record.ID(recordName: id, zoneID: zone))])
     }
 
     func delete(id: String) {
         contacts.withLock { _ = $0.removeValue(forKey: id) }
-        engine.state.add(pendingRecordZoneChanges: [.deleteRecord(Self.recordID(id))])
+        engine.state.add(pendingRecordZoneChanges: [.deleteRecord(Record.ID(recordName: id, zoneID: zone))])
     }
 
     static func recordID(_ id: String) -> Record.ID {
@@ -126,20 +131,24 @@ final class TestDevice: SyncEngineDelegate {
             savedState.withLock { $0 = update.stateSerialization }
         case .accountChange(let change):
             if case .signIn = change.changeType {
-                guard queuesEverythingOnSignIn else { break }
-                syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: Self.zoneID))])
+                guard queuesEverythingOnSignIn, syncEngine.database.scope == .private else { break }
+                syncEngine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: zone))])
                 let ids = contacts.withLock { Array($0.keys) }
-                syncEngine.state.add(pendingRecordZoneChanges: ids.map { .saveRecord(Self.recordID($0)) })
+                syncEngine.state.add(
+                    pendingRecordZoneChanges: ids.map { .saveRecord(Record.ID(recordName: $0, zoneID: zone)) })
             } else {
                 contacts.withLock { $0 = [:] }
             }
         case .fetchedDatabaseChanges(let changes):
             zoneDeletionReasons.withLock { $0 += changes.deletions.map(\.reason) }
-            if changes.deletions.contains(where: { $0.zoneID == Self.zoneID }) {
+            if changes.deletions.contains(where: { $0.zoneID == zone }) {
                 contacts.withLock { $0 = [:] }
             }
         case .fetchedRecordZoneChanges(let changes):
-            for modification in changes.modifications { merge(serverRecord: modification.record) }
+            // A shared zone holds its share too, as a record of type `cloudkit.share`: not a contact.
+            for modification in changes.modifications where modification.record.recordType == "Contact" {
+                merge(serverRecord: modification.record)
+            }
             fetchedRecordNames.withLock { $0 += changes.modifications.map(\.record.recordID.recordName) }
             contacts.withLock { contacts in
                 for deletion in changes.deletions { contacts[deletion.recordID.recordName] = nil }

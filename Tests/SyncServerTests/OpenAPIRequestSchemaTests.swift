@@ -139,8 +139,16 @@ struct OpenAPIRequestSchemaTests {
     // MARK: The walk
 
     /// A valid body for each operation that takes one, using every optional member the
-    /// document lists. `DATABASE_TOKEN` and `ZONE_TOKEN` stand for tokens fetched first.
+    /// document lists. `DATABASE_TOKEN` and `ZONE_TOKEN` stand for tokens fetched first,
+    /// `GRACE` for the user Ada shares her Contacts zone with and `SHARE_TOKEN` for its share.
     static let validBodies: [String: String] = [
+        "lookupUsers": #"{"usernames":["grace","nobody"]}"#,
+        "saveShare":
+            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"publicPermission":"none","participants":[{"userRecordName":"GRACE","permission":"readWrite"}],"invitationKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
+        "fetchShare": #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}"#,
+        "deleteShare": #"{"zoneID":{"zoneName":"Gone","ownerName":"__defaultOwner__"}}"#,
+        "fetchShareMetadata": #"{"token":"SHARE_TOKEN"}"#,
+        "acceptShare": #"{"token":"SHARE_TOKEN","encryptionKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
         "createAccount": #"{"username":"walker","password":"long enough"}"#,
         "createSession": #"{"username":"walker","password":"long enough"}"#,
         "listZones": "{}",
@@ -202,6 +210,16 @@ struct OpenAPIRequestSchemaTests {
         return result.sorted { $0.id < $1.id }
     }
 
+    /// Who sends an operation: nobody signed in for signing up and in, Grace for what someone
+    /// invited does, Ada for the rest.
+    static func client(for operation: String, anonymous: TestClient, ada: TestClient, grace: TestClient) -> TestClient {
+        switch operation {
+        case "createAccount", "createSession": anonymous
+        case "acceptShare", "fetchShareMetadata": grace
+        default: ada
+        }
+    }
+
     @Test("every required member is required, nothing is nullable, and every optional member is optional")
     func requestSchemasMatchTheServer() async throws {
         let document = try Self.document()
@@ -209,8 +227,13 @@ struct OpenAPIRequestSchemaTests {
         #expect(operations.count >= 8, "the walk found only \(operations.map(\.id))")
         try await withServer { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
+            let grace = try await anonymous.signedUp(username: "grace")
+            let graceID = try await grace.account().userRecordName
             try await ada.saveZones("Contacts", "Gone")
             try await ada.save([contact("Grace")])
+            let share = try await ada.saveShare(
+                SaveShareRequest(
+                    zoneID: contactsZone, participants: [.init(userRecordName: graceID, permission: .readWrite)]))
             let databaseToken = try await ada.fetchDatabaseChanges().changeToken.data.base64EncodedString()
             let zoneToken = try await ada.fetchZoneChanges(contactsZone).changeToken.data.base64EncodedString()
 
@@ -219,12 +242,14 @@ struct OpenAPIRequestSchemaTests {
                     .replacingOccurrences(of: "DATABASE_TOKEN", with: databaseToken)
                     .replacingOccurrences(of: "ZONE_TOKEN", with: zoneToken)
                     .replacingOccurrences(of: "REQUEST_ID", with: UUID().uuidString)
+                    .replacingOccurrences(of: "SHARE_TOKEN", with: share.token)
+                    .replacingOccurrences(of: "GRACE", with: graceID)
                 return try JSONSerialization.jsonObject(with: Data(text.utf8))
             }
             func send(_ operation: Operation, _ value: Any, headers: [(String, String)] = [], scope: String = "private")
                 async throws -> HTTPAnswer
             {
-                let client = operation.id == "createAccount" || operation.id == "createSession" ? anonymous : ada
+                let client = Self.client(for: operation.id, anonymous: anonymous, ada: ada, grace: grace)
                 return try await client.send(
                     operation.method, operation.path.replacingOccurrences(of: "{scope}", with: scope),
                     body: try JSONSerialization.data(withJSONObject: value), headers: headers)
@@ -282,7 +307,7 @@ struct OpenAPIRequestSchemaTests {
                     #expect(answer.error?.code == .invalidArguments)
                 }
                 if operation.bodyRequired {
-                    let client = operation.id == "createAccount" || operation.id == "createSession" ? anonymous : ada
+                    let client = Self.client(for: operation.id, anonymous: anonymous, ada: ada, grace: grace)
                     let answer = try await client.send(
                         operation.method, operation.path.replacingOccurrences(of: "{scope}", with: "private"),
                         body: Data())

@@ -84,7 +84,7 @@ public final class Keyring: Sendable, Hashable {
             writer.fieldValue(value)
             let ciphertext = cipher.seal(
                 Data(writer.bytes), recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
-                ownerName: zoneID.ownerName, fieldName: key)
+                ownerName: Self.sealingOwnerName, fieldName: key)
             sealed.replaceWithoutChange(encrypted: key, by: nil)
             sealed.replaceWithoutChange(field: key, by: .encrypted(ciphertext))
         }
@@ -103,7 +103,7 @@ public final class Keyring: Sendable, Hashable {
             do {
                 plaintext = try cipher.open(
                     ciphertext, recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
-                    ownerName: zoneID.ownerName, fieldName: key)
+                    ownerName: Self.sealingOwnerName, fieldName: key)
             } catch let error as EncryptionError {
                 throw SyncError(
                     .internalError, "the encrypted field \(key) of \(record.recordID) does not open: \(error.message)")
@@ -115,15 +115,26 @@ public final class Keyring: Sendable, Hashable {
         return opened
     }
 
+    /// The owner name sealed values are bound to. The owner names their zone with the default owner
+    /// name and a participant with the owner's user record name, so both seal with the one they share;
+    /// the zone's own key, which no other zone has, binds a value to its zone.
+    static let sealingOwnerName = RecordZone.ID.defaultOwnerName
+
     // MARK: Keys
 
     /// The zone's key: held, or unwrapped from the zone, or made now and stored with the zone
     /// (the server keeps the first key a zone gets, so racing devices agree on it).
-    private func zoneKey(for zoneID: RecordZone.ID, client: DatabaseClient) async throws -> ZoneKey {
+    func zoneKey(for zoneID: RecordZone.ID, client: DatabaseClient) async throws -> ZoneKey {
         if let key = keys.withLock({ $0.zones[zoneID] }) { return key }
         let accountKey = try await accountKey(client: client)
         guard var zone = try await client.listZones().zones.first(where: { $0.zoneID == zoneID }) else {
             throw SyncError(.zoneNotFound, "zone \(zoneID.zoneName) does not exist; save the zone first")
+        }
+        if zone.encryptionKey == nil, client.database.scope == .shared {
+            throw SyncError(
+                .notAuthenticated,
+                "this device holds no key for shared zone \(zoneID): accept the share's invitation on this device (the key travels with the invitation)"
+            )
         }
         if zone.encryptionKey == nil {
             let key = try ZoneKey.generate()
@@ -154,7 +165,7 @@ public final class Keyring: Sendable, Hashable {
 
     /// The account key: held, or derived from the passphrase and the account's settings, which
     /// this device creates when the account has none yet.
-    private func accountKey(client: DatabaseClient) async throws -> AccountKey {
+    func accountKey(client: DatabaseClient) async throws -> AccountKey {
         if let key = keys.withLock({ $0.account }) { return key }
         let key: AccountKey
         do {

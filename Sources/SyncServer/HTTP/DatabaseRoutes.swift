@@ -5,8 +5,8 @@ import SyncCore
 
 /// The routes under `/v1/databases/{scope}`: zones, records and their changes.
 ///
-/// The private database is the user's own. The shared database holds what other users share
-/// with this one; sharing is not implemented yet, so it is always empty and accepts no zones.
+/// The private database is the user's own. The shared database holds the zones other users share
+/// with this one (see `DatabaseRoutes+Shared.swift`).
 struct DatabaseRoutes {
     let store: any RecordStore
     let pushHub: PushHub
@@ -19,7 +19,7 @@ struct DatabaseRoutes {
         try DeviceID.validated(request.headers[deviceHeader], source: "the X-Device-ID header")
     }
 
-    private var limits: ServerLimits { configuration.limits }
+    var limits: ServerLimits { configuration.limits }
 
     private static func scope(_ context: SyncRequestContext) throws -> DatabaseScope {
         let name = context.parameters.get("scope") ?? ""
@@ -33,17 +33,13 @@ struct DatabaseRoutes {
         RecordZone.ID(zoneName: zoneName)
     }
 
-    private static func sharedZoneNotFound(_ zoneID: RecordZone.ID) -> SyncError {
-        SyncError(.zoneNotFound, "zone '\(zoneID.zoneName)' is not shared with you")
-    }
-
     // MARK: Zones
 
     func listZones(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let scope = try Self.scope(context)
         try await body.checkOptionalObject(in: request)
-        guard scope == .private else { return try body.response(ListZonesResponse(zones: [])) }
+        guard scope == .private else { return try await listSharedZones(user: user) }
         let zones = try await store.zones(owner: user)
         return try body.response(
             ListZonesResponse(
@@ -56,32 +52,25 @@ struct DatabaseRoutes {
         let device = try Self.deviceID(request)
         let modification = try await body.decode(ModifyZonesRequest.self, from: request)
         try RequestValidation.validate(itemCount: modification.saves.count + modification.deletes.count, limits: limits)
+        let owner = scope == .private ? user : nil
         for (index, zone) in modification.saves.enumerated() {
-            try RequestValidation.validate(zone.zoneID, owner: user, context: "saves[\(index)]")
+            try RequestValidation.validate(zone.zoneID, owner: owner, context: "saves[\(index)]")
         }
         for (index, zoneID) in modification.deletes.enumerated() {
-            try RequestValidation.validate(zoneID, owner: user, context: "deletes[\(index)]")
+            try RequestValidation.validate(zoneID, owner: owner, context: "deletes[\(index)]")
         }
-        guard scope == .private else {
-            return try body.response(
-                ModifyZonesResponse(
-                    failedZoneSaves: modification.saves.map {
-                        .init(
-                            zone: $0,
-                            error: SyncError(
-                                .permissionFailure,
-                                "zones cannot be created in the shared database; save them in the private database"))
-                    },
-                    failedZoneDeletes: modification.deletes.map {
-                        .init(zoneID: $0, error: Self.sharedZoneNotFound($0))
-                    }))
-        }
+        guard scope == .private else { return try await modifySharedZones(user: user, device: device, modification) }
+        // Participants of a zone about to be deleted lose it: they are told after.
+        let audience = try await store.audience(owner: user, zoneNames: Set(modification.deletes.map(\.zoneName)))
         let outcome = try await store.modifyZones(
             owner: user,
             saves: modification.saves.map { StoredZone(zoneName: $0.zoneID.zoneName, encryptionKey: $0.encryptionKey) },
             deletes: modification.deletes.map(\.zoneName), now: Date())
         if outcome.changed {
             await pushHub.notify(user: user, scope: .private, excludingDevice: device)
+            for participant in audience.sorted() {
+                await pushHub.notify(user: participant, scope: .shared, excludingDevice: nil)
+            }
         }
         let missing = Set(outcome.missing)
         return try body.response(
@@ -101,14 +90,9 @@ struct DatabaseRoutes {
         let scope = try Self.scope(context)
         let fetch = try await body.decode(FetchDatabaseChangesRequest.self, from: request)
         let limit = try resultsLimit(fetch.resultsLimit)
+        guard scope == .private else { return try await fetchSharedDatabaseChanges(user: user, fetch) }
         let cursor = try fetch.since.map {
             try ChangeCursor(token: $0, expecting: .database, owner: user, scope: scope, zoneName: nil)
-        }
-        guard scope == .private else {
-            return try body.response(
-                FetchDatabaseChangesResponse(
-                    modifications: [], deletions: [],
-                    changeToken: ChangeCursor.database(owner: user, scope: scope, seq: 0).token, moreComing: false))
         }
         let page = try await store.databaseChanges(owner: user, since: cursor, limit: limit)
         return try body.response(
@@ -125,20 +109,22 @@ struct DatabaseRoutes {
         let scope = try Self.scope(context)
         let device = try Self.deviceID(request)
         let modification = try await body.decode(ModifyRecordsRequest.self, from: request)
-        try RequestValidation.validate(modification, owner: user, limits: limits)
-        guard scope == .private else {
-            return try body.response(
-                ModifyRecordsResponse(
-                    failedRecordSaves: modification.saves.map {
-                        .init(recordID: $0.recordID, error: Self.sharedZoneNotFound($0.recordID.zoneID))
-                    },
-                    failedRecordDeletes: modification.deletes.map {
-                        .init(recordID: $0, error: Self.sharedZoneNotFound($0.zoneID))
-                    }))
+        try RequestValidation.validate(modification, owner: scope == .private ? user : nil, limits: limits)
+        guard scope == .private else { return try await modifySharedRecords(user: user, device: device, modification) }
+        if let share = modification.saves.first(where: {
+            $0.recordType == Share.recordType || $0.recordID.recordName == Share.zoneWideRecordName
+        })?.recordID ?? modification.deletes.first(where: { $0.recordName == Share.zoneWideRecordName }) {
+            throw SyncError(
+                .invalidArguments,
+                "record '\(share.recordName)' in zone '\(share.zoneID.zoneName)' is a share: change shares with POST /v1/shares/save and /v1/shares/delete"
+            )
         }
-        let outcome = try await store.modifyRecords(owner: user, request: modification, limits: limits, now: Date())
+        let outcome = try await store.modifyRecords(
+            owner: user, modifier: user, request: modification, limits: limits, now: Date())
         if outcome.changed {
-            await pushHub.notify(user: user, scope: .private, excludingDevice: device)
+            let zones = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.zoneName))
+            await ZoneAudience(store: store, pushHub: pushHub).notify(
+                owner: user, zoneNames: zones, by: user, device: device)
         }
         return body.response(bytes: outcome.responseBody)
     }
@@ -147,15 +133,20 @@ struct DatabaseRoutes {
         let user = try context.requireUser()
         let scope = try Self.scope(context)
         let fetch = try await body.decode(FetchZoneChangesRequest.self, from: request)
-        try RequestValidation.validate(fetch.zoneID, owner: user, context: "zoneID")
+        try RequestValidation.validate(fetch.zoneID, owner: scope == .private ? user : nil, context: "zoneID")
         let limit = try resultsLimit(fetch.resultsLimit)
-        guard scope == .private else { throw Self.sharedZoneNotFound(fetch.zoneID) }
+        guard scope == .private else { return try await fetchSharedZoneChanges(user: user, fetch, limit: limit) }
+        return try await zoneChangesResponse(owner: user, fetch: fetch, limit: limit)
+    }
+
+    /// A page of changes of `owner`'s zone, named in the answer as the request named it.
+    func zoneChangesResponse(owner: String, fetch: FetchZoneChangesRequest, limit: Int) async throws -> Response {
         let zoneName = fetch.zoneID.zoneName
         let cursor = try fetch.since.map {
-            try ChangeCursor(token: $0, expecting: .zone, owner: user, scope: scope, zoneName: zoneName)
+            try ChangeCursor(token: $0, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
         }
-        let page = try await store.zoneChanges(owner: user, zoneName: zoneName, since: cursor, limit: limit)
-        let zoneID = Self.ownZoneID(zoneName)
+        let page = try await store.zoneChanges(owner: owner, zoneName: zoneName, since: cursor, limit: limit)
+        let zoneID = owner == fetch.zoneID.ownerName ? fetch.zoneID : Self.ownZoneID(zoneName)
         // Written by hand: records dominate the body, and their stored fields splice in as they are.
         var writer = JSONWriter(capacity: 300 * (page.modifications.count + page.deletions.count + 1))
         writer.raw("{\"modifications\":")
@@ -180,18 +171,22 @@ struct DatabaseRoutes {
         let lookup = try await body.decode(LookupRecordsRequest.self, from: request)
         try RequestValidation.validate(itemCount: lookup.recordIDs.count, limits: limits)
         for (index, recordID) in lookup.recordIDs.enumerated() {
-            try RequestValidation.validate(recordID, owner: user, context: "recordIDs[\(index)]")
+            try RequestValidation.validate(
+                recordID, owner: scope == .private ? user : nil, context: "recordIDs[\(index)]")
         }
-        guard scope == .private else {
-            return try body.response(
-                LookupRecordsResponse(
-                    records: [],
-                    failures: lookup.recordIDs.map { .init(recordID: $0, error: Self.sharedZoneNotFound($0.zoneID)) }))
-        }
+        guard scope == .private else { return try await lookupSharedRecords(user: user, lookup) }
         let outcome = try await store.lookupRecords(owner: user, keys: lookup.recordIDs.map(RecordKey.init))
+        let (found, failures) = Self.lookupItems(lookup.recordIDs, outcome)
+        return try lookupResponse(found: found, failures: failures)
+    }
+
+    /// The records a lookup found, each with the zone ID the request named, and the failures.
+    static func lookupItems(_ recordIDs: [RecordValue.ID], _ outcome: LookupOutcome) -> (
+        found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure]
+    ) {
         var found: [(row: StoredRecord, zoneID: RecordZone.ID)] = []
         var failures: [LookupRecordsResponse.Failure] = []
-        for (recordID, item) in zip(lookup.recordIDs, outcome.items) {
+        for (recordID, item) in zip(recordIDs, outcome.items) {
             switch item {
             case .found(let stored): found.append((stored, recordID.zoneID))
             case .zoneNotFound:
@@ -206,6 +201,12 @@ struct DatabaseRoutes {
                         error: SyncError(.unknownItem, "record '\(recordID.recordName)' does not exist")))
             }
         }
+        return (found, failures)
+    }
+
+    func lookupResponse(found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure])
+        throws -> Response
+    {
         // Written by hand, as zone changes are: the stored fields splice in without being decoded.
         var writer = JSONWriter(capacity: 300 * (found.count + failures.count + 1))
         writer.raw("{\"records\":")

@@ -47,11 +47,11 @@ struct MeasuredRecordStore: RecordStore {
             try await base.modifyZones(owner: owner, saves: saves, deletes: deletes, now: now)
         }
     }
-    func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date) async throws
-        -> RecordModificationOutcome
-    {
+    func modifyRecords(
+        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+    ) async throws -> RecordModificationOutcome {
         try await timed("modifyRecords") {
-            try await base.modifyRecords(owner: owner, request: request, limits: limits, now: now)
+            try await base.modifyRecords(owner: owner, modifier: modifier, request: request, limits: limits, now: now)
         }
     }
     func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
@@ -83,4 +83,33 @@ struct MeasuredRecordStore: RecordStore {
             try await base.compactHistory(tombstonesBefore: tombstonesBefore, requestsBefore: requestsBefore)
         }
     }
+
+    // MARK: Shares
+
+    func saveShare(
+        owner: String, zoneName: String, now: Date, _ change: @escaping @Sendable (StoredShare?) throws -> StoredShare
+    ) async throws -> StoredShare {
+        try await timed("saveShare") { try await base.saveShare(owner: owner, zoneName: zoneName, now: now, change) }
+    }
+    func updateShare(
+        token: String, actor: String, now: Date, _ change: @escaping @Sendable (StoredShare) throws -> StoredShare
+    ) async throws -> StoredShare {
+        try await timed("updateShare") { try await base.updateShare(token: token, actor: actor, now: now, change) }
+    }
+    func deleteShare(owner: String, zoneName: String, now: Date) async throws -> StoredShare? {
+        try await timed("deleteShare") { try await base.deleteShare(owner: owner, zoneName: zoneName, now: now) }
+    }
+    func share(owner: String, zoneName: String) async throws -> StoredShare? {
+        try await timed("share") { try await base.share(owner: owner, zoneName: zoneName) }
+    }
+    func share(token: String) async throws -> StoredShare? {
+        try await timed("share") { try await base.share(token: token) }
+    }
+    func sharedZones(user: String) async throws -> [SharedZone] {
+        try await timed("sharedZones") { try await base.sharedZones(user: user) }
+    }
+    func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String> {
+        try await timed("audience") { try await base.audience(owner: owner, zoneNames: zoneNames) }
+    }
+
 }

@@ -71,6 +71,7 @@ public enum RecordModificationPlanner {
     /// - Parameters:
     ///   - request: a request that passed ``RequestValidation``.
     ///   - owner: the signed-in user's record name.
+    ///   - modifier: who makes the change, when not the owner (a participant in a shared zone).
     ///   - liveZones: which of the zones the request names exist.
     ///   - existing: the stored rows (live or tombstones) for the records the request names.
     ///   - currentSeq: the owner's change number before this request.
@@ -78,7 +79,8 @@ public enum RecordModificationPlanner {
     ///   - savedFields: each save's fields as ``FieldCoding`` encodes them, when the caller has
     ///     them already (encoding tens of thousands of fields is a large part of a save).
     public static func plan(
-        _ request: ModifyRecordsRequest, owner: String, liveZones: Set<String>, existing: [RecordKey: StoredRecord],
+        _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, liveZones: Set<String>,
+        existing: [RecordKey: StoredRecord],
         currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil
     ) throws -> Plan {
         var saveDecisions: [Decision] = []
@@ -111,6 +113,7 @@ public enum RecordModificationPlanner {
             abandon(&deleteDecisions, request.deletes)
         }
 
+        let modifier = modifier ?? owner
         var seq = currentSeq
         var plan = Plan(
             rows: [], zoneSeqs: [:], endSeq: currentSeq, saved: [], failedSaves: [], deleted: [], failedDeletes: [])
@@ -121,8 +124,9 @@ public enum RecordModificationPlanner {
                 seq += 1
                 let row = StoredRecord(
                     key: RecordKey(sent.recordID), recordType: recordType, fields: fields,
-                    changeTag: changeTag(seq), createdAt: createdAt ?? now, creator: creator ?? owner, modifiedAt: now,
-                    modifier: owner, seq: seq, isDeleted: false)
+                    changeTag: changeTag(seq), createdAt: createdAt ?? now, creator: creator ?? modifier,
+                    modifiedAt: now,
+                    modifier: modifier, seq: seq, isDeleted: false)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
                 plan.saved.append((row, sent.recordID))
@@ -139,7 +143,7 @@ public enum RecordModificationPlanner {
                 seq += 1
                 let row = StoredRecord(
                     key: RecordKey(recordID), recordType: recordType, fields: Data(), changeTag: changeTag(seq),
-                    createdAt: now, creator: owner, modifiedAt: now, modifier: owner, seq: seq, isDeleted: true)
+                    createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
                 plan.deleted.append(recordID)

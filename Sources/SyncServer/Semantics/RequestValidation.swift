@@ -3,10 +3,21 @@ import SyncCore
 /// Checks a request before anything is read or written, so that bad input changes nothing.
 /// Every check throws a ``SyncError`` whose message names the offending item.
 public enum RequestValidation {
-    /// Checks a zone ID: a valid name, owned by the signed-in user.
-    public static func validate(_ zoneID: RecordZone.ID, owner: String, context: String) throws {
+    /// Checks a zone ID: a valid name, owned by the signed-in user (`owner`; nil in the shared
+    /// database, whose zones belong to others and are checked against the user's shares).
+    public static func validate(_ zoneID: RecordZone.ID, owner: String?, context: String) throws {
         if let problem = NameRules.problem(withName: zoneID.zoneName, kind: "zone name") {
             throw SyncError(.invalidArguments, "\(context): \(problem)")
+        }
+        guard let owner else {
+            // In the shared database a zone is named with its owner's user record name.
+            if zoneID.ownerName.isEmpty || zoneID.ownerName.utf8.count > NameRules.maximumNameBytes {
+                throw SyncError(
+                    .invalidArguments,
+                    "\(context): ownerName must be 1 to \(NameRules.maximumNameBytes) bytes: the user record name of the zone's owner"
+                )
+            }
+            return
         }
         guard zoneID.ownerName == RecordZone.ID.defaultOwnerName || zoneID.ownerName == owner else {
             throw SyncError(
@@ -17,7 +28,7 @@ public enum RequestValidation {
     }
 
     /// Checks a record ID and its zone.
-    public static func validate(_ recordID: RecordValue.ID, owner: String, context: String) throws {
+    public static func validate(_ recordID: RecordValue.ID, owner: String?, context: String) throws {
         try validate(recordID.zoneID, owner: owner, context: context)
         if let problem = NameRules.problem(withName: recordID.recordName, kind: "record name") {
             throw SyncError(.invalidArguments, "\(context): \(problem)")
@@ -34,8 +45,9 @@ public enum RequestValidation {
         }
     }
 
-    /// Checks a record modification: names, types, field values, duplicates and counts.
-    public static func validate(_ request: ModifyRecordsRequest, owner: String, limits: ServerLimits) throws {
+    /// Checks a record modification: names, types, field values, duplicates and counts; zones must
+    /// be `owner`'s unless it is nil (the shared database).
+    public static func validate(_ request: ModifyRecordsRequest, owner: String?, limits: ServerLimits) throws {
         try validate(itemCount: request.saves.count + request.deletes.count, limits: limits)
         if let requestID = request.clientRequestID, requestID.isEmpty || requestID.utf8.count > 255 {
             throw SyncError(.invalidArguments, "clientRequestID must be 1 to 255 bytes long")
@@ -75,7 +87,7 @@ public enum RequestValidation {
         }
     }
 
-    private static func validate(_ value: FieldValue, owner: String, context: String, allowList: Bool) throws {
+    private static func validate(_ value: FieldValue, owner: String?, context: String, allowList: Bool) throws {
         switch value {
         case .reference(let reference):
             if let problem = NameRules.problem(withName: reference.recordID.recordName, kind: "referenced record name")

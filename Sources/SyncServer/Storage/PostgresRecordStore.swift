@@ -257,6 +257,8 @@ public final class PostgresRecordStore: RecordStore {
     ) async throws {
         try await connection.query(
             "DELETE FROM record WHERE owner = \(owner) AND zone_name = \(zoneName)", logger: logger)
+        // Its share goes with it: the participants see the zone leave their shared databases.
+        try await deleteShareRows(connection, owner: owner, zoneName: zoneName, logger: logger)
         try await connection.query(
             """
             UPDATE zone SET deleted = TRUE, deletion_reason = \(reason.rawValue), change_seq = \(seq),
@@ -267,7 +269,9 @@ public final class PostgresRecordStore: RecordStore {
 
     // MARK: Records
 
-    public func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date)
+    public func modifyRecords(
+        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+    )
         async throws -> RecordModificationOutcome
     {
         // Each save's fields are encoded once, for the replay hash and for storing.
@@ -316,7 +320,8 @@ public final class PostgresRecordStore: RecordStore {
             }
 
             let plan = try RecordModificationPlanner.plan(
-                request, owner: owner, liveZones: liveZones, existing: existing, currentSeq: currentSeq, now: at,
+                request, owner: owner, modifier: modifier, liveZones: liveZones, existing: existing,
+                currentSeq: currentSeq, now: at,
                 limits: limits, savedFields: savedFields)
             if !plan.rows.isEmpty {
                 try await Self.upsert(plan.rows, owner: owner, connection, logger: self.logger)
@@ -343,7 +348,7 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Writes record rows in one statement, a column per array (a request has no key twice: validation
     /// refuses that before).
-    private static func upsert(
+    static func upsert(
         _ rows: [StoredRecord], owner: String, _ connection: PostgresConnection, logger: Logger
     ) async throws {
         try await connection.query(
@@ -502,7 +507,7 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// Whether the zone exists and is not deleted.
-    private static func zoneIsLive(
+    static func zoneIsLive(
         _ connection: PostgresConnection, owner: String, zoneName: String, logger: Logger
     ) async throws -> Bool {
         try await !connection.query(
@@ -538,10 +543,10 @@ public final class PostgresRecordStore: RecordStore {
             "UPDATE account SET change_seq = \(seq) WHERE user_record_name = \(owner)", logger: logger)
     }
 
-    private static let recordColumns =
+    static let recordColumns =
         "zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted"
 
-    private static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
+    static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
         async throws -> [StoredRecord]
     {
         var records: [StoredRecord] = []

@@ -100,7 +100,38 @@ enum PostgresSchema {
                     created_at BIGINT NOT NULL
                 )
                 """,
-            ])
+            ]),
+        Migration(
+            version: 2, name: "shares",
+            statements: [
+                """
+                CREATE TABLE share (
+                    owner TEXT NOT NULL,
+                    zone_name TEXT NOT NULL,
+                    token TEXT NOT NULL UNIQUE,
+                    public_permission TEXT NOT NULL,
+                    invitation_key_version BIGINT,
+                    invitation_key BYTEA,
+                    PRIMARY KEY (owner, zone_name)
+                )
+                """,
+                """
+                CREATE TABLE share_participant (
+                    owner TEXT NOT NULL,
+                    zone_name TEXT NOT NULL,
+                    position BIGINT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    username TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    permission TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    key_version BIGINT,
+                    wrapped_key BYTEA,
+                    PRIMARY KEY (owner, zone_name, user_record_name)
+                )
+                """,
+                "CREATE INDEX share_participant_by_user ON share_participant(user_record_name, status)",
+            ]),
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

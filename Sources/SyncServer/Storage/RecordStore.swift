@@ -7,8 +7,9 @@ import SyncCore
 /// ``RecordModificationPlanner`` and writes the plan back, all in one transaction. That way
 /// every backend (SQLite now, PostgreSQL later) applies exactly the same semantics.
 ///
-/// `owner` is always the signed-in user's record name; a store never reads across owners.
-public protocol RecordStore: Sendable {
+/// `owner` is the user whose data a call reads or changes: the signed-in user, or the owner of a zone
+/// shared with them once the routes have checked that they may; a store never reads across owners.
+public protocol RecordStore: Sendable, ShareStore {
     /// Adds an account. Throws `constraintViolation` when the username is taken (case-insensitively).
     func createAccount(_ account: StoredAccount) async throws
     /// The account with this username, compared case-insensitively.
@@ -37,8 +38,11 @@ public protocol RecordStore: Sendable {
     /// wins, so that devices creating a zone at once agree on its key).
     func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
         -> ZoneModificationOutcome
-    /// Applies a validated record modification with CloudKit's semantics.
-    func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date) async throws
+    /// Applies a validated record modification with CloudKit's semantics; `modifier` is the user making
+    /// it (the owner, or a participant writing to a shared zone).
+    func modifyRecords(
+        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+    ) async throws
         -> RecordModificationOutcome
     /// Zones changed since a cursor, oldest change first.
     func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage

@@ -151,6 +151,9 @@ public final class SQLiteRecordStore: RecordStore {
                     CREATE INDEX record_by_change ON record(owner, zone_name, seq);
                     """)
         }
+        migrator.registerMigration("v5: shares") { db in
+            try db.execute(sql: SQLiteRecordStore.shareTables)
+        }
         return migrator
     }
 
@@ -321,6 +324,8 @@ public final class SQLiteRecordStore: RecordStore {
         _ db: Database, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64, now: Date
     ) throws {
         try db.execute(sql: "DELETE FROM record WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+        // Its share goes with it: the participants see the zone leave their shared databases.
+        try deleteShareRows(db, owner: owner, zoneName: zoneName)
         try db.execute(
             sql: """
                 UPDATE zone SET deleted = 1, deletion_reason = ?, change_seq = ?, modified_at = ?,
@@ -337,7 +342,9 @@ public final class SQLiteRecordStore: RecordStore {
 
     // MARK: Records
 
-    public func modifyRecords(owner: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date)
+    public func modifyRecords(
+        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+    )
         async throws -> RecordModificationOutcome
     {
         // Each save's fields are encoded once, for the replay hash and for storing.
@@ -374,21 +381,11 @@ public final class SQLiteRecordStore: RecordStore {
 
             let currentSeq = try Self.changeSeq(db, owner: owner)
             let plan = try RecordModificationPlanner.plan(
-                request, owner: owner, liveZones: liveZones, existing: existing, currentSeq: currentSeq,
+                request, owner: owner, modifier: modifier, liveZones: liveZones, existing: existing,
+                currentSeq: currentSeq,
                 now: now.millisecondsSince1970, limits: limits, savedFields: savedFields)
 
-            let upsert = try db.cachedStatement(
-                sql: """
-                    INSERT OR REPLACE INTO record
-                    (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for row in plan.rows {
-                try upsert.execute(arguments: [
-                    owner, row.key.zoneName, row.key.recordName, row.recordType, row.fields, row.changeTag,
-                    row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted,
-                ])
-            }
+            try Self.upsert(plan.rows, owner: owner, db)
             for (zoneName, seq) in plan.zoneSeqs {
                 try db.execute(
                     sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
@@ -500,8 +497,24 @@ public final class SQLiteRecordStore: RecordStore {
 
     // MARK: Helpers
 
+    /// Writes record rows (new ones, new versions, tombstones) as they are.
+    static func upsert(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
+        let upsert = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO record
+                (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for row in rows {
+            try upsert.execute(arguments: [
+                owner, row.key.zoneName, row.key.recordName, row.recordType, row.fields, row.changeTag,
+                row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted,
+            ])
+        }
+    }
+
     /// Whether the zone exists and is not deleted.
-    private static func zoneIsLive(_ db: Database, owner: String, zoneName: String) throws -> Bool {
+    static func zoneIsLive(_ db: Database, owner: String, zoneName: String) throws -> Bool {
         try Bool.fetchOne(
             db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
             == true
@@ -525,7 +538,7 @@ public final class SQLiteRecordStore: RecordStore {
         try db.execute(sql: "UPDATE account SET change_seq = ? WHERE user_record_name = ?", arguments: [seq, owner])
     }
 
-    private static func record(from row: Row) -> StoredRecord {
+    static func record(from row: Row) -> StoredRecord {
         StoredRecord(
             key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]),
             recordType: row["record_type"], fields: row["fields"], changeTag: row["change_tag"],

@@ -1,0 +1,34 @@
+import Foundation
+import NIOHTTP1
+import SyncCore
+
+/// The server's share routes (`/v1/shares/…`, `/v1/users/lookup`), which belong to no database.
+extension DatabaseClient {
+    private func post<Response: Decodable>(_ path: String, _ body: some Encodable) async throws -> Response {
+        try decode(Response.self, try await send(.POST, path, body: Array(try JSONEncoder().encode(body))))
+    }
+
+    package func lookupUsers(_ request: LookupUsersRequest) async throws -> LookupUsersResponse {
+        try await post("/v1/users/lookup", request)
+    }
+
+    package func saveShare(_ request: SaveShareRequest) async throws -> Share {
+        try await post("/v1/shares/save", request)
+    }
+
+    package func fetchShare(_ request: ShareZoneRequest) async throws -> Share {
+        try await post("/v1/shares/fetch", request)
+    }
+
+    package func deleteShare(_ request: ShareZoneRequest) async throws {
+        _ = try await send(.POST, "/v1/shares/delete", body: Array(try JSONEncoder().encode(request)))
+    }
+
+    package func shareMetadata(_ request: ShareTokenRequest) async throws -> ShareMetadata {
+        try await post("/v1/shares/metadata", request)
+    }
+
+    package func acceptShare(_ request: ShareTokenRequest) async throws -> ShareMetadata {
+        try await post("/v1/shares/accept", request)
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Hummingbird
+import SyncCore
+
+/// The shared database: the zones other users shared with the caller and the caller accepted,
+/// named with their owners' user record names. Every request is checked against the caller's
+/// shares first; a zone they cannot see answers as one that does not exist.
+extension DatabaseRoutes {
+    private func sharedZones(_ user: String) async throws -> [RecordZone.ID: SharedZone] {
+        Dictionary(
+            try await store.sharedZones(user: user).map { ($0.zoneID, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    static func notShared(_ zoneID: RecordZone.ID) -> SyncError {
+        SyncError(
+            .zoneNotFound,
+            "zone '\(zoneID.zoneName)' of '\(zoneID.ownerName)' is not shared with you (or no longer); ask its owner to share it"
+        )
+    }
+
+    static func readOnly(_ zoneID: RecordZone.ID) -> SyncError {
+        SyncError(
+            .permissionFailure,
+            "zone '\(zoneID.zoneName)' is shared with you read-only; ask its owner for read-write access to change it")
+    }
+
+    func listSharedZones(user: String) async throws -> Response {
+        try body.response(
+            ListZonesResponse(
+                zones: try await store.sharedZones(user: user).map {
+                    RecordZone(zoneID: $0.zoneID, encryptionKey: $0.encryptionKey)
+                }))
+    }
+
+    /// Saves are refused (zones are created by their owners); deleting a zone leaves its share.
+    func modifySharedZones(user: String, device: String?, _ modification: ModifyZonesRequest) async throws
+        -> Response
+    {
+        let shared = try await sharedZones(user)
+        var response = ModifyZonesResponse(
+            failedZoneSaves: modification.saves.map {
+                .init(
+                    zone: $0,
+                    error: SyncError(
+                        .permissionFailure,
+                        "zones cannot be created in the shared database; save them in the private database"))
+            })
+        for zoneID in modification.deletes {
+            guard shared[zoneID] != nil else {
+                response.failedZoneDeletes.append(.init(zoneID: zoneID, error: Self.notShared(zoneID)))
+                continue
+            }
+            try await leave(zoneID, user: user, device: device)
+            response.deletedZoneIDs.append(zoneID)
+        }
+        return try body.response(response)
+    }
+
+    /// Leaves the share of a zone shared with `user`, and tells whoever can see it.
+    private func leave(_ zoneID: RecordZone.ID, user: String, device: String?) async throws {
+        guard let share = try await store.share(owner: zoneID.ownerName, zoneName: zoneID.zoneName) else { return }
+        _ = try await store.updateShare(token: share.token, actor: user, now: Date()) {
+            try ShareRules.left($0, by: user)
+        }
+        await ZoneAudience(store: store, pushHub: pushHub).notify(
+            owner: zoneID.ownerName, zoneNames: [zoneID.zoneName], by: user, device: device)
+        await pushHub.notify(user: user, scope: .shared, excludingDevice: device)
+    }
+
+    func fetchSharedDatabaseChanges(user: String, _ fetch: FetchDatabaseChangesRequest) async throws -> Response {
+        let cursor = try fetch.since.map { try SharedDatabaseCursor(token: $0, user: user) }
+        let zones = try await store.sharedZones(user: user)
+        let (modified, deleted) = cursor?.changes(now: zones) ?? (zones.map(\.zoneID), [])
+        return try body.response(
+            FetchDatabaseChangesResponse(
+                modifications: modified, deletions: deleted.map { .init(zoneID: $0, reason: .deleted) },
+                changeToken: SharedDatabaseCursor(user: user, zones: zones).token, moreComing: false))
+    }
+
+    /// Checks every item against the caller's shares, writes what they may write as its owner's
+    /// change made by them, and answers the rest with its error.
+    func modifySharedRecords(user: String, device: String?, _ modification: ModifyRecordsRequest) async throws
+        -> Response
+    {
+        let owners = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.ownerName))
+        guard owners.count <= 1 else {
+            throw SyncError(
+                .invalidArguments,
+                "this request changes zones of \(owners.count) owners; send each owner's zones in a request of its own")
+        }
+        let shared = try await sharedZones(user)
+        func refusal(_ recordID: RecordValue.ID, isShare: Bool) -> SyncError? {
+            guard let zone = shared[recordID.zoneID] else { return Self.notShared(recordID.zoneID) }
+            if isShare {
+                return SyncError(
+                    .permissionFailure,
+                    "only the owner changes a share; to leave it, delete the zone from your shared database")
+            }
+            return zone.permission == .readWrite ? nil : Self.readOnly(recordID.zoneID)
+        }
+        var allowed = modification
+        allowed.saves = []
+        allowed.deletes = []
+        var refused = ModifyRecordsResponse()
+        var leaving: [RecordValue.ID] = []
+        for record in modification.saves {
+            let isShare =
+                record.recordType == Share.recordType || record.recordID.recordName == Share.zoneWideRecordName
+            if let error = refusal(record.recordID, isShare: isShare) {
+                refused.failedRecordSaves.append(.init(recordID: record.recordID, error: error))
+            } else {
+                allowed.saves.append(record)
+            }
+        }
+        for recordID in modification.deletes {
+            // Deleting the share from one's shared database is leaving it.
+            if recordID.recordName == Share.zoneWideRecordName, shared[recordID.zoneID] != nil {
+                leaving.append(recordID)
+            } else if let error = refusal(recordID, isShare: false) {
+                refused.failedRecordDeletes.append(.init(recordID: recordID, error: error))
+            } else {
+                allowed.deletes.append(recordID)
+            }
+        }
+        if modification.atomic { Self.abandonAtomicZones(of: &allowed, refused: &refused) }
+        var response = refused
+        if let owner = owners.first, !allowed.saves.isEmpty || !allowed.deletes.isEmpty {
+            // Request IDs are kept per owner: a participant's never meets the owner's or another's.
+            allowed.clientRequestID = modification.clientRequestID.map { "\(user)/\($0)" }
+            let outcome = try await store.modifyRecords(
+                owner: owner, modifier: user, request: allowed, limits: limits, now: Date())
+            let written = try JSONReader.decode(ModifyRecordsResponse.self, from: Data(outcome.responseBody))
+            // The store answers with the record IDs as sent, which name the zone as the participant does.
+            response.savedRecords = written.savedRecords
+            response.deletedRecordIDs = written.deletedRecordIDs
+            response.failedRecordSaves += written.failedRecordSaves
+            response.failedRecordDeletes += written.failedRecordDeletes
+            if outcome.changed {
+                let zones = Set((allowed.saves.map(\.recordID) + allowed.deletes).map(\.zoneID.zoneName))
+                await ZoneAudience(store: store, pushHub: pushHub).notify(
+                    owner: owner, zoneNames: zones, by: user, device: device)
+            }
+        }
+        for recordID in leaving {
+            try await leave(recordID.zoneID, user: user, device: device)
+            response.deletedRecordIDs.append(recordID)
+        }
+        return try body.response(response)
+    }
+
+    /// In an atomic request, a zone with a refused item applies nothing.
+    private static func abandonAtomicZones(of allowed: inout ModifyRecordsRequest, refused: inout ModifyRecordsResponse)
+    {
+        let failedZones = Set(
+            (refused.failedRecordSaves.map(\.recordID) + refused.failedRecordDeletes.map(\.recordID)).map(\.zoneID))
+        guard !failedZones.isEmpty else { return }
+        let abandoned = { (zoneID: RecordZone.ID) in
+            SyncError(
+                .batchRequestFailed,
+                "not applied: another item in atomic zone '\(zoneID.zoneName)' failed; fix that item and send the batch again"
+            )
+        }
+        for record in allowed.saves where failedZones.contains(record.recordID.zoneID) {
+            refused.failedRecordSaves.append(.init(recordID: record.recordID, error: abandoned(record.recordID.zoneID)))
+        }
+        for recordID in allowed.deletes where failedZones.contains(recordID.zoneID) {
+            refused.failedRecordDeletes.append(.init(recordID: recordID, error: abandoned(recordID.zoneID)))
+        }
+        allowed.saves.removeAll { failedZones.contains($0.recordID.zoneID) }
+        allowed.deletes.removeAll { failedZones.contains($0.zoneID) }
+    }
+
+    func fetchSharedZoneChanges(user: String, _ fetch: FetchZoneChangesRequest, limit: Int) async throws -> Response {
+        guard try await sharedZones(user)[fetch.zoneID] != nil else { throw Self.notShared(fetch.zoneID) }
+        return try await zoneChangesResponse(owner: fetch.zoneID.ownerName, fetch: fetch, limit: limit)
+    }
+
+    func lookupSharedRecords(user: String, _ lookup: LookupRecordsRequest) async throws -> Response {
+        let shared = try await sharedZones(user)
+        var owned: [String: [RecordValue.ID]] = [:]
+        var failures: [LookupRecordsResponse.Failure] = []
+        for recordID in lookup.recordIDs {
+            if shared[recordID.zoneID] != nil {
+                owned[recordID.zoneID.ownerName, default: []].append(recordID)
+            } else {
+                failures.append(.init(recordID: recordID, error: Self.notShared(recordID.zoneID)))
+            }
+        }
+        var found: [(row: StoredRecord, zoneID: RecordZone.ID)] = []
+        for (owner, recordIDs) in owned.sorted(by: { $0.key < $1.key }) {
+            let outcome = try await store.lookupRecords(owner: owner, keys: recordIDs.map(RecordKey.init))
+            let (rows, missing) = Self.lookupItems(recordIDs, outcome)
+            found += rows
+            failures += missing
+        }
+        return try lookupResponse(found: found, failures: failures)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Hummingbird
+import SyncCore
+
+/// The routes under `/v1/shares` and `/v1/users`: an owner shares a zone of their private database
+/// with other accounts; the people invited open the share's URL, read what it is and accept it,
+/// which puts the zone in their shared database.
+struct ShareRoutes {
+    let store: any RecordStore
+    let pushHub: PushHub
+    let body: BodyCoding
+
+    private var audience: ZoneAudience { ZoneAudience(store: store, pushHub: pushHub) }
+
+    /// `POST /v1/users/lookup`: accounts by name, to invite them.
+    func lookupUsers(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        _ = try context.requireUser()
+        let lookup = try await body.decode(LookupUsersRequest.self, from: request)
+        guard lookup.usernames.count <= Share.maximumParticipants else {
+            throw SyncError(
+                .invalidArguments,
+                "usernames: look up at most \(Share.maximumParticipants) names at once (a share's most participants); this request has \(lookup.usernames.count)"
+            )
+        }
+        var response = LookupUsersResponse(users: [], failures: [])
+        for username in lookup.usernames {
+            if username.isEmpty || username.utf8.count > 255 {
+                response.failures.append(
+                    .init(username: username, error: SyncError(.invalidArguments, "an account name is 1 to 255 bytes")))
+            } else if let account = try await store.account(username: username) {
+                response.users.append(AccountInfo(userRecordName: account.userRecordName, username: account.username))
+            } else {
+                response.failures.append(
+                    .init(
+                        username: username,
+                        error: SyncError(.unknownItem, "there is no account named '\(username)'; check the spelling")))
+            }
+        }
+        return try body.response(response)
+    }
+
+    /// `POST /v1/shares/save`: shares a zone of the caller's, or changes who it is shared with.
+    func save(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let device = try DeviceID.validated(
+            request.headers[DatabaseRoutes.deviceHeader], source: "the X-Device-ID header")
+        let save = try await body.decode(SaveShareRequest.self, from: request)
+        try RequestValidation.validate(save.zoneID, owner: user, context: "zoneID")
+        guard save.participants.count < Share.maximumParticipants else {
+            throw SyncError(
+                .tooManyParticipants,
+                "a share holds at most \(Share.maximumParticipants) participants, its owner included; this one would have \(save.participants.count + 1)"
+            )
+        }
+        guard let owner = try await store.account(userRecordName: user) else {
+            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+        }
+        var invitees: [(account: AccountInfo, permission: ShareParticipant.Permission)] = []
+        var seen: Set<String> = [user]
+        for (index, invitee) in save.participants.enumerated() {
+            guard invitee.permission != .none else {
+                throw SyncError(
+                    .invalidArguments,
+                    "participants[\(index)]: permission 'none' invites nobody; give readOnly or readWrite, or leave them out"
+                )
+            }
+            guard (1...NameRules.maximumNameBytes).contains(invitee.userRecordName.utf8.count) else {
+                throw SyncError(
+                    .invalidArguments,
+                    "participants[\(index)].userRecordName must be 1 to \(NameRules.maximumNameBytes) bytes; look people up with POST /v1/users/lookup"
+                )
+            }
+            guard seen.insert(invitee.userRecordName).inserted else {
+                throw SyncError(
+                    .invalidArguments,
+                    invitee.userRecordName == user
+                        ? "participants[\(index)]: you own the share; list only the people you share it with"
+                        : "participants[\(index)]: '\(invitee.userRecordName)' appears twice; list each person once")
+            }
+            guard let account = try await store.account(userRecordName: invitee.userRecordName)
+            else {
+                throw SyncError(
+                    .unknownItem,
+                    "participants[\(index)]: there is no user '\(invitee.userRecordName)'; look people up by account name with POST /v1/users/lookup"
+                )
+            }
+            invitees.append(
+                (AccountInfo(userRecordName: account.userRecordName, username: account.username), invitee.permission))
+        }
+        let ownerInfo = AccountInfo(userRecordName: owner.userRecordName, username: owner.username)
+        let zoneName = save.zoneID.zoneName
+        let before = try await store.share(owner: user, zoneName: zoneName)
+        let share = try await store.saveShare(owner: user, zoneName: zoneName, now: Date()) { [invitees] existing in
+            ShareRules.saved(
+                existing: existing, owner: ownerInfo, zoneName: zoneName, publicPermission: save.publicPermission,
+                invitees: invitees, invitationKey: save.invitationKey)
+        }
+        await audience.notify(owner: user, zoneNames: [zoneName], by: user, device: device)
+        // Those who lost the zone no longer hear of it through its audience.
+        for lost in Self.accepted(before).subtracting(Self.accepted(share)).sorted() {
+            await pushHub.notify(user: lost, scope: .shared, excludingDevice: nil)
+        }
+        return try body.response(ShareRules.wire(share, zoneID: save.zoneID))
+    }
+
+    /// `POST /v1/shares/fetch`: the share of a zone of the caller's.
+    func fetch(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let fetch = try await body.decode(ShareZoneRequest.self, from: request)
+        try RequestValidation.validate(fetch.zoneID, owner: user, context: "zoneID")
+        guard let share = try await store.share(owner: user, zoneName: fetch.zoneID.zoneName) else {
+            throw SyncError(.unknownItem, "zone '\(fetch.zoneID.zoneName)' is not shared")
+        }
+        return try body.response(ShareRules.wire(share, zoneID: fetch.zoneID))
+    }
+
+    /// `POST /v1/shares/delete`: stops sharing a zone of the caller's; it leaves every participant's
+    /// shared database.
+    func delete(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let device = try DeviceID.validated(
+            request.headers[DatabaseRoutes.deviceHeader], source: "the X-Device-ID header")
+        let delete = try await body.decode(ShareZoneRequest.self, from: request)
+        try RequestValidation.validate(delete.zoneID, owner: user, context: "zoneID")
+        // Deleting the share of a zone that is not shared succeeds, as deleting a missing record does.
+        guard let deleted = try await store.deleteShare(owner: user, zoneName: delete.zoneID.zoneName, now: Date())
+        else { return try body.response(EmptyResponse()) }
+        let lost = Self.accepted(deleted)
+        await pushHub.notify(user: user, scope: .private, excludingDevice: device)
+        for participant in lost.sorted() {
+            await pushHub.notify(user: participant, scope: .shared, excludingDevice: nil)
+        }
+        return try body.response(EmptyResponse())
+    }
+
+    /// `POST /v1/shares/metadata`: what a share's URL opens, for someone it is open to.
+    func metadata(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let lookup = try await body.decode(ShareTokenRequest.self, from: request)
+        guard ShareRules.isWellFormed(token: lookup.token), let share = try await store.share(token: lookup.token)
+        else { throw ShareRules.notOpen }
+        return try body.response(try await metadata(of: share, for: user))
+    }
+
+    /// `POST /v1/shares/accept`: joins a share; its zone appears in the caller's shared database.
+    func accept(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let device = try DeviceID.validated(
+            request.headers[DatabaseRoutes.deviceHeader], source: "the X-Device-ID header")
+        let accept = try await body.decode(ShareTokenRequest.self, from: request)
+        guard ShareRules.isWellFormed(token: accept.token) else { throw ShareRules.notOpen }
+        guard let account = try await store.account(userRecordName: user) else {
+            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+        }
+        let identity = AccountInfo(userRecordName: account.userRecordName, username: account.username)
+        let share = try await store.updateShare(token: accept.token, actor: user, now: Date()) {
+            try ShareRules.accepted($0, by: identity, key: accept.encryptionKey)
+        }
+        await audience.notify(owner: share.owner, zoneNames: [share.zoneName], by: user, device: device)
+        return try body.response(try await metadata(of: share, for: user))
+    }
+
+    private func metadata(of share: StoredShare, for user: String) async throws -> ShareMetadata {
+        let participant = share.participant(user)
+        let role: ShareParticipant.Role
+        let permission: ShareParticipant.Permission
+        let status: ShareParticipant.AcceptanceStatus
+        if let participant, participant.status != .removed || share.publicPermission != .none {
+            role = participant.role
+            permission = participant.role == .publicUser ? share.publicPermission : participant.permission
+            status = participant.status == .removed ? .pending : participant.status
+        } else if participant == nil, share.publicPermission != .none {
+            (role, permission, status) = (.publicUser, share.publicPermission, .pending)
+        } else {
+            throw ShareRules.notOpen
+        }
+        guard let owner = share.participants.first(where: { $0.role == .owner }) else { throw ShareRules.notOpen }
+        return ShareMetadata(
+            share: ShareRules.wire(share, zoneID: RecordZone.ID(zoneName: share.zoneName, ownerName: share.owner)),
+            ownerIdentity: AccountInfo(userRecordName: owner.userRecordName, username: owner.username),
+            participantRole: role, participantPermission: permission, participantStatus: status)
+    }
+
+    private static func accepted(_ share: StoredShare?) -> Set<String> {
+        Set(
+            (share?.participants ?? []).filter { $0.role != .owner && $0.status == .accepted }.map(\.userRecordName))
+    }
+}
+
+private struct EmptyResponse: Encodable {}

@@ -1,0 +1,156 @@
+import Foundation
+import SyncCore
+
+/// What saving, accepting and leaving a zone-wide share do, whatever the store.
+public enum ShareRules {
+    /// A new share URL's secret: 128 random bits, URL-safe base64 without padding.
+    static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Whether `token` could be one of ours: anything else is not looked up.
+    static func isWellFormed(token: String) -> Bool {
+        token.utf8.count == 22
+            && token.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F
+            }
+    }
+
+    /// The share after its owner saved it: the owner first; the people invited, each keeping the
+    /// acceptance they had (someone invited again after leaving is pending again); people no
+    /// longer invited are gone, public users stay while the share is public.
+    ///
+    /// - Parameter invitees: the accounts invited, already looked up, in the request's order.
+    static func saved(
+        existing: StoredShare?, owner: AccountInfo, zoneName: String, publicPermission: ShareParticipant.Permission,
+        invitees: [(account: AccountInfo, permission: ShareParticipant.Permission)],
+        invitationKey: RecordZone.EncryptionKey?
+    ) -> StoredShare {
+        var participants = [
+            StoredParticipant(
+                userRecordName: owner.userRecordName, username: owner.username, role: .owner, permission: .readWrite,
+                status: .accepted)
+        ]
+        for (account, permission) in invitees {
+            var participant = StoredParticipant(
+                userRecordName: account.userRecordName, username: account.username, role: .privateUser,
+                permission: permission, status: .pending)
+            if let kept = existing?.participant(account.userRecordName), kept.status != .removed {
+                participant.status = kept.status
+                participant.encryptionKey = kept.encryptionKey
+            }
+            participants.append(participant)
+        }
+        if publicPermission != .none {
+            let listed = Set(participants.map(\.userRecordName))
+            for var joined in existing?.participants ?? []
+            where joined.role == .publicUser && joined.status == .accepted && !listed.contains(joined.userRecordName) {
+                joined.permission = publicPermission
+                participants.append(joined)
+            }
+        }
+        return StoredShare(
+            owner: owner.userRecordName, zoneName: zoneName, token: existing?.token ?? newToken(),
+            publicPermission: publicPermission, invitationKey: invitationKey ?? existing?.invitationKey,
+            participants: participants)
+    }
+
+    /// The share after `user` accepted it: an invited participant becomes accepted; anyone else
+    /// joins as a public user when the share is public. Throws `unknownItem` for anyone else (a
+    /// stranger learns nothing, not even that the share exists).
+    static func accepted(_ share: StoredShare, by user: AccountInfo, key: RecordZone.EncryptionKey?) throws
+        -> StoredShare
+    {
+        var share = share
+        if let index = share.participants.firstIndex(where: { $0.userRecordName == user.userRecordName }) {
+            let participant = share.participants[index]
+            guard participant.role != .owner else {
+                throw SyncError(.invalidArguments, "you own this share; only people you share it with accept it")
+            }
+            if participant.status == .removed && share.publicPermission == .none {
+                throw notOpen
+            }
+            share.participants[index].status = .accepted
+            if participant.role == .publicUser { share.participants[index].permission = share.publicPermission }
+            share.participants[index].encryptionKey = key ?? participant.encryptionKey
+            return share
+        }
+        guard share.publicPermission != .none else { throw notOpen }
+        guard share.participants.count < Share.maximumParticipants else {
+            throw SyncError(
+                .tooManyParticipants,
+                "this share has \(Share.maximumParticipants) participants, the most a share holds; ask its owner to remove someone"
+            )
+        }
+        share.participants.append(
+            StoredParticipant(
+                userRecordName: user.userRecordName, username: user.username, role: .publicUser,
+                permission: share.publicPermission, status: .accepted, encryptionKey: key))
+        return share
+    }
+
+    /// The share after `user` left it. Throws `unknownItem` when they were not in it.
+    static func left(_ share: StoredShare, by user: String) throws -> StoredShare {
+        var share = share
+        guard let index = share.participants.firstIndex(where: { $0.userRecordName == user && $0.role != .owner })
+        else { throw notOpen }
+        share.participants[index].status = .removed
+        share.participants[index].encryptionKey = nil
+        return share
+    }
+
+    /// The answer for a share someone may not open: the same as for one that does not exist.
+    static let notOpen = SyncError(
+        .unknownItem, "there is no share with this URL open to you; ask its owner for a new invitation")
+
+    /// What `user` may do in a zone of this share: nil unless they accepted it.
+    static func permission(of user: String, in share: StoredShare) -> ShareParticipant.Permission? {
+        guard let participant = share.participant(user), participant.status == .accepted else { return nil }
+        return participant.permission
+    }
+
+    /// The share as clients see it; `zoneID` names the zone as the reader knows it.
+    static func wire(_ share: StoredShare, zoneID: RecordZone.ID) -> Share {
+        Share(
+            zoneID: zoneID, token: share.token, publicPermission: share.publicPermission,
+            participants: share.participants.map(wire), invitationKey: share.invitationKey)
+    }
+
+    static func wire(_ participant: StoredParticipant) -> ShareParticipant {
+        ShareParticipant(
+            userRecordName: participant.userRecordName, username: participant.username, role: participant.role,
+            permission: participant.permission, acceptanceStatus: participant.status)
+    }
+
+    /// The share's record in its zone: a `cloudkit.share` named `cloudkit.zoneshare`, whose fields
+    /// say what the share is (the participants as JSON strings, owner first).
+    static func recordFields(_ share: StoredShare) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let participants = share.participants.map { participant in
+            // Encoding a struct of strings cannot fail.
+            FieldValue.string(
+                String(decoding: (try? encoder.encode(wire(participant))) ?? Data(), as: UTF8.self))
+        }
+        return FieldCoding.encode([
+            "publicPermission": .string(share.publicPermission.rawValue),
+            "participants": .list(participants),
+        ])
+    }
+
+    /// The row that writes the share's record (or its tombstone, when `share` is nil) at `seq`.
+    static func record(
+        of share: StoredShare?, zoneName: String, previous: StoredRecord?, actor: String, seq: Int64, now: Int64
+    ) -> StoredRecord {
+        let live = previous.flatMap { $0.isDeleted ? nil : $0 }
+        return StoredRecord(
+            key: RecordKey(zoneName: zoneName, recordName: Share.zoneWideRecordName), recordType: Share.recordType,
+            fields: share.map(recordFields) ?? Data(), changeTag: RecordModificationPlanner.changeTag(seq),
+            createdAt: live?.createdAt ?? now, creator: live?.creator ?? actor, modifiedAt: now, modifier: actor,
+            seq: seq, isDeleted: share == nil)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// Zone-wide shares in the SQLite file: a row per share, a row per participant.
+extension SQLiteRecordStore: ShareStore {
+    static let shareTables = """
+        CREATE TABLE share (
+            owner TEXT NOT NULL,
+            zone_name TEXT NOT NULL,
+            token TEXT NOT NULL UNIQUE,
+            public_permission TEXT NOT NULL,
+            invitation_key_version INTEGER,
+            invitation_key BLOB,
+            PRIMARY KEY (owner, zone_name)
+        ) WITHOUT ROWID;
+        CREATE TABLE share_participant (
+            owner TEXT NOT NULL,
+            zone_name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            user_record_name TEXT NOT NULL,
+            username TEXT NOT NULL,
+            role TEXT NOT NULL,
+            permission TEXT NOT NULL,
+            status TEXT NOT NULL,
+            key_version INTEGER,
+            wrapped_key BLOB,
+            PRIMARY KEY (owner, zone_name, user_record_name)
+        ) WITHOUT ROWID;
+        CREATE INDEX share_participant_by_user ON share_participant(user_record_name, status);
+        """
+
+    public func saveShare(
+        owner: String, zoneName: String, now: Date, _ change: @escaping @Sendable (StoredShare?) throws -> StoredShare
+    ) async throws -> StoredShare {
+        try await pool.write { db in
+            guard try Self.zoneIsLive(db, owner: owner, zoneName: zoneName) else {
+                throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist; save the zone before sharing it")
+            }
+            let share = try change(try Self.loadShare(db, owner: owner, zoneName: zoneName))
+            try Self.write(share, actor: owner, now: now, db)
+            return share
+        }
+    }
+
+    public func updateShare(
+        token: String, actor: String, now: Date, _ change: @escaping @Sendable (StoredShare) throws -> StoredShare
+    ) async throws -> StoredShare {
+        try await pool.write { db in
+            guard let stored = try Self.loadShare(db, token: token) else { throw ShareRules.notOpen }
+            let share = try change(stored)
+            try Self.write(share, actor: actor, now: now, db)
+            return share
+        }
+    }
+
+    public func deleteShare(owner: String, zoneName: String, now: Date) async throws -> StoredShare? {
+        try await pool.write { db in
+            guard let share = try Self.loadShare(db, owner: owner, zoneName: zoneName) else { return nil }
+            try Self.deleteShareRows(db, owner: owner, zoneName: zoneName)
+            try Self.writeShareRecord(nil, owner: owner, zoneName: zoneName, actor: owner, now: now, db)
+            return share
+        }
+    }
+
+    public func share(owner: String, zoneName: String) async throws -> StoredShare? {
+        try await pool.read { db in try Self.loadShare(db, owner: owner, zoneName: zoneName) }
+    }
+
+    public func share(token: String) async throws -> StoredShare? {
+        try await pool.read { db in try Self.loadShare(db, token: token) }
+    }
+
+    public func sharedZones(user: String) async throws -> [SharedZone] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.owner, p.zone_name, p.permission, p.key_version, p.wrapped_key, z.change_seq
+                    FROM share_participant p
+                    JOIN zone z ON z.owner = p.owner AND z.zone_name = p.zone_name AND z.deleted = 0
+                    WHERE p.user_record_name = ? AND p.status = 'accepted' AND p.role != 'owner'
+                    ORDER BY p.owner, p.zone_name
+                    """, arguments: [user]
+            ).map { row in
+                SharedZone(
+                    owner: row["owner"], zoneName: row["zone_name"],
+                    permission: ShareParticipant.Permission(rawValue: row["permission"]) ?? .none,
+                    encryptionKey: Self.key(version: row["key_version"], wrapped: row["wrapped_key"]),
+                    changeSeq: row["change_seq"])
+            }
+        }
+    }
+
+    public func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String> {
+        try await pool.read { db in
+            var users = Set<String>()
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT user_record_name FROM share_participant
+                    WHERE owner = ? AND zone_name = ? AND status = 'accepted' AND role != 'owner'
+                    """)
+            for zoneName in zoneNames {
+                users.formUnion(try String.fetchAll(statement, arguments: [owner, zoneName]))
+            }
+            return users
+        }
+    }
+
+    // MARK: Rows
+
+    static func deleteShareRows(_ db: Database, owner: String, zoneName: String) throws {
+        try db.execute(
+            sql: "DELETE FROM share_participant WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+        try db.execute(sql: "DELETE FROM share WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+    }
+
+    private static func loadShare(_ db: Database, owner: String, zoneName: String) throws -> StoredShare? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM share WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+        else { return nil }
+        return try share(from: row, db)
+    }
+
+    private static func loadShare(_ db: Database, token: String) throws -> StoredShare? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM share WHERE token = ?", arguments: [token]) else {
+            return nil
+        }
+        return try share(from: row, db)
+    }
+
+    private static func share(from row: Row, _ db: Database) throws -> StoredShare {
+        let owner: String = row["owner"]
+        let zoneName: String = row["zone_name"]
+        let participants = try Row.fetchAll(
+            db, sql: "SELECT * FROM share_participant WHERE owner = ? AND zone_name = ? ORDER BY position",
+            arguments: [owner, zoneName]
+        ).map { row in
+            StoredParticipant(
+                userRecordName: row["user_record_name"], username: row["username"],
+                role: ShareParticipant.Role(rawValue: row["role"]) ?? .privateUser,
+                permission: ShareParticipant.Permission(rawValue: row["permission"]) ?? .none,
+                status: ShareParticipant.AcceptanceStatus(rawValue: row["status"]) ?? .removed,
+                encryptionKey: key(version: row["key_version"], wrapped: row["wrapped_key"]))
+        }
+        return StoredShare(
+            owner: owner, zoneName: zoneName, token: row["token"],
+            publicPermission: ShareParticipant.Permission(rawValue: row["public_permission"]) ?? .none,
+            invitationKey: key(version: row["invitation_key_version"], wrapped: row["invitation_key"]),
+            participants: participants)
+    }
+
+    private static func key(version: Int?, wrapped: Data?) -> RecordZone.EncryptionKey? {
+        guard let version, let wrapped else { return nil }
+        return RecordZone.EncryptionKey(keyVersion: version, wrappedKey: wrapped)
+    }
+
+    /// Replaces the share's rows with `share` and writes its record.
+    private static func write(_ share: StoredShare, actor: String, now: Date, _ db: Database) throws {
+        try deleteShareRows(db, owner: share.owner, zoneName: share.zoneName)
+        try db.execute(
+            sql: """
+                INSERT INTO share (owner, zone_name, token, public_permission, invitation_key_version, invitation_key)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                share.owner, share.zoneName, share.token, share.publicPermission.rawValue,
+                share.invitationKey?.keyVersion, share.invitationKey?.wrappedKey,
+            ])
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO share_participant (owner, zone_name, position, user_record_name, username, role, permission,
+                    status, key_version, wrapped_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for (position, participant) in share.participants.enumerated() {
+            try insert.execute(arguments: [
+                share.owner, share.zoneName, position, participant.userRecordName, participant.username,
+                participant.role.rawValue, participant.permission.rawValue, participant.status.rawValue,
+                participant.encryptionKey?.keyVersion, participant.encryptionKey?.wrappedKey,
+            ])
+        }
+        try writeShareRecord(share, owner: share.owner, zoneName: share.zoneName, actor: actor, now: now, db)
+    }
+
+    /// Writes the share's record (its tombstone for nil) as the owner's next change.
+    private static func writeShareRecord(
+        _ share: StoredShare?, owner: String, zoneName: String, actor: String, now: Date, _ db: Database
+    ) throws {
+        let seq = try changeSeq(db, owner: owner) + 1
+        let previous = try Row.fetchOne(
+            db, sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
+            arguments: [owner, zoneName, Share.zoneWideRecordName]
+        ).map(record(from:))
+        let row = ShareRules.record(
+            of: share, zoneName: zoneName, previous: previous, actor: actor, seq: seq,
+            now: now.millisecondsSince1970)
+        try upsert([row], owner: owner, db)
+        try db.execute(
+            sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
+            arguments: [seq, now.millisecondsSince1970, owner, zoneName])
+        try setChangeSeq(db, owner: owner, seq: seq)
+    }
+}

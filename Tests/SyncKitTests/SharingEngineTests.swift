@@ -1,0 +1,182 @@
+import Foundation
+import SyncCrypto
+import SyncKit
+import SyncServer
+import SyncTesting
+import Synchronization
+import Testing
+
+/// Engines on the shared database, as CKSyncEngine apps run one per database: Ada shares her
+/// encrypted Contacts zone, the people she invites accept it with the invitation alone (the zone's
+/// key travels in it, never to the server) and sync it with their shared-scope engines.
+@Suite("SyncEngine with the shared database")
+struct SharingEngineTests {
+    /// Ada, her laptop's engine and her container; the accounts she shares with.
+    private struct Setup {
+        var server: TestServer
+        var ada: TestClient
+        var adaDevice: TestDevice
+        var adaContainer: Container
+        var adaID: String
+        var sharedZone: RecordZone.ID { RecordZone.ID(zoneName: TestDevice.zoneID.zoneName, ownerName: adaID) }
+
+        /// Someone else: their account, their container (with their own passphrase) and user record name.
+        func person(_ name: String) async throws -> (client: TestClient, container: Container, id: String) {
+            let client = try await TestClient(baseURL: server.baseURL).signedUp(username: name)
+            let container = Container(
+                identifier: "iCloud.com.example.Contacts", serverURL: URL(string: server.baseURL)!,
+                credentials: .token(client.token!), deviceID: "\(name)-phone",
+                keyring: TestDevice.keyring(passphrase: "\(name)'s own passphrase"))
+            return (client, container, try await client.account().userRecordName)
+        }
+
+        /// `name`'s engine on their shared database, syncing Ada's zone.
+        func sharedDevice(_ name: String, client: TestClient) -> TestDevice {
+            TestDevice(
+                name: "\(name)-phone", server: server, client: client,
+                keyring: TestDevice.keyring(passphrase: "\(name)'s own passphrase"), scope: .shared, zone: sharedZone)
+        }
+    }
+
+    private func withSetup(_ body: (Setup) async throws -> Void) async throws {
+        let server = try await TestServer.start()
+        do {
+            let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+            let adaDevice = TestDevice(name: "ada-laptop", server: server, client: ada)
+            adaDevice.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
+            adaDevice.save(id: "alan", name: "Alan", date: Date(timeIntervalSinceReferenceDate: 1_000))
+            try await adaDevice.engine.sendChanges()
+            let container = Container(
+                identifier: "iCloud.com.example.Contacts", serverURL: URL(string: server.baseURL)!,
+                credentials: .token(ada.token!), deviceID: "ada-laptop", keyring: TestDevice.keyring())
+            try await body(
+                Setup(
+                    server: server, ada: ada, adaDevice: adaDevice, adaContainer: container,
+                    adaID: try await ada.account().userRecordName))
+            try await server.stop()
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+
+    @Test("Grace accepts Ada's invitation and syncs the encrypted zone both ways; removed, she sees it deleted")
+    func shareAcceptSyncRemove() async throws {
+        try await withSetup { setup in
+            let grace = try await setup.person("grace")
+            let (share, invitation) = try await setup.adaContainer.share(
+                TestDevice.zoneID, with: [.init(userRecordName: grace.id, permission: .readWrite)])
+            #expect(share.participants.map(\.username) == ["ada", "grace"])
+            #expect(invitation.secret != nil, "the zone is encrypted: its key travels with the invitation")
+            #expect(try await setup.adaContainer.invitation(for: share) == invitation, "the same every time")
+
+            // Grace has only the text Ada sent her.
+            let received = try ShareInvitation(invitation.description)
+            #expect(try await grace.container.shareMetadata(for: received).participantStatus == .pending)
+            let metadata = try await grace.container.accept(received)
+            #expect(metadata.participantStatus == .accepted)
+            #expect(metadata.share.zoneID == setup.sharedZone)
+
+            let graceDevice = setup.sharedDevice("grace", client: grace.client)
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.names == ["Alan"])
+
+            // What the server holds for Grace is ciphertext.
+            let raw = try await grace.client.fetchAllZoneChanges(setup.sharedZone, scope: .shared)
+            let alan = try #require(raw.modifications.first { $0.recordID.recordName == "alan" })
+            #expect(alan.fields["name"]?.encryptedValue != nil)
+
+            graceDevice.save(id: "alan", name: "Alan Turing", date: Date(timeIntervalSinceReferenceDate: 2_000))
+            graceDevice.save(id: "joan", name: "Joan", date: Date(timeIntervalSinceReferenceDate: 2_000))
+            try await graceDevice.engine.sendChanges()
+            #expect(graceDevice.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await setup.adaDevice.engine.fetchChanges()
+            #expect(setup.adaDevice.names == ["Alan Turing", "Joan"])
+
+            setup.adaDevice.save(id: "ida", name: "Ida", date: Date(timeIntervalSinceReferenceDate: 3_000))
+            try await setup.adaDevice.engine.sendChanges()
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.names == ["Alan Turing", "Ida", "Joan"])
+
+            // Ada stops sharing with Grace: Grace's engine reports the zone deleted.
+            try await setup.adaContainer.share(TestDevice.zoneID, with: [])
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.zoneDeletionReasons.withLock { $0 } == [.deleted])
+            #expect(graceDevice.names.isEmpty)
+            #expect(try await grace.container.sharedCloudDatabase.allRecordZones().isEmpty)
+            #expect(setup.adaDevice.names == ["Alan Turing", "Ida", "Joan"], "Ada keeps everything")
+        }
+    }
+
+    @Test("two participants editing the same contact converge on the newer edit, as the sample's rule says")
+    func twoParticipantsConverge() async throws {
+        try await withSetup { setup in
+            let grace = try await setup.person("grace")
+            let bob = try await setup.person("bob")
+            let (_, invitation) = try await setup.adaContainer.share(
+                TestDevice.zoneID,
+                with: [
+                    .init(userRecordName: grace.id, permission: .readWrite),
+                    .init(userRecordName: bob.id, permission: .readWrite),
+                ])
+            try await grace.container.accept(invitation)
+            try await bob.container.accept(invitation)
+            let graceDevice = setup.sharedDevice("grace", client: grace.client)
+            let bobDevice = setup.sharedDevice("bob", client: bob.client)
+            try await graceDevice.engine.fetchChanges()
+            try await bobDevice.engine.fetchChanges()
+
+            // Both edit Alan before hearing of the other's edit; Bob's is the newer.
+            graceDevice.save(id: "alan", name: "Alan (Grace)", date: Date(timeIntervalSinceReferenceDate: 2_000))
+            bobDevice.save(id: "alan", name: "Alan (Bob)", date: Date(timeIntervalSinceReferenceDate: 2_001))
+            try await graceDevice.engine.sendChanges()
+            // Bob's save conflicts; the sample's handler merges the server's record and queues it again.
+            _ = try? await bobDevice.engine.sendChanges()
+            try await bobDevice.engine.sendChanges()
+            for device in [graceDevice, bobDevice, setup.adaDevice] {
+                try await device.engine.fetchChanges()
+                #expect(device.names == ["Alan (Bob)"], "\(device.name)")
+            }
+        }
+    }
+
+    @Test("a shared-database engine sends changes to zones of two owners, one request per owner")
+    func twoOwners() async throws {
+        try await withSetup { setup in
+            let grace = try await setup.person("grace")
+            let bob = try await setup.person("bob")
+            // Bob shares a zone of his own with Grace too.
+            let bobDevice = TestDevice(
+                name: "bob-laptop", server: setup.server, client: bob.client,
+                keyring: TestDevice.keyring(passphrase: "bob's own passphrase"))
+            bobDevice.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
+            bobDevice.save(id: "bobs-friend", name: "Bob's friend")
+            try await bobDevice.engine.sendChanges()
+            let (_, fromAda) = try await setup.adaContainer.share(
+                TestDevice.zoneID, with: [.init(userRecordName: grace.id, permission: .readWrite)])
+            let (_, fromBob) = try await bob.container.share(
+                TestDevice.zoneID, with: [.init(userRecordName: grace.id, permission: .readWrite)])
+            try await grace.container.accept(fromAda)
+            try await grace.container.accept(fromBob)
+            #expect(try await grace.container.sharedCloudDatabase.allRecordZones().count == 2)
+
+            let graceDevice = setup.sharedDevice("grace", client: grace.client)
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.names == ["Alan", "Bob's friend"])
+            let bobsZone = RecordZone.ID(zoneName: TestDevice.zoneID.zoneName, ownerName: bob.id)
+            graceDevice.save(id: "for-ada", name: "For Ada")
+            graceDevice.contacts.withLock {
+                $0["for-bob"] = TestDevice.Contact(
+                    name: "For Bob", userModificationDate: Date(), lastKnownRecordData: nil)
+            }
+            graceDevice.engine.state.add(
+                pendingRecordZoneChanges: [.saveRecord(Record.ID(recordName: "for-bob", zoneID: bobsZone))])
+            try await graceDevice.engine.sendChanges()
+            #expect(graceDevice.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await setup.adaDevice.engine.fetchChanges()
+            try await bobDevice.engine.fetchChanges()
+            #expect(setup.adaDevice.names == ["Alan", "For Ada"])
+            #expect(bobDevice.names == ["Bob's friend", "For Bob"])
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import SyncCore
+import SyncServer
+import SyncTesting
+import Testing
+
+/// Every route, walked as each kind of person a shared zone can meet: what they may read and
+/// change of Ada's zones, and nothing more.
+@Suite("Sharing: every route, as owner, read-write, read-only, removed and stranger", .onEveryBackend)
+struct SharingIsolationTests {
+    enum Role: String, CaseIterable {
+        case readWrite, readOnly, removed, stranger
+    }
+
+    /// What one person got from each route, in words, to compare with what their role allows.
+    private func walk(_ client: TestClient, family: RecordZone.ID, hidden: RecordZone.ID, token: String) async throws
+        -> [String: String]
+    {
+        func outcome(_ body: () async throws -> String) async -> String {
+            do { return try await body() } catch let error as SyncError { return error.code.rawValue } catch {
+                return "\(error)"
+            }
+        }
+        let alan = RecordValue.ID(recordName: "Alan", zoneID: family)
+        var seen: [String: String] = [:]
+        seen["zones/list"] = await outcome {
+            try await client.listZones(scope: .shared).map(\.zoneID.zoneName).joined(separator: ",")
+        }
+        seen["zones/changes"] = await outcome {
+            try await client.fetchDatabaseChanges(scope: .shared).modifications.map(\.zoneName).joined(separator: ",")
+        }
+        seen["zones/modify save"] = await outcome {
+            try await client.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: family)]), scope: .shared)
+                .failedZoneSaves.first?.error.code.rawValue ?? "ok"
+        }
+        seen["records/changes"] = await outcome {
+            try await client.fetchAllZoneChanges(family, scope: .shared).modifications.map(\.recordID.recordName)
+                .sorted().joined(separator: ",")
+        }
+        seen["records/lookup"] = await outcome {
+            let answer = try await client.lookupRecords([alan], scope: .shared)
+            return answer.failures.first?.error.code.rawValue ?? answer.records.map(\.recordID.recordName).joined()
+        }
+        seen["records/modify save"] = await outcome {
+            try await client.modifyRecords(ModifyRecordsRequest(saves: [contact("New", zone: family)]), scope: .shared)
+                .failedRecordSaves.first?.error.code.rawValue ?? "ok"
+        }
+        seen["records/modify delete"] = await outcome {
+            try await client.modifyRecords(
+                ModifyRecordsRequest(deletes: [RecordValue.ID(recordName: "New", zoneID: family)]), scope: .shared
+            ).failedRecordDeletes.first?.error.code.rawValue ?? "ok"
+        }
+        // Ada's zone that is shared with nobody, and her zones through the private database.
+        seen["hidden records/changes"] = await outcome {
+            _ = try await client.fetchZoneChanges(hidden, scope: .shared)
+            return "ok"
+        }
+        seen["hidden records/lookup"] = await outcome {
+            try await client.lookupRecords([RecordValue.ID(recordName: "Secret", zoneID: hidden)], scope: .shared)
+                .failures.first?.error.code.rawValue ?? "ok"
+        }
+        seen["private records/changes"] = await outcome {
+            _ = try await client.fetchZoneChanges(family)
+            return "ok"
+        }
+        seen["shares/fetch"] = await outcome {
+            _ = try await client.fetchShare(family)
+            return "ok"
+        }
+        seen["shares/save"] = await outcome {
+            try await client.saveShare(SaveShareRequest(zoneID: family, participants: []))
+            return "ok"
+        }
+        seen["shares/delete"] = await outcome {
+            try await client.deleteShare(family)
+            return "ok"
+        }
+        seen["shares/metadata"] = await outcome {
+            try await client.shareMetadata(token: token).participantPermission.rawValue
+        }
+        return seen
+    }
+
+    private func expected(_ role: Role) -> [String: String] {
+        let common = [
+            "zones/modify save": "permissionFailure", "hidden records/changes": "zoneNotFound",
+            "hidden records/lookup": "zoneNotFound", "private records/changes": "permissionFailure",
+            "shares/fetch": "permissionFailure", "shares/save": "permissionFailure",
+            "shares/delete": "permissionFailure",
+        ]
+        let member: [String: String] = [
+            "zones/list": "Family", "zones/changes": "Family", "records/lookup": "Alan",
+        ]
+        let outsider: [String: String] = [
+            "zones/list": "", "zones/changes": "", "records/changes": "zoneNotFound",
+            "records/lookup": "zoneNotFound", "records/modify save": "zoneNotFound",
+            "records/modify delete": "zoneNotFound", "shares/metadata": "unknownItem",
+        ]
+        switch role {
+        case .readWrite:
+            return common.merging(member) { a, _ in a }.merging([
+                "records/changes": "Alan,cloudkit.zoneshare", "records/modify save": "ok",
+                "records/modify delete": "ok", "shares/metadata": "readWrite",
+            ]) { a, _ in a }
+        case .readOnly:
+            return common.merging(member) { a, _ in a }.merging([
+                "records/changes": "Alan,cloudkit.zoneshare", "records/modify save": "permissionFailure",
+                "records/modify delete": "permissionFailure", "shares/metadata": "readOnly",
+            ]) { a, _ in a }
+        case .removed, .stranger:
+            return common.merging(outsider) { a, _ in a }
+        }
+    }
+
+    @Test("each person gets exactly what their place in the share allows; Ada's data is unchanged by the others")
+    func everyRoute() async throws {
+        try await withServer { _, anonymous in
+            let ada = try await anonymous.signedUp(username: "ada")
+            let adaID = try await ada.account().userRecordName
+            try await ada.saveZones("Family", "Private")
+            try await ada.save([contact("Alan", zone: RecordZone.ID(zoneName: "Family"))])
+            try await ada.save([contact("Secret", zone: RecordZone.ID(zoneName: "Private"))])
+            var people: [Role: TestClient] = [:]
+            for role in Role.allCases { people[role] = try await anonymous.signedUp(username: role.rawValue) }
+            func id(_ role: Role) async throws -> String { try await people[role]!.account().userRecordName }
+            let share = try await ada.saveShare(
+                SaveShareRequest(
+                    zoneID: RecordZone.ID(zoneName: "Family"),
+                    participants: [
+                        .init(userRecordName: try await id(.readWrite), permission: .readWrite),
+                        .init(userRecordName: try await id(.readOnly), permission: .readOnly),
+                        .init(userRecordName: try await id(.removed), permission: .readWrite),
+                    ]))
+            for role in [Role.readWrite, .readOnly, .removed] {
+                try await people[role]!.acceptShare(token: share.token)
+            }
+            try await ada.saveShare(
+                SaveShareRequest(
+                    zoneID: RecordZone.ID(zoneName: "Family"),
+                    participants: [
+                        .init(userRecordName: try await id(.readWrite), permission: .readWrite),
+                        .init(userRecordName: try await id(.readOnly), permission: .readOnly),
+                    ]))
+            let family = RecordZone.ID(zoneName: "Family", ownerName: adaID)
+            let hidden = RecordZone.ID(zoneName: "Private", ownerName: adaID)
+            let privateBefore = try await ada.contents(of: RecordZone.ID(zoneName: "Private"))
+
+            for role in Role.allCases {
+                let seen = try await walk(people[role]!, family: family, hidden: hidden, token: share.token)
+                let expected = expected(role)
+                for route in expected.keys.sorted() {
+                    #expect(seen[route] == expected[route], "\(role) on \(route)")
+                }
+            }
+            #expect(try await ada.contents(of: RecordZone.ID(zoneName: "Private")) == privateBefore)
+            #expect(
+                Set(try await ada.contents(of: RecordZone.ID(zoneName: "Family")).keys)
+                    == ["Alan", Share.zoneWideRecordName], "the read-write participant's New came and went")
+            #expect(try await ada.fetchShare(RecordZone.ID(zoneName: "Family")).participants.count == 3)
+        }
+    }
+}
