@@ -31,10 +31,14 @@ struct SharingEngineTests {
         }
 
         /// `name`'s engine on their shared database, syncing Ada's zone.
-        func sharedDevice(_ name: String, client: TestClient) -> TestDevice {
+        func sharedDevice(
+            _ name: String, client: TestClient, device: String = "phone", credentials: Database.Credentials? = nil,
+            automaticallySync: Bool = false
+        ) -> TestDevice {
             TestDevice(
-                name: "\(name)-phone", server: server, client: client,
-                keyring: TestDevice.keyring(passphrase: "\(name)'s own passphrase"), scope: .shared, zone: sharedZone)
+                name: "\(name)-\(device)", server: server, client: client, automaticallySync: automaticallySync,
+                credentials: credentials, keyring: TestDevice.keyring(passphrase: "\(name)'s own passphrase"),
+                scope: .shared, zone: sharedZone)
         }
     }
 
@@ -177,6 +181,49 @@ struct SharingEngineTests {
             try await bobDevice.engine.fetchChanges()
             #expect(setup.adaDevice.names == ["Alan", "For Ada"])
             #expect(bobDevice.names == ["Bob's friend", "For Bob"])
+        }
+    }
+
+    @Test("signing out on one device stops its shared engine; the share, the zone and the other device carry on")
+    func signOutStopsTheSharedEngine() async throws {
+        try await withSetup { setup in
+            let grace = try await setup.person("grace")
+            let (_, invitation) = try await setup.adaContainer.share(
+                TestDevice.zoneID, with: [.init(userRecordName: grace.id, permission: .readWrite)])
+            try await grace.container.accept(invitation)
+            let store = CredentialStore(token: grace.client.token)
+            let phone = setup.sharedDevice(
+                "grace", client: grace.client, credentials: .store(store), automaticallySync: true)
+            let laptop = setup.sharedDevice("grace", client: grace.client, device: "laptop")
+            try await waitUntil("the phone's shared engine fetches Ada's zone by itself") {
+                phone.names == ["Alan"]
+            } observed: {
+                "names \(phone.names); events \(phone.eventLog.withLock { $0 })"
+            }
+
+            store.token = nil
+            try await waitUntil("the phone's shared engine sees the sign-out") {
+                phone.eventLog.withLock { $0 }.filter { $0 == "accountChange" }.count == 2
+            } observed: {
+                "events \(phone.eventLog.withLock { $0 })"
+            }
+            // Signed out, it sends nothing, even asked to.
+            phone.save(id: "while-out", name: "Written while signed out")
+            try await phone.engine.sendChanges()
+            try await setup.adaDevice.engine.fetchChanges()
+            #expect(setup.adaDevice.names == ["Alan"])
+
+            // Signing out on the phone is not leaving the share: Grace's laptop syncs on.
+            try await laptop.engine.fetchChanges()
+            #expect(laptop.names == ["Alan"])
+            laptop.save(id: "from-laptop", name: "From the laptop")
+            try await laptop.engine.sendChanges()
+            try await setup.adaDevice.engine.fetchChanges()
+            #expect(setup.adaDevice.names == ["Alan", "From the laptop"])
+            #expect(
+                try await setup.adaContainer.share(for: TestDevice.zoneID)?.participants.map(\.acceptanceStatus)
+                    == [.accepted, .accepted])
+            await phone.engine.cancelOperations()
         }
     }
 }
