@@ -56,7 +56,7 @@ extension Database {
     ) {
         let response = try await modifyRecords(
             saving: recordsToSave, deleting: recordIDsToDelete, savePolicy: savePolicy, atomically: atomically,
-            through: client.modifyRecords)
+            through: { try await client.modifyRecords($0) })
         var saves: [Record.ID: Result<Record, any Error>] = [:]
         for record in try await incoming(response.savedRecords) { saves[record.recordID] = .success(record) }
         for failure in response.failedRecordSaves { saves[failure.recordID] = .failure(await incoming(failure.error)) }

@@ -50,8 +50,11 @@ public final class SyncEngine: Sendable {
     /// token changes.
     private let verifiedAccount = Mutex<(token: String, user: String)?>(nil)
     private let limits = Mutex<ServerLimits?>(nil)
-    /// What this engine saved, so a fetch does not report it back (see ``RecentSaves``).
-    private let recentSaves = Mutex(RecentSaves())
+    /// Names this engine's saves to the server (`X-Writer-ID`), so that its fetches leave
+    /// them out: the app has them already, from `sentRecordZoneChanges`. A send that ends without a
+    /// sure answer may have saved records the app never heard of: the engine then takes a new ID,
+    /// and those come back in the next fetch. A new engine (a relaunch) has a new ID too.
+    private let writerID = Mutex(UUID().uuidString)
     private let automatic = Mutex<AutomaticSync?>(nil)
     var automaticSync: AutomaticSync? { automatic.withLock { $0 } }
 
@@ -416,13 +419,19 @@ public final class SyncEngine: Sendable {
             of: batch.recordsToSave.map { .saveRecord($0.recordID) } + batch.recordIDsToDelete.map { .deleteRecord($0) }
         )
         let response: ModifyRecordsResponse
+        let writer = writerID.withLock { $0 }
         do {
             response = try await database.modifyRecords(
                 saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged,
                 atomically: batch.atomicByZone
-            ) { request in try await self.withRetries { try await self.client.modifyRecords(request) } }
+            ) { request in
+                try await self.withRetries { try await self.client.modifyRecords(request, writerID: writer) }
+            }
         } catch let error as SyncError where error.code == .limitExceeded && count > 1 {
             return try await sendHalves(batch, limits: limits)
+        } catch {
+            writerID.withLock { $0 = UUID().uuidString }
+            throw error
         }
         let sent = Dictionary(batch.recordsToSave.map { ($0.recordID, $0) }, uniquingKeysWith: { a, _ in a })
         var settled: [PendingRecordZoneChange] = response.savedRecords.map { .saveRecord($0.recordID) }
@@ -436,7 +445,6 @@ public final class SyncEngine: Sendable {
             firstFailure = firstFailure ?? failure.error
         }
         state.settle(settled, sentGenerations: sentGenerations)
-        recentSaves.withLock { $0.saved(response.savedRecords) }
         let savedRecords = try await database.incoming(response.savedRecords)
         var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
         for failure in response.failedRecordSaves {
@@ -569,12 +577,8 @@ public final class SyncEngine: Sendable {
         while true {
             let (moreComing, nextToken) = (page.moreComing, page.changeToken)
             async let following = moreComing ? fetchPage(zoneID, since: nextToken) : nil
-            let others = recentSaves.withLock { saves in
-                saves.forget(page.deletions.map(\.recordID))
-                return page.modifications.filter { !saves.isOwn($0) }
-            }
-            if !others.isEmpty || !page.deletions.isEmpty {
-                let modified = try await database.incoming(others)
+            if !page.modifications.isEmpty || !page.deletions.isEmpty {
+                let modified = try await database.incoming(page.modifications)
                 await eventQueue.deliver(
                     .fetchedRecordZoneChanges(
                         .init(
@@ -594,7 +598,10 @@ public final class SyncEngine: Sendable {
     {
         do {
             return try await withRetries {
-                try await self.client.fetchZoneChanges(FetchZoneChangesRequest(zoneID: zoneID, since: token))
+                // This engine's own saves are left out: the app had them in sentRecordZoneChanges.
+                try await self.client.fetchZoneChanges(
+                    FetchZoneChangesRequest(
+                        zoneID: zoneID, since: token, excludingWriter: self.writerID.withLock { $0 }))
             }
         } catch let error as SyncError where error.code == .changeTokenExpired && token != nil {
             state.storage.withLock { $0.zoneTokens[zoneID] = nil }

@@ -98,13 +98,16 @@ public struct TestClient: Sendable {
         return response.zones
     }
 
-    public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope = .private) async throws
-        -> ModifyRecordsResponse
-    {
+    /// Saves and deletes records; `writerID` is sent as `X-Writer-ID`.
+    public func modifyRecords(
+        _ request: ModifyRecordsRequest, scope: DatabaseScope = .private, writerID: String? = nil
+    ) async throws -> ModifyRecordsResponse {
         var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
         writer.modifyRecordsRequest(request)
-        return try await send(.post, path(scope, "records/modify"), body: Data(writer.bytes))
-            .decoded(as: ModifyRecordsResponse.self)
+        return try await send(
+            .post, path(scope, "records/modify"), body: Data(writer.bytes),
+            headers: writerID.map { [("X-Writer-ID", $0)] } ?? []
+        ).decoded(as: ModifyRecordsResponse.self)
     }
 
     public func fetchDatabaseChanges(
@@ -116,17 +119,18 @@ public struct TestClient: Sendable {
 
     public func fetchZoneChanges(
         _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil,
-        scope: DatabaseScope = .private
+        scope: DatabaseScope = .private, excludingWriter: String? = nil
     ) async throws -> FetchZoneChangesResponse {
         try await call(
             .post, path(scope, "records/changes"),
-            FetchZoneChangesRequest(zoneID: zoneID, since: since, resultsLimit: resultsLimit))
+            FetchZoneChangesRequest(
+                zoneID: zoneID, since: since, resultsLimit: resultsLimit, excludingWriter: excludingWriter))
     }
 
     /// Fetches every page of a zone's changes; returns them and the final token.
     public func fetchAllZoneChanges(
         _ zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil,
-        scope: DatabaseScope = .private
+        scope: DatabaseScope = .private, excludingWriter: String? = nil
     ) async throws -> (
         modifications: [RecordValue], deletions: [FetchZoneChangesResponse.Deletion], token: ServerChangeToken
     ) {
@@ -134,7 +138,8 @@ public struct TestClient: Sendable {
         var modifications: [RecordValue] = []
         var deletions: [FetchZoneChangesResponse.Deletion] = []
         while true {
-            let page = try await fetchZoneChanges(zoneID, since: token, resultsLimit: resultsLimit, scope: scope)
+            let page = try await fetchZoneChanges(
+                zoneID, since: token, resultsLimit: resultsLimit, scope: scope, excludingWriter: excludingWriter)
             modifications += page.modifications
             deletions += page.deletions
             token = page.changeToken

@@ -452,6 +452,39 @@ struct EngineDataSafetyTests {
     }
 }
 
+@Suite("SyncEngine: its own saves")
+struct EngineOwnSavesTests {
+    @Test("a send whose answer never came: the saves it made come back in the next fetch")
+    func unansweredSendIsFetchedBack() async throws {
+        try await withDevices(1) { server, account, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Answered")
+            try await a.engine.sendChanges()
+            let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records/modify")
+            a.save(id: "y", name: "Never answered")
+            let sending = Task { try await a.engine.sendChanges() }
+            try await gate.waitUntilHeld()
+            // The app gives up on the send (as a quit would); the server still applies it after.
+            await a.engine.cancelOperations()
+            _ = await sending.result
+            gate.open()
+            func onServer() async throws -> [String] {
+                try await account.fetchAllZoneChanges(TestDevice.zoneID).modifications.map(\.recordID.recordName)
+            }
+            try await waitUntil("the held save is applied on the server") {
+                try await onServer().contains("y")
+            } observed: {
+                "records on the server: \((try? await onServer()) ?? [])"
+            }
+            // The engine never heard of that save: it took a new writer ID, so the fetch brings what
+            // the old one saved, y included (x too: harmless, the app has it already).
+            try await a.engine.fetchChanges()
+            #expect(a.fetchedRecordNames.withLock { $0 }.sorted() == ["x", "y"])
+            #expect(a.names == ["Answered", "Never answered"])
+        }
+    }
+}
+
 @Suite("SyncEngine: push reconnection")
 struct EnginePushReconnectionTests {
     @Test("after a server restart, a device syncing by itself recovers and hears pushes again")

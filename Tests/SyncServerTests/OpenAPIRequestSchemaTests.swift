@@ -159,7 +159,7 @@ struct OpenAPIRequestSchemaTests {
         "resetEncryptedData": "{}",
         "fetchDatabaseChanges": #"{"since":"DATABASE_TOKEN","resultsLimit":5}"#,
         "fetchZoneChanges":
-            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"since":"ZONE_TOKEN","resultsLimit":5}"#,
+            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"since":"ZONE_TOKEN","resultsLimit":5,"excludingWriter":"w"}"#,
         "lookupRecords":
             #"{"recordIDs":[{"recordName":"Grace","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}]}"#,
         "modifyRecords": """

@@ -17,13 +17,14 @@ package struct DatabaseClient: Sendable {
     }
 
     /// Sends a request and returns the answer's body, or throws the server's error.
-    package func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, timeout: TimeAmount = .seconds(60))
-        async throws -> Data
-    {
+    package func send(
+        _ method: HTTPMethod, _ path: String, body: [UInt8]?, headers: [(String, String)] = [],
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Data {
         let connection = ServerConnection(
             serverURL: database.serverURL, token: try await database.credentials.token(),
             deviceID: database.deviceID)
-        return try await connection.send(method, path, body: body, timeout: timeout)
+        return try await connection.send(method, path, body: body, headers: headers, timeout: timeout)
     }
 
     private func call<Response: Decodable>(_ operation: String, _ body: some Encodable) async throws -> Response {
@@ -47,10 +48,16 @@ package struct DatabaseClient: Sendable {
         try await call("zones/modify", request)
     }
 
-    package func modifyRecords(_ request: ModifyRecordsRequest) async throws -> ModifyRecordsResponse {
+    /// Saves and deletes records; `writerID`, when given, names who wrote them, so that a fetch
+    /// with `excludingWriter` leaves them out.
+    package func modifyRecords(_ request: ModifyRecordsRequest, writerID: String? = nil) async throws
+        -> ModifyRecordsResponse
+    {
         var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
         writer.modifyRecordsRequest(request)
-        return try decode(ModifyRecordsResponse.self, try await send(.POST, path("records/modify"), body: writer.bytes))
+        let body = try await send(
+            .POST, path("records/modify"), body: writer.bytes, headers: writerID.map { [("X-Writer-ID", $0)] } ?? [])
+        return try decode(ModifyRecordsResponse.self, body)
     }
 
     package func fetchDatabaseChanges(_ request: FetchDatabaseChangesRequest) async throws

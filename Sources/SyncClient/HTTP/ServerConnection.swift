@@ -79,10 +79,11 @@ package struct ServerConnection: Sendable {
     }
 
     /// Sends a request and returns the body of a successful answer, or throws the server's error.
-    package func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, timeout: TimeAmount = .seconds(60))
-        async throws -> Data
-    {
-        let answer = try await exchange(method, path, body: body, timeout: timeout)
+    package func send(
+        _ method: HTTPMethod, _ path: String, body: [UInt8]?, headers: [(String, String)] = [],
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Data {
+        let answer = try await exchange(method, path, body: body, headers: headers, timeout: timeout)
         if let error = answer.failure { throw error }
         return answer.body
     }

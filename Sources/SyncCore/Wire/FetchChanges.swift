@@ -65,11 +65,17 @@ public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
     public var since: ServerChangeToken?
     /// Most records and deletions to return; the server caps it at its limit.
     public var resultsLimit: Int?
+    /// Leaves out the records whose latest version was saved by a request carrying this
+    /// `X-Writer-ID`: an engine's own saves, which it knows already (deletions always come).
+    public var excludingWriter: String?
 
-    public init(zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil) {
+    public init(
+        zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil, excludingWriter: String? = nil
+    ) {
         self.zoneID = zoneID
         self.since = since
         self.resultsLimit = resultsLimit
+        self.excludingWriter = excludingWriter
     }
 
     /// `since` and `resultsLimit` may be left out, but not sent as `null`.
@@ -78,6 +84,7 @@ public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
         zoneID = try container.decode(RecordZone.ID.self, forKey: .zoneID)
         since = try container.decodeIfPresentNotNull(ServerChangeToken.self, forKey: .since)
         resultsLimit = try container.decodeIfPresentNotNull(Int.self, forKey: .resultsLimit)
+        excludingWriter = try container.decodeIfPresentNotNull(String.self, forKey: .excludingWriter)
     }
 }
 

@@ -79,9 +79,9 @@ extension DatabaseRoutes {
 
     /// Checks every item against the caller's shares, writes what they may write as its owner's
     /// change made by them, and answers the rest with its error.
-    func modifySharedRecords(user: String, device: String?, _ modification: ModifyRecordsRequest) async throws
-        -> Response
-    {
+    func modifySharedRecords(
+        user: String, device: String?, writer: String, _ modification: ModifyRecordsRequest
+    ) async throws -> Response {
         let owners = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.ownerName))
         guard owners.count <= 1 else {
             throw SyncError(
@@ -125,10 +125,11 @@ extension DatabaseRoutes {
         if modification.atomic { Self.abandonAtomicZones(of: &allowed, refused: &refused) }
         var response = refused
         if let owner = owners.first, !allowed.saves.isEmpty || !allowed.deletes.isEmpty {
-            // Request IDs are kept per owner: a participant's never meets the owner's or another's.
+            // Request and writer IDs are kept per owner: a participant's never meets the owner's or another's.
             allowed.clientRequestID = modification.clientRequestID.map { "\(user)/\($0)" }
             let outcome = try await store.modifyRecords(
-                owner: owner, modifier: user, request: allowed, limits: limits, now: Date())
+                owner: owner, modifier: user, writer: Self.participantWriter(writer, user: user), request: allowed,
+                limits: limits, now: Date())
             let written = try JSONReader.decode(ModifyRecordsResponse.self, from: Data(outcome.responseBody))
             // The store answers with the record IDs as sent, which name the zone as the participant does.
             response.savedRecords = written.savedRecords
@@ -172,7 +173,15 @@ extension DatabaseRoutes {
 
     func fetchSharedZoneChanges(user: String, _ fetch: FetchZoneChangesRequest, limit: Int) async throws -> Response {
         guard try await sharedZones(user)[fetch.zoneID] != nil else { throw Self.notShared(fetch.zoneID) }
+        var fetch = fetch
+        fetch.excludingWriter = fetch.excludingWriter.map { Self.participantWriter($0, user: user) }
         return try await zoneChangesResponse(owner: fetch.zoneID.ownerName, fetch: fetch, limit: limit)
+    }
+
+    /// A participant's writer ID as stored in the owner's rows: theirs alone, so that nobody can
+    /// name another's writer to hide changes from them.
+    private static func participantWriter(_ writer: String, user: String) -> String {
+        writer.isEmpty ? "" : "\(user)/\(writer)"
     }
 
     func lookupSharedRecords(user: String, _ lookup: LookupRecordsRequest) async throws -> Response {

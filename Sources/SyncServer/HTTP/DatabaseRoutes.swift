@@ -14,6 +14,9 @@ struct DatabaseRoutes {
     let body: BodyCoding
 
     static let deviceHeader = HTTPField.Name("X-Device-ID")!
+    /// Names the writer (an engine instance) of a modification, so that its fetches can leave out
+    /// what it saved (`excludingWriter`).
+    static let writerHeader = HTTPField.Name("X-Writer-ID")!
 
     private static func deviceID(_ request: Request) throws -> String? {
         try DeviceID.validated(request.headers[deviceHeader], source: "the X-Device-ID header")
@@ -108,9 +111,12 @@ struct DatabaseRoutes {
         let user = try context.requireUser()
         let scope = try Self.scope(context)
         let device = try Self.deviceID(request)
+        let writer = try DeviceID.validated(request.headers[Self.writerHeader], source: "the X-Writer-ID header") ?? ""
         let modification = try await body.decode(ModifyRecordsRequest.self, from: request)
         try RequestValidation.validate(modification, owner: scope == .private ? user : nil, limits: limits)
-        guard scope == .private else { return try await modifySharedRecords(user: user, device: device, modification) }
+        guard scope == .private else {
+            return try await modifySharedRecords(user: user, device: device, writer: writer, modification)
+        }
         if let share = modification.saves.first(where: {
             $0.recordType == Share.recordType || $0.recordID.recordName == Share.zoneWideRecordName
         })?.recordID ?? modification.deletes.first(where: { $0.recordName == Share.zoneWideRecordName }) {
@@ -120,7 +126,7 @@ struct DatabaseRoutes {
             )
         }
         let outcome = try await store.modifyRecords(
-            owner: user, modifier: user, request: modification, limits: limits, now: Date())
+            owner: user, modifier: user, writer: writer, request: modification, limits: limits, now: Date())
         if outcome.changed {
             let zones = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.zoneName))
             await ZoneAudience(store: store, pushHub: pushHub).notify(
@@ -134,6 +140,7 @@ struct DatabaseRoutes {
         let scope = try Self.scope(context)
         let fetch = try await body.decode(FetchZoneChangesRequest.self, from: request)
         try RequestValidation.validate(fetch.zoneID, owner: scope == .private ? user : nil, context: "zoneID")
+        _ = try DeviceID.validated(fetch.excludingWriter, source: "excludingWriter")
         let limit = try resultsLimit(fetch.resultsLimit)
         guard scope == .private else { return try await fetchSharedZoneChanges(user: user, fetch, limit: limit) }
         return try await zoneChangesResponse(owner: user, fetch: fetch, limit: limit)
@@ -145,7 +152,8 @@ struct DatabaseRoutes {
         let cursor = try fetch.since.map {
             try ChangeCursor(token: $0, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
         }
-        let page = try await store.zoneChanges(owner: owner, zoneName: zoneName, since: cursor, limit: limit)
+        let page = try await store.zoneChanges(
+            owner: owner, zoneName: zoneName, since: cursor, limit: limit, excludingWriter: fetch.excludingWriter)
         let zoneID = owner == fetch.zoneID.ownerName ? fetch.zoneID : Self.ownZoneID(zoneName)
         // Written by hand: records dominate the body, and their stored fields splice in as they are.
         var writer = JSONWriter(capacity: 300 * (page.modifications.count + page.deletions.count + 1))

@@ -48,18 +48,23 @@ struct MeasuredRecordStore: RecordStore {
         }
     }
     func modifyRecords(
-        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+        owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
+        now: Date
     ) async throws -> RecordModificationOutcome {
         try await timed("modifyRecords") {
-            try await base.modifyRecords(owner: owner, modifier: modifier, request: request, limits: limits, now: now)
+            try await base.modifyRecords(
+                owner: owner, modifier: modifier, writer: writer, request: request, limits: limits, now: now)
         }
     }
     func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
         try await timed("databaseChanges") { try await base.databaseChanges(owner: owner, since: since, limit: limit) }
     }
-    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws -> ZoneChangePage {
+    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?)
+        async throws -> ZoneChangePage
+    {
         try await timed("zoneChanges") {
-            try await base.zoneChanges(owner: owner, zoneName: zoneName, since: since, limit: limit)
+            try await base.zoneChanges(
+                owner: owner, zoneName: zoneName, since: since, limit: limit, excludingWriter: excludingWriter)
         }
     }
     func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {

@@ -72,6 +72,7 @@ public enum RecordModificationPlanner {
     ///   - request: a request that passed ``RequestValidation``.
     ///   - owner: the signed-in user's record name.
     ///   - modifier: who makes the change, when not the owner (a participant in a shared zone).
+    ///   - writer: the request's `X-Writer-ID` ("" for none), kept with each row it writes.
     ///   - liveZones: which of the zones the request names exist.
     ///   - existing: the stored rows (live or tombstones) for the records the request names.
     ///   - currentSeq: the owner's change number before this request.
@@ -79,7 +80,8 @@ public enum RecordModificationPlanner {
     ///   - savedFields: each save's fields as ``FieldCoding`` encodes them, when the caller has
     ///     them already (encoding tens of thousands of fields is a large part of a save).
     public static func plan(
-        _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, liveZones: Set<String>,
+        _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, writer: String = "",
+        liveZones: Set<String>,
         existing: [RecordKey: StoredRecord],
         currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil
     ) throws -> Plan {
@@ -126,7 +128,7 @@ public enum RecordModificationPlanner {
                     key: RecordKey(sent.recordID), recordType: recordType, fields: fields,
                     changeTag: changeTag(seq), createdAt: createdAt ?? now, creator: creator ?? modifier,
                     modifiedAt: now,
-                    modifier: modifier, seq: seq, isDeleted: false)
+                    modifier: modifier, seq: seq, isDeleted: false, writer: writer)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
                 plan.saved.append((row, sent.recordID))
@@ -143,7 +145,8 @@ public enum RecordModificationPlanner {
                 seq += 1
                 let row = StoredRecord(
                     key: RecordKey(recordID), recordType: recordType, fields: Data(), changeTag: changeTag(seq),
-                    createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true)
+                    createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true,
+                    writer: writer)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
                 plan.deleted.append(recordID)

@@ -270,10 +270,9 @@ public final class PostgresRecordStore: RecordStore {
     // MARK: Records
 
     public func modifyRecords(
-        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
-    )
-        async throws -> RecordModificationOutcome
-    {
+        owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
+        now: Date
+    ) async throws -> RecordModificationOutcome {
         // Each save's fields are encoded once, for the replay hash and for storing.
         let savedFields = request.saves.map { FieldCoding.encode($0.fields) }
         let bodyHash = try request.clientRequestID.map { _ in
@@ -320,7 +319,7 @@ public final class PostgresRecordStore: RecordStore {
             }
 
             let plan = try RecordModificationPlanner.plan(
-                request, owner: owner, modifier: modifier, liveZones: liveZones, existing: existing,
+                request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
                 currentSeq: currentSeq, now: at,
                 limits: limits, savedFields: savedFields)
             if !plan.rows.isEmpty {
@@ -354,16 +353,16 @@ public final class PostgresRecordStore: RecordStore {
         try await connection.query(
             """
             INSERT INTO record (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
-                modified_at, modifier, seq, deleted)
+                modified_at, modifier, seq, deleted, writer)
             SELECT \(owner), * FROM unnest(\(rows.map(\.key.zoneName))::text[], \(rows.map(\.key.recordName))::text[],
                 \(rows.map(\.recordType))::text[], \(rows.map { ByteBuffer(bytes: $0.fields) })::bytea[],
                 \(rows.map(\.changeTag))::text[], \(rows.map(\.createdAt))::bigint[], \(rows.map(\.creator))::text[],
                 \(rows.map(\.modifiedAt))::bigint[], \(rows.map(\.modifier))::text[], \(rows.map(\.seq))::bigint[],
-                \(rows.map(\.isDeleted))::boolean[])
+                \(rows.map(\.isDeleted))::boolean[], \(rows.map(\.writer))::text[])
             ON CONFLICT (owner, zone_name, record_name) DO UPDATE SET
                 record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag,
                 created_at = EXCLUDED.created_at, creator = EXCLUDED.creator, modified_at = EXCLUDED.modified_at,
-                modifier = EXCLUDED.modifier, seq = EXCLUDED.seq, deleted = EXCLUDED.deleted
+                modifier = EXCLUDED.modifier, seq = EXCLUDED.seq, deleted = EXCLUDED.deleted, writer = EXCLUDED.writer
             """, logger: logger)
     }
 
@@ -385,10 +384,12 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
-    public func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws
-        -> ZoneChangePage
-    {
-        try await snapshot { connection in
+    public func zoneChanges(
+        owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
+    ) async throws -> ZoneChangePage {
+        // "" (rows no writer saved) leaves nothing out.
+        let excluded = excludingWriter ?? ""
+        return try await snapshot { connection in
             var incarnation: String?
             for try await value in try await connection.query(
                 "SELECT incarnation FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted",
@@ -405,6 +406,7 @@ public final class PostgresRecordStore: RecordStore {
                 """
                 SELECT \(unescaped: Self.recordColumns) FROM record
                 WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
+                    AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
                 ORDER BY seq LIMIT \(limit + 1)
                 """, logger: self.logger)
             return ZoneChangePage(

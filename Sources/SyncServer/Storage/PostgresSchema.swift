@@ -132,6 +132,13 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX share_participant_by_user ON share_participant(user_record_name, status)",
             ]),
+        Migration(
+            version: 3, name: "record.writer",
+            statements: [
+                // Which writer (an engine's X-Writer-ID) saved each version, so that its fetches can
+                // leave out what it saved itself. Rows written before have none.
+                "ALTER TABLE record ADD COLUMN writer TEXT NOT NULL DEFAULT ''"
+            ]),
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

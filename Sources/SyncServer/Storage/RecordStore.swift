@@ -39,15 +39,20 @@ public protocol RecordStore: Sendable, ShareStore {
     func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
         -> ZoneModificationOutcome
     /// Applies a validated record modification with CloudKit's semantics; `modifier` is the user making
-    /// it (the owner, or a participant writing to a shared zone).
+    /// it (the owner, or a participant writing to a shared zone), `writer` the request's `X-Writer-ID`
+    /// ("" for none), kept with each row written.
     func modifyRecords(
-        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+        owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
+        now: Date
     ) async throws
         -> RecordModificationOutcome
     /// Zones changed since a cursor, oldest change first.
     func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage
-    /// A zone's record changes since a cursor, oldest change first.
-    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws -> ZoneChangePage
+    /// A zone's record changes since a cursor, oldest change first. Records whose latest version a
+    /// request with `X-Writer-ID` `excludingWriter` saved are left out (the cursor moves past them);
+    /// deletions never are.
+    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?)
+        async throws -> ZoneChangePage
     /// The live records with these keys; `nil` where there is none.
     func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome
 

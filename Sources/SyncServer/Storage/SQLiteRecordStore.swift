@@ -154,6 +154,11 @@ public final class SQLiteRecordStore: RecordStore {
         migrator.registerMigration("v5: shares") { db in
             try db.execute(sql: SQLiteRecordStore.shareTables)
         }
+        migrator.registerMigration("v6: record.writer") { db in
+            // Which writer (an engine's X-Writer-ID) saved each version, so that its fetches can leave
+            // out what it saved itself. Rows written before have none.
+            try db.execute(sql: "ALTER TABLE record ADD COLUMN writer TEXT NOT NULL DEFAULT ''")
+        }
         return migrator
     }
 
@@ -343,7 +348,8 @@ public final class SQLiteRecordStore: RecordStore {
     // MARK: Records
 
     public func modifyRecords(
-        owner: String, modifier: String, request: ModifyRecordsRequest, limits: ServerLimits, now: Date
+        owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
+        now: Date
     )
         async throws -> RecordModificationOutcome
     {
@@ -381,7 +387,7 @@ public final class SQLiteRecordStore: RecordStore {
 
             let currentSeq = try Self.changeSeq(db, owner: owner)
             let plan = try RecordModificationPlanner.plan(
-                request, owner: owner, modifier: modifier, liveZones: liveZones, existing: existing,
+                request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
                 currentSeq: currentSeq,
                 now: now.millisecondsSince1970, limits: limits, savedFields: savedFields)
 
@@ -427,9 +433,9 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
-    public func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int) async throws
-        -> ZoneChangePage
-    {
+    public func zoneChanges(
+        owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
+    ) async throws -> ZoneChangePage {
         try await pool.read { db in
             guard
                 let zone = try Row.fetchOne(
@@ -442,8 +448,15 @@ public final class SQLiteRecordStore: RecordStore {
             let (currentSeq, compactedSeq) = try Self.seqs(db, owner: owner)
             try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
             let statement = try db.cachedStatement(
-                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND seq > ? ORDER BY seq LIMIT ?")
-            let rows = try Row.fetchAll(statement, arguments: [owner, zoneName, since?.seq ?? 0, limit + 1])
+                sql: """
+                    SELECT * FROM record WHERE owner = ? AND zone_name = ? AND seq > ?
+                        AND (deleted = 1 OR ? = '' OR writer <> ?)
+                    ORDER BY seq LIMIT ?
+                    """)
+            // "" (rows no writer saved) leaves nothing out.
+            let excluded = excludingWriter ?? ""
+            let rows = try Row.fetchAll(
+                statement, arguments: [owner, zoneName, since?.seq ?? 0, excluded, excluded, limit + 1])
             return ZoneChangePage(
                 rows: rows.map(Self.record(from:)), limit: limit, owner: owner, zoneName: zoneName,
                 incarnation: incarnation, currentSeq: currentSeq)
@@ -502,13 +515,13 @@ public final class SQLiteRecordStore: RecordStore {
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record
-                (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted, writer)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for row in rows {
             try upsert.execute(arguments: [
                 owner, row.key.zoneName, row.key.recordName, row.recordType, row.fields, row.changeTag,
-                row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted,
+                row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted, row.writer,
             ])
         }
     }

@@ -15,11 +15,15 @@ public struct StoredRecord: Sendable, Hashable {
     /// The owner's change sequence number of this row's last change.
     public var seq: Int64
     public var isDeleted: Bool
+    /// The `X-Writer-ID` of the request that wrote this version ("" for none): a fetch asking to leave
+    /// out that writer's saves skips it.
+    public var writer: String
 
     public init(
         key: RecordKey, recordType: String, fields: Data, changeTag: String, createdAt: Int64, creator: String,
-        modifiedAt: Int64, modifier: String, seq: Int64, isDeleted: Bool
+        modifiedAt: Int64, modifier: String, seq: Int64, isDeleted: Bool, writer: String = ""
     ) {
+        self.writer = writer
         self.key = key
         self.recordType = recordType
         self.fields = fields
