@@ -72,13 +72,42 @@ struct PushAcrossInstancesTests {
             let relay = try #require(one.pushRelay)
             let ended = try await terminateListeners(of: one)
             #expect(ended >= 1, "no LISTENing connection was found to end")
-            // Notices sent meanwhile may be lost: the relay tells the socket to fetch once it listens again.
+            // Notices sent meanwhile may be lost: the relay tells the socket to fetch both its databases
+            // once it listens again.
             #expect(await laptopSocket.next()?.message == PushMessage(event: .databaseChanged, scope: .private))
+            #expect(await laptopSocket.next()?.message == PushMessage(event: .databaseChanged, scope: .shared))
             try await waitUntil("instance 1's relay listens again") { relay.isListening }
             try await waitUntil("instance 2's relay listens again") { two.pushRelay?.isListening == true }
             try await phone.save([contact("after the reconnect")])
             #expect(await laptopSocket.next()?.message == PushMessage(event: .databaseChanged, scope: .private))
             laptopSocket.close()
+        }
+    }
+
+    @Test("a write to a shared zone on instance 1 reaches the participant's socket on instance 2, and nobody else")
+    func sharedZoneAcrossInstances() async throws {
+        try await withTwoInstances { one, two in
+            let ada = try await TestClient(baseURL: one.baseURL).signedUp(username: "ada")
+            var grace = try await TestClient(baseURL: two.baseURL).signedUp(username: "grace")
+            grace.deviceID = "grace-phone"
+            let eve = try await TestClient(baseURL: two.baseURL).signedUp(username: "eve")
+            try await ada.saveZones("Contacts")
+            let share = try await ada.saveShare(
+                SaveShareRequest(
+                    zoneID: contactsZone,
+                    participants: [
+                        .init(userRecordName: try await grace.account().userRecordName, permission: .readOnly)
+                    ]))
+            try await grace.acceptShare(token: share.token)
+            let graceSocket = try await grace.openPush()
+            let eveSocket = try await eve.openPush()
+
+            try await ada.save([contact("Alan")])
+            #expect(await graceSocket.next()?.message == PushMessage(event: .databaseChanged, scope: .shared))
+            try await two.sendPushMarker(to: eve)
+            #expect(try await eveSocket.messagesBeforeMarker() == [], "a stranger hears nothing")
+            graceSocket.close()
+            eveSocket.close()
         }
     }
 

@@ -332,7 +332,7 @@ struct SharingTests {
 
     @Test("push: participants hear of the owner's writes and of each other's; the owner hears of theirs")
     func push() async throws {
-        try await withServer { _, anonymous in
+        try await withServer { server, anonymous in
             let people = try await People(anonymous)
             try await setUp(people)
             let share = try await share(people, bob: .readWrite)
@@ -358,6 +358,17 @@ struct SharingTests {
             _ = try await people.bob.modifyRecords(
                 ModifyRecordsRequest(saves: [contact("From Bob", zone: people.family)]), scope: .shared)
             #expect(await gracePush.next()?.message.scope == .shared)
+
+            // Ada's zone that is shared with nobody: a write there reaches no participant, nor Eve.
+            let evePush = try await people.eve.openPush()
+            defer { evePush.close() }
+            try await people.ada.save([contact("Quiet", zone: RecordZone.ID(zoneName: "Private"))])
+            for (name, client, push) in [
+                ("grace", people.grace, gracePush), ("bob", people.bob, bobPush), ("eve", people.eve, evePush),
+            ] {
+                try await server.sendPushMarker(to: client)
+                #expect(try await push.messagesBeforeMarker() == [], "\(name)")
+            }
         }
     }
 }

@@ -96,7 +96,9 @@ public actor PushHub {
     public func refetchAll() {
         for subscribers in subscribers.values {
             for subscriber in subscribers.values {
-                subscriber.continuation.yield(PushMessage(event: .databaseChanged, scope: .private))
+                for scope in DatabaseScope.allCases {
+                    subscriber.continuation.yield(PushMessage(event: .databaseChanged, scope: scope))
+                }
             }
         }
     }
