@@ -18,7 +18,7 @@ struct DatabaseRoutes {
     /// what it saved (`excludingWriter`).
     static let writerHeader = HTTPField.Name("X-Writer-ID")!
 
-    private static func deviceID(_ request: Request) throws -> String? {
+    static func deviceID(_ request: Request) throws -> String? {
         try DeviceID.validated(request.headers[deviceHeader], source: "the X-Device-ID header")
     }
 

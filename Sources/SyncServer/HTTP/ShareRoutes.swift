@@ -42,8 +42,7 @@ struct ShareRoutes {
     /// `POST /v1/shares/save`: shares a zone of the caller's, or changes who it is shared with.
     func save(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let device = try DeviceID.validated(
-            request.headers[DatabaseRoutes.deviceHeader], source: "the X-Device-ID header")
+        let device = try DatabaseRoutes.deviceID(request)
         let save = try await body.decode(SaveShareRequest.self, from: request)
         try RequestValidation.validate(save.zoneID, owner: user, context: "zoneID")
         guard save.participants.count < Share.maximumParticipants else {
@@ -52,9 +51,7 @@ struct ShareRoutes {
                 "a share holds at most \(Share.maximumParticipants) participants, its owner included; this one would have \(save.participants.count + 1)"
             )
         }
-        guard let owner = try await store.account(userRecordName: user) else {
-            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
-        }
+        let owner = try await identity(of: user)
         var invitees: [(account: AccountInfo, permission: ShareParticipant.Permission)] = []
         var seen: Set<String> = [user]
         for (index, invitee) in save.participants.enumerated() {
@@ -87,12 +84,11 @@ struct ShareRoutes {
             invitees.append(
                 (AccountInfo(userRecordName: account.userRecordName, username: account.username), invitee.permission))
         }
-        let ownerInfo = AccountInfo(userRecordName: owner.userRecordName, username: owner.username)
         let zoneName = save.zoneID.zoneName
         let before = try await store.share(owner: user, zoneName: zoneName)
         let share = try await store.saveShare(owner: user, zoneName: zoneName, now: Date()) { [invitees] existing in
             ShareRules.saved(
-                existing: existing, owner: ownerInfo, zoneName: zoneName, publicPermission: save.publicPermission,
+                existing: existing, owner: owner, zoneName: zoneName, publicPermission: save.publicPermission,
                 invitees: invitees, invitationKey: save.invitationKey)
         }
         await audience.notify(owner: user, zoneNames: [zoneName], by: user, device: device)
@@ -118,8 +114,7 @@ struct ShareRoutes {
     /// shared database.
     func delete(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let device = try DeviceID.validated(
-            request.headers[DatabaseRoutes.deviceHeader], source: "the X-Device-ID header")
+        let device = try DatabaseRoutes.deviceID(request)
         let delete = try await body.decode(ShareZoneRequest.self, from: request)
         try RequestValidation.validate(delete.zoneID, owner: user, context: "zoneID")
         // Deleting the share of a zone that is not shared succeeds, as deleting a missing record does.
@@ -145,14 +140,10 @@ struct ShareRoutes {
     /// `POST /v1/shares/accept`: joins a share; its zone appears in the caller's shared database.
     func accept(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let device = try DeviceID.validated(
-            request.headers[DatabaseRoutes.deviceHeader], source: "the X-Device-ID header")
+        let device = try DatabaseRoutes.deviceID(request)
         let accept = try await body.decode(ShareTokenRequest.self, from: request)
         guard ShareRules.isWellFormed(token: accept.token) else { throw ShareRules.notOpen }
-        guard let account = try await store.account(userRecordName: user) else {
-            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
-        }
-        let identity = AccountInfo(userRecordName: account.userRecordName, username: account.username)
+        let identity = try await identity(of: user)
         let share = try await store.updateShare(token: accept.token, actor: user, now: Date()) {
             try ShareRules.accepted($0, by: identity, key: accept.encryptionKey)
         }
@@ -179,6 +170,14 @@ struct ShareRoutes {
             share: ShareRules.wire(share, zoneID: RecordZone.ID(zoneName: share.zoneName, ownerName: share.owner)),
             ownerIdentity: AccountInfo(userRecordName: owner.userRecordName, username: owner.username),
             participantRole: role, participantPermission: permission, participantStatus: status)
+    }
+
+    /// The signed-in user's identity.
+    private func identity(of user: String) async throws -> AccountInfo {
+        guard let account = try await store.account(userRecordName: user) else {
+            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+        }
+        return AccountInfo(userRecordName: account.userRecordName, username: account.username)
     }
 
     private static func accepted(_ share: StoredShare?) -> Set<String> {

@@ -24,12 +24,18 @@ extension StoredZone {
     /// A zone as a store reads it back. A key is taken only when both parts are set and within the
     /// wire's ranges, so that a damaged row cannot trap or leak out.
     init(zoneName: String, keyVersion: Int64?, wrappedKey: Data?) {
-        self.init(zoneName: zoneName)
-        if let keyVersion, let wrappedKey, let version = Int(exactly: keyVersion),
-            RecordZone.EncryptionKey.problem(keyVersion: version) == nil,
-            RecordZone.EncryptionKey.problem(wrappedKey: wrappedKey) == nil
-        {
-            encryptionKey = RecordZone.EncryptionKey(keyVersion: version, wrappedKey: wrappedKey)
-        }
+        self.init(
+            zoneName: zoneName, encryptionKey: RecordZone.EncryptionKey(storedVersion: keyVersion, wrapped: wrappedKey))
+    }
+}
+
+extension RecordZone.EncryptionKey {
+    /// A wrapped key as a store reads it back (a zone's, a share's, a participant's): nil unless both
+    /// parts are set and within the wire's ranges, so that a damaged row cannot trap or leak out.
+    init?(storedVersion: Int64?, wrapped: Data?) {
+        guard let storedVersion, let wrapped, let version = Int(exactly: storedVersion),
+            Self.problem(keyVersion: version) == nil, Self.problem(wrappedKey: wrapped) == nil
+        else { return nil }
+        self.init(keyVersion: version, wrappedKey: wrapped)
     }
 }

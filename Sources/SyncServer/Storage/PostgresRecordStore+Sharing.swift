@@ -92,7 +92,7 @@ extension PostgresRecordStore: ShareStore {
                 SharedZone(
                     owner: owner, zoneName: zoneName,
                     permission: ShareParticipant.Permission(rawValue: permission) ?? .none,
-                    encryptionKey: Self.key(version: version, wrapped: wrapped), changeSeq: seq))
+                    encryptionKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped), changeSeq: seq))
         }
         return zones
     }
@@ -135,7 +135,7 @@ extension PostgresRecordStore: ShareStore {
             share = StoredShare(
                 owner: owner, zoneName: zoneName, token: token,
                 publicPermission: ShareParticipant.Permission(rawValue: publicPermission) ?? .none,
-                invitationKey: key(version: version, wrapped: wrapped), participants: [])
+                invitationKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped), participants: [])
         }
         guard var share else { return nil }
         for try await (user, username, role, permission, status, version, wrapped) in try await connection.query(
@@ -150,14 +150,9 @@ extension PostgresRecordStore: ShareStore {
                     role: ShareParticipant.Role(rawValue: role) ?? .privateUser,
                     permission: ShareParticipant.Permission(rawValue: permission) ?? .none,
                     status: ShareParticipant.AcceptanceStatus(rawValue: status) ?? .removed,
-                    encryptionKey: key(version: version, wrapped: wrapped)))
+                    encryptionKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped)))
         }
         return share
-    }
-
-    private static func key(version: Int64?, wrapped: Data?) -> RecordZone.EncryptionKey? {
-        guard let version, let wrapped, let keyVersion = Int(exactly: version) else { return nil }
-        return RecordZone.EncryptionKey(keyVersion: keyVersion, wrappedKey: wrapped)
     }
 
     /// Replaces the share's rows with `share` and writes its record at `seq`.

@@ -86,7 +86,8 @@ extension SQLiteRecordStore: ShareStore {
                 SharedZone(
                     owner: row["owner"], zoneName: row["zone_name"],
                     permission: ShareParticipant.Permission(rawValue: row["permission"]) ?? .none,
-                    encryptionKey: Self.key(version: row["key_version"], wrapped: row["wrapped_key"]),
+                    encryptionKey: RecordZone.EncryptionKey(
+                        storedVersion: row["key_version"], wrapped: row["wrapped_key"]),
                     changeSeq: row["change_seq"])
             }
         }
@@ -142,18 +143,14 @@ extension SQLiteRecordStore: ShareStore {
                 role: ShareParticipant.Role(rawValue: row["role"]) ?? .privateUser,
                 permission: ShareParticipant.Permission(rawValue: row["permission"]) ?? .none,
                 status: ShareParticipant.AcceptanceStatus(rawValue: row["status"]) ?? .removed,
-                encryptionKey: key(version: row["key_version"], wrapped: row["wrapped_key"]))
+                encryptionKey: RecordZone.EncryptionKey(storedVersion: row["key_version"], wrapped: row["wrapped_key"]))
         }
         return StoredShare(
             owner: owner, zoneName: zoneName, token: row["token"],
             publicPermission: ShareParticipant.Permission(rawValue: row["public_permission"]) ?? .none,
-            invitationKey: key(version: row["invitation_key_version"], wrapped: row["invitation_key"]),
+            invitationKey: RecordZone.EncryptionKey(
+                storedVersion: row["invitation_key_version"], wrapped: row["invitation_key"]),
             participants: participants)
-    }
-
-    private static func key(version: Int?, wrapped: Data?) -> RecordZone.EncryptionKey? {
-        guard let version, let wrapped else { return nil }
-        return RecordZone.EncryptionKey(keyVersion: version, wrappedKey: wrapped)
     }
 
     /// Replaces the share's rows with `share` and writes its record.
