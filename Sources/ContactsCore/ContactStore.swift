@@ -223,7 +223,12 @@ public final class ContactStore: Sendable {
     /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe". Public so that
     /// a search folds what the user types exactly as the store folded the names.
     public static func sortKey(_ name: String) -> String {
-        name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        // ASCII folds to its lower case (checked for every ASCII character), without Foundation's
+        // folding, which was 5 % of a first download.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        }
+        return name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 }
 
