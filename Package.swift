@@ -187,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncClientTests",
-            dependencies: ["SyncClient", "SyncCore", "SyncServer", "SyncTesting"],
+            dependencies: ["SyncClient", "SyncCore", "SyncCrypto", "SyncServer", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
