@@ -176,9 +176,11 @@ public final class ContactStore: Sendable {
     }
 
     /// The change tag of the last known server record (nil for none, or one stored before tags were kept).
-    static func serverChangeTag(_ id: String, _ db: GRDB.Database) throws -> String? {
-        try String.fetchOne(
-            db.cachedStatement(sql: "SELECT changeTag FROM serverRecord WHERE id = ?"), arguments: [id])
+    /// The last known server record's change tag: nil when there is no such record, `.some(nil)` for one
+    /// kept before the store kept change tags (it is read whole when needed).
+    static func serverChangeTag(_ id: String, _ db: GRDB.Database) throws -> String?? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT changeTag FROM serverRecord WHERE id = ?"), arguments: [id])
+            .map { $0["changeTag"] as String? }
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {

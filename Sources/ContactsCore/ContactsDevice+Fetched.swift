@@ -32,21 +32,25 @@ extension ContactsDevice {
     static func merge(serverRecord: SyncCore.RecordValue, _ transaction: ContactStore.Transaction) throws {
         let db = transaction.db
         let recordID = serverRecord.recordID
-        if let tag = serverRecord.recordChangeTag, tag == (try ContactStore.serverChangeTag(recordID.recordName, db)),
-            !Contact.hasPlainFields(serverRecord)
-        {
+        // The last known server record's change tag; nil when there is no last known server record.
+        let knownTag = try ContactStore.serverChangeTag(recordID.recordName, db)
+        if let tag = serverRecord.recordChangeTag, knownTag == .some(tag), !Contact.hasPlainFields(serverRecord) {
             // This device holds this version already (it saved it, or fetched it before): nothing to merge.
             return
         }
         guard let remote = try? Contact(record: serverRecord) else { return }
         let id = remote.id
         let pending = try transaction.pendingKind(of: recordID)
-        let known = try ContactStore.serverRecord(id, db)
+        // Read only when needed: a contact new to this device (a first download) has none. (The store
+        // files it under the canonical UUID; a record named otherwise is looked up that way.)
+        func known() throws -> SyncCore.RecordValue? {
+            knownTag == nil && recordID.recordName == id.uuidString ? nil : try ContactStore.serverRecord(id, db)
+        }
         guard let local = try ContactStore.contact(id, db) else {
             if pending == .delete {
                 // Deleted here. The same version coming back keeps it deleted; a newer edit
                 // made elsewhere wins over the delete (an edit is never lost silently).
-                if known?.recordChangeTag == serverRecord.recordChangeTag { return }
+                if try known()?.recordChangeTag == serverRecord.recordChangeTag { return }
                 try transaction.settle(.record(.deleteRecord(recordID)))
             }
             try ContactStore.put(remote, db)
@@ -55,7 +59,7 @@ extension ContactsDevice {
             if Contact.hasPlainFields(serverRecord) { try transaction.enqueue(.record(.saveRecord(recordID))) }
             return
         }
-        let base = known.flatMap { try? Contact(record: $0) }
+        let base = try known().flatMap { try? Contact(record: $0) }
         let merged = ContactMerge.merge(base: base, local: local, remote: remote)
         try ContactStore.put(merged, db)
         try ContactStore.putServerRecord(serverRecord, for: id, db)
