@@ -445,7 +445,14 @@ public final class SyncEngine: Sendable {
             firstFailure = firstFailure ?? failure.error
         }
         state.settle(settled, sentGenerations: sentGenerations)
-        let savedRecords = try await database.incoming(response.savedRecords)
+        let savedRecords: [Record]
+        do {
+            savedRecords = try await database.incoming(response.savedRecords)
+        } catch {
+            // Saved, but the app will not hear of it here: its next fetch must bring these back.
+            writerID.withLock { $0 = UUID().uuidString }
+            throw error
+        }
         var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
         for failure in response.failedRecordSaves {
             guard let record = sent[failure.recordID] else { continue }
