@@ -29,16 +29,14 @@ extension Container {
     ) async throws -> (share: Share, invitation: ShareInvitation) {
         var share = try await privateClient.saveShare(
             SaveShareRequest(zoneID: zoneID, publicPermission: publicPermission, participants: participants))
-        let invitation = try await invitation(for: share)
-        if share.invitationKey == nil, let keyring,
-            let (_, key) = try await keyring.invitation(for: zoneID, token: share.token, client: privateClient)
-        {
+        let invitation = try await keyring?.invitation(for: zoneID, token: share.token, client: privateClient)
+        if share.invitationKey == nil, let key = invitation?.key {
             // A new share of an encrypted zone: leave the zone's key with it, for the invitation to open.
             share = try await privateClient.saveShare(
                 SaveShareRequest(
                     zoneID: zoneID, publicPermission: publicPermission, participants: participants, invitationKey: key))
         }
-        return (share, invitation)
+        return (share, ShareInvitation(serverURL: serverURL, token: share.token, secret: invitation?.secret))
     }
 
     /// The invitation of one of the signed-in user's shares: the same every time it is asked for.

@@ -3,8 +3,9 @@ import SyncCore
 import SyncCrypto
 
 /// Handing a zone's key to the people it is shared with, without the server ever holding it open:
-/// the owner wraps it by a fresh invitation secret that travels with the share's URL; a participant
-/// opens it with that secret once and keeps it wrapped by their own account key.
+/// the owner wraps it by the share's invitation secret (derived from the zone key and the share's
+/// token), which travels with the share's URL; a participant opens it with that secret once and
+/// keeps it wrapped by their own account key.
 extension Keyring {
     /// For the owner: the invitation secret of the share with URL token `token`, and the zone's key
     /// wrapped by it; nil when the zone has no key (nothing in it is encrypted).

@@ -28,8 +28,12 @@ package struct DatabaseClient: Sendable {
     }
 
     private func call<Response: Decodable>(_ operation: String, _ body: some Encodable) async throws -> Response {
-        let data = try await send(.POST, path(operation), body: Array(try JSONEncoder().encode(body)))
-        return try decode(Response.self, data)
+        try await post(path(operation), body)
+    }
+
+    /// Posts `body` as JSON to `path` and decodes the answer.
+    package func post<Response: Decodable>(_ path: String, _ body: some Encodable) async throws -> Response {
+        try decode(Response.self, try await send(.POST, path, body: Array(try JSONEncoder().encode(body))))
     }
 
     package func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {

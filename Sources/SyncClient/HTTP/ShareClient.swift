@@ -4,10 +4,6 @@ import SyncCore
 
 /// The server's share routes (`/v1/shares/…`, `/v1/users/lookup`), which belong to no database.
 extension DatabaseClient {
-    private func post<Response: Decodable>(_ path: String, _ body: some Encodable) async throws -> Response {
-        try decode(Response.self, try await send(.POST, path, body: Array(try JSONEncoder().encode(body))))
-    }
-
     package func lookupUsers(_ request: LookupUsersRequest) async throws -> LookupUsersResponse {
         try await post("/v1/users/lookup", request)
     }

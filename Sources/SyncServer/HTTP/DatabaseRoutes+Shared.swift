@@ -62,8 +62,7 @@ extension DatabaseRoutes {
         _ = try await store.updateShare(token: share.token, actor: user, now: Date()) {
             try ShareRules.left($0, by: user)
         }
-        await ZoneAudience(store: store, pushHub: pushHub).notify(
-            owner: zoneID.ownerName, zoneNames: [zoneID.zoneName], by: user, device: device)
+        await audience.notify(owner: zoneID.ownerName, zoneNames: [zoneID.zoneName], by: user, device: device)
         await pushHub.notify(user: user, scope: .shared, excludingDevice: device)
     }
 
@@ -104,8 +103,7 @@ extension DatabaseRoutes {
         var refused = ModifyRecordsResponse()
         var leaving: [RecordValue.ID] = []
         for record in modification.saves {
-            let isShare =
-                record.recordType == Share.recordType || record.recordID.recordName == Share.zoneWideRecordName
+            let isShare = ShareRules.isShare(recordName: record.recordID.recordName, recordType: record.recordType)
             if let error = refusal(record.recordID, isShare: isShare) {
                 refused.failedRecordSaves.append(.init(recordID: record.recordID, error: error))
             } else {
@@ -114,7 +112,7 @@ extension DatabaseRoutes {
         }
         for recordID in modification.deletes {
             // Deleting the share from one's shared database is leaving it.
-            if recordID.recordName == Share.zoneWideRecordName, shared[recordID.zoneID] != nil {
+            if ShareRules.isShare(recordName: recordID.recordName), shared[recordID.zoneID] != nil {
                 leaving.append(recordID)
             } else if let error = refusal(recordID, isShare: false) {
                 refused.failedRecordDeletes.append(.init(recordID: recordID, error: error))
@@ -138,8 +136,7 @@ extension DatabaseRoutes {
             response.failedRecordDeletes += written.failedRecordDeletes
             if outcome.changed {
                 let zones = Set((allowed.saves.map(\.recordID) + allowed.deletes).map(\.zoneID.zoneName))
-                await ZoneAudience(store: store, pushHub: pushHub).notify(
-                    owner: owner, zoneNames: zones, by: user, device: device)
+                await audience.notify(owner: owner, zoneNames: zones, by: user, device: device)
             }
         }
         for recordID in leaving {
@@ -155,17 +152,13 @@ extension DatabaseRoutes {
         let failedZones = Set(
             (refused.failedRecordSaves.map(\.recordID) + refused.failedRecordDeletes.map(\.recordID)).map(\.zoneID))
         guard !failedZones.isEmpty else { return }
-        let abandoned = { (zoneID: RecordZone.ID) in
-            SyncError(
-                .batchRequestFailed,
-                "not applied: another item in atomic zone '\(zoneID.zoneName)' failed; fix that item and send the batch again"
-            )
-        }
+        let abandoned = RecordModificationPlanner.abandonedInAtomicZone
         for record in allowed.saves where failedZones.contains(record.recordID.zoneID) {
-            refused.failedRecordSaves.append(.init(recordID: record.recordID, error: abandoned(record.recordID.zoneID)))
+            refused.failedRecordSaves.append(
+                .init(recordID: record.recordID, error: abandoned(record.recordID.zoneID.zoneName)))
         }
         for recordID in allowed.deletes where failedZones.contains(recordID.zoneID) {
-            refused.failedRecordDeletes.append(.init(recordID: recordID, error: abandoned(recordID.zoneID)))
+            refused.failedRecordDeletes.append(.init(recordID: recordID, error: abandoned(recordID.zoneID.zoneName)))
         }
         allowed.saves.removeAll { failedZones.contains($0.recordID.zoneID) }
         allowed.deletes.removeAll { failedZones.contains($0.zoneID) }

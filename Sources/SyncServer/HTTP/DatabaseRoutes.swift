@@ -23,6 +23,8 @@ struct DatabaseRoutes {
     }
 
     var limits: ServerLimits { configuration.limits }
+    /// Who to tell of a change to a zone.
+    var audience: ZoneAudience { ZoneAudience(store: store, pushHub: pushHub) }
 
     private static func scope(_ context: SyncRequestContext) throws -> DatabaseScope {
         let name = context.parameters.get("scope") ?? ""
@@ -64,14 +66,14 @@ struct DatabaseRoutes {
         }
         guard scope == .private else { return try await modifySharedZones(user: user, device: device, modification) }
         // Participants of a zone about to be deleted lose it: they are told after.
-        let audience = try await store.audience(owner: user, zoneNames: Set(modification.deletes.map(\.zoneName)))
+        let losing = try await store.audience(owner: user, zoneNames: Set(modification.deletes.map(\.zoneName)))
         let outcome = try await store.modifyZones(
             owner: user,
             saves: modification.saves.map { StoredZone(zoneName: $0.zoneID.zoneName, encryptionKey: $0.encryptionKey) },
             deletes: modification.deletes.map(\.zoneName), now: Date())
         if outcome.changed {
             await pushHub.notify(user: user, scope: .private, excludingDevice: device)
-            for participant in audience.sorted() {
+            for participant in losing.sorted() {
                 await pushHub.notify(user: participant, scope: .shared, excludingDevice: nil)
             }
         }
@@ -118,8 +120,8 @@ struct DatabaseRoutes {
             return try await modifySharedRecords(user: user, device: device, writer: writer, modification)
         }
         if let share = modification.saves.first(where: {
-            $0.recordType == Share.recordType || $0.recordID.recordName == Share.zoneWideRecordName
-        })?.recordID ?? modification.deletes.first(where: { $0.recordName == Share.zoneWideRecordName }) {
+            ShareRules.isShare(recordName: $0.recordID.recordName, recordType: $0.recordType)
+        })?.recordID ?? modification.deletes.first(where: { ShareRules.isShare(recordName: $0.recordName) }) {
             throw SyncError(
                 .invalidArguments,
                 "record '\(share.recordName)' in zone '\(share.zoneID.zoneName)' is a share: change shares with POST /v1/shares/save and /v1/shares/delete"
@@ -129,8 +131,7 @@ struct DatabaseRoutes {
             owner: user, modifier: user, writer: writer, request: modification, limits: limits, now: Date())
         if outcome.changed {
             let zones = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.zoneName))
-            await ZoneAudience(store: store, pushHub: pushHub).notify(
-                owner: user, zoneNames: zones, by: user, device: device)
+            await audience.notify(owner: user, zoneNames: zones, by: user, device: device)
         }
         return body.response(bytes: outcome.responseBody)
     }

@@ -134,7 +134,7 @@ struct ShareRoutes {
         let lookup = try await body.decode(ShareTokenRequest.self, from: request)
         guard ShareRules.isWellFormed(token: lookup.token), let share = try await store.share(token: lookup.token)
         else { throw ShareRules.notOpen }
-        return try body.response(try await metadata(of: share, for: user))
+        return try body.response(try metadata(of: share, for: user))
     }
 
     /// `POST /v1/shares/accept`: joins a share; its zone appears in the caller's shared database.
@@ -148,10 +148,10 @@ struct ShareRoutes {
             try ShareRules.accepted($0, by: identity, key: accept.encryptionKey)
         }
         await audience.notify(owner: share.owner, zoneNames: [share.zoneName], by: user, device: device)
-        return try body.response(try await metadata(of: share, for: user))
+        return try body.response(try metadata(of: share, for: user))
     }
 
-    private func metadata(of share: StoredShare, for user: String) async throws -> ShareMetadata {
+    private func metadata(of share: StoredShare, for user: String) throws -> ShareMetadata {
         let participant = share.participant(user)
         let role: ShareParticipant.Role
         let permission: ShareParticipant.Permission

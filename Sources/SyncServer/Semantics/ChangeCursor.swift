@@ -50,13 +50,7 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
     }
 
     /// The opaque token handed to clients.
-    public var token: ServerChangeToken {
-        // Sorted keys: the same position always gives the same token.
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // Encoding a struct of strings and integers cannot fail.
-        return ServerChangeToken(data: (try? encoder.encode(self)) ?? Data())
-    }
+    public var token: ServerChangeToken { ServerChangeToken(position: self) }
 
     /// Reads a token a client sent and checks that it belongs where the client used it.
     ///
@@ -107,5 +101,15 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
                 "the change token is newer than this server's history (was the server restored from a backup?); fetch again without a token"
             )
         }
+    }
+}
+
+extension ServerChangeToken {
+    /// The opaque token of a position: its JSON with sorted keys, so that the same position always
+    /// gives the same token. The positions are structs of strings and integers, whose encoding cannot fail.
+    init(position: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        self.init(data: (try? encoder.encode(position)) ?? Data())
     }
 }

@@ -104,11 +104,7 @@ public enum RecordModificationPlanner {
             func abandon(_ decisions: inout [Decision], _ ids: [RecordValue.ID]) {
                 for (position, id) in ids.enumerated()
                 where failedZones.contains(id.zoneID.zoneName) && !decisions[position].isFailure {
-                    decisions[position] = .failed(
-                        SyncError(
-                            .batchRequestFailed,
-                            "not applied: another item in atomic zone '\(id.zoneID.zoneName)' failed; fix that item and send the batch again"
-                        ))
+                    decisions[position] = .failed(abandonedInAtomicZone(id.zoneID.zoneName))
                 }
             }
             abandon(&saveDecisions, request.saves.map(\.recordID))
@@ -158,6 +154,13 @@ public enum RecordModificationPlanner {
         }
         plan.endSeq = seq
         return plan
+    }
+
+    /// The error of an item not applied because another in its atomic zone failed.
+    static func abandonedInAtomicZone(_ zoneName: String) -> SyncError {
+        SyncError(
+            .batchRequestFailed,
+            "not applied: another item in atomic zone '\(zoneName)' failed; fix that item and send the batch again")
     }
 
     /// Change tags are the owner's change number in base 36: unique and short.

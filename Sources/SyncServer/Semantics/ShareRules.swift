@@ -107,10 +107,9 @@ public enum ShareRules {
     static let notOpen = SyncError(
         .unknownItem, "there is no share with this URL open to you; ask its owner for a new invitation")
 
-    /// What `user` may do in a zone of this share: nil unless they accepted it.
-    static func permission(of user: String, in share: StoredShare) -> ShareParticipant.Permission? {
-        guard let participant = share.participant(user), participant.status == .accepted else { return nil }
-        return participant.permission
+    /// Whether a save or delete names a share record, which only the share routes write.
+    static func isShare(recordName: String, recordType: String? = nil) -> Bool {
+        recordName == Share.zoneWideRecordName || recordType == Share.recordType
     }
 
     /// The share as clients see it; `zoneID` names the zone as the reader knows it.

@@ -94,7 +94,8 @@ extension SQLiteRecordStore: ShareStore {
     }
 
     public func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String> {
-        try await pool.read { db in
+        guard !zoneNames.isEmpty else { return [] }
+        return try await pool.read { db in
             var users = Set<String>()
             let statement = try db.cachedStatement(
                 sql: """
