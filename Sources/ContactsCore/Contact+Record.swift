@@ -6,7 +6,12 @@ extension Contact {
     public static let zoneID = RecordZone.ID(zoneName: "Contacts")
     public static let recordType = "Contact"
 
-    public var recordID: RecordValue.ID { RecordValue.ID(recordName: id.uuidString, zoneID: Self.zoneID) }
+    public var recordID: RecordValue.ID { recordID(in: Self.zoneID) }
+
+    /// The contact's record ID in the zone of a book.
+    public func recordID(in zoneID: RecordZone.ID) -> RecordValue.ID {
+        RecordValue.ID(recordName: id.uuidString, zoneID: zoneID)
+    }
 
     /// The encrypted field that holds the whole contact, in the store's binary format (``ContactFormat``).
     static let contactField = "contact"
@@ -27,9 +32,9 @@ extension Contact {
         record[encrypted: Self.contactField] = .bytes(ContactFormat.encode(self))
     }
 
-    /// A record to save: `base` (the last known server record) with this contact's values.
-    public func record(base: RecordValue?) -> RecordValue {
-        var record = base ?? RecordValue(recordType: Self.recordType, recordID: recordID)
+    /// A record to save in `zoneID`: `base` (the last known server record) with this contact's values.
+    public func record(base: RecordValue?, in zoneID: RecordZone.ID = Self.zoneID) -> RecordValue {
+        var record = base ?? RecordValue(recordType: Self.recordType, recordID: recordID(in: zoneID))
         write(to: &record)
         return record
     }

@@ -11,6 +11,7 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
     case ambiguousID(String, matches: Int)
     case notAContact(String)
     case damagedRow(offset: Int)
+    case readOnlyBook(String, owner: String?)
 
     public var description: String {
         switch self {
@@ -30,6 +31,9 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
             "'\(id.terminalSafeForMessages)' matches \(matches) contacts; type more of the ID"
         case .notAContact(let name):
             "the server record \(name) is not a contact"
+        case .readOnlyBook(let name, let owner):
+            "the book \"\(name.terminalSafeForMessages)\" is shared with you read-only\(owner.map { " by \($0.terminalSafeForMessages)" } ?? ""): "
+                + "its contacts cannot be changed here; ask its owner for read-write access"
         case .damagedRow(let offset):
             "a contact in this device's store is damaged (unreadable at byte \(offset)); "
                 + "`contacts wipe --local-data --yes` then `contacts sync` downloads the server's copy again"

@@ -33,12 +33,18 @@ extension ContactStore {
                     continue
                 }
                 switch change {
+                case .saveRecord(let recordID) where AddressBook.isBookRecord(recordID):
+                    guard let book = try Self.book(recordID.zoneID, db) else {
+                        batch.stale.append(change)
+                        continue
+                    }
+                    batch.saves.append(book.record(base: try Self.serverRecord(named: recordID.recordName, db)))
                 case .saveRecord(let recordID):
                     guard let id = UUID(uuidString: recordID.recordName), let contact = try Self.contact(id, db) else {
                         batch.stale.append(change)
                         continue
                     }
-                    batch.saves.append(contact.record(base: try Self.serverRecord(id, db)))
+                    batch.saves.append(contact.record(base: try Self.serverRecord(id, db), in: recordID.zoneID))
                 case .deleteRecord(let recordID):
                     batch.deletes.append(recordID)
                 }

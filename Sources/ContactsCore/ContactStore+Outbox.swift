@@ -39,19 +39,31 @@ public struct OutboxEntry: Sendable, Hashable {
     }
 
     /// The entry a row holds; nil for a row this version does not understand.
-    init?(key: String, kind: String, version: Int64) {
-        guard let kind = Kind(rawValue: kind) else { return nil }
+    init?(row: Row) {
+        guard let kind = Kind(rawValue: row["kind"]) else { return nil }
+        let key: String = row["key"]
+        let zoneID = RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])
         if key.hasPrefix("zone:") {
-            let zoneID = RecordZone.ID(zoneName: String(key.dropFirst(5)))
             change = .zone(kind == .save ? .saveZone(RecordZone(zoneID: zoneID)) : .deleteZone(zoneID))
         } else if key.hasPrefix("record:") {
-            let recordID = RecordValue.ID(recordName: String(key.dropFirst(7)), zoneID: Contact.zoneID)
+            let recordID = RecordValue.ID(recordName: String(key.dropFirst(7)), zoneID: zoneID)
             change = .record(kind == .save ? .saveRecord(recordID) : .deleteRecord(recordID))
         } else {
             return nil
         }
-        self.version = version
+        version = row["version"]
     }
+
+    /// The zone the change is in, or of.
+    var zoneID: RecordZone.ID {
+        switch change {
+        case .record(let change): change.recordID.zoneID
+        case .zone(let change): change.zoneID
+        }
+    }
+
+    /// Which database the change goes to: a zone named with another owner is one shared with this account.
+    var scope: DatabaseScope { zoneID.ownerName == RecordZone.ID.defaultOwnerName ? .private : .shared }
 }
 
 /// What one write transaction did to the outbox, in order, for the engine's pending lists to follow.
@@ -66,6 +78,17 @@ public struct OutboxDelta: Sendable {
     }
 
     var steps: [Step] = []
+
+    /// The steps for one database's engine: changes in its zones, and clearing.
+    func scoped(_ scope: DatabaseScope) -> OutboxDelta {
+        OutboxDelta(
+            steps: steps.filter { step in
+                switch step {
+                case .queued(let change), .settled(let change): OutboxEntry(change: change).scope == scope
+                case .cleared: true
+                }
+            })
+    }
 }
 
 extension ContactStore {
@@ -85,8 +108,14 @@ extension ContactStore {
                 (try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT version FROM outbox WHERE key = ?"), arguments: [entry.key]) ?? 0)
                 + 1
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO outbox (key, kind, version) VALUES (?, ?, ?)")
-                .execute(arguments: [entry.key, entry.kind.rawValue, entry.version])
+            try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO outbox (key, kind, version, zoneName, ownerName) VALUES (?, ?, ?, ?, ?)"
+            )
+            .execute(
+                arguments: [
+                    entry.key, entry.kind.rawValue, entry.version, entry.zoneID.zoneName, entry.zoneID.ownerName,
+                ]
+            )
             delta.steps.append(.queued(change))
             return entry
         }
@@ -108,10 +137,18 @@ extension ContactStore {
             ).flatMap(OutboxEntry.Kind.init(rawValue:))
         }
 
-        /// Removes every contact, server record and outbox entry (the engine state too when asked).
+        /// Removes every contact, book but the default one, server record and outbox entry (the engines'
+        /// states too when asked).
         func wipe(engineState: Bool) throws {
-            try db.execute(sql: "DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox")
-            if engineState { try ContactStore.setSetting(.engineState, nil, db) }
+            try db.execute(
+                sql: """
+                    DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox;
+                    DELETE FROM book WHERE NOT (zoneName = 'Contacts' AND ownerName = '__defaultOwner__')
+                    """)
+            if engineState {
+                try ContactStore.setSetting(.engineState, nil, db)
+                try ContactStore.setSetting(.sharedEngineState, nil, db)
+            }
             delta.steps.append(.cleared)
         }
     }
@@ -152,11 +189,12 @@ extension ContactStore {
     /// held whole.
     func outbox(inChunksOf size: Int, _ body: ([OutboxEntry]) throws -> Void) throws {
         try queue.read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT key, kind, version FROM outbox ORDER BY rowid")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox ORDER BY rowid")
             var chunk: [OutboxEntry] = []
             chunk.reserveCapacity(size)
             while let row = try rows.next() {
-                if let entry = OutboxEntry(key: row["key"], kind: row["kind"], version: row["version"]) {
+                if let entry = OutboxEntry(row: row) {
                     chunk.append(entry)
                 }
                 if chunk.count == size {
@@ -173,6 +211,7 @@ extension SyncEngine.State {
     /// Applies what a store transaction did to the outbox: queued changes become pending, settled
     /// and cleared ones stop being pending. Consecutive steps of one sort go in one call.
     func follow(_ delta: OutboxDelta) {
+        guard !delta.steps.isEmpty else { return }
         var records: [SyncEngine.PendingRecordZoneChange] = []
         var zones: [SyncEngine.PendingDatabaseChange] = []
         var adding = true

@@ -15,6 +15,8 @@ public final class ContactStore: Sendable {
         public var id: UUID
         public var name: String
         public var sortKey: String
+        /// The book the contact is in.
+        public var zoneID: RecordZone.ID = Contact.zoneID
     }
 
     let queue: DatabaseQueue
@@ -59,6 +61,22 @@ public final class ContactStore: Sendable {
                     CREATE TRIGGER contactRemoved AFTER DELETE ON contact BEGIN UPDATE contactCount SET n = n - 1; END;
                     """)
         }
+        migrator.registerMigration("v4: address books") { db in
+            // Books are zones. Everything earlier versions stored is in the default one, which the
+            // column defaults name; an outbox entry's zone says which engine sends it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE book (
+                        zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, name TEXT NOT NULL, access TEXT NOT NULL,
+                        ownerUsername TEXT, participants BLOB, PRIMARY KEY (zoneName, ownerName));
+                    ALTER TABLE contact ADD COLUMN zoneName TEXT NOT NULL DEFAULT 'Contacts';
+                    ALTER TABLE contact ADD COLUMN ownerName TEXT NOT NULL DEFAULT '__defaultOwner__';
+                    ALTER TABLE outbox ADD COLUMN zoneName TEXT NOT NULL DEFAULT 'Contacts';
+                    ALTER TABLE outbox ADD COLUMN ownerName TEXT NOT NULL DEFAULT '__defaultOwner__';
+                    """)
+            try Self.putBook(
+                AddressBook(zoneID: Contact.zoneID, name: AddressBook.defaultName, access: .owner), db)
+        }
         try migrator.migrate(queue)
     }
 
@@ -68,10 +86,17 @@ public final class ContactStore: Sendable {
         try queue.read { db in try Self.contact(id, db) }
     }
 
-    /// Every contact, in list order.
-    public func contacts() throws -> [Contact] {
+    /// Every contact, in list order; only those of one book when `book` is given.
+    public func contacts(in book: RecordZone.ID? = nil) throws -> [Contact] {
         try queue.read { db in
-            try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(ContactFormat.decode)
+            guard let book else {
+                return try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(
+                    ContactFormat.decode)
+            }
+            return try Data.fetchAll(
+                db, sql: "SELECT json FROM contact WHERE zoneName = ? AND ownerName = ? ORDER BY sortKey, id",
+                arguments: [book.zoneName, book.ownerName]
+            ).map(ContactFormat.decode)
         }
     }
 
@@ -81,10 +106,13 @@ public final class ContactStore: Sendable {
         try queue.read { db in
             // LIMIT -1 is no limit.
             try Row.fetchAll(
-                db, sql: "SELECT id, name, sortKey FROM contact ORDER BY sortKey, id LIMIT ?", arguments: [limit ?? -1]
+                db, sql: "SELECT id, name, sortKey, zoneName, ownerName FROM contact ORDER BY sortKey, id LIMIT ?",
+                arguments: [limit ?? -1]
             ).compactMap { row in
                 guard let id = UUID(uuidString: row["id"]) else { return nil }
-                return Summary(id: id, name: row["name"], sortKey: row["sortKey"])
+                return Summary(
+                    id: id, name: row["name"], sortKey: row["sortKey"],
+                    zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]))
             }
         }
     }
@@ -126,8 +154,9 @@ public final class ContactStore: Sendable {
         try queue.write { db in try Self.setSetting(key, value, db) }
     }
 
-    public func engineState() throws -> SyncEngine.State.Serialization? {
-        guard let text = try setting(.engineState) else { return nil }
+    /// The saved state of the engine on the private database, or on the shared one.
+    public func engineState(_ key: Setting = .engineState) throws -> SyncEngine.State.Serialization? {
+        guard let text = try setting(key) else { return nil }
         return try? JSONDecoder().decode(SyncEngine.State.Serialization.self, from: Data(text.utf8))
     }
 
@@ -152,16 +181,27 @@ public final class ContactStore: Sendable {
             .map(ContactFormat.decode)
     }
 
-    static func put(_ contact: Contact, _ db: GRDB.Database) throws {
+    /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in.
+    static func put(_ contact: Contact, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database) throws {
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
-                INSERT INTO contact (id, name, sortKey, json) VALUES (?, ?, ?, ?)
+                INSERT INTO contact (id, name, sortKey, json, zoneName, ownerName) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, sortKey = excluded.sortKey, json = excluded.json
                 """
         )
         .execute(
-            arguments: [contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact)])
+            arguments: [
+                contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact),
+                book.zoneName, book.ownerName,
+            ])
+    }
+
+    /// The book `id` is in; nil for a contact this device does not have.
+    static func book(of id: UUID, _ db: GRDB.Database) throws -> RecordZone.ID? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"), arguments: [id.uuidString]
+        ).map { RecordZone.ID(zoneName: $0["zoneName"], ownerName: $0["ownerName"]) }
     }
 
     static func removeContact(_ id: UUID, _ db: GRDB.Database) throws {
@@ -169,10 +209,13 @@ public final class ContactStore: Sendable {
     }
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try Data.fetchOne(
-            db.cachedStatement(sql: "SELECT json FROM serverRecord WHERE id = ?"), arguments: [id.uuidString]
-        )
-        .flatMap(StoredServerRecord.decode)
+        try serverRecord(named: id.uuidString, db)
+    }
+
+    /// The last known server record named `name` (a contact's UUID, or a book record's name).
+    static func serverRecord(named name: String, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM serverRecord WHERE id = ?"), arguments: [name])
+            .flatMap(StoredServerRecord.decode)
     }
 
     /// The change tag of the last known server record (nil for none, or one stored before tags were kept).
@@ -184,12 +227,15 @@ public final class ContactStore: Sendable {
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {
+        try putServerRecord(record, named: id.uuidString, db)
+    }
+
+    static func putServerRecord(_ record: SyncCore.RecordValue?, named name: String, _ db: GRDB.Database) throws {
         if let record {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO serverRecord (id, json, changeTag) VALUES (?, ?, ?)")
-                .execute(
-                    arguments: [id.uuidString, StoredServerRecord(record).encoded(), record.recordChangeTag])
+                .execute(arguments: [name, StoredServerRecord(record).encoded(), record.recordChangeTag])
         } else {
-            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
+            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [name])
         }
     }
 
@@ -270,6 +316,8 @@ struct StoredServerRecord: Codable {
 /// Values a device keeps besides its contacts.
 public enum Setting: String, Sendable {
     case engineState, serverURL, deviceID, token, username, userRecordName, lastSync, lastError, lastErrorDate
+    /// The state of the engine on the shared database (books others share with this account).
+    case sharedEngineState
     /// The passphrase that opens the account's encrypted values; never sent to the server.
     case passphrase
     /// The account key derived from the passphrase, filed under its derivation's ID ("id:base64"), so

@@ -76,9 +76,9 @@ extension ContactsDevice {
 
     /// A new engine from the saved state, with the keyring of the passphrase held now.
     func replaceEngine() async {
-        await engine.cancelOperations()
+        await cancelEngines()
         // Never fails for a store that opened: its settings were read before.
-        try? makeEngine(state: try store.engineState())
+        try? makeEngines(states: (try store.engineState(.engineState), try store.engineState(.sharedEngineState)))
     }
 
     /// Deletes the account's encrypted data on the server (a lost passphrase), makes `passphrase` the
@@ -107,7 +107,9 @@ extension ContactsDevice {
         }
         credentials.token = nil
         // Without automatic sync nobody notices the store changed: tell the engine now.
-        if !options.automaticallySync { try? await engine.fetchChanges() }
+        if !options.automaticallySync {
+            for engine in engines { try? await engine.fetchChanges() }
+        }
         announce(.accountChanged)
     }
 
@@ -116,19 +118,20 @@ extension ContactsDevice {
     /// Removes this device's contacts and sync state; the server keeps its copy, and the next
     /// fetch downloads everything again.
     public func deleteLocalData() async throws {
-        await engine.cancelOperations()
-        // The engine is replaced, not told: the new one starts from an empty state and outbox.
+        await cancelEngines()
+        // The engines are replaced, not told: the new ones start from an empty state and outbox.
         try store.write { transaction in try transaction.wipe(engineState: true) }
-        try makeEngine(state: nil)
+        try makeEngines(states: (nil, nil))
         announce(.contactsChanged)
     }
 
-    /// Deletes the contacts zone on the server, which removes every contact on every device
-    /// (this one too, once the server confirms).
+    /// Deletes the zones of the person's books on the server, which removes their contacts on every
+    /// device (this one too, once the server confirms) and from everyone they are shared with.
     public func deleteServerData() async throws {
         try write { transaction in
+            let own = try ContactStore.books(transaction.db).filter(\.isOwn).map(\.zoneID)
             try transaction.wipe(engineState: false)
-            try transaction.enqueue(.zone(.deleteZone(Contact.zoneID)))
+            for zoneID in Set(own + [Contact.zoneID]) { try transaction.enqueue(.zone(.deleteZone(zoneID))) }
         }
         announce(.contactsChanged)
         try await engine.sendChanges()

@@ -9,7 +9,7 @@ import Synchronization
 extension ContactsDevice: SyncEngineDelegate {
     public func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
         do {
-            try handle(event)
+            try handle(event, scope: syncEngine.database.scope)
         } catch {
             try? store.setSetting(.lastError, "could not save to the local database: \(error)")
         }
@@ -25,7 +25,7 @@ extension ContactsDevice: SyncEngineDelegate {
         if let text = Self.describe(event, fetched: fetchedCount) { announce(.event(text, date: Date())) }
     }
 
-    private func handle(_ event: SyncEngine.Event) throws {
+    private func handle(_ event: SyncEngine.Event, scope: DatabaseScope) throws {
         switch event {
         case .stateUpdate(let update):
             // The outbox is the one record of what is pending (makeEngine gives it back to the engine), so
@@ -35,13 +35,15 @@ extension ContactsDevice: SyncEngineDelegate {
             state.pendingRecordZoneChanges = []
             state.pendingDatabaseChanges = []
             let text = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+            let key: Setting = scope == .shared ? .sharedEngineState : .engineState
             // A fetch that found nothing new leaves the state as it was: no write.
-            if try store.setting(.engineState) != text { try store.setSetting(.engineState, text) }
+            if try store.setting(key) != text { try store.setSetting(key, text) }
 
         case .accountChange(let change):
             switch change.changeType {
             case .signIn:
-                try queueEverything()
+                // The shared database holds nothing of this device's to upload.
+                if scope == .private { try queueEverything() }
             case .signOut, .switchAccounts:
                 try write { transaction in try transaction.wipe(engineState: false) }
                 announce(.contactsChanged)
@@ -49,15 +51,7 @@ extension ContactsDevice: SyncEngineDelegate {
             announce(.accountChanged)
 
         case .fetchedDatabaseChanges(let changes):
-            for deletion in changes.deletions where deletion.zoneID == Contact.zoneID {
-                if deletion.reason == .encryptedDataReset {
-                    // The server lost its copy, not the user: keep the contacts and upload them again.
-                    try queueEverything()
-                    continue
-                }
-                try write { transaction in try transaction.wipe(engineState: false) }
-                announce(.contactsChanged)
-            }
+            try applyFetched(changes)
 
         case .fetchedRecordZoneChanges(let changes):
             try applyFetched(changes)
@@ -82,13 +76,12 @@ extension ContactsDevice: SyncEngineDelegate {
         }
     }
 
-    /// Queues the zone and every contact for upload (first sign-in, or the server lost its data).
+    /// Queues the person's books and their contacts for upload (first sign-in, or the server lost its data).
     private func queueEverything() throws {
         try write { transaction in
-            try transaction.enqueue(.zone(.saveZone(RecordZone(zoneID: Contact.zoneID))))
             try transaction.db.execute(sql: "DELETE FROM serverRecord")
-            for id in try String.fetchAll(transaction.db, sql: "SELECT id FROM contact") {
-                try transaction.enqueue(.record(.saveRecord(.init(recordName: id, zoneID: Contact.zoneID))))
+            for book in try ContactStore.books(transaction.db) where book.isOwn {
+                try transaction.queueUpload(of: book)
             }
         }
     }

@@ -1,15 +1,17 @@
 import Foundation
+import GRDB
 import SyncCore
 import SyncKit
 
 /// A person's edits: each saved and queued for upload in one transaction.
 extension ContactsDevice {
-    /// Saves a new contact locally and queues it for upload. Throws on invalid input, changing nothing.
+    /// Saves a new contact locally, in `book` (the default one when nil), and queues it for upload.
+    /// Throws on invalid input, or a book this account may only read, changing nothing.
     @discardableResult
-    public func add(_ contact: Contact, at date: Date = Date()) throws -> Contact {
+    public func add(_ contact: Contact, to book: RecordZone.ID? = nil, at date: Date = Date()) throws -> Contact {
         let contact = contact.stamped(against: nil, at: date)
         try ContactValidation.validate(contact)
-        try save(contact)
+        try save(contact, in: book ?? Contact.zoneID)
         return contact
     }
 
@@ -20,25 +22,38 @@ extension ContactsDevice {
         let contact = contact.stamped(against: old, at: date)
         try ContactValidation.validate(contact)
         if contact == old { return old }
-        try save(contact)
+        try save(contact, in: nil)
         return contact
     }
 
     /// Deletes a contact here and queues the deletion. Throws for an unknown ID, changing nothing.
     public func delete(_ id: UUID) throws {
         try write { transaction in
-            guard try ContactStore.contact(id, transaction.db) != nil else {
+            guard let zoneID = try ContactStore.book(of: id, transaction.db) else {
                 throw ContactError.unknownID(id.uuidString)
             }
+            try Self.checkWritable(zoneID, transaction.db)
             try ContactStore.removeContact(id, transaction.db)
-            try transaction.enqueue(.record(.deleteRecord(Contact(id: id, name: "").recordID)))
+            try transaction.enqueue(.record(.deleteRecord(Contact(id: id, name: "").recordID(in: zoneID))))
         }
     }
 
-    private func save(_ contact: Contact) throws {
+    /// Saves `contact` into the book it is in, or into `book` when it is new.
+    private func save(_ contact: Contact, in book: RecordZone.ID?) throws {
         try write { transaction in
-            try ContactStore.put(contact, transaction.db)
-            try transaction.enqueue(.record(.saveRecord(contact.recordID)))
+            let zoneID = try ContactStore.book(of: contact.id, transaction.db) ?? book ?? Contact.zoneID
+            try Self.checkWritable(zoneID, transaction.db)
+            try ContactStore.put(contact, in: zoneID, transaction.db)
+            try transaction.enqueue(.record(.saveRecord(contact.recordID(in: zoneID))))
         }
+    }
+
+    /// Refuses a change to a book this account may only read (the server would refuse it), or one
+    /// this device does not have.
+    static func checkWritable(_ zoneID: RecordZone.ID, _ db: GRDB.Database) throws {
+        guard let book = try ContactStore.book(zoneID, db) else {
+            throw DeviceError("this device has no such book: `contacts book list` shows its books")
+        }
+        guard book.canEdit else { throw ContactError.readOnlyBook(book.name, owner: book.ownerUsername) }
     }
 }

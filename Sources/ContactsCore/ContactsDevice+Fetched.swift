@@ -8,11 +8,23 @@ import Synchronization
 extension ContactsDevice {
     func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) throws {
         fetchedCount.withLock { $0 += changes.modifications.count + changes.deletions.count }
+        let userRecordName = try store.setting(.userRecordName)
         try write { transaction in
             for modification in changes.modifications {
-                try Self.merge(serverRecord: modification.record.value, transaction)
+                let record = modification.record.value
+                switch record.recordType {
+                case Contact.recordType: try Self.merge(serverRecord: record, transaction)
+                case AddressBook.recordType: try Self.mergeBook(serverRecord: record, transaction)
+                case Share.recordType:
+                    try Self.applyShare(record, zoneID: record.recordID.zoneID, me: userRecordName, transaction)
+                default: continue
+                }
             }
             for deletion in changes.deletions {
+                if deletion.recordType == Share.recordType {
+                    try Self.applyShare(nil, zoneID: deletion.recordID.zoneID, me: userRecordName, transaction)
+                    continue
+                }
                 guard let id = UUID(uuidString: deletion.recordID.recordName) else { continue }
                 let pending = try transaction.pendingKind(of: deletion.recordID)
                 try ContactStore.putServerRecord(nil, for: id, transaction.db)
@@ -25,6 +37,31 @@ extension ContactsDevice {
             }
         }
         if !changes.modifications.isEmpty || !changes.deletions.isEmpty { announce(.contactsChanged) }
+    }
+
+    /// Zones that appeared or went: a new book (its name comes with its records), or a book gone from
+    /// the server, shared no longer, or left. A zone whose encrypted data the server lost is uploaded again.
+    func applyFetched(_ changes: SyncEngine.Event.FetchedDatabaseChanges) throws {
+        let changed = try write { transaction in
+            let db = transaction.db
+            for modification in changes.modifications where try ContactStore.book(modification.zoneID, db) == nil {
+                try ContactStore.putBook(Self.unknownBook(modification.zoneID), db)
+            }
+            var changed = false
+            for deletion in changes.deletions {
+                guard let book = try ContactStore.book(deletion.zoneID, db) else { continue }
+                if deletion.reason == .encryptedDataReset && book.isOwn {
+                    // The server lost its copy, not the user: keep the contacts and upload them again.
+                    try transaction.forgetServerRecords(of: book.zoneID)
+                    try transaction.queueUpload(of: book)
+                    continue
+                }
+                try transaction.removeBook(deletion.zoneID)
+                changed = true
+            }
+            return changed || !changes.modifications.isEmpty
+        }
+        if changed { announce(.contactsChanged) }
     }
 
     /// Merges a server record into the local contact: the merge is queued to be saved when it differs
@@ -40,6 +77,15 @@ extension ContactsDevice {
         }
         guard let remote = try? Contact(record: serverRecord) else { return }
         let id = remote.id
+        if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {
+            // Two books hold a contact of the same ID (one vCard file imported into both): the one this
+            // device had first stays, and the other is left on the server untouched.
+            try ContactStore.setSetting(
+                .lastError,
+                "contact \(id.uuidString) is in two books (\(book.zoneName), \(recordID.zoneID.zoneName)); this device keeps the first",
+                db)
+            return
+        }
         let pending = try transaction.pendingKind(of: recordID)
         // Read only when needed: a contact new to this device (a first download) has none. (The store
         // files it under the canonical UUID; a record named otherwise is looked up that way.)
@@ -53,7 +99,7 @@ extension ContactsDevice {
                 if try known()?.recordChangeTag == serverRecord.recordChangeTag { return }
                 try transaction.settle(.record(.deleteRecord(recordID)))
             }
-            try ContactStore.put(remote, db)
+            try ContactStore.put(remote, in: recordID.zoneID, db)
             try ContactStore.putServerRecord(serverRecord, for: id, db)
             // Written by a version before encryption: saved again, encrypted.
             if Contact.hasPlainFields(serverRecord) { try transaction.enqueue(.record(.saveRecord(recordID))) }
@@ -61,12 +107,49 @@ extension ContactsDevice {
         }
         let base = try known().flatMap { try? Contact(record: $0) }
         let merged = ContactMerge.merge(base: base, local: local, remote: remote)
-        try ContactStore.put(merged, db)
+        try ContactStore.put(merged, in: recordID.zoneID, db)
         try ContactStore.putServerRecord(serverRecord, for: id, db)
         if merged == remote && !Contact.hasPlainFields(serverRecord) {
             if pending == .save { try transaction.settle(.record(.saveRecord(recordID))) }
         } else {
             try transaction.enqueue(.record(.saveRecord(recordID)))
         }
+    }
+
+    /// A book's name from its record: the newer name wins, unless this device renamed the book and has
+    /// not sent it yet (its rename is sent over the server's).
+    static func mergeBook(serverRecord: SyncCore.RecordValue, _ transaction: ContactStore.Transaction) throws {
+        let db = transaction.db
+        let zoneID = serverRecord.recordID.zoneID
+        guard let name = AddressBook.name(in: serverRecord) else { return }
+        var book = try ContactStore.book(zoneID, db) ?? Self.unknownBook(zoneID)
+        try ContactStore.putServerRecord(serverRecord, named: serverRecord.recordID.recordName, db)
+        if try transaction.pendingKind(of: serverRecord.recordID) == .save, book.name != name { return }
+        book.name = name
+        try ContactStore.putBook(book, db)
+    }
+
+    /// Who shares a book, from its share's record (nil: the share was deleted). For a book shared with
+    /// this account, the record also says what this account may do.
+    static func applyShare(
+        _ record: SyncCore.RecordValue?, zoneID: RecordZone.ID, me: String?, _ transaction: ContactStore.Transaction
+    ) throws {
+        let db = transaction.db
+        var book = try ContactStore.book(zoneID, db) ?? Self.unknownBook(zoneID)
+        let participants = record.flatMap(AddressBook.participants(in:)) ?? []
+        book.participants = participants
+        if !book.isOwn {
+            book.ownerUsername = participants.first { $0.role == .owner }?.username ?? book.ownerUsername
+            let mine = participants.first { $0.userRecordName == me && $0.acceptanceStatus == .accepted }
+            book.access = mine?.permission == .readWrite ? .readWrite : .readOnly
+        }
+        try ContactStore.putBook(book, db)
+    }
+
+    /// A book this device has not heard of yet (its record comes later in the same fetch): one of the
+    /// account's own in the private database, read-only until its share says otherwise in the shared one.
+    static func unknownBook(_ zoneID: RecordZone.ID) -> AddressBook {
+        let own = zoneID.ownerName == RecordZone.ID.defaultOwnerName
+        return AddressBook(zoneID: zoneID, name: zoneID.zoneName, access: own ? .owner : .readOnly)
     }
 }

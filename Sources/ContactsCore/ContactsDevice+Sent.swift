@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SyncCore
 import SyncKit
 import Synchronization
@@ -27,43 +28,79 @@ extension ContactsDevice {
             let db = transaction.db
             var changed = false
             for record in sent.savedRecords {
-                guard let id = UUID(uuidString: record.recordID.recordName) else { continue }
-                try ContactStore.putServerRecord(record.value, for: id, db)
+                try Self.putServerRecord(record.value, for: record.recordID, db)
                 let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
                 try transaction.settle(.record(change), version: version(change))
             }
             for recordID in sent.deletedRecordIDs {
-                if let id = UUID(uuidString: recordID.recordName) { try ContactStore.putServerRecord(nil, for: id, db) }
+                try Self.putServerRecord(nil, for: recordID, db)
                 let change = SyncEngine.PendingRecordZoneChange.deleteRecord(recordID)
                 try transaction.settle(.record(change), version: version(change))
             }
             for failure in sent.failedRecordSaves {
                 let recordID = failure.record.recordID
-                guard let id = UUID(uuidString: recordID.recordName) else { continue }
+                let isBook = AddressBook.isBookRecord(recordID)
                 switch failure.error.code {
+                case .serverRecordChanged where isBook:
+                    // Renamed on two devices at once: this device's name, sent over the server's.
+                    try Self.putServerRecord(failure.error.serverRecordValue, for: recordID, db)
+                    try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .serverRecordChanged:
                     if let serverRecord = failure.error.serverRecordValue {
                         try Self.merge(serverRecord: serverRecord, transaction)
                         changed = true
                     }
+                case .zoneNotFound where recordID.zoneID.ownerName != RecordZone.ID.defaultOwnerName:
+                    // A book shared no longer: it leaves this device, as the next fetch would say.
+                    try transaction.removeBook(recordID.zoneID)
+                    changed = true
                 case .zoneNotFound:
-                    try ContactStore.putServerRecord(nil, for: id, db)
+                    try Self.putServerRecord(nil, for: recordID, db)
                     try transaction.enqueue(.zone(.saveZone(RecordZone(zoneID: recordID.zoneID))))
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .unknownItem:
-                    try ContactStore.putServerRecord(nil, for: id, db)
+                    try Self.putServerRecord(nil, for: recordID, db)
                     try transaction.enqueue(.record(.saveRecord(recordID)))
+                case .permissionFailure:
+                    // The owner made the book read-only since: the edit cannot be sent. It is dropped
+                    // from the outbox (the next fetch of a changed contact brings the owner's version).
+                    try transaction.settle(.record(.saveRecord(recordID)))
+                    try Self.markReadOnly(recordID.zoneID, db)
+                    try ContactStore.setSetting(.lastError, "\(failure.error)", db)
                 default:
                     // Kept in the outbox: the next launch tries again; the status shows why.
                     try ContactStore.setSetting(.lastError, "\(failure.error)", db)
                 }
             }
-            for (recordID, error) in sent.failedRecordDeletes
-            where error.code == .unknownItem || error.code == .zoneNotFound {
-                try transaction.settle(.record(.deleteRecord(recordID)))
+            for (recordID, error) in sent.failedRecordDeletes {
+                switch error.code {
+                case .unknownItem, .zoneNotFound: try transaction.settle(.record(.deleteRecord(recordID)))
+                case .permissionFailure:
+                    try transaction.settle(.record(.deleteRecord(recordID)))
+                    try Self.markReadOnly(recordID.zoneID, db)
+                    try ContactStore.setSetting(.lastError, "\(error)", db)
+                default: break
+                }
             }
             return changed
         }
         if changed { announce(.contactsChanged) }
+    }
+
+    /// Keeps (or forgets) the last known server record of a contact or a book's name.
+    private static func putServerRecord(
+        _ record: SyncCore.RecordValue?, for recordID: SyncCore.RecordValue.ID, _ db: GRDB.Database
+    ) throws {
+        if let id = UUID(uuidString: recordID.recordName) {
+            try ContactStore.putServerRecord(record, for: id, db)
+        } else if AddressBook.isBookRecord(recordID) {
+            try ContactStore.putServerRecord(record, named: recordID.recordName, db)
+        }
+    }
+
+    private static func markReadOnly(_ zoneID: RecordZone.ID, _ db: GRDB.Database) throws {
+        guard var book = try ContactStore.book(zoneID, db), !book.isOwn else { return }
+        book.access = .readOnly
+        try ContactStore.putBook(book, db)
     }
 }

@@ -9,10 +9,14 @@ extension ContactsDevice {
     /// picks up what others changed meanwhile), so that the next sync fetches only what is new.
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
         do {
-            if fetch { try await engine.fetchChanges() }
-            let sending = send && !engine.state.pendingRecordZoneChanges(first: 1).isEmpty
-            if send { try await sendUntilSettled() }
-            if fetch && sending { try await engine.fetchChanges() }
+            // The two databases at once: a sync costs one round trip more than the private one alone.
+            if fetch { try await fetchBoth() }
+            let sending = send && engines.contains { !$0.state.pendingRecordZoneChanges(first: 1).isEmpty }
+            if send {
+                try await sendUntilSettled(engine)
+                try await sendUntilSettled(sharedEngine)
+            }
+            if fetch && sending { try await fetchBoth() }
             try store.write { transaction in
                 try ContactStore.setSetting(.lastSync, String(Date().timeIntervalSince1970), transaction.db)
                 try ContactStore.setSetting(.lastError, nil, transaction.db)
@@ -27,6 +31,13 @@ extension ContactsDevice {
         }
     }
 
+    private func fetchBoth() async throws {
+        let (privateEngine, sharedEngine) = (engine, self.sharedEngine)
+        async let shared: Void = sharedEngine.fetchChanges()
+        try await privateEngine.fetchChanges()
+        try await shared
+    }
+
     /// A missing passphrase, said in the app's terms rather than the library's.
     private func explained(_ error: any Error) throws -> any Error {
         guard let error = error as? SyncError, error.code == .notAuthenticated, isSignedIn,
@@ -39,7 +50,9 @@ extension ContactsDevice {
 
     /// Sends; a conflict, a missing zone or a missing record is fixed by the delegate and the
     /// change is queued again, so a second or third send finishes the job.
-    private func sendUntilSettled() async throws {
+    private func sendUntilSettled(_ engine: SyncEngine) async throws {
+        guard !engine.state.pendingRecordZoneChanges(first: 1).isEmpty || !engine.state.pendingDatabaseChanges.isEmpty
+        else { return }
         for attempt in 1...4 {
             do {
                 try await engine.sendChanges()

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import SyncCore
 import SyncKit
 import VCard
 
@@ -20,21 +22,29 @@ public struct ImportProgress: Sendable {
 extension ContactsDevice {
     /// Imports every valid card in `text`; a card with a problem is skipped and reported with its
     /// line number, and the rest are imported. A card whose UID is a known contact updates it.
-    public func importVCards(_ text: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportReport {
-        try importVCards(utf8: Array(text.utf8), progress: progress)
+    public func importVCards(
+        _ text: String, into book: RecordZone.ID? = nil, progress: (ImportProgress) -> Void = { _ in }
+    ) throws -> ImportReport {
+        try importVCards(utf8: Array(text.utf8), into: book, progress: progress)
     }
 
     /// Imports a UTF-8 vCard file as ``importVCards(_:progress:)`` does, card by card: every 10,000 cards
     /// are saved in one transaction (with a 16 MiB page cache that holds what it changes), so that a large
     /// file is never held as cards or contacts all at once. At 100,000 contacts, batches of 1,000 with
     /// SQLite's default cache took 15 – 18 s; these take 8 s.
-    public func importVCards(utf8 bytes: [UInt8], progress: (ImportProgress) -> Void = { _ in }) throws
-        -> ImportReport
-    {
-        try store.withPageCache(kibibytes: 16 * 1024) { try importCards(utf8: bytes, progress: progress) }
+    public func importVCards(
+        utf8 bytes: [UInt8], into book: RecordZone.ID? = nil, progress: (ImportProgress) -> Void = { _ in }
+    ) throws -> ImportReport {
+        let book = book ?? Contact.zoneID
+        try store.queue.read { db in try Self.checkWritable(book, db) }
+        return try store.withPageCache(kibibytes: 16 * 1024) {
+            try importCards(utf8: bytes, into: book, progress: progress)
+        }
     }
 
-    private func importCards(utf8 bytes: [UInt8], progress: (ImportProgress) -> Void) throws -> ImportReport {
+    private func importCards(utf8 bytes: [UInt8], into book: RecordZone.ID, progress: (ImportProgress) -> Void)
+        throws -> ImportReport
+    {
         var cards = VCardParser.Cards(utf8: bytes)
         var report = ImportReport()
         var batch: [Contact] = []
@@ -43,7 +53,7 @@ extension ContactsDevice {
             progress(ImportProgress(cards: read, fraction: Double(cards.bytesRead) / Double(max(cards.byteCount, 1))))
         }
         func save() throws {
-            let counts = try saveImported(batch)
+            let counts = try saveImported(batch, into: book)
             report.imported += counts.added
             report.updated += counts.updated
             batch.removeAll(keepingCapacity: true)
@@ -69,14 +79,18 @@ extension ContactsDevice {
 
     /// Saves imported contacts and queues them, in one transaction: a card whose UID matches a contact
     /// updates it (keeping the edit times of the fields it does not change).
-    private func saveImported(_ contacts: [Contact]) throws -> (added: Int, updated: Int) {
+    private func saveImported(_ contacts: [Contact], into book: RecordZone.ID) throws -> (added: Int, updated: Int) {
         guard !contacts.isEmpty else { return (0, 0) }
         let updated = try write { transaction in
             let db = transaction.db
             var updated = 0
             for contact in contacts {
                 let stamped: Contact
-                if let old = try ContactStore.contact(contact.id, db) {
+                // A card that names a known contact updates it in the book it is in.
+                let old = try ContactStore.contact(contact.id, db)
+                let zoneID = old == nil ? book : try ContactStore.book(of: contact.id, db) ?? book
+                if zoneID != book { try Self.checkWritable(zoneID, db) }
+                if let old {
                     var merged = contact
                     merged.modified = old.modified
                     stamped = merged.stamped(against: old)
@@ -84,8 +98,8 @@ extension ContactsDevice {
                 } else {
                     stamped = contact.stamped(against: nil)
                 }
-                try ContactStore.put(stamped, db)
-                try transaction.enqueue(.record(.saveRecord(stamped.recordID)))
+                try ContactStore.put(stamped, in: zoneID, db)
+                try transaction.enqueue(.record(.saveRecord(stamped.recordID(in: zoneID))))
             }
             return updated
         }
@@ -93,7 +107,7 @@ extension ContactsDevice {
     }
 
     /// Every contact as a vCard file.
-    public func exportVCards(version: VCard.Version = .v4) throws -> String {
-        VCardSerializer.serialize(try store.contacts().map { $0.vCard(version: version) })
+    public func exportVCards(version: VCard.Version = .v4, book: RecordZone.ID? = nil) throws -> String {
+        VCardSerializer.serialize(try store.contacts(in: book).map { $0.vCard(version: version) })
     }
 }

@@ -46,7 +46,9 @@ public final class ContactsDevice: Sendable {
     public let options: Options
     public let store: ContactStore
     public let credentials: CredentialStore
-    private let engineBox = Mutex<SyncEngine?>(nil)
+    /// The engines on the private database (the person's own books) and on the shared one (books
+    /// others share with them), as CKSyncEngine apps run one per database.
+    private let engineBox = Mutex<(private: SyncEngine, shared: SyncEngine)?>(nil)
     private let lock: DeviceLock
     /// Outbox versions in the batches being sent (the engine sends the next while one is answered), by
     /// outbox key: a confirmation settles only those.
@@ -57,7 +59,11 @@ public final class ContactsDevice: Sendable {
     let outcomes = Mutex(SyncOutcomeLog())
     private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
 
-    public var engine: SyncEngine { engineBox.withLock { $0! } }
+    /// The engine on the private database.
+    public var engine: SyncEngine { engineBox.withLock { $0!.private } }
+    /// The engine on the shared database.
+    public var sharedEngine: SyncEngine { engineBox.withLock { $0!.shared } }
+    var engines: [SyncEngine] { engineBox.withLock { [$0!.private, $0!.shared] } }
     public var name: String { options.deviceName }
     /// How many changes the fetch in progress (or the last one) has received so far, for progress displays.
     public var fetchedSoFar: Int { fetchedCount.withLock { $0 } }
@@ -77,7 +83,7 @@ public final class ContactsDevice: Sendable {
         }
         // Before the engine exists: makeEngine gives it the whole outbox.
         try store.write { transaction in try ContactStore.queuePlainRecordsForEncryption(transaction) }
-        try makeEngine(state: try store.engineState())
+        try makeEngines(states: (try store.engineState(.engineState), try store.engineState(.sharedEngineState)))
     }
 
     deinit {
@@ -85,19 +91,37 @@ public final class ContactsDevice: Sendable {
         engineBox.withLock { $0 = nil }
     }
 
-    func makeEngine(state: SyncEngine.State.Serialization?) throws {
-        let database = Database(
-            serverURL: options.serverURL, credentials: .store(credentials), deviceID: try store.setting(.deviceID),
-            keyring: try store.setting(.passphrase).map(keyring))
-        var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
-        configuration.automaticallySync = options.automaticallySync
-        let engine = SyncEngine(configuration)
-        // The outbox is the one record of what is pending (the saved state leaves the lists out).
-        try store.outbox(inChunksOf: 10_000) { entries in
-            engine.state.follow(OutboxDelta(steps: entries.map { .queued($0.change) }))
+    func makeEngines(states: (private: SyncEngine.State.Serialization?, shared: SyncEngine.State.Serialization?))
+        throws
+    {
+        let keyring = try store.setting(.passphrase).map(keyring)
+        func engine(_ scope: DatabaseScope, state: SyncEngine.State.Serialization?) throws -> SyncEngine {
+            let database = Database(
+                serverURL: options.serverURL, credentials: .store(credentials), scope: scope,
+                deviceID: try store.setting(.deviceID), keyring: keyring)
+            var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
+            configuration.automaticallySync = options.automaticallySync
+            return SyncEngine(configuration)
         }
-        engineBox.withLock { $0 = engine }
-        followOutcomes(of: engine)
+        let engines = (
+            private: try engine(.private, state: states.private), shared: try engine(.shared, state: states.shared)
+        )
+        // The outbox is the one record of what is pending (the saved states leave the lists out).
+        try store.outbox(inChunksOf: 10_000) { entries in
+            let delta = OutboxDelta(steps: entries.map { .queued($0.change) })
+            engines.private.state.follow(delta.scoped(.private))
+            engines.shared.state.follow(delta.scoped(.shared))
+        }
+        engineBox.withLock { $0 = engines }
+        followOutcomes(of: engines.private)
+    }
+
+    /// The engine on `scope`'s database.
+    func engine(_ scope: DatabaseScope) -> SyncEngine { scope == .shared ? sharedEngine : engine }
+
+    /// Stops both engines' work (before they are replaced).
+    func cancelEngines() async {
+        for engine in engines { await engine.cancelOperations() }
     }
 
     /// Logs the outcome of each send and fetch from the scheduler's statuses, which know it (an engine event
@@ -155,7 +179,11 @@ public final class ContactsDevice: Sendable {
     /// Runs `body` in one write transaction of the store. Once it commits, and before any other write,
     /// the engine's pending lists follow what it did to the outbox: the two agree by construction.
     func write<T: Sendable>(_ body: @Sendable (ContactStore.Transaction) throws -> T) throws -> T {
-        let engine = self.engine
-        return try store.write(onCommit: { delta in engine.state.follow(delta) }, body)
+        let (privateEngine, sharedEngine) = (engine, self.sharedEngine)
+        return try store.write(
+            onCommit: { delta in
+                privateEngine.state.follow(delta.scoped(.private))
+                sharedEngine.state.follow(delta.scoped(.shared))
+            }, body)
     }
 }

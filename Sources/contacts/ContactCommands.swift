@@ -7,11 +7,12 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list", abstract: "List contacts, sorted by name (ID, name, first email, first phone).")
 
     @OptionGroup var global: GlobalOptions
+    @Option(help: "Only the contacts of this book (`contacts book list` shows the books).") var book: String?
     @Flag(help: "Print JSON: an array of contacts with every field.") var json = false
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let contacts = try device.store.contacts()
+        let contacts = try device.store.contacts(in: try book.map { try device.store.resolveBook($0).zoneID })
         if json {
             print(try ContactJSON.encode(contacts))
             return
@@ -48,6 +49,9 @@ struct ShowCommand: AsyncParsableCommand {
         }
         print("ID:           \(contact.id.uuidString)")
         print("Name:         \(contact.name.printable)")
+        if let book = try device.store.book(of: contact.id) {
+            print("Book:         \(book.name.printable)\(book.isOwn ? "" : " (\(book.ownerText), \(book.accessText))")")
+        }
         for email in contact.emails { print("Email:        \(email.value.printable)\(email.label.labelSuffix)") }
         for phone in contact.phones { print("Phone:        \(phone.value.printable)\(phone.label.labelSuffix)") }
         if !contact.organization.isEmpty { print("Organisation: \(contact.organization.printable)") }
@@ -115,6 +119,7 @@ struct AddCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var fields: ContactFields
+    @Option(help: "The book to add to (default: Contacts; `contacts book list` shows the books).") var book: String?
     @Flag(help: "Save on this device only; sync later.") var noSync = false
 
     func validate() throws {
@@ -127,7 +132,7 @@ struct AddCommand: AsyncParsableCommand {
         // Check before anything opens or starts: bad input changes nothing.
         try ContactValidation.validate(contact)
         let device = try await Session.open(global, needsServer: !noSync)
-        let saved = try device.add(contact)
+        let saved = try device.add(contact, to: try book.map { try device.store.resolveBook($0).zoneID })
         print(saved.id.uuidString)
         if !noSync { await Session.syncAfterEdit(device) }
     }

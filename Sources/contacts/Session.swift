@@ -54,6 +54,15 @@ enum Session {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
+    /// Brings what others changed before a command reads it; offline, says so and reads what is here.
+    static func syncBeforeReading(_ device: ContactsDevice) async {
+        do {
+            try await device.sync()
+        } catch {
+            warn("not synced, showing what this device knows: \(error)")
+        }
+    }
+
     /// Sends what a command just saved, if the server answers; says so either way.
     static func syncAfterEdit(_ device: ContactsDevice) async {
         do {

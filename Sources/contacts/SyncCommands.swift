@@ -95,13 +95,15 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The .vcf file to read ('-' for standard input).") var file: String
+    @Option(help: "The book new contacts go into (default: Contacts).") var book: String?
     @Flag(help: "Save on this device only; sync later.") var noSync = false
 
     func run() async throws {
         let bytes = try readBytes(file)
         let device = try await Session.open(global, needsServer: !noSync)
         let showProgress = isatty(2) == 1
-        let report = try device.importVCards(utf8: bytes) { progress in
+        let zoneID = try book.map { try device.store.resolveBook($0).zoneID }
+        let report = try device.importVCards(utf8: bytes, into: zoneID) { progress in
             guard showProgress else { return }
             let percent = Int(progress.fraction * 100)
             FileHandle.standardError.write(Data("\rimporting: \(progress.cards) cards read (\(percent) %)…".utf8))
@@ -123,6 +125,7 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The .vcf file to write.") var file: String?
     @Option(help: "vCard version: 3 or 4.") var vcardVersion = 4
+    @Option(help: "Only the contacts of this book.") var book: String?
 
     func validate() throws {
         guard vcardVersion == 3 || vcardVersion == 4 else { throw ValidationError("--vcard-version must be 3 or 4") }
@@ -130,7 +133,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let text = try device.exportVCards(version: vcardVersion == 3 ? .v3 : .v4)
+        let text = try device.exportVCards(
+            version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.store.resolveBook($0).zoneID })
         guard let file else {
             FileHandle.standardOutput.write(Data(text.utf8))
             return

@@ -8,7 +8,7 @@ enum AppEvent: Sendable {
     case activity(ContactsDevice.Activity)
     case scheduler(SyncScheduler.Status)
     /// The list's rows, read again from the store; `notes` describe what sync changed in them.
-    case rowsLoaded([ContactList.Row], notes: [String], select: UUID?, seconds: Double)
+    case rowsLoaded([ContactList.Row], books: [AddressBook], notes: [String], select: UUID?, seconds: Double)
     case rowsFailed(String)
     /// A manual back up or refresh ended; the error's message if it failed.
     case manualSyncFinished(SyncScheduler.Work, error: String?)

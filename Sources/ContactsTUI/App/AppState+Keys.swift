@@ -52,10 +52,18 @@ extension AppState {
             searchInput = TextField()
             list.search("", viewport: page)
         case .add:
+            if let book = list.book, let refusal = refusal(toChange: book) {
+                message = refusal
+                return nil
+            }
             mode = .editing(EditForm(editing: nil))
         case .edit:
             guard let selected = list.selected else {
                 message = Message("There is no contact to edit; press a to add one.")
+                return nil
+            }
+            if let refusal = refusal(toChange: selected.book) {
+                message = refusal
                 return nil
             }
             guard let details, details.id == selected.id else {
@@ -68,7 +76,12 @@ extension AppState {
                 message = Message("There is no contact to delete.")
                 return nil
             }
+            if let refusal = refusal(toChange: selected.book) {
+                message = refusal
+                return nil
+            }
             mode = .confirmingDelete(selected)
+        case .nextBook: showNextBook()
         case .backUp: return .backUp
         case .refresh: return .refresh
         case .deleteData:
@@ -115,7 +128,7 @@ extension AppState {
                 message = Message(form.original == nil ? "Nothing added." : "Nothing changed.")
             case .save:
                 guard let contact = form.submit() else { return nil }
-                return form.original == nil ? .add(contact) : .update(form)
+                return form.original == nil ? .add(contact, book: list.book) : .update(form)
             }
         } else if let command = KeyMap.textEditing.command(for: key) {
             form.apply(command)

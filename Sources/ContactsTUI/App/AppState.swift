@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import SyncCore
 
 /// Everything the screen shows, as a plain value: the list, the selected contact's details, the mode (a form,
 /// a question, the help), the sync status and the event log. Keys change it through ``handle(_:)``, which
@@ -21,7 +22,8 @@ public struct AppState: Sendable {
 
     /// Work a key asks for that needs the device or the network.
     public enum Effect: Sendable, Equatable {
-        case add(Contact)
+        /// Add the contact to the book (the default one when nil).
+        case add(Contact, book: RecordZone.ID?)
         /// Save the form's changes onto the contact as the store has it now.
         case update(EditForm)
         case delete(ContactList.Row)
@@ -50,6 +52,8 @@ public struct AppState: Sendable {
     /// Whether the terminal shows Unicode; ASCII borders and symbols otherwise.
     public var unicode: Bool
     public var list: ContactList
+    /// The books on this device, the default one first.
+    public var books: [AddressBook] = []
     /// The selected contact, loaded on demand (the list holds names only).
     public var details: Contact?
     public var mode: Mode = .browsing
@@ -89,6 +93,40 @@ public struct AppState: Sendable {
     public var detailsToLoad: UUID? {
         guard let id = list.selected?.id, details?.id != id else { return nil }
         return id
+    }
+
+    /// The book `zoneID` names, if this device has it.
+    public func book(_ zoneID: RecordZone.ID) -> AddressBook? { books.first { $0.zoneID == zoneID } }
+
+    /// Shows the next book alone, after the last one every book again (`f`).
+    public mutating func showNextBook() {
+        let ids = books.map(\.zoneID)
+        let next: RecordZone.ID? =
+            if let current = list.book, let index = ids.firstIndex(of: current) {
+                index + 1 < ids.count ? ids[index + 1] : nil
+            } else {
+                ids.first
+            }
+        list.show(book: next, viewport: layout.listRows)
+        details = nil
+        message = Message(
+            next.flatMap(book).map { "Showing the book \($0.name); f shows the next." } ?? "Showing every book.")
+    }
+
+    /// Replaces the books; a book gone (deleted, left, unshared) is no longer the one shown.
+    public mutating func replaceBooks(_ books: [AddressBook]) {
+        self.books = books
+        if let shown = list.book, !books.contains(where: { $0.zoneID == shown }) {
+            list.show(book: nil, viewport: layout.listRows)
+        }
+    }
+
+    /// Why the contacts of `zoneID` cannot be changed here, or nil when they can.
+    func refusal(toChange zoneID: RecordZone.ID) -> Message? {
+        guard let book = book(zoneID), !book.canEdit else { return nil }
+        let owner = book.ownerUsername.map { " by \($0)" } ?? ""
+        return Message(
+            "\(book.name) is shared with you read-only\(owner): its contacts cannot be changed here.", isError: true)
     }
 
     /// Replaces the list's rows, keeping the search and, if it is still there, the selection.

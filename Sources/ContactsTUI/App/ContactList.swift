@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import SyncCore
 
 /// The contact list: every contact's name in display order, the search that narrows it, the selection, and
 /// how far it is scrolled. Only names are held (not whole contacts), so 100,000 contacts cost a few MB.
@@ -10,22 +11,25 @@ public struct ContactList: Sendable {
         public var name: String
         /// The name folded for sorting and searching (``ContactsCore/ContactStore/sortKey(_:)``).
         public var sortKey: String
+        /// The book the contact is in.
+        public var book: RecordZone.ID
 
         /// A row for `name`.
-        public init(id: UUID = UUID(), name: String) {
-            self.init(id: id, name: name, sortKey: ContactStore.sortKey(name))
+        public init(id: UUID = UUID(), name: String, book: RecordZone.ID = Contact.zoneID) {
+            self.init(id: id, name: name, sortKey: ContactStore.sortKey(name), book: book)
         }
 
         /// A row with a sort key computed elsewhere.
-        public init(id: UUID, name: String, sortKey: String) {
+        public init(id: UUID, name: String, sortKey: String, book: RecordZone.ID = Contact.zoneID) {
             self.id = id
             self.name = name
             self.sortKey = sortKey
+            self.book = book
         }
 
         /// The row of a store summary.
         public init(_ summary: ContactStore.Summary) {
-            self.init(id: summary.id, name: summary.name, sortKey: summary.sortKey)
+            self.init(id: summary.id, name: summary.name, sortKey: summary.sortKey, book: summary.zoneID)
         }
     }
 
@@ -33,6 +37,8 @@ public struct ContactList: Sendable {
     public private(set) var rows: [Row]
     /// The search as typed; empty when the list is not narrowed.
     public private(set) var query = ""
+    /// The one book shown; nil shows every book.
+    public private(set) var book: RecordZone.ID?
     /// The positions in ``rows`` of the contacts shown; nil shows them all.
     private var matches: [Int]?
     private var matchedQuery: [UInt8] = []
@@ -53,8 +59,10 @@ public struct ContactList: Sendable {
     /// How many rows are shown (all of them, or the matches of the search).
     public var count: Int { matches?.count ?? rows.count }
 
-    /// Whether a search narrows the list.
+    /// Whether a search or a book narrows the list.
     public var isFiltered: Bool { matches != nil }
+    /// Whether a search narrows the list.
+    public var isSearching: Bool { !matchedQuery.isEmpty }
 
     /// The shown row at `position`.
     public func row(at position: Int) -> Row {
@@ -97,17 +105,44 @@ public struct ContactList: Sendable {
         self.query = query
         let folded = SearchIndex.fold(query)
         if folded.isEmpty {
-            matches = nil
+            matches = bookMatches()
             matchedQuery = []
             select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
             return
         }
         if index == nil { index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey)) }
         let narrowing = matches != nil && !matchedQuery.isEmpty && folded.starts(with: matchedQuery)
-        matches = index!.matches(folded, among: narrowing ? matches : nil)
+        matches = index!.matches(folded, among: narrowing ? matches : bookMatches())
         matchedQuery = folded
         scroll = 0
         select(0, viewport: viewport)
+    }
+
+    /// Shows only the contacts of `book` (every book when nil), keeping the search and, if still shown,
+    /// the selected contact.
+    public mutating func show(book: RecordZone.ID?, viewport: Int) {
+        let keep = selected?.id
+        self.book = book
+        refilter()
+        select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
+    }
+
+    /// The positions of the chosen book's rows; nil when every book is shown.
+    private func bookMatches() -> [Int]? {
+        guard let book else { return nil }
+        return rows.indices.filter { rows[$0].book == book }
+    }
+
+    /// Applies the book and the search to the rows again.
+    private mutating func refilter() {
+        let folded = SearchIndex.fold(query)
+        guard !folded.isEmpty else {
+            matches = bookMatches()
+            return
+        }
+        if index == nil { index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey)) }
+        matches = index!.matches(folded, among: bookMatches())
+        matchedQuery = folded
     }
 
     /// The shown position of the contact `id`, if shown.
@@ -125,11 +160,7 @@ public struct ContactList: Sendable {
         self.rows = rows
         isComplete = true
         index = nil
-        if matches != nil {
-            let folded = SearchIndex.fold(query)
-            index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey))
-            matches = index!.matches(folded)
-        }
+        refilter()
         select(id.flatMap(position(of:)) ?? previous, viewport: viewport)
     }
 }

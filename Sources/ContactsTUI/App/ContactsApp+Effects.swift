@@ -10,8 +10,8 @@ extension ContactsApp {
         switch effect {
         case .quit:
             quitRequested = true
-        case .add(let contact):
-            save { (try self.device.add(contact), "added") }
+        case .add(let contact, let book):
+            save { (try self.device.add(contact, to: book), "added") }
         case .update(let form):
             guard let original = form.original else { return }
             save {
@@ -179,10 +179,11 @@ extension ContactsApp {
             let start = ContinuousClock.now
             do {
                 let rows = try store.summaries().map(ContactList.Row.init)
+                let books = try store.books()
                 let notes = previous.map { ContactsApp.describeChanges(from: $0, to: rows) } ?? []
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                inbox.post(.rowsLoaded(rows, notes: notes, select: select, seconds: seconds))
+                inbox.post(.rowsLoaded(rows, books: books, notes: notes, select: select, seconds: seconds))
             } catch {
                 inbox.post(.rowsFailed("\(error)"))
             }

@@ -4,7 +4,7 @@ public enum KeyMap {
     /// What the keys do in the contact list.
     public enum BrowseCommand: Sendable, Equatable {
         case down, up, pageDown, pageUp, first, last
-        case search, clearSearch
+        case search, clearSearch, nextBook
         case add, edit, delete
         case backUp, refresh
         case deleteData
@@ -72,6 +72,8 @@ public enum KeyMap {
                 [.character("/")], .search, help: "search by name, narrowing as you type", hint: "search",
                 hintPriority: 3),
             KeyBinding([.escape], .clearSearch, help: "clear the search"),
+            KeyBinding(
+                [.character("f")], .nextBook, help: "show one book at a time, then all books"),
             KeyBinding(
                 [.character("b")], .backUp, help: "back up now: send this device's changes to the server",
                 hint: "back up", hintPriority: 4),

@@ -16,17 +16,23 @@ extension Renderer {
         let scrolls = list.count > pane.content.height
         let position =
             scrolls ? "\(TextFormatting.count(list.selection + 1))/\(TextFormatting.count(list.count))\(more)" : nil
+        let shownBook = list.book.flatMap(state.book)
+        let name = shownBook.map { "Book \($0.name)" } ?? "Contacts"
         let title =
-            list.isFiltered
-            ? "/\(list.query) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)"
-            : scrolls ? "Contacts" : "Contacts \(theme.separator) \(total)"
+            list.isSearching
+            ? "\(shownBook.map { "\($0.name) " } ?? "")/\(list.query) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)"
+            : shownBook != nil
+                ? "\(name) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)"
+                : scrolls ? name : "\(name) \(theme.separator) \(total)"
         drawTitle(&grid, pane.titleEdge, title, right: position)
         let area = pane.content
         guard list.count > 0 else {
             let text =
-                list.isFiltered
+                list.isSearching
                 ? ["No name contains \(list.query).", "Esc shows every contact."]
-                : ["No contacts yet.", "Press a to add one."]
+                : shownBook != nil
+                    ? ["No contacts in this book.", "Press a to add one, f for the next book."]
+                    : ["No contacts yet.", "Press a to add one."]
             for (offset, line) in text.enumerated() where offset < area.height {
                 grid.put(
                     " " + line, row: area.row + offset, column: area.column, maxWidth: area.width, style: Theme.muted)
@@ -37,11 +43,23 @@ extension Renderer {
             let position = list.scroll + offset
             guard position < list.count else { break }
             let isSelected = position == list.selection
-            let name = list.row(at: position).name
-            let text = (isSelected ? theme.pointer : " ") + " " + name.truncated(toWidth: area.width - 2)
+            let row = list.row(at: position)
+            // The book of a contact not in the default one, at the right, while every book is shown.
+            let tag =
+                list.book == nil && row.book != Contact.zoneID
+                ? (state.book(row.book)?.name ?? row.book.zoneName).truncated(toWidth: area.width / 3) : ""
+            let tagWidth = tag.isEmpty ? 0 : tag.displayWidth + 1
+            let text =
+                (isSelected ? theme.pointer : " ") + " "
+                + row.name.truncated(toWidth: max(1, area.width - 2 - tagWidth))
             grid.put(
                 text.padded(toWidth: area.width), row: area.row + offset, column: area.column, maxWidth: area.width,
                 style: isSelected ? Theme.selected : .plain)
+            if !tag.isEmpty {
+                grid.put(
+                    tag, row: area.row + offset, column: area.column + area.width - tagWidth, maxWidth: tagWidth - 1,
+                    style: isSelected ? Theme.selected : Theme.muted)
+            }
         }
     }
 
@@ -79,10 +97,24 @@ extension Renderer {
         if entries.isEmpty {
             entries.append(LabeledText(label: "", value: "No details; press e to add some.", style: Theme.muted))
         }
+        if let book = state.book(selected.book), state.books.count > 1 || !book.isDefault {
+            entries.append(LabeledText(label: "Book", value: bookText(book)))
+        }
         entries.append(
             LabeledText(
-                label: "Record", value: "\(Contact.zoneID.zoneName)/\(contact.id.uuidString)", style: Theme.muted))
+                label: "Record", value: "\(selected.book.zoneName)/\(contact.id.uuidString)", style: Theme.muted))
         drawLabeled(&grid, entries, in: area, labelWidth: min(13, area.width / 3))
+    }
+
+    /// "Family", "Family · ada's, read-only", "Family · shared with grace".
+    private static func bookText(_ book: AddressBook) -> String {
+        if !book.isOwn {
+            let owner = book.ownerUsername.map { "\($0)'s" } ?? "shared with you"
+            return "\(book.name) · \(owner), \(book.canEdit ? "read-write" : "read-only")"
+        }
+        let others = book.participants.filter { $0.role != .owner && $0.acceptanceStatus != .removed }
+        return others.isEmpty
+            ? book.name : "\(book.name) · shared with \(others.map(\.username).joined(separator: ", "))"
     }
 
     // MARK: Sync status

@@ -95,7 +95,7 @@ struct KeyHandlingTests {
         let effect = Fixtures.press(
             Fixtures.typing("Grace Hopper") + [.tab] + Fixtures.typing("work: grace@example.org") + [.enter], on: &state
         )
-        guard case .add(let contact) = effect else {
+        guard case .add(let contact, book: nil) = effect else {
             Issue.record("expected an add, got \(String(describing: effect))")
             return
         }

@@ -143,7 +143,7 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Keys ────────────────────────────────────── 1-13 of 67 ─┐
+                ┌─ Keys ────────────────────────────────────── 1-13 of 68 ─┐
                 │ Contact list                                             │
                 │ j ↓            next contact                              │
                 │ k ↑            previous contact                          │
@@ -156,7 +156,7 @@ struct RendererSnapshotTests {
                 │ d              delete the selected contact (asks first)  │
                 │ /              search by name, narrowing as you type     │
                 │ Esc            clear the search                          │
-                │ b              back up now: send this device's changes   │
+                │ f              show one book at a time, then all books   │
                 └──────────────────────────────────────────────────────────┘
                  Esc close  j scroll
                 """

@@ -1,0 +1,225 @@
+import ArgumentParser
+import ContactsCore
+import Foundation
+import SyncClient
+import SyncCore
+
+/// `contacts book …`: address books, and sharing them with other accounts on the same server.
+struct BookCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "book",
+        abstract: "Address books: list, create, rename, delete; share them with other accounts.",
+        discussion: """
+            Every account has the book "Contacts"; `contacts add --book NAME` adds to another. A book \
+            you share appears in the other account's books once they accept the invitation that \
+            `contacts book share` prints; both of you see each other's changes. A book that two \
+            owners named alike is written NAME@OWNER.
+
+            Example: contacts book create Family
+                     contacts book share Family --with grace > invitation.txt
+                     contacts book accept "$(cat invitation.txt)"     (on Grace's device)
+            """,
+        subcommands: [
+            List.self, Create.self, Rename.self, Delete.self, Share.self, Accept.self, Participants.self, Unshare.self,
+            Leave.self,
+        ])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the books on this device: name, contacts, owner, what you may do, who shares it.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: false)
+            let counts = try device.store.bookCounts()
+            for book in try device.store.books() {
+                let columns = [
+                    book.name.printable, contactCount(counts[book.zoneID] ?? 0), book.ownerText,
+                    book.accessText, book.sharingText,
+                ]
+                print(columns.joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a book, then sync it.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name, such as Family.") var name: String
+        @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: !noSync)
+            let book = try device.createBook(named: name)
+            print("created \"\(book.name.printable)\"")
+            if !noSync { await Session.syncAfterEdit(device) }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a book (yours, or one shared with you read-write); everyone who has it sees the name.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name now.") var name: String
+        @Argument(help: "Its new name.") var newName: String
+        @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: !noSync)
+            let book = try device.renameBook(try device.store.resolveBook(name), to: newName)
+            print("renamed to \"\(book.name.printable)\"")
+            if !noSync { await Session.syncAfterEdit(device) }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete one of your books and its contacts, on every device and for everyone it is shared with.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name.") var name: String
+        @Flag(help: "Confirm: the book's contacts are deleted everywhere.") var yes = false
+        @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: !noSync)
+            let book = try device.store.resolveBook(name)
+            let count = try device.store.bookCounts()[book.zoneID] ?? 0
+            guard yes else {
+                throw CommandFailure(
+                    "deleting \"\(book.name.printable)\" deletes its \(count) contact(s) on every device and for everyone it is shared with: run again with --yes to confirm"
+                )
+            }
+            try device.deleteBook(book)
+            print("deleted \"\(book.name.printable)\" and its \(count) contact(s)")
+            if !noSync { await Session.syncAfterEdit(device) }
+        }
+    }
+
+    struct Share: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Share one of your books with an account; prints the invitation to hand them.",
+            discussion: """
+                Only the invitation goes to standard output (explanations go to standard error), so a \
+                script can capture it. The invitation holds the book's key: hand it over privately.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name.") var name: String
+        @Option(help: "The account to share it with.") var with: String
+        @Flag(help: "They may read the book but not change it.") var readOnly = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: true)
+            let book = try device.store.resolveBook(name)
+            let invitation = try await device.shareBook(book, with: with, readOnly: readOnly)
+            warn(
+                "shared \"\(book.name.printable)\" with \(with.printable) (\(readOnly ? "read-only" : "read-write")); they accept it with: contacts book accept INVITATION"
+            )
+            print(invitation.description)
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a book someone shared with you (the invitation they sent), then sync it.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The invitation, as `contacts book share` printed it.") var invitation: String
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: true)
+            let book = try await device.acceptInvitation(invitation)
+            let count = try device.store.bookCounts()[book.zoneID] ?? 0
+            print(
+                "accepted \"\(book.name.printable)\" from \(book.ownerText) (\(book.accessText), \(contactCount(count)))"
+            )
+        }
+    }
+
+    struct Participants: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Who has a book: each account, what they may do, and whether they accepted.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name.") var name: String
+        @Flag(help: "Show what this device knows without syncing first.") var noSync = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: !noSync)
+            if !noSync { await Session.syncBeforeReading(device) }
+            let book = try device.store.resolveBook(name)
+            guard !book.participants.isEmpty else {
+                print("\"\(book.name.printable)\" is not shared")
+                return
+            }
+            for participant in book.participants {
+                let columns = [
+                    participant.username.printable, participant.role == .owner ? "owner" : participant.permission.text,
+                    participant.acceptanceStatus.rawValue,
+                ]
+                print(columns.joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Unshare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop sharing one of your books with an account; it disappears from their devices.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name.") var name: String
+        @Argument(help: "The account to remove.") var account: String
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: true)
+            let book = try device.store.resolveBook(name)
+            try await device.unshareBook(book, from: account)
+            print("\"\(book.name.printable)\" is no longer shared with \(account.printable)")
+        }
+    }
+
+    struct Leave: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Leave a book someone shares with you; it disappears from your devices.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name.") var name: String
+        @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: !noSync)
+            let book = try device.store.resolveBook(name)
+            try device.leaveBook(book)
+            print("left \"\(book.name.printable)\"")
+            if !noSync { await Session.syncAfterEdit(device) }
+        }
+    }
+}
+
+/// "1 contact", "3 contacts".
+func contactCount(_ count: Int) -> String { count == 1 ? "1 contact" : "\(count) contacts" }
+
+extension AddressBook {
+    /// Who owns the book, for people to read.
+    var ownerText: String { isOwn ? "yours" : (ownerUsername ?? "shared with you").printable }
+
+    var accessText: String {
+        switch access {
+        case .owner: "owner"
+        case .readWrite: "read-write"
+        case .readOnly: "read-only"
+        }
+    }
+
+    /// Whom one's own book is shared with, or nothing.
+    var sharingText: String {
+        let others = participants.filter { $0.role != .owner && $0.acceptanceStatus != .removed }
+        guard isOwn, !others.isEmpty else { return "" }
+        return "shared with " + others.map { $0.username.printable }.joined(separator: ", ")
+    }
+}
+
+extension ShareParticipant.Permission {
+    var text: String {
+        switch self {
+        case .none: "none"
+        case .readOnly: "read-only"
+        case .readWrite: "read-write"
+        }
+    }
+}
