@@ -46,7 +46,7 @@ public final class LocalServerKeeper: Sendable {
                         lastProblem = nil
                         report(
                             Note(text: "the local sync server answers again at \(url.absoluteString)", isError: false))
-                        device.engine.reconnect()
+                        for engine in device.engines { engine.reconnect() }
                     }
                 } else {
                     if !down {

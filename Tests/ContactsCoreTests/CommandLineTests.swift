@@ -192,10 +192,51 @@ struct CommandLineTests {
     @Test("every command explains itself with --help")
     func help() async throws {
         let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
-        for command in ["", "list", "add", "edit", "delete", "sync", "status", "import", "export", "account", "wipe"] {
-            let result = try await program.run(command.isEmpty ? ["--help"] : [command, "--help"])
+        let commands = [
+            [], ["list"], ["add"], ["edit"], ["delete"], ["sync"], ["status"], ["import"], ["export"], ["account"],
+            ["wipe"], ["book"], ["book", "share"], ["book", "accept"], ["book", "unshare"], ["book", "leave"],
+        ]
+        for command in commands {
+            let result = try await program.run(command + ["--help"])
             #expect(result.status == 0)
             #expect(result.output.contains("USAGE"), "\(command)")
+        }
+    }
+
+    @Test("books offline: create, add to, list and export one book; mistakes explained, nothing changed")
+    func books() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            #expect(try await program.run(["book", "create", "Family", "--no-sync"]).status == 0)
+            #expect(try await program.run(["add", "--book", "family", "--name", "Mum", "--no-sync"]).status == 0)
+            #expect(try await program.run(["add", "--name", "Alan", "--no-sync"]).status == 0)
+            let books = try await program.run(["book", "list"])
+            #expect(books.output == "Contacts\t1 contact\tyours\towner\t\nFamily\t1 contact\tyours\towner\t\n")
+            let family = try await program.run(["list", "--book", "Family"])
+            #expect(family.output.contains("Mum") && !family.output.contains("Alan"))
+            let exported = try await program.run(["export", "--book", "Family"])
+            #expect(exported.output.contains("FN:Mum") && !exported.output.contains("FN:Alan"))
+            let shown = try await program.run(["show", String(family.output.prefix(8))])
+            #expect(shown.output.contains("Book:         Family"))
+
+            let cases: [([String], String)] = [
+                (["add", "--book", "Friends", "--name", "X", "--no-sync"], "no book named \"Friends\""),
+                (["book", "create", "family", "--no-sync"], "a book named \"family\" already"),
+                (["book", "create", " ", "--no-sync"], "a book's name is 1 to 100 characters"),
+                (["book", "delete", "Contacts", "--yes", "--no-sync"], "the default book cannot be deleted"),
+                (["book", "delete", "Family", "--no-sync"], "run again with --yes"),
+                (["book", "leave", "Family", "--no-sync"], "is your own book"),
+            ]
+            for (arguments, message) in cases {
+                let result = try await program.run(arguments)
+                #expect(result.status != 0, "\(arguments)")
+                #expect(result.error.contains(message), "\(arguments): \(result.error)")
+            }
+            #expect(try await program.run(["book", "list"]).output == books.output, "nothing changed")
+            let deleted = try await program.run(["book", "delete", "Family", "--yes", "--no-sync"])
+            #expect(deleted.output == "deleted \"Family\" and its 1 contact(s)\n")
+            #expect(try await program.run(["list"]).output.contains("Alan"))
+            #expect(!(try await program.run(["list"]).output.contains("Mum")))
         }
     }
 }

@@ -42,6 +42,10 @@ struct UpgradeTests {
                 #expect(try laptop.store.count() == 37)
                 #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
                 #expect(laptop.engine.state.pendingRecordZoneChanges.count == 3)
+                // Everything is in the default book; nothing is pending on the shared database.
+                #expect(try laptop.store.books().map(\.name) == ["Contacts"])
+                #expect(try laptop.store.bookCounts() == [Contact.zoneID: 37])
+                #expect(laptop.sharedEngine.state.pendingRecordZoneChanges.isEmpty)
                 #expect(try laptop.contact(named: "Ada Lovelace").notes == "Edited offline before the upgrade")
                 #expect(laptop.names.filter { $0 == "Grace Hopper" }.count == 2)
                 #expect(!laptop.names.contains("Example Bakery"))

@@ -15,6 +15,7 @@ struct EndToEndTests {
     func twoDevices() async throws {
         let world = try await EndToEnd()
         defer { world.close() }
+        try world.launch(["a", "b"])
         let (a, b) = (world.a, world.b)
         try await world.waitFor(a, "Push      connected")
         try await world.waitFor(b, "Push      connected")
@@ -81,8 +82,9 @@ struct EndToEndTests {
     }
 }
 
-/// A server, two devices signed in to one account, and a tmux terminal running `contacts` for each. Everything
-/// it started stops when it is closed or released, even after a failure.
+/// A server, devices signed in to their accounts (two of Ada's by default), and a tmux terminal running
+/// `contacts` for each device launched. Everything it started stops when it is closed or released, even after
+/// a failure.
 final class EndToEnd {
     /// Where the test binary is: `swift build` puts `contacts` next to it, whatever the scratch path.
     static let binaryDirectory: URL? = {
@@ -112,30 +114,55 @@ final class EndToEnd {
     private var sessions: [TmuxSession] = []
     private var server: ChildProcess?
 
+    private var names: [String] = []
+
     var a: TmuxSession { sessions[0] }
     var b: TmuxSession { sessions[1] }
+
+    /// The terminal of `device`.
+    func session(_ device: String) -> TmuxSession { sessions[names.firstIndex(of: device)!] }
     var serverURL: String { "http://127.0.0.1:\(port)" }
 
-    init() async throws {
+    /// Signs each device in to its account (the first device of an account signs it up).
+    init(devices: [(device: String, account: String)] = [("a", "ada"), ("b", "ada")]) async throws {
         contacts = try #require(Self.contacts)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-e2e-\(UUID().uuidString)")
         // Below the ephemeral range: nothing else takes the port while the server is stopped.
         port = try LoopbackPort.unused()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try await startServer()
-        let password = [
-            "CONTACTS_PASSWORD": "correct horse battery", "CONTACTS_PASSPHRASE": "orbit maple quiet lantern",
-        ]
-        for (device, command) in [("a", "signup"), ("b", "signin")] {
+        var accounts: Set<String> = []
+        for (device, account) in devices {
+            let command = accounts.insert(account).inserted ? "signup" : "signin"
+            let secrets = [
+                "CONTACTS_PASSWORD": "correct horse battery",
+                "CONTACTS_PASSPHRASE": account == "ada" ? "orbit maple quiet lantern" : "\(account)'s own passphrase",
+            ]
             let status = try await ChildProcess.run(
-                [contacts, "account", command, "--username", "ada"] + options(device: device), environment: password,
+                [contacts, "account", command, "--username", account] + options(device: device), environment: secrets,
                 output: .file(directory.appendingPathComponent("cli.log").path)
             ).status
             try #require(status == 0, "contacts account \(command) failed; see \(directory.path)/cli.log")
         }
-        for device in ["a", "b"] {
-            sessions.append(try TmuxSession(columns: 100, rows: 30, command: app(device: device)))
+    }
+
+    /// Opens a terminal running the app for each of `devices`.
+    func launch(_ devices: [String], columns: Int = 100, rows: Int = 30) throws {
+        for device in devices {
+            sessions.append(try TmuxSession(columns: columns, rows: rows, command: app(device: device)))
+            names.append(device)
         }
+    }
+
+    /// Runs `contacts ARGUMENTS` on `device` (whose app is not running) and returns its standard output;
+    /// fails with both outputs if it exits non-zero.
+    @discardableResult
+    func cli(_ device: String, _ arguments: [String]) async throws -> String {
+        let outcome = try await ChildProcess.run([contacts] + arguments + options(device: device))
+        try #require(
+            outcome.status == 0,
+            "contacts \(arguments.joined(separator: " ")) on \(device) failed: \(outcome.output)\(outcome.error)")
+        return outcome.output
     }
 
     deinit {
@@ -174,9 +201,9 @@ final class EndToEnd {
     /// the apps wait for the load to fall, or for that hold to end, before they send.
     func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 150) async throws {
         if try await session.wait(timeout: timeout, until: { try session.capture().contains(text) }) { return }
-        let name = session.directory == a.directory ? "A" : "B"
-        let screens = sessions.map { (try? $0.capture()) ?? "" }.joined(separator: "\n")
-        Issue.record("\(name) never showed \"\(text)\" within \(timeout) s; the screens, A then B:\n\(screens)")
+        let name = names[sessions.firstIndex { $0.directory == session.directory } ?? 0]
+        let screens = zip(names, sessions).map { "\($0):\n" + ((try? $1.capture()) ?? "") }.joined(separator: "\n")
+        Issue.record("\(name) never showed \"\(text)\" within \(timeout) s; the screens:\n\(screens)")
         throw Timeout()
     }
 

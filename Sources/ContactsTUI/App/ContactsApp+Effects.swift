@@ -25,7 +25,8 @@ extension ContactsApp {
             do {
                 try device.delete(row.id)
                 state.log.append(
-                    EventLog.Entry(date: Date(), text: "deleted \(row.name) (\(Self.recordName(row.id)))"))
+                    EventLog.Entry(date: Date(), text: "deleted \(row.name) (\(Self.recordName(row.id, in: row.book)))")
+                )
                 state.message = AppState.Message("Deleted \(row.name).")
                 requestReload()
             } catch {
@@ -55,13 +56,16 @@ extension ContactsApp {
         }
     }
 
-    /// "Contacts/1F2A9C3E": the zone and the start of the record name, as the event log shows records.
-    nonisolated static func recordName(_ id: UUID) -> String {
-        "\(Contact.zoneID.zoneName)/\(id.uuidString.prefix(8))"
+    /// "Contacts/1F2A9C3E": the zone (the start of a book's) and the start of the record name, as the event log
+    /// shows records.
+    nonisolated static func recordName(_ id: UUID, in book: RecordZone.ID = Contact.zoneID) -> String {
+        "\(book.zoneName.prefix(13))/\(id.uuidString.prefix(8))"
     }
 
     private func logChange(_ verb: String, _ contact: Contact) {
-        state.log.append(EventLog.Entry(date: Date(), text: "\(verb) \(contact.name) (\(Self.recordName(contact.id)))"))
+        let book = (try? device.store.book(of: contact.id))?.zoneID ?? Contact.zoneID
+        state.log.append(
+            EventLog.Entry(date: Date(), text: "\(verb) \(contact.name) (\(Self.recordName(contact.id, in: book)))"))
     }
 
     // MARK: Manual sync
@@ -202,17 +206,19 @@ extension ContactsApp {
         for row in new {
             guard let name = before[row.id] else {
                 added += 1
-                if added <= 3 { notes.append("received \(row.name) (\(recordName(row.id)))") }
+                if added <= 3 { notes.append("received \(row.name) (\(recordName(row.id, in: row.book)))") }
                 continue
             }
             if name != row.name {
                 renamed += 1
-                if renamed <= 3 { notes.append("renamed by sync: \(name) → \(row.name) (\(recordName(row.id)))") }
+                if renamed <= 3 {
+                    notes.append("renamed by sync: \(name) → \(row.name) (\(recordName(row.id, in: row.book)))")
+                }
             }
         }
         for row in old where after[row.id] == nil {
             removed += 1
-            if removed <= 3 { notes.append("removed by sync: \(row.name) (\(recordName(row.id)))") }
+            if removed <= 3 { notes.append("removed by sync: \(row.name) (\(recordName(row.id, in: row.book)))") }
         }
         if added > 3 || removed > 3 || renamed > 3 {
             notes.append("sync changed the list: \(added) received, \(renamed) renamed, \(removed) removed")
