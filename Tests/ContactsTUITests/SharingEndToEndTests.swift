@@ -26,13 +26,22 @@ struct SharingEndToEndTests {
         let work = try await world.cli("ada1", ["book", "share", "Work", "--with", "grace", "--read-only"])
         #expect(family.split(separator: "\n").count == 1 && family.contains("/share/"), "only the invitation")
         try await world.cli("grace", ["book", "accept", family])
-        try await world.cli("grace", ["book", "accept", work])
 
         try world.launch(["ada1", "ada2", "grace"])
         let (ada, adaPhone, grace) = (world.session("ada1"), world.session("ada2"), world.session("grace"))
         for session in [ada, adaPhone, grace] { try await world.waitFor(session, "Push      connected") }
-        try await world.waitFor(grace, "Boss")
         try await world.waitFor(grace, "Mum")
+
+        // Grace accepts Work in the app: the books panel (B), accept (A), the invitation pasted.
+        try grace.send("B")
+        try await world.waitFor(grace, "┌─ Books")
+        try grace.send("A")
+        try grace.send(work.trimmingCharacters(in: .whitespacesAndNewlines), literal: true)
+        try grace.send("Enter")
+        try await world.waitFor(grace, "Accepted Work from ada.")
+        try await world.waitFor(grace, "ada's, read-only")
+        try grace.send("Escape")
+        try await world.waitFor(grace, "Boss")
 
         // Grace edits Mum in Family: both of Ada's screens show it, untouched.
         try grace.send("/")

@@ -13,6 +13,8 @@ enum AppEvent: Sendable {
     /// A manual back up or refresh ended; the error's message if it failed.
     case manualSyncFinished(SyncScheduler.Work, error: String?)
     case dataDeleted(DeleteDataPrompt.Target, error: String?)
+    /// An action of the books panel that needed the server ended.
+    case bookActionFinished(AppState.Message, invitation: String?)
 }
 
 /// Where tasks leave ``AppEvent``s for the main loop, which takes them between two key reads. Tasks never

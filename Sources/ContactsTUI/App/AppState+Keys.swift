@@ -28,6 +28,10 @@ extension AppState {
         case .help(let scroll):
             help(key, scroll: scroll)
             return nil
+        case .books(var panel):
+            let effect = books(&panel, key)
+            if case .books = mode { mode = .books(panel) }
+            return effect
         }
     }
 
@@ -82,6 +86,9 @@ extension AppState {
             }
             mode = .confirmingDelete(selected)
         case .nextBook: showNextBook()
+        case .books:
+            mode = .books(
+                BooksPanel(selection: list.book.flatMap { shown in books.firstIndex { $0.zoneID == shown } } ?? 0))
         case .backUp: return .backUp
         case .refresh: return .refresh
         case .deleteData:

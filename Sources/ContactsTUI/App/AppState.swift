@@ -18,6 +18,8 @@ public struct AppState: Sendable {
         case deletingData(DeleteDataPrompt)
         /// The key help, scrolled by this many lines.
         case help(scroll: Int)
+        /// The books panel (after `B`).
+        case books(BooksPanel)
     }
 
     /// Work a key asks for that needs the device or the network.
@@ -33,6 +35,13 @@ public struct AppState: Sendable {
         case refresh
         case deleteLocalData
         case deleteServerData
+        case createBook(String)
+        case renameBook(RecordZone.ID, String)
+        case shareBook(RecordZone.ID, account: String, readOnly: Bool)
+        case unshareBook(RecordZone.ID, account: String)
+        case acceptInvitation(String)
+        /// Delete one's own book, or leave one shared with this account.
+        case removeBook(RecordZone.ID)
         case quit
     }
 

@@ -40,6 +40,8 @@ extension ContactsApp {
             startDeletion(.local)
         case .deleteServerData:
             startDeletion(.server)
+        case .createBook, .renameBook, .removeBook, .shareBook, .unshareBook, .acceptInvitation:
+            performBookAction(effect)
         }
     }
 

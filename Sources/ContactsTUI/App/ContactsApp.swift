@@ -177,6 +177,10 @@ public final class ContactsApp {
             missingDetails = nil
             let now = Date()
             for note in notes { state.log.append(EventLog.Entry(date: now, text: note)) }
+        case .bookActionFinished(let notice, let invitation):
+            state.log.append(EventLog.Entry(date: Date(), text: notice.text, isError: notice.isError))
+            if let invitation { state.log.append(EventLog.Entry(date: Date(), text: "invitation: \(invitation)")) }
+            state.bookActionFinished(notice, invitation: invitation)
         case .rowsFailed(let message):
             reloadInFlight = false
             state.log.append(

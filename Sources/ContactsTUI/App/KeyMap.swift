@@ -4,7 +4,7 @@ public enum KeyMap {
     /// What the keys do in the contact list.
     public enum BrowseCommand: Sendable, Equatable {
         case down, up, pageDown, pageUp, first, last
-        case search, clearSearch, nextBook
+        case search, clearSearch, nextBook, books
         case add, edit, delete
         case backUp, refresh
         case deleteData
@@ -25,6 +25,11 @@ public enum KeyMap {
     public enum TextCommand: Sendable, Equatable {
         case left, right, home, end
         case deleteBackward, deleteForward, deleteToStart, deleteToEnd, deleteWord
+    }
+
+    /// What the keys do in the books panel (`B`).
+    public enum BooksCommand: Sendable, Equatable {
+        case down, up, show, create, rename, share, shareReadOnly, unshare, accept, remove, close
     }
 
     /// What the keys do in the help overlay.
@@ -74,6 +79,9 @@ public enum KeyMap {
             KeyBinding([.escape], .clearSearch, help: "clear the search"),
             KeyBinding(
                 [.character("f")], .nextBook, help: "show one book at a time, then all books"),
+            KeyBinding(
+                [.character("B")], .books, help: "books: create, rename, share, accept, leave", hint: "books",
+                hintPriority: 5),
             KeyBinding(
                 [.character("b")], .backUp, help: "back up now: send this device's changes to the server",
                 hint: "back up", hintPriority: 4),
@@ -146,6 +154,45 @@ public enum KeyMap {
             KeyBinding([.escape], .cancel, help: "cancel, deleting nothing", hint: "cancel"),
         ])
 
+    public static let books = KeyTable<BooksCommand>(
+        "Books (B)",
+        [
+            KeyBinding([.character("j"), .down], .down, help: "next book"),
+            KeyBinding([.character("k"), .up], .up, help: "previous book"),
+            KeyBinding([.enter], .show, help: "show this book's contacts", hint: "show", hintPriority: 1),
+            KeyBinding([.character("n")], .create, help: "create a book", hint: "new", hintPriority: 1),
+            KeyBinding([.character("r")], .rename, help: "rename the book", hint: "rename", hintPriority: 3),
+            KeyBinding(
+                [.character("s")], .share, help: "share it read-write with an account (shows the invitation)",
+                hint: "share", hintPriority: 2),
+            KeyBinding([.character("S")], .shareReadOnly, help: "share it read-only with an account"),
+            KeyBinding([.character("u")], .unshare, help: "stop sharing it with an account", hint: "unshare"),
+            KeyBinding(
+                [.character("A")], .accept, help: "accept an invitation someone gave you", hint: "accept",
+                hintPriority: 2),
+            KeyBinding(
+                [.character("x")], .remove, help: "delete your book, or leave one shared with you (asks first)",
+                hint: "delete/leave", hintPriority: 3),
+            KeyBinding([.escape, .character("q")], .close, help: "close", hint: "close", hintPriority: 1),
+        ])
+
+    public static let bookPrompt = KeyTable<PromptCommand>(
+        "Books: typing a name, an account or an invitation",
+        [
+            KeyBinding([.enter], .confirm, help: "do it", hint: "ok"),
+            KeyBinding([.escape], .cancel, help: "back to the books, doing nothing", hint: "back"),
+        ])
+
+    public static let confirmBookRemoval = KeyTable<ConfirmCommand>(
+        "Delete or leave this book?",
+        [
+            KeyBinding([.character("y"), .character("Y")], .confirm, help: "yes", hint: "yes"),
+            KeyBinding(
+                [.character("n"), .character("N"), .escape, .enter], .cancel,
+                help: "no, keep it (so does any other key)",
+                hint: "keep it"),
+        ])
+
     /// The help overlay, generated from the tables above.
     public static func helpSections(unicode: Bool) -> [HelpSection] {
         var sections = [
@@ -155,6 +202,8 @@ public enum KeyMap {
             textEditing.helpSection(unicode: unicode),
             confirmDelete.helpSection(unicode: unicode),
             deleteDataPrompt.helpSection(unicode: unicode),
+            books.helpSection(unicode: unicode),
+            bookPrompt.helpSection(unicode: unicode),
             help.helpSection(unicode: unicode),
             global.helpSection(unicode: unicode),
         ]

@@ -98,23 +98,13 @@ extension Renderer {
             entries.append(LabeledText(label: "", value: "No details; press e to add some.", style: Theme.muted))
         }
         if let book = state.book(selected.book), state.books.count > 1 || !book.isDefault {
-            entries.append(LabeledText(label: "Book", value: bookText(book)))
+            entries.append(
+                LabeledText(label: "Book", value: access(of: book).map { "\(book.name) · \($0)" } ?? book.name))
         }
         entries.append(
             LabeledText(
                 label: "Record", value: "\(selected.book.zoneName)/\(contact.id.uuidString)", style: Theme.muted))
         drawLabeled(&grid, entries, in: area, labelWidth: min(13, area.width / 3))
-    }
-
-    /// "Family", "Family · ada's, read-only", "Family · shared with grace".
-    private static func bookText(_ book: AddressBook) -> String {
-        if !book.isOwn {
-            let owner = book.ownerUsername.map { "\($0)'s" } ?? "shared with you"
-            return "\(book.name) · \(owner), \(book.canEdit ? "read-write" : "read-only")"
-        }
-        let others = book.participants.filter { $0.role != .owner && $0.acceptanceStatus != .removed }
-        return others.isEmpty
-            ? book.name : "\(book.name) · shared with \(others.map(\.username).joined(separator: ", "))"
     }
 
     // MARK: Sync status

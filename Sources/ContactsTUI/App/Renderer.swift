@@ -28,6 +28,7 @@ public enum Renderer {
         case .confirmingDelete(let row): drawDeleteQuestion(&grid, row, state, theme)
         case .deletingData(let prompt): drawDeleteDataPrompt(&grid, prompt, state, theme)
         case .help(let scroll): drawHelp(&grid, scroll: scroll, state, theme)
+        case .books(let panel): drawBooks(&grid, panel, state, theme)
         }
         drawBottomBar(&grid, state, theme)
         return grid
@@ -98,6 +99,14 @@ public enum Renderer {
             drawHints(&grid, KeyMap.deleteDataPrompt.hints(unicode: unicode), in: bar)
         case .help:
             drawHints(&grid, KeyMap.help.hints(unicode: unicode), in: bar)
+        case .books(let panel):
+            let hints =
+                switch panel.step {
+                case .choosing: KeyMap.books.hints(unicode: unicode)
+                case .confirmingRemoval: KeyMap.confirmBookRemoval.hints(unicode: unicode)
+                default: KeyMap.bookPrompt.hints(unicode: unicode)
+                }
+            drawHints(&grid, hints, in: bar)
         }
     }
 

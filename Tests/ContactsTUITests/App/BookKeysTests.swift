@@ -16,12 +16,30 @@ struct BookKeysTests {
         zoneID: RecordZone.ID(zoneName: "book-work", ownerName: "_ada"), name: "Work", access: .readOnly,
         ownerUsername: "ada")
 
+    private let friends = AddressBook(
+        zoneID: RecordZone.ID(zoneName: "book-friends"), name: "Friends", access: .owner,
+        participants: [
+            ShareParticipant(
+                userRecordName: "_ada", username: "ada", role: .owner, permission: .readWrite,
+                acceptanceStatus: .accepted),
+            ShareParticipant(
+                userRecordName: "_tom", username: "tom", role: .privateUser, permission: .readOnly,
+                acceptanceStatus: .pending),
+        ])
+
     private func state() -> AppState {
         var state = Fixtures.state(rows: [
             ContactList.Row(name: "Alan Turing"), ContactList.Row(name: "Boss", book: work.zoneID),
             ContactList.Row(name: "Mum", book: family.zoneID),
         ])
         state.books = [AddressBook(zoneID: Contact.zoneID, name: "Contacts", access: .owner), family, work]
+        return state
+    }
+
+    private func panelState() -> AppState {
+        var state = state()
+        state.books.insert(friends, at: 2)
+        Fixtures.press([.character("B")], on: &state)
         return state
     }
 
@@ -81,5 +99,92 @@ struct BookKeysTests {
             return
         }
         #expect(contact.name == "Cousin" && book == family.zoneID)
+    }
+
+    @Test("B lists the books with owner and access; n, r, s, S, u, A and x ask for what they need and become effects")
+    func panelActions() {
+        var state = panelState()
+        let text = Renderer.render(state).text
+        #expect(text.contains("┌─ Books"))
+        #expect(text.contains("Contacts") && text.contains("yours (default)"))
+        #expect(text.contains("ada's, read-write") && text.contains("ada's, read-only"))
+        #expect(text.contains("shared with tom (read-only)"))
+
+        #expect(
+            Fixtures.press([.character("n")] + Fixtures.typing("Neighbours") + [.enter], on: &state)
+                == .createBook("Neighbours"))
+        // The default book is neither shared nor deleted; Family is Ada's, so Grace cannot share it.
+        Fixtures.press([.character("s")], on: &state)
+        #expect(panel(state).notice?.text == "The default book cannot be shared: press n to create one to share.")
+        Fixtures.press([.character("x")], on: &state)
+        #expect(panel(state).notice?.text == "The default book cannot be deleted.")
+        Fixtures.press([.character("j"), .character("s")], on: &state)
+        #expect(panel(state).notice?.text == "Family is ada's: only its owner shares it.")
+
+        // Friends, one's own: share read-only, unshare, rename.
+        Fixtures.press([.character("j")], on: &state)
+        #expect(state.selectedBook(panel(state))?.name == "Friends")
+        #expect(
+            Fixtures.press([.character("S")] + Fixtures.typing("grace") + [.enter], on: &state)
+                == .shareBook(friends.zoneID, account: "grace", readOnly: true))
+        #expect(
+            Fixtures.press([.character("u")] + Fixtures.typing("tom") + [.enter], on: &state)
+                == .unshareBook(friends.zoneID, account: "tom"))
+        #expect(
+            Fixtures.press([.character("r"), .control("u")] + Fixtures.typing("Pals") + [.enter], on: &state)
+                == .renameBook(friends.zoneID, "Pals"))
+        // Esc backs out of a prompt, doing nothing; an empty prompt is refused.
+        #expect(Fixtures.press([.character("s"), .escape], on: &state) == nil)
+        #expect(panel(state).step == .choosing)
+        #expect(Fixtures.press([.character("s"), .enter], on: &state) == nil)
+        #expect(panel(state).notice?.isError == true)
+        Fixtures.press([.escape], on: &state)
+
+        // Work is shared with this account: x leaves it, after a yes; no keeps it.
+        Fixtures.press([.character("j")], on: &state)
+        #expect(Fixtures.press([.character("x"), .character("n")], on: &state) == nil)
+        #expect(Renderer.render(state).text.contains("Nothing deleted."))
+        Fixtures.press([.character("x")], on: &state)
+        #expect(Renderer.render(state).text.contains("Leave Work?"))
+        #expect(Fixtures.press([.character("y")], on: &state) == .removeBook(work.zoneID))
+
+        // A accepts a pasted invitation.
+        #expect(
+            Fixtures.press([.character("A")] + Fixtures.typing("http://h/share/t#k") + [.enter], on: &state)
+                == .acceptInvitation("http://h/share/t#k"))
+
+        // Enter shows the selected book's contacts and closes the panel.
+        Fixtures.press([.character("k"), .character("k"), .enter], on: &state)
+        #expect(state.mode == .browsing && state.list.book == family.zoneID)
+    }
+
+    @Test("a share's outcome shows in the panel with the whole invitation, wrapped to fit, until it closes")
+    func invitationShown() {
+        var state = panelState()
+        let invitation =
+            "http://127.0.0.1:8080/share/" + String(repeating: "T", count: 22) + "#"
+            + String(repeating: "K", count: 60)
+        state.bookActionFinished(
+            .init("Shared Friends with grace (read-write); give them the invitation below."), invitation: invitation)
+        let text = Renderer.render(state).text
+        #expect(text.contains("Shared Friends with grace"))
+        #expect(text.contains("Invitation (copy it whole"))
+        let shown = text.split(separator: "\n").filter {
+            $0.contains("TTT") || $0.contains("KKK") || $0.contains("share/")
+        }
+        let joined = shown.map { line in
+            line.split(separator: "│").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.last ?? ""
+        }.joined()
+        #expect(joined == invitation)
+        Fixtures.press([.escape], on: &state)
+        #expect(state.mode == .browsing)
+    }
+
+    private func panel(_ state: AppState) -> BooksPanel {
+        guard case .books(let panel) = state.mode else {
+            Issue.record("the books panel is not open: \(state.mode)")
+            return BooksPanel()
+        }
+        return panel
     }
 }

@@ -41,7 +41,7 @@ struct RendererSnapshotTests {
                 │                                  ││                                                              │
                 │                                  ││                                                              │
                 └──────────────────────────────────┘└──────────────────────────────────────────────────────────────┘
-                 a add  e edit  d delete  / search  b back up  r refresh  ? help  q quit
+                 a add  e edit  d delete  / search  B books  b back up  r refresh  ? help  q quit
                 """
         )
     }
@@ -143,7 +143,7 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Keys ────────────────────────────────────── 1-13 of 68 ─┐
+                ┌─ Keys ────────────────────────────────────── 1-13 of 89 ─┐
                 │ Contact list                                             │
                 │ j ↓            next contact                              │
                 │ k ↑            previous contact                          │
