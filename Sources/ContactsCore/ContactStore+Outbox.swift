@@ -97,6 +97,8 @@ extension ContactStore {
     final class Transaction {
         let db: GRDB.Database
         private(set) var delta = OutboxDelta()
+        /// What the transaction could not do and the user should hear of (for the event log).
+        var problems: [String] = []
 
         init(_ db: GRDB.Database) { self.db = db }
 

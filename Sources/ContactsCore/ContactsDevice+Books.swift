@@ -51,11 +51,7 @@ extension ContactsDevice {
                 "the default book cannot be deleted; delete its contacts one by one, or everything with `contacts wipe`"
             )
         }
-        try write { transaction in
-            try transaction.removeBook(book.zoneID)
-            try transaction.enqueue(.zone(.deleteZone(book.zoneID)))
-        }
-        announce(.contactsChanged)
+        try removeEverywhere(book)
     }
 
     /// Leaves a book someone shares with this account: it disappears from every device of the account.
@@ -65,6 +61,12 @@ extension ContactsDevice {
                 "\"\(book.name)\" is your own book: `contacts book unshare` stops sharing it, `contacts book delete` deletes it"
             )
         }
+        try removeEverywhere(book)
+    }
+
+    /// Removes a book here and queues its zone's deletion: from the private database it deletes the
+    /// book; from the shared one it leaves it.
+    private func removeEverywhere(_ book: AddressBook) throws {
         try write { transaction in
             try transaction.removeBook(book.zoneID)
             try transaction.enqueue(.zone(.deleteZone(book.zoneID)))

@@ -9,7 +9,7 @@ extension ContactsDevice {
     func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) throws {
         fetchedCount.withLock { $0 += changes.modifications.count + changes.deletions.count }
         let userRecordName = try store.setting(.userRecordName)
-        try write { transaction in
+        let problems = try write { transaction in
             for modification in changes.modifications {
                 let record = modification.record.value
                 switch record.recordType {
@@ -35,7 +35,9 @@ extension ContactsDevice {
                 try ContactStore.removeContact(id, transaction.db)
                 try transaction.settle(.record(.deleteRecord(deletion.recordID)))
             }
+            return transaction.problems
         }
+        for problem in problems { announce(.failure(problem, date: Date())) }
         if !changes.modifications.isEmpty || !changes.deletions.isEmpty { announce(.contactsChanged) }
     }
 
@@ -77,15 +79,6 @@ extension ContactsDevice {
         }
         guard let remote = try? Contact(record: serverRecord) else { return }
         let id = remote.id
-        if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {
-            // Two books hold a contact of the same ID (one vCard file imported into both): the one this
-            // device had first stays, and the other is left on the server untouched.
-            try ContactStore.setSetting(
-                .lastError,
-                "contact \(id.uuidString) is in two books (\(book.zoneName), \(recordID.zoneID.zoneName)); this device keeps the first",
-                db)
-            return
-        }
         let pending = try transaction.pendingKind(of: recordID)
         // Read only when needed: a contact new to this device (a first download) has none. (The store
         // files it under the canonical UUID; a record named otherwise is looked up that way.)
@@ -103,6 +96,14 @@ extension ContactsDevice {
             try ContactStore.putServerRecord(serverRecord, for: id, db)
             // Written by a version before encryption: saved again, encrypted.
             if Contact.hasPlainFields(serverRecord) { try transaction.enqueue(.record(.saveRecord(recordID))) }
+            return
+        }
+        if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {
+            // Two books hold a contact of the same ID (one vCard file imported into both): the one this
+            // device had first stays, and the other is left on the server untouched.
+            transaction.problems.append(
+                "contact \(id.uuidString) is in two books (\(book.zoneName), \(recordID.zoneID.zoneName)); this device keeps the one it had"
+            )
             return
         }
         let base = try known().flatMap { try? Contact(record: $0) }

@@ -9,7 +9,7 @@ extension ContactsDevice {
     /// picks up what others changed meanwhile), so that the next sync fetches only what is new.
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
         do {
-            // The two databases at once: a sync costs one round trip more than the private one alone.
+            // Both databases at once: a sync waits for the slower of the two fetches, not for their sum.
             if fetch { try await fetchBoth() }
             let sending = send && engines.contains { !$0.state.pendingRecordZoneChanges(first: 1).isEmpty }
             if send {

@@ -154,4 +154,38 @@ struct AddressBookTests {
             #expect(try people.grace.store.books().map(\.name) == ["Contacts"])
         }
     }
+
+    @Test(
+        "a contact of the same ID in Grace's own book and in Ada's shared one: Grace's stays hers, untouched; the event log says why"
+    )
+    func sameIDInTwoBooks() async throws {
+        try await withPeople { people in
+            let card =
+                "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:urn:uuid:5E1F3C2A-0000-4000-8000-0000000000AA\r\nFN:Shared Friend\r\nEND:VCARD\r\n"
+            _ = try people.grace.importVCards(card)
+            try people.grace.edit("Shared Friend") { $0.notes = "Grace's note" }
+            try await people.grace.sync()
+            let family = try people.ada.createBook(named: "Family")
+            _ = try people.ada.importVCards(card, into: family.zoneID)
+            let invitation = try await people.ada.shareBook(family, with: "grace", readOnly: false)
+            let activity = people.grace.activity()
+            try await people.grace.acceptInvitation(invitation.description)
+            #expect(try names(people.grace, in: "Contacts") == ["Shared Friend"])
+            #expect(try names(people.grace, in: "Family") == [])
+            #expect(try people.grace.contact(named: "Shared Friend").notes == "Grace's note")
+            // Signing out ends what the log is read for: the account change comes after anything the sync told.
+            try await people.grace.signOut()
+            var told = false
+            for await event in activity {
+                if case .failure(let text, _) = event, text.contains("is in two books") {
+                    told = true
+                    break
+                }
+                if case .accountChanged = event { break }
+            }
+            #expect(told)
+            try await people.ada.sync()
+            #expect(try people.ada.contact(named: "Shared Friend").notes == "")
+        }
+    }
 }
