@@ -45,6 +45,9 @@ struct StatusCommand: AsyncParsableCommand {
         var account: String?
         var signedIn: Bool
         var contacts: Int
+        /// The books on this device, and how many of them others share with this account.
+        var books: Int
+        var sharedWithYou: Int
         var pendingChanges: Int
         var lastSync: Date?
         var scheduler: String
@@ -58,10 +61,12 @@ struct StatusCommand: AsyncParsableCommand {
         func date(_ setting: Setting) throws -> Date? {
             try store.setting(setting).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         }
+        let books = try store.books()
         let report = Report(
             device: global.device, dataDirectory: global.dataDirectory, server: try store.setting(.serverURL),
             localServer: global.server == nil, account: try store.setting(.username), signedIn: device.isSignedIn,
-            contacts: try store.count(), pendingChanges: try store.pendingCount(), lastSync: try date(.lastSync),
+            contacts: try store.count(), books: books.count, sharedWithYou: books.filter { !$0.isOwn }.count,
+            pendingChanges: try store.pendingCount(), lastSync: try date(.lastSync),
             scheduler: "not running: the full-screen app syncs by itself; `contacts sync` syncs once",
             lastError: try store.setting(.lastError), lastErrorDate: try date(.lastErrorDate))
         if json {
@@ -74,6 +79,9 @@ struct StatusCommand: AsyncParsableCommand {
         print("server:     \(report.server ?? "none yet")\(report.localServer ? " (local, started by contacts)" : "")")
         print("account:    \(report.signedIn ? (report.account ?? "signed in") : "not signed in")")
         print("contacts:   \(report.contacts)")
+        print(
+            "books:      \(report.books)\(report.sharedWithYou > 0 ? " (\(report.sharedWithYou) shared with you)" : "")"
+        )
         print("pending:    \(report.pendingChanges) change(s) not yet on the server")
         print("last sync:  \(report.lastSync.map(formatter.string(from:)) ?? "never")")
         print("scheduler:  \(report.scheduler)")

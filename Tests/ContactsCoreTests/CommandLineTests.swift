@@ -233,6 +233,7 @@ struct CommandLineTests {
                 #expect(result.error.contains(message), "\(arguments): \(result.error)")
             }
             #expect(try await program.run(["book", "list"]).output == books.output, "nothing changed")
+            #expect(try await program.run(["status"]).output.contains("books:      2\n"))
             let deleted = try await program.run(["book", "delete", "Family", "--yes", "--no-sync"])
             #expect(deleted.output == "deleted \"Family\" and its 1 contact(s)\n")
             #expect(try await program.run(["list"]).output.contains("Alan"))
