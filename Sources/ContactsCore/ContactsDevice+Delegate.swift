@@ -13,11 +13,12 @@ extension ContactsDevice: SyncEngineDelegate {
         } catch {
             try? store.setSetting(.lastError, "could not save to the local database: \(error)")
         }
-        if syncEngine.scheduler != nil {
+        // The private engine's scheduler says how each of its sends and fetches ended (see followOutcomes);
+        // the shared engine's end in the event's own line.
+        if syncEngine.scheduler != nil && syncEngine.database.scope == .private {
             switch event {
             case .willSendChanges: outcomes.withLock { $0.began(.send) }
             case .willFetchChanges: outcomes.withLock { $0.began(.fetch) }
-            // The scheduler's status says how it ended, once (see followOutcomes).
             case .didSendChanges, .didFetchChanges: return
             default: break
             }

@@ -116,9 +116,6 @@ public final class ContactsDevice: Sendable {
         followOutcomes(of: engines.private)
     }
 
-    /// The engine on `scope`'s database.
-    func engine(_ scope: DatabaseScope) -> SyncEngine { scope == .shared ? sharedEngine : engine }
-
     /// Stops both engines' work (before they are replaced).
     func cancelEngines() async {
         for engine in engines { await engine.cancelOperations() }
