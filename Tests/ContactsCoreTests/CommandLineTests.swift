@@ -194,12 +194,41 @@ struct CommandLineTests {
         let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
         let commands = [
             [], ["list"], ["add"], ["edit"], ["delete"], ["sync"], ["status"], ["import"], ["export"], ["account"],
-            ["wipe"], ["book"], ["book", "share"], ["book", "accept"], ["book", "unshare"], ["book", "leave"],
+            ["wipe"], ["query"], ["book"], ["book", "share"], ["book", "accept"], ["book", "unshare"],
+            ["book", "leave"],
         ]
         for command in commands {
             let result = try await program.run(command + ["--help"])
             #expect(result.status == 0)
             #expect(result.output.contains("USAGE"), "\(command)")
+        }
+    }
+
+    @Test("query for mutt and aerc: every word matches, case and accents aside; phone digits; exit 1 for nothing")
+    func query() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            for arguments in [
+                ["--name", "Łukasz Nowak", "--email", "lukasz@example.pl", "--email", "work:l.nowak@firma.example"],
+                ["--name", "Ada Lovelace", "--email", "ada@example.org", "--org", "Analytical Engines"],
+                ["--name", "Grace Hopper", "--phone", "+1 (555) 010-0199"],
+            ] {
+                #expect(try await program.run(["add", "--no-sync"] + arguments).status == 0)
+            }
+            let mutt = try await program.run(["query", "lukasz"])
+            #expect(mutt.status == 0)
+            #expect(
+                mutt.output
+                    == "2 address(es) match 'lukasz':\nlukasz@example.pl\tŁukasz Nowak\t\nl.nowak@firma.example\tŁukasz Nowak\t\n"
+            )
+            let words = try await program.run(["query", "ENGINES ada", "--format", "aerc"])
+            #expect(words.output == "ada@example.org\tAda Lovelace\n")
+            // Grace matches by her phone's digits, but has no address to give.
+            let none = try await program.run(["query", "5550100199"])
+            #expect(none.status == 1)
+            #expect(none.output == "No address matches '5550100199'.\n")
+            #expect(try await program.run(["query", "nobody", "--format", "aerc"]).output == "")
+            #expect(try await program.run(["query", "nobody", "--format", "aerc"]).status == 1)
         }
     }
 
