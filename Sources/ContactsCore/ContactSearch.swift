@@ -60,3 +60,18 @@ extension ContactStore {
         }
     }
 }
+
+extension ContactStore {
+    /// The first contact, in list order, with `address` among its emails (letter case aside).
+    public func contact(withEmail address: String) throws -> Contact? {
+        let wanted = address.lowercased()
+        return try queue.read { db in
+            let rows = try Data.fetchCursor(db, sql: "SELECT json FROM contact ORDER BY sortKey, id")
+            while let data = try rows.next() {
+                let contact = try ContactFormat.decode(data)
+                if contact.emails.contains(where: { $0.value.lowercased() == wanted }) { return contact }
+            }
+            return nil
+        }
+    }
+}

@@ -17,7 +17,7 @@ struct ContactsCommand: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, ShowCommand.self, AddCommand.self, EditCommand.self, DeleteCommand.self,
             SyncCommand.self, StatusCommand.self, ImportCommand.self, ExportCommand.self, AccountCommand.self,
-            WipeCommand.self, ServerCommand.self, BookCommand.self, QueryCommand.self,
+            WipeCommand.self, ServerCommand.self, BookCommand.self, QueryCommand.self, AddFromMailCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

@@ -194,7 +194,8 @@ struct CommandLineTests {
         let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
         let commands = [
             [], ["list"], ["add"], ["edit"], ["delete"], ["sync"], ["status"], ["import"], ["export"], ["account"],
-            ["wipe"], ["query"], ["book"], ["book", "share"], ["book", "accept"], ["book", "unshare"],
+            ["wipe"], ["query"], ["add-from-mail"], ["book"], ["book", "share"], ["book", "accept"],
+            ["book", "unshare"],
             ["book", "leave"],
         ]
         for command in commands {
@@ -229,6 +230,34 @@ struct CommandLineTests {
             #expect(none.output == "No address matches '5550100199'.\n")
             #expect(try await program.run(["query", "nobody", "--format", "aerc"]).output == "")
             #expect(try await program.run(["query", "nobody", "--format", "aerc"]).status == 1)
+        }
+    }
+
+    @Test(
+        "add-from-mail adds the sender of a piped message once, names an unnamed contact, refuses a message without From:"
+    )
+    func addFromMail() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            let message =
+                "Subject: hi\r\nFrom: =?UTF-8?B?xYF1a2FzeiBOb3dhaw==?= <lukasz@example.pl>\r\n\r\n"
+                + String(repeating: "a long body line\r\n", count: 20_000)
+            let added = try await program.run(["add-from-mail", "--no-sync"], input: message)
+            #expect(added.status == 0, "\(added.error)")
+            #expect(added.output.hasPrefix("added Łukasz Nowak <lukasz@example.pl> "))
+            let again = try await program.run(["add-from-mail", "--no-sync"], input: message)
+            #expect(again.output.hasPrefix("already there: Łukasz Nowak"))
+            #expect(
+                try await program.run([
+                    "add", "--name", "grace@example.org", "--email", "grace@example.org", "--no-sync",
+                ]).status == 0)
+            let named = try await program.run(
+                ["add-from-mail", "--no-sync"], input: "From: Grace Hopper <GRACE@example.org>\n\nhello\n")
+            #expect(named.output.hasPrefix("named Grace Hopper"))
+            let listed = try await program.run(["list"])
+            #expect(listed.output.split(separator: "\n").count == 2)
+            let refused = try await program.run(["add-from-mail", "--no-sync"], input: "Subject: no sender\n\nbody\n")
+            #expect(refused.status != 0 && refused.error.contains("no From: header"))
         }
     }
 
