@@ -79,7 +79,7 @@ extension ContactsDevice {
 
     /// Saves imported contacts and queues them, in one transaction: a card whose UID matches a contact
     /// updates it (keeping the edit times of the fields it does not change).
-    private func saveImported(_ contacts: [Contact], into book: RecordZone.ID) throws -> (added: Int, updated: Int) {
+    func saveImported(_ contacts: [Contact], into book: RecordZone.ID) throws -> (added: Int, updated: Int) {
         guard !contacts.isEmpty else { return (0, 0) }
         let updated = try write { transaction in
             let db = transaction.db

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsCore
 import Foundation
+import SyncCore
 import VCard
 
 #if canImport(Glibc)
@@ -95,34 +96,96 @@ struct StatusCommand: AsyncParsableCommand {
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Import contacts from a vCard file (3.0 or 4.0), then sync.",
+        commandName: "import",
+        abstract:
+            "Import contacts from vCard files (3.0 or 4.0), CSV exports (Google, Outlook) or folders of them, then sync.",
         discussion: """
-            A card with a problem is skipped and reported with its line number; the rest are imported. \
-            A card whose UID matches a contact updates it.
+            A card or row with a problem is skipped and reported with its line number; the rest are \
+            imported. A card whose UID matches a contact updates it; so does a CSV row whose first email \
+            is a known contact's. A folder imports every .vcf and .csv file in it. --dry-run shows what \
+            would be added, updated and skipped, and changes nothing.
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The .vcf file to read ('-' for standard input).") var file: String
+    @Argument(help: "The .vcf or .csv files, or folders, to read ('-' for a vCard file on standard input).")
+    var files: [String]
     @Option(help: "The book new contacts go into (default: Contacts).") var book: String?
+    @Flag(help: "Show what would be added, updated and skipped; change nothing.") var dryRun = false
     @Flag(help: "Save on this device only; sync later.") var noSync = false
 
     func run() async throws {
-        let bytes = try readBytes(file)
-        let device = try await Session.open(global, needsServer: !noSync)
-        let showProgress = isatty(2) == 1
+        let paths = try files.flatMap(Self.expand)
+        guard !paths.isEmpty else { throw CommandFailure("no .vcf or .csv file in \(files.joined(separator: ", "))") }
+        let inputs = try paths.map { ($0, try readBytes($0)) }
+        let device = try await Session.open(global, needsServer: !noSync && !dryRun)
         let zoneID = try book.map { try device.store.resolveBook($0).zoneID }
+        var total = (imported: 0, updated: 0)
+        var skipped = 0
+        for (path, bytes) in inputs {
+            let name = paths.count > 1 ? "\(path): " : ""
+            if dryRun {
+                let (contacts, problems) =
+                    Self.isCSV(path) ? try device.csvContacts(utf8: bytes) : device.vCardContacts(utf8: bytes)
+                let preview = try device.preview(contacts, problems: problems)
+                for added in preview.added { print("add \(added.printable)") }
+                for updated in preview.updated { print("update \(updated.printable)") }
+                for problem in preview.problems { print("skip \(name)\(problem.message.printable)") }
+                total.imported += preview.added.count
+                total.updated += preview.updated.count
+                skipped += preview.problems.count
+                continue
+            }
+            let report: ImportReport
+            if Self.isCSV(path) {
+                let (contacts, problems) = try device.csvContacts(utf8: bytes)
+                report = try device.importContacts(contacts, into: zoneID)
+                for problem in problems { warn(name + problem.message.printable) }
+                skipped += problems.count
+            } else {
+                report = try importVCards(bytes, into: zoneID, device)
+                for problem in report.problems { warn(name + problem.message.printable) }
+                skipped += report.problems.count
+            }
+            total.imported += report.imported
+            total.updated += report.updated
+        }
+        if dryRun {
+            print("would import \(total.imported), update \(total.updated), skip \(skipped); nothing changed")
+            return
+        }
+        print("imported \(total.imported), updated \(total.updated), skipped \(skipped)")
+        if !noSync { await Session.syncAfterEdit(device) }
+        if total.imported + total.updated == 0 && skipped > 0 {
+            throw CommandFailure("nothing imported from \(files.joined(separator: ", "))")
+        }
+    }
+
+    /// A vCard file, streamed card by card, with progress on a terminal.
+    private func importVCards(_ bytes: [UInt8], into zoneID: RecordZone.ID?, _ device: ContactsDevice) throws
+        -> ImportReport
+    {
+        let showProgress = isatty(2) == 1
         let report = try device.importVCards(utf8: bytes, into: zoneID) { progress in
             guard showProgress else { return }
             let percent = Int(progress.fraction * 100)
             FileHandle.standardError.write(Data("\rimporting: \(progress.cards) cards read (\(percent) %)…".utf8))
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        for problem in report.problems { warn(problem.message.printable) }
-        print("imported \(report.imported), updated \(report.updated), skipped \(report.problems.count)")
-        if !noSync { await Session.syncAfterEdit(device) }
-        if report.imported + report.updated == 0 && !report.problems.isEmpty {
-            throw CommandFailure("nothing imported from \(file)")
+        return report
+    }
+
+    private static func isCSV(_ path: String) -> Bool { path.lowercased().hasSuffix(".csv") }
+
+    /// A file as it is; a folder as its .vcf and .csv files, by name.
+    private static func expand(_ path: String) throws -> [String] {
+        var isFolder: ObjCBool = false
+        guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue
+        else {
+            return [path]
         }
+        let names = try FileManager.default.contentsOfDirectory(atPath: path)
+        let wanted = names.filter { name in [".vcf", ".csv"].contains { name.lowercased().hasSuffix($0) } }
+        return wanted.sorted().map { (path as NSString).appendingPathComponent($0) }
     }
 }
 

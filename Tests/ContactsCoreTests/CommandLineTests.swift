@@ -261,6 +261,37 @@ struct CommandLineTests {
         }
     }
 
+    @Test("import a folder of vCards and CSV; a dry run shows adds, updates and skips and changes nothing")
+    func importFolderAndDryRun() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            let folder = directory + "/exports"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try
+                "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:urn:uuid:5E1F3C2A-0000-4000-8000-0000000000AB\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n"
+                .write(toFile: folder + "/a.vcf", atomically: true, encoding: .utf8)
+            try "First Name,Last Name,E-mail 1 - Value\nGrace,Hopper,grace@example.org\nBad,Row,nope\n"
+                .write(toFile: folder + "/google.csv", atomically: true, encoding: .utf8)
+            try "not contacts".write(toFile: folder + "/readme.txt", atomically: true, encoding: .utf8)
+
+            let dry = try await program.run(["import", folder, "--dry-run"])
+            #expect(dry.status == 0, "\(dry.error)")
+            #expect(dry.output.contains("add Ada Lovelace\n") && dry.output.contains("add Grace Hopper\n"))
+            #expect(dry.output.contains("skip \(folder)/google.csv: line 3:"))
+            #expect(dry.output.hasSuffix("would import 2, update 0, skip 1; nothing changed\n"))
+            #expect(try await program.run(["list"]).output.contains("No contacts"))
+
+            let imported = try await program.run(["import", folder, "--no-sync"])
+            #expect(imported.output == "imported 2, updated 0, skipped 1\n")
+            // The same exports again: the vCard by its UID, the CSV row by its email.
+            let again = try await program.run(["import", folder, "--dry-run"])
+            #expect(again.output.contains("update Ada Lovelace\n") && again.output.contains("update Grace Hopper\n"))
+            let reimported = try await program.run(["import", folder, "--no-sync"])
+            #expect(reimported.output == "imported 0, updated 2, skipped 1\n")
+            #expect(try await program.run(["list"]).output.split(separator: "\n").count == 2)
+        }
+    }
+
     @Test("books offline: create, add to, list and export one book; mistakes explained, nothing changed")
     func books() async throws {
         try await withTemporaryDirectory { directory in
