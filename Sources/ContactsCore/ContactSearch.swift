@@ -9,36 +9,20 @@ public struct ContactSearch: Sendable {
 
     /// A search for `query`; nil when it holds no word.
     public init?(_ query: String) {
-        words = query.split(whereSeparator: \.isWhitespace).map { Self.fold(String($0)) }
+        words = query.split(whereSeparator: \.isWhitespace).map { ContactStore.sortKey(String($0)) }
         if words.isEmpty { return nil }
     }
 
     public func matches(_ contact: Contact) -> Bool {
         let texts =
-            [contact.name, contact.organization].map(Self.fold) + contact.emails.map { Self.fold($0.value) }
+            [contact.name, contact.organization].map(ContactStore.sortKey)
+            + contact.emails.map { ContactStore.sortKey($0.value) }
         let phoneDigits = contact.phones.map { $0.value.filter(\.isASCIIDigit) }
         return words.allSatisfy { word in
             if texts.contains(where: { $0.contains(word) }) { return true }
             let digits = word.filter(\.isASCIIDigit)
             return digits.count >= 3 && digits.count == word.count && phoneDigits.contains { $0.contains(digits) }
         }
-    }
-}
-
-extension ContactSearch {
-    /// Letters that folding accents leaves alone, because they are letters of their own rather than a letter
-    /// with a mark: "Łukasz" is typed "lukasz", "Søren" "soren", "Straße" "strasse".
-    private static let letters: [Character: String] = [
-        "ł": "l", "đ": "d", "ø": "o", "ß": "ss", "æ": "ae", "œ": "oe", "ħ": "h", "ı": "i", "þ": "th", "ŀ": "l",
-    ]
-
-    /// `text` folded as the store folds names for sorting, then those letters spelled as people type them.
-    static func fold(_ text: String) -> String {
-        let folded = ContactStore.sortKey(text)
-        guard folded.unicodeScalars.contains(where: { !$0.isASCII }) else { return folded }
-        var result = ""
-        for character in folded { result += letters[character] ?? String(character) }
-        return result
     }
 }
 

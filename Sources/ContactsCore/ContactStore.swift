@@ -77,6 +77,17 @@ public final class ContactStore: Sendable {
             try Self.putBook(
                 AddressBook(zoneID: Contact.zoneID, name: AddressBook.defaultName, access: .owner), db)
         }
+        migrator.registerMigration("v5: sort keys spell letters of their own") { db in
+            // Ł, Ø, ß, Æ … and katakana now fold as people type them; names in plain ASCII are unchanged.
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, sortKey FROM contact")
+            for row in rows {
+                let name: String = row["name"]
+                let key = Self.sortKey(name)
+                if key != row["sortKey"] {
+                    try db.execute(sql: "UPDATE contact SET sortKey = ? WHERE id = ?", arguments: [key, row["id"]])
+                }
+            }
+        }
         try migrator.migrate(queue)
     }
 
@@ -276,8 +287,28 @@ public final class ContactStore: Sendable {
         if name.utf8.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
         }
-        return name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var result = ""
+        result.unicodeScalars.reserveCapacity(folded.unicodeScalars.count)
+        for scalar in folded.unicodeScalars {
+            if let spelled = ownLetters[scalar] {
+                result += spelled
+            } else if (0x30A1...0x30F6).contains(scalar.value), let hiragana = Unicode.Scalar(scalar.value - 0x60) {
+                // Katakana sorts with the hiragana of the same sound, as the root collation has it.
+                result.unicodeScalars.append(hiragana)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
+
+    /// Letters that folding accents leaves alone, because they are letters of their own rather than a letter
+    /// with a mark: spelled as the root collation sorts them and as people type them ("Łukasz" with "Lukas",
+    /// "Søren" with "Soren", "Straße" with "Strasse").
+    private static let ownLetters: [Unicode.Scalar: String] = [
+        "ł": "l", "đ": "d", "ø": "o", "ß": "ss", "æ": "ae", "œ": "oe", "ħ": "h", "ı": "i", "þ": "th", "ŀ": "l",
+    ]
 }
 
 /// A last known server record as the store keeps it: the record, and its encrypted values in plaintext

@@ -23,4 +23,34 @@ struct SortKeyTests {
         #expect(ContactStore.sortKey("Zoë") == "zoe")
         #expect(ContactStore.sortKey("ＡＢＣ") == "abc")
     }
+
+    private func sorted(_ names: [String]) -> [String] {
+        names.sorted { (ContactStore.sortKey($0), $0) < (ContactStore.sortKey($1), $1) }
+    }
+
+    @Test("Polish, German, Danish and Norwegian letters of their own sort with the letter people type for them")
+    func ownLetters() {
+        #expect(sorted(["Zoe", "Łukasz", "Lucy", "Marek", "Ludwik"]) == ["Lucy", "Ludwik", "Łukasz", "Marek", "Zoe"])
+        #expect(
+            sorted(["Strauss", "Straße", "Strasser", "Ärger", "Zander", "Abel"]) == [
+                "Abel", "Ärger", "Straße", "Strasser", "Strauss", "Zander",
+            ])
+        #expect(sorted(["Søren", "Sørensen", "Sophie", "Tove"]) == ["Sophie", "Søren", "Sørensen", "Tove"])
+        #expect(ContactStore.sortKey("Æsa Ødegård") == "aesa odegard")
+    }
+
+    @Test("Swedish å, ä and ö sort with a and o, as the root collation does (not after z, as Swedish does)")
+    func swedish() {
+        #expect(sorted(["Örjan", "Åsa", "Zlatan", "Anders", "Olle"]) == ["Anders", "Åsa", "Olle", "Örjan", "Zlatan"])
+    }
+
+    @Test(
+        "Japanese: katakana sorts with the hiragana of the same sound, half-width with full-width; Hangul in jamo order"
+    )
+    func japaneseAndHangul() {
+        #expect(ContactStore.sortKey("サトウ") == ContactStore.sortKey("さとう"))
+        #expect(ContactStore.sortKey("ｻﾄｳ") == ContactStore.sortKey("さとう"))
+        #expect(sorted(["タナカ", "さとう", "すずき"]) == ["さとう", "すずき", "タナカ"])
+        #expect(sorted(["박지민", "김민준", "이서연", "강하늘"]) == ["강하늘", "김민준", "박지민", "이서연"])
+    }
 }

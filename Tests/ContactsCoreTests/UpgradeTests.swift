@@ -45,6 +45,8 @@ struct UpgradeTests {
                 // Everything is in the default book; nothing is pending on the shared database.
                 #expect(try laptop.store.books().map(\.name) == ["Contacts"])
                 #expect(try laptop.store.bookCounts() == [Contact.zoneID: 37])
+                // Sort keys are those of this version (letters of their own spelled out; migration v5).
+                #expect(try laptop.store.summaries().allSatisfy { $0.sortKey == ContactStore.sortKey($0.name) })
                 #expect(laptop.sharedEngine.state.pendingRecordZoneChanges.isEmpty)
                 #expect(try laptop.contact(named: "Ada Lovelace").notes == "Edited offline before the upgrade")
                 #expect(laptop.names.filter { $0 == "Grace Hopper" }.count == 2)
