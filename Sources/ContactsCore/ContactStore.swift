@@ -288,6 +288,8 @@ public final class ContactStore: Sendable {
             return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
         }
         let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        // Most accented names fold to ASCII ("José" → "jose"): nothing is left to spell.
+        guard folded.utf8.contains(where: { $0 >= 0x80 }) else { return folded }
         var result = ""
         result.unicodeScalars.reserveCapacity(folded.unicodeScalars.count)
         for scalar in folded.unicodeScalars {
