@@ -52,10 +52,9 @@ public struct AddressBook: Sendable, Hashable, Identifiable {
     public var isDefault: Bool { zoneID == Contact.zoneID }
     public var isOwn: Bool { access == .owner }
     public var canEdit: Bool { access != .readOnly }
-    /// Whether others take part in it (for one's own book) or it is someone else's.
-    public var isShared: Bool {
-        !isOwn || participants.contains { $0.role != .owner && $0.acceptanceStatus != .removed }
-    }
+
+    /// Whether two book or account names are the same, letter case aside (as people type them).
+    static func sameName(_ a: String, _ b: String) -> Bool { a.compare(b, options: .caseInsensitive) == .orderedSame }
 
     /// The record that names the book in its zone. Named after the zone, so that no two books on a
     /// device have records of the same name (zone names of new books are random).

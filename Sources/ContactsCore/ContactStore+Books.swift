@@ -37,12 +37,13 @@ extension ContactStore {
     public func resolveBook(_ text: String) throws -> AddressBook {
         let books = try books()
         let wanted = text.trimmingCharacters(in: .whitespaces)
-        func same(_ a: String, _ b: String) -> Bool { a.compare(b, options: .caseInsensitive) == .orderedSame }
-        var matches = books.filter { same($0.name, wanted) }
+        var matches = books.filter { AddressBook.sameName($0.name, wanted) }
         if matches.isEmpty, let at = wanted.lastIndex(of: "@") {
             let name = String(wanted[..<at])
             let owner = String(wanted[wanted.index(after: at)...])
-            matches = books.filter { same($0.name, name) && same($0.ownerUsername ?? "", owner) }
+            matches = books.filter {
+                AddressBook.sameName($0.name, name) && AddressBook.sameName($0.ownerUsername ?? "", owner)
+            }
         }
         guard let first = matches.first else {
             let names = books.map { "\"\($0.name)\"" }.joined(separator: ", ")

@@ -11,7 +11,9 @@ extension ContactsDevice {
         let name = try BookName.validated(text)
         let book = AddressBook.new(named: name)
         try write { transaction in
-            if try ContactStore.books(transaction.db).contains(where: { $0.isOwn && Self.sameName($0.name, name) }) {
+            if try ContactStore.books(transaction.db).contains(where: {
+                $0.isOwn && AddressBook.sameName($0.name, name)
+            }) {
                 throw DeviceError("you have a book named \"\(name)\" already; choose another name")
             }
             try ContactStore.putBook(book, transaction.db)
@@ -106,7 +108,7 @@ extension ContactsDevice {
         let container = try sharingContainer()
         guard let current = try await container.share(for: book.zoneID),
             let removed = current.participants.first(where: {
-                $0.role != .owner && $0.acceptanceStatus != .removed && Self.sameName($0.username, username)
+                $0.role != .owner && $0.acceptanceStatus != .removed && AddressBook.sameName($0.username, username)
             })
         else {
             throw DeviceError(
@@ -197,8 +199,6 @@ extension ContactsDevice {
         }
         announce(.contactsChanged)
     }
-
-    static func sameName(_ a: String, _ b: String) -> Bool { a.compare(b, options: .caseInsensitive) == .orderedSame }
 
     private static func sameServer(_ a: URL, _ b: URL) -> Bool {
         func key(_ url: URL) -> String {
