@@ -31,31 +31,35 @@ extension Character {
 }
 
 extension ContactStore {
-    /// The contacts `search` matches, in list order, read one at a time (a large store is never held whole).
-    public func contacts(matching search: ContactSearch) throws -> [Contact] {
+    /// Hands `body` every contact, in list order, read one at a time (a large store is never held whole),
+    /// until it returns false.
+    func forEachContact(_ body: (Contact) throws -> Bool) throws {
         try queue.read { db in
-            var found: [Contact] = []
             let rows = try Data.fetchCursor(db, sql: "SELECT json FROM contact ORDER BY sortKey, id")
             while let data = try rows.next() {
-                let contact = try ContactFormat.decode(data)
-                if search.matches(contact) { found.append(contact) }
+                guard try body(try ContactFormat.decode(data)) else { return }
             }
-            return found
         }
     }
-}
 
-extension ContactStore {
+    /// The contacts `search` matches, in list order.
+    public func contacts(matching search: ContactSearch) throws -> [Contact] {
+        var found: [Contact] = []
+        try forEachContact { contact in
+            if search.matches(contact) { found.append(contact) }
+            return true
+        }
+        return found
+    }
+
     /// The first contact, in list order, with `address` among its emails (letter case aside).
     public func contact(withEmail address: String) throws -> Contact? {
         let wanted = address.lowercased()
-        return try queue.read { db in
-            let rows = try Data.fetchCursor(db, sql: "SELECT json FROM contact ORDER BY sortKey, id")
-            while let data = try rows.next() {
-                let contact = try ContactFormat.decode(data)
-                if contact.emails.contains(where: { $0.value.lowercased() == wanted }) { return contact }
-            }
-            return nil
+        var found: Contact?
+        try forEachContact { contact in
+            if contact.emails.contains(where: { $0.value.lowercased() == wanted }) { found = contact }
+            return found == nil
         }
+        return found
     }
 }

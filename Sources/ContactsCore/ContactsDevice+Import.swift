@@ -32,12 +32,9 @@ extension ContactsDevice {
         var contacts: [Contact] = []
         var problems: [VCardProblem] = []
         while let (card, line) = cards.next() {
-            let contact = Contact(vCard: card)
-            do {
-                try ContactValidation.validate(contact)
-                contacts.append(contact)
-            } catch {
-                problems.append(VCardProblem(line: line, message: "line \(line): \(error) (card skipped)"))
+            switch Self.importable(card, line: line) {
+            case .success(let contact): contacts.append(contact)
+            case .failure(let problem): problems.append(problem)
             }
         }
         return (contacts, (problems + cards.problems).sorted { $0.line < $1.line })
@@ -45,17 +42,16 @@ extension ContactsDevice {
 
     /// Saves `contacts` as an import does (10,000 per transaction): a known ID updates its contact in its book.
     public func importContacts(_ contacts: [Contact], into book: RecordZone.ID? = nil) throws -> ImportReport {
-        let book = book ?? Contact.zoneID
-        try store.queue.read { db in try Self.checkWritable(book, db) }
-        var report = ImportReport()
-        try store.withPageCache(kibibytes: 16 * 1024) {
-            for start in stride(from: 0, to: contacts.count, by: 10_000) {
-                let counts = try saveImported(Array(contacts[start..<min(start + 10_000, contacts.count)]), into: book)
+        try importing(into: book) { book in
+            var report = ImportReport()
+            for start in stride(from: 0, to: contacts.count, by: Self.importBatch) {
+                let end = min(start + Self.importBatch, contacts.count)
+                let counts = try saveImported(Array(contacts[start..<end]), into: book)
                 report.imported += counts.added
                 report.updated += counts.updated
             }
+            return report
         }
-        return report
     }
 
     /// What importing `contacts` would do, changing nothing.
@@ -73,18 +69,15 @@ extension ContactsDevice {
         return preview
     }
 
-    /// Every known email (lower-cased), with the contact that has it.
+    /// Every known email (lower-cased), with the first contact, in list order, that has it.
     private func knownEmails() throws -> [String: UUID] {
-        try store.queue.read { db in
-            var known: [String: UUID] = [:]
-            let rows = try Data.fetchCursor(db, sql: "SELECT json FROM contact")
-            while let data = try rows.next() {
-                let contact = try ContactFormat.decode(data)
-                for email in contact.emails where known[email.value.lowercased()] == nil {
-                    known[email.value.lowercased()] = contact.id
-                }
+        var known: [String: UUID] = [:]
+        try store.forEachContact { contact in
+            for email in contact.emails where known[email.value.lowercased()] == nil {
+                known[email.value.lowercased()] = contact.id
             }
-            return known
+            return true
         }
+        return known
     }
 }

@@ -35,10 +35,28 @@ extension ContactsDevice {
     public func importVCards(
         utf8 bytes: [UInt8], into book: RecordZone.ID? = nil, progress: (ImportProgress) -> Void = { _ in }
     ) throws -> ImportReport {
+        try importing(into: book) { book in try importCards(utf8: bytes, into: book, progress: progress) }
+    }
+
+    /// How many contacts an import saves per transaction.
+    static let importBatch = 10_000
+
+    /// Runs an import into `book` (the default one when nil), once it is known to be writable, with a
+    /// 16 MiB page cache that holds what a transaction of ``importBatch`` contacts changes.
+    func importing(into book: RecordZone.ID?, _ body: (RecordZone.ID) throws -> ImportReport) throws -> ImportReport {
         let book = book ?? Contact.zoneID
         try store.queue.read { db in try Self.checkWritable(book, db) }
-        return try store.withPageCache(kibibytes: 16 * 1024) {
-            try importCards(utf8: bytes, into: book, progress: progress)
+        return try store.withPageCache(kibibytes: 16 * 1024) { try body(book) }
+    }
+
+    /// The contact a card makes, or why the card is skipped.
+    static func importable(_ card: VCard, line: Int) -> Result<Contact, VCardProblem> {
+        let contact = Contact(vCard: card)
+        do {
+            try ContactValidation.validate(contact)
+            return .success(contact)
+        } catch {
+            return .failure(VCardProblem(line: line, message: "line \(line): \(error) (card skipped)"))
         }
     }
 
@@ -61,14 +79,11 @@ extension ContactsDevice {
         while let (card, line) = cards.next() {
             read += 1
             if read % 1_000 == 0 { tell() }
-            let contact = Contact(vCard: card)
-            do {
-                try ContactValidation.validate(contact)
-                batch.append(contact)
-            } catch {
-                report.problems.append(VCardProblem(line: line, message: "line \(line): \(error) (card skipped)"))
+            switch Self.importable(card, line: line) {
+            case .success(let contact): batch.append(contact)
+            case .failure(let problem): report.problems.append(problem)
             }
-            if batch.count == 10_000 { try save() }
+            if batch.count == Self.importBatch { try save() }
         }
         try save()
         if read == 0 || read % 1_000 != 0 { tell() }
