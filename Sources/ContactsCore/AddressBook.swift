@@ -53,6 +53,14 @@ public struct AddressBook: Sendable, Hashable, Identifiable {
     public var isOwn: Bool { access == .owner }
     public var canEdit: Bool { access != .readOnly }
 
+    /// The people who have the book besides its owner (those removed aside).
+    public var sharedWith: [ShareParticipant] { Self.sharedWith(participants) }
+
+    /// The participants of a share who are not its owner and were not removed.
+    static func sharedWith(_ participants: [ShareParticipant]) -> [ShareParticipant] {
+        participants.filter { $0.role != .owner && $0.acceptanceStatus != .removed }
+    }
+
     /// Whether two book or account names are the same, letter case aside (as people type them).
     static func sameName(_ a: String, _ b: String) -> Bool { a.compare(b, options: .caseInsensitive) == .orderedSame }
 
@@ -62,6 +70,13 @@ public struct AddressBook: Sendable, Hashable, Identifiable {
 
     /// Whether `recordID` names a book rather than a contact.
     static func isBookRecord(_ recordID: RecordValue.ID) -> Bool { recordID.recordName.hasPrefix("book.") }
+
+    /// A book this device has not heard of yet (its record comes later in the same fetch): one of the
+    /// account's own in the private database, read-only until its share says otherwise in the shared one.
+    static func unknown(_ zoneID: RecordZone.ID) -> AddressBook {
+        let own = zoneID.ownerName == RecordZone.ID.defaultOwnerName
+        return AddressBook(zoneID: zoneID, name: zoneID.zoneName, access: own ? .owner : .readOnly)
+    }
 
     /// A new book of one's own, in a zone of its own.
     static func new(named name: String) -> AddressBook {

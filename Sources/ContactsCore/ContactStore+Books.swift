@@ -74,6 +74,11 @@ extension ContactStore {
         ).map(book(from:))
     }
 
+    /// The book `zoneID` names, or, for one this device has not heard of, ``AddressBook/unknown(_:)``.
+    static func bookOrUnknown(_ zoneID: RecordZone.ID, _ db: GRDB.Database) throws -> AddressBook {
+        try book(zoneID, db) ?? AddressBook.unknown(zoneID)
+    }
+
     private static func book(from row: Row) -> AddressBook {
         let participants = (row["participants"] as Data?).flatMap {
             try? JSONDecoder().decode([ShareParticipant].self, from: $0)

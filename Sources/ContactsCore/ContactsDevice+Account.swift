@@ -55,7 +55,7 @@ extension ContactsDevice {
     }
 
     /// This device's session token; throws when it is signed out.
-    private func signedInToken() throws -> String {
+    func signedInToken() throws -> String {
         guard let token = credentials.token else {
             throw DeviceError("not signed in: sign in first (`contacts account signin`)")
         }

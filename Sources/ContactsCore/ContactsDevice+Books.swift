@@ -107,8 +107,8 @@ extension ContactsDevice {
         try checkShareable(book)
         let container = try sharingContainer()
         guard let current = try await container.share(for: book.zoneID),
-            let removed = current.participants.first(where: {
-                $0.role != .owner && $0.acceptanceStatus != .removed && AddressBook.sameName($0.username, username)
+            let removed = AddressBook.sharedWith(current.participants).first(where: {
+                AddressBook.sameName($0.username, username)
             })
         else {
             throw DeviceError(
@@ -151,14 +151,14 @@ extension ContactsDevice {
         }
         let zoneID = metadata.share.zoneID
         try write { transaction in
-            var book = try ContactStore.book(zoneID, transaction.db) ?? Self.unknownBook(zoneID)
+            var book = try ContactStore.bookOrUnknown(zoneID, transaction.db)
             book.ownerUsername = metadata.ownerIdentity.username
             book.access = metadata.participantPermission == .readWrite ? .readWrite : .readOnly
             book.participants = metadata.share.participants
             try ContactStore.putBook(book, transaction.db)
         }
         try await sync()
-        return try store.book(zoneID) ?? Self.unknownBook(zoneID)
+        return try store.book(zoneID) ?? AddressBook.unknown(zoneID)
     }
 
     // MARK: Helpers
@@ -181,7 +181,7 @@ extension ContactsDevice {
                 "the default book cannot be shared: create one to share (`contacts book create Family`) and add contacts to it (`contacts add --book Family`)"
             )
         }
-        guard isSignedIn else { throw DeviceError("not signed in: sign in first (`contacts account signin`)") }
+        _ = try signedInToken()
     }
 
     /// The people a share keeps (the owner and those removed aside), as a changed share names them.

@@ -47,7 +47,7 @@ extension ContactsDevice {
         let changed = try write { transaction in
             let db = transaction.db
             for modification in changes.modifications where try ContactStore.book(modification.zoneID, db) == nil {
-                try ContactStore.putBook(Self.unknownBook(modification.zoneID), db)
+                try ContactStore.putBook(AddressBook.unknown(modification.zoneID), db)
             }
             var changed = false
             for deletion in changes.deletions {
@@ -123,7 +123,7 @@ extension ContactsDevice {
         let db = transaction.db
         let zoneID = serverRecord.recordID.zoneID
         guard let name = AddressBook.name(in: serverRecord) else { return }
-        var book = try ContactStore.book(zoneID, db) ?? Self.unknownBook(zoneID)
+        var book = try ContactStore.bookOrUnknown(zoneID, db)
         try ContactStore.putServerRecord(serverRecord, named: serverRecord.recordID.recordName, db)
         if try transaction.pendingKind(of: serverRecord.recordID) == .save, book.name != name { return }
         book.name = name
@@ -136,7 +136,7 @@ extension ContactsDevice {
         _ record: SyncCore.RecordValue?, zoneID: RecordZone.ID, me: String?, _ transaction: ContactStore.Transaction
     ) throws {
         let db = transaction.db
-        var book = try ContactStore.book(zoneID, db) ?? Self.unknownBook(zoneID)
+        var book = try ContactStore.bookOrUnknown(zoneID, db)
         let participants = record.flatMap(AddressBook.participants(in:)) ?? []
         book.participants = participants
         if !book.isOwn {
@@ -145,12 +145,5 @@ extension ContactsDevice {
             book.access = mine?.permission == .readWrite ? .readWrite : .readOnly
         }
         try ContactStore.putBook(book, db)
-    }
-
-    /// A book this device has not heard of yet (its record comes later in the same fetch): one of the
-    /// account's own in the private database, read-only until its share says otherwise in the shared one.
-    static func unknownBook(_ zoneID: RecordZone.ID) -> AddressBook {
-        let own = zoneID.ownerName == RecordZone.ID.defaultOwnerName
-        return AddressBook(zoneID: zoneID, name: zoneID.zoneName, access: own ? .owner : .readOnly)
     }
 }

@@ -62,11 +62,7 @@ extension ContactsDevice {
                     try Self.putServerRecord(nil, for: recordID, db)
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .permissionFailure:
-                    // The owner made the book read-only since: the edit cannot be sent. It is dropped
-                    // from the outbox (the next fetch of a changed contact brings the owner's version).
-                    try transaction.settle(.record(.saveRecord(recordID)))
-                    try Self.markReadOnly(recordID.zoneID, db)
-                    try ContactStore.setSetting(.lastError, "\(failure.error)", db)
+                    try Self.refused(.saveRecord(recordID), failure.error, transaction)
                 default:
                     // Kept in the outbox: the next launch tries again; the status shows why.
                     try ContactStore.setSetting(.lastError, "\(failure.error)", db)
@@ -75,10 +71,7 @@ extension ContactsDevice {
             for (recordID, error) in sent.failedRecordDeletes {
                 switch error.code {
                 case .unknownItem, .zoneNotFound: try transaction.settle(.record(.deleteRecord(recordID)))
-                case .permissionFailure:
-                    try transaction.settle(.record(.deleteRecord(recordID)))
-                    try Self.markReadOnly(recordID.zoneID, db)
-                    try ContactStore.setSetting(.lastError, "\(error)", db)
+                case .permissionFailure: try Self.refused(.deleteRecord(recordID), error, transaction)
                 default: break
                 }
             }
@@ -98,9 +91,17 @@ extension ContactsDevice {
         }
     }
 
-    private static func markReadOnly(_ zoneID: RecordZone.ID, _ db: GRDB.Database) throws {
-        guard var book = try ContactStore.book(zoneID, db), !book.isOwn else { return }
-        book.access = .readOnly
-        try ContactStore.putBook(book, db)
+    /// The owner made the book read-only since `change` was queued: it cannot be sent. It is dropped from
+    /// the outbox (the next fetch of a changed contact brings the owner's version), the book is marked
+    /// read-only, and the status says why.
+    private static func refused(
+        _ change: SyncEngine.PendingRecordZoneChange, _ error: SyncError, _ transaction: ContactStore.Transaction
+    ) throws {
+        try transaction.settle(.record(change))
+        if var book = try ContactStore.book(change.recordID.zoneID, transaction.db), !book.isOwn {
+            book.access = .readOnly
+            try ContactStore.putBook(book, transaction.db)
+        }
+        try ContactStore.setSetting(.lastError, "\(error)", transaction.db)
     }
 }

@@ -208,7 +208,7 @@ extension AddressBook {
 
     /// Whom one's own book is shared with, or nothing.
     var sharingText: String {
-        let others = participants.filter { $0.role != .owner && $0.acceptanceStatus != .removed }
+        let others = sharedWith
         guard isOwn, !others.isEmpty else { return "" }
         return "shared with " + others.map { $0.username.printable }.joined(separator: ", ")
     }

@@ -73,7 +73,7 @@ extension Renderer {
             return "\(book.ownerUsername.map { "\($0)'s" } ?? "shared with you"), "
                 + (book.canEdit ? "read-write" : "read-only")
         }
-        let others = book.participants.filter { $0.role != .owner && $0.acceptanceStatus != .removed }
+        let others = book.sharedWith
         guard !others.isEmpty else { return nil }
         let names = others.map { "\($0.username)\($0.permission == .readOnly ? " (read-only)" : "")" }
         return "shared with " + names.joined(separator: ", ")
