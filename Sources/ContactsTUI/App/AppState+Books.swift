@@ -16,7 +16,7 @@ extension AppState {
             }
             panel.isBusy = true
             return .removeBook(book.zoneID)
-        default: return typeInBooks(&panel, key)
+        case .typing(let question, let field): return type(question, field, in: &panel, key)
         }
     }
 
@@ -41,27 +41,25 @@ extension AppState {
         case .show:
             guard let book else { return nil }
             mode = .browsing
-            list.show(book: book.zoneID, viewport: layout.listRows)
-            details = nil
-            message = Message("Showing the book \(book.name); f shows the next.")
-        case .create: panel.step = .naming(TextField())
-        case .accept: panel.step = .accepting(TextField())
+            show(book: book.zoneID)
+        case .create: panel.step = .typing(.name, TextField())
+        case .accept: panel.step = .typing(.invitation, TextField())
         case .rename:
             guard let book else { return nil }
             if let refusal = refusal(toChange: book.zoneID) {
                 panel.notice = refusal
                 return nil
             }
-            panel.step = .renaming(TextField(book.name))
+            panel.step = .typing(.newName, TextField(book.name))
         case .share, .shareReadOnly, .unshare:
             guard let book else { return nil }
             if let refusal = Self.sharingRefusal(book) {
                 panel.notice = refusal
                 return nil
             }
-            panel.step =
-                command == .unshare
-                ? .unsharing(TextField()) : .sharing(TextField(), readOnly: command == .shareReadOnly)
+            let question: BooksPanel.Question =
+                command == .unshare ? .unshareFrom : .shareWith(readOnly: command == .shareReadOnly)
+            panel.step = .typing(question, TextField())
         case .remove:
             guard let book else { return nil }
             if book.isDefault {
@@ -73,9 +71,11 @@ extension AppState {
         return nil
     }
 
-    private mutating func typeInBooks(_ panel: inout BooksPanel, _ key: Key) -> Effect? {
+    private mutating func type(
+        _ question: BooksPanel.Question, _ field: TextField, in panel: inout BooksPanel, _ key: Key
+    ) -> Effect? {
         if let command = KeyMap.bookPrompt.command(for: key) {
-            guard command == .confirm, let (_, field) = panel.prompt else {
+            guard command == .confirm else {
                 panel.step = .choosing
                 return nil
             }
@@ -84,17 +84,15 @@ extension AppState {
                 panel.notice = Message("Type something first, or press Esc.", isError: true)
                 return nil
             }
-            let step = panel.step
             panel.step = .choosing
             panel.isBusy = true
             guard let book = selectedBook(panel) else { return nil }
-            switch step {
-            case .naming: return .createBook(text)
-            case .renaming: return .renameBook(book.zoneID, text)
-            case .sharing(_, let readOnly): return .shareBook(book.zoneID, account: text, readOnly: readOnly)
-            case .unsharing: return .unshareBook(book.zoneID, account: text)
-            case .accepting: return .acceptInvitation(text)
-            case .choosing, .confirmingRemoval: return nil
+            switch question {
+            case .name: return .createBook(text)
+            case .newName: return .renameBook(book.zoneID, text)
+            case .shareWith(let readOnly): return .shareBook(book.zoneID, account: text, readOnly: readOnly)
+            case .unshareFrom: return .unshareBook(book.zoneID, account: text)
+            case .invitation: return .acceptInvitation(text)
             }
         }
         if let command = KeyMap.textEditing.command(for: key) {

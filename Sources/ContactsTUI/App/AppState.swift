@@ -116,10 +116,15 @@ public struct AppState: Sendable {
             } else {
                 ids.first
             }
-        list.show(book: next, viewport: layout.listRows)
+        show(book: next)
+    }
+
+    /// Shows only the contacts of `zoneID` (every book when nil), and says so.
+    mutating func show(book zoneID: RecordZone.ID?) {
+        list.show(book: zoneID, viewport: layout.listRows)
         details = nil
         message = Message(
-            next.flatMap(book).map { "Showing the book \($0.name); f shows the next." } ?? "Showing every book.")
+            zoneID.flatMap(book).map { "Showing the book \($0.name); f shows the next." } ?? "Showing every book.")
     }
 
     /// Replaces the books; a book gone (deleted, left, unshared) is no longer the one shown.

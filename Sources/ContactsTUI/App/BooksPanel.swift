@@ -5,15 +5,29 @@ import SyncCore
 /// The panel behind `B`: the device's books, and what can be done with them (create, rename, share,
 /// unshare, accept an invitation, delete or leave), each asking for what it needs on one line.
 public struct BooksPanel: Sendable, Equatable {
+    /// What a typed line is for.
+    public enum Question: Sendable, Equatable {
+        case name, newName
+        case shareWith(readOnly: Bool)
+        case unshareFrom, invitation
+
+        var label: String {
+            switch self {
+            case .name: "New book's name:"
+            case .newName: "New name:"
+            case .shareWith(let readOnly): "Share \(readOnly ? "read-only" : "read-write") with account:"
+            case .unshareFrom: "Stop sharing with account:"
+            case .invitation: "Paste the invitation:"
+            }
+        }
+    }
+
     /// What the panel is asking for.
     public enum Step: Sendable, Equatable {
         /// Choosing a book, or an action.
         case choosing
-        case naming(TextField)
-        case renaming(TextField)
-        case sharing(TextField, readOnly: Bool)
-        case unsharing(TextField)
-        case accepting(TextField)
+        /// A line of text, typed into the field.
+        case typing(Question, TextField)
         /// "Delete Family? [y/N]" (or leave, for a book shared with this account).
         case confirmingRemoval
     }
@@ -34,35 +48,14 @@ public struct BooksPanel: Sendable, Equatable {
 
     /// The text being typed, and what it is for, when the panel asks for one.
     public var prompt: (label: String, field: TextField)? {
-        switch step {
-        case .choosing, .confirmingRemoval: nil
-        case .naming(let field): ("New book's name:", field)
-        case .renaming(let field): ("New name:", field)
-        case .sharing(let field, let readOnly): ("Share \(readOnly ? "read-only" : "read-write") with account:", field)
-        case .unsharing(let field): ("Stop sharing with account:", field)
-        case .accepting(let field): ("Paste the invitation:", field)
-        }
+        guard case .typing(let question, let field) = step else { return nil }
+        return (question.label, field)
     }
 
     /// Applies an editing key or a typed character to the prompt's text.
     mutating func edit(_ change: (inout TextField) -> Void) {
-        switch step {
-        case .choosing, .confirmingRemoval: return
-        case .naming(var field):
-            change(&field)
-            step = .naming(field)
-        case .renaming(var field):
-            change(&field)
-            step = .renaming(field)
-        case .sharing(var field, let readOnly):
-            change(&field)
-            step = .sharing(field, readOnly: readOnly)
-        case .unsharing(var field):
-            change(&field)
-            step = .unsharing(field)
-        case .accepting(var field):
-            change(&field)
-            step = .accepting(field)
-        }
+        guard case .typing(let question, var field) = step else { return }
+        change(&field)
+        step = .typing(question, field)
     }
 }

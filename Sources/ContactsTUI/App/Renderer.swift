@@ -104,7 +104,7 @@ public enum Renderer {
                 switch panel.step {
                 case .choosing: KeyMap.books.hints(unicode: unicode)
                 case .confirmingRemoval: KeyMap.confirmBookRemoval.hints(unicode: unicode)
-                default: KeyMap.bookPrompt.hints(unicode: unicode)
+                case .typing: KeyMap.bookPrompt.hints(unicode: unicode)
                 }
             drawHints(&grid, hints, in: bar)
         }
