@@ -8,6 +8,10 @@ import VCard
 /// `Phone 1 - Value` with its type, `Organization 1 - Name` (or `Organization Name`), `Address 1 - Street`…,
 /// and several values in one cell joined by ` ::: `. Outlook writes `First Name`, `Last Name`,
 /// `E-mail Address`, `E-mail 2 Address`, `Mobile Phone`, `Business Phone`, `Company`, `Business Street`….
+/// Birthdays come as `Birthday` (Google: `1985-04-12` or `--04-12`; Outlook: `4/12/1985`, `0/0/00` for none),
+/// anniversaries as Outlook's `Anniversary` or Google's `Event 1 - Type` and `- Value`, groups as Google's
+/// `Labels` or `Group Membership` (`* myContacts ::: Friends`, its own groups starred) and Outlook's
+/// `Categories` (`Family;Work`).
 public enum CSVContacts {
     /// The contacts of `bytes`, each with the line its row starts on, and the rows that were skipped.
     public static func read(utf8 bytes: [UInt8]) -> (
@@ -48,6 +52,14 @@ public enum CSVContacts {
         if contact.name.isEmpty { contact.name = parts.filter { !$0.isEmpty }.joined(separator: " ") }
         contact.organization = cell("organization 1 - name", "organization name", "company", "organization")
         contact.notes = cell("notes", "note")
+        contact.birthday = date(cell("birthday"))
+        contact.anniversary = date(cell("anniversary"))
+        for index in 1...9 where cells["event \(index) - type"]?.lowercased() == "anniversary" {
+            contact.anniversary = contact.anniversary ?? date(cells["event \(index) - value"] ?? "")
+        }
+        let google = cell("labels", "group membership").components(separatedBy: " ::: ")
+        let outlook = cell("categories").split(separator: ";").map(String.init)
+        contact.groups = Contact.groupList((google + outlook).filter { !$0.hasPrefix("* ") })
         for name in header {
             guard let value = cells[name], !value.isEmpty else { continue }
             let isEmail = name.contains("e-mail") || name.contains("email")
@@ -73,6 +85,16 @@ public enum CSVContacts {
             }
         }
         return contact
+    }
+
+    /// A date as Google (ISO 8601) or Outlook (month/day/year, US style) writes it; nil for none or `0/0/00`.
+    private static func date(_ text: String) -> ContactDate? {
+        if let date = ContactDate(vCard: text) ?? ContactDate(text) { return date }
+        let parts = text.split(separator: "/").map { Int($0) }
+        guard parts.count == 3, let month = parts[0], let day = parts[1], let year = parts[2], year >= 1000 else {
+            return nil
+        }
+        return ContactDate(year: year, month: month, day: day)
     }
 
     /// The label of a value column: Google's type column beside it ("* Home" → "home"), else the words of

@@ -72,9 +72,12 @@ extension Contact {
         address = RecordJSON.address(value("address")) ?? PostalAddress()
         notes = value("notes")?.stringValue ?? ""
         extras = RecordJSON.strings(value("extras")) ?? []
+        // A field those versions did not have takes the extras' time (``takeStoredExtras()``).
+        modified = [:]
         for field in Field.allCases {
-            modified[field] = value(field.rawValue + "Modified")?.dateValue ?? .distantPast
+            modified[field] = value(field.rawValue + "Modified")?.dateValue
         }
+        takeStoredExtras()
     }
 
     /// Whether the record keeps any contact field in plain, as versions before encryption wrote them.

@@ -33,6 +33,7 @@ extension Contact {
         var extras: [String] = []
         var addressTaken = false
         for property in card.properties where !Self.modelled.contains(property.name) {
+            if take(property) { continue }
             if property.name == "ADR" && !addressTaken {
                 addressTaken = true
                 let parts = property.components.map { $0.joined(separator: ",") }
@@ -81,10 +82,53 @@ extension Contact {
                     ]))
         }
         if !notes.isEmpty { properties.append(Property(name: "NOTE", text: notes)) }
+        properties += datesAndGroups(version: version)
         for property in kept {
             properties.append(property.name == "N" && nameEditedSinceImport ? generatedN : property)
         }
         return VCard(version: version, properties: properties)
+    }
+
+    /// Takes `property` into the birthday, the anniversary or the groups, when it is one of them and
+    /// the contact does not have it yet; false leaves it for ``extras``.
+    mutating func take(_ property: Property) -> Bool {
+        switch property.name {
+        case "BDAY" where birthday == nil:
+            birthday = Self.date(property)
+            return birthday != nil
+        case "ANNIVERSARY" where anniversary == nil, "X-ANNIVERSARY" where anniversary == nil:
+            anniversary = Self.date(property)
+            return anniversary != nil
+        case "CATEGORIES":
+            groups = Self.groupList(groups + property.components.flatMap { $0 })
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// BDAY, ANNIVERSARY and CATEGORIES for this contact as `version` writes them: vCard 3.0 has dates
+    /// in the extended form and no ANNIVERSARY (X-ANNIVERSARY, as Evolution and others write it).
+    func datesAndGroups(version: VCard.Version) -> [Property] {
+        let extended = version == .v3
+        var properties: [Property] = []
+        if let birthday { properties.append(Property(name: "BDAY", value: birthday.vCardValue(extended: extended))) }
+        if let anniversary {
+            properties.append(
+                Property(
+                    name: extended ? "X-ANNIVERSARY" : "ANNIVERSARY", value: anniversary.vCardValue(extended: extended))
+            )
+        }
+        if !groups.isEmpty { properties.append(Property(name: "CATEGORIES", components: [groups])) }
+        return properties
+    }
+
+    /// A date property's day; nil for a text value ("circa 1800") or a time without a date.
+    private static func date(_ property: Property) -> ContactDate? {
+        let omittedYear = property.parameters.first { $0.name == "X-APPLE-OMIT-YEAR" }?.values.first.flatMap {
+            Int($0)
+        }
+        return ContactDate(vCard: property.value, omittedYear: omittedYear)
     }
 
     /// N from the display name: the last word is the family name.

@@ -5,7 +5,7 @@ import Foundation
 public struct Contact: Sendable, Hashable, Codable, Identifiable {
     /// The fields a user edits; each is merged on its own.
     public enum Field: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
-        case name, emails, phones, organization, address, notes
+        case name, emails, phones, organization, address, notes, birthday, anniversary, groups
         /// vCard properties the app does not model, kept so that export loses nothing.
         case extras
     }
@@ -17,6 +17,11 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
     public var organization: String
     public var address: PostalAddress
     public var notes: String
+    public var birthday: ContactDate?
+    /// A wedding or any other day the person keeps (vCard's `ANNIVERSARY`).
+    public var anniversary: ContactDate?
+    /// The groups the person is in (vCard's `CATEGORIES`), each once, in the order given.
+    public var groups: [String]
     /// Unmodelled vCard properties, each one unfolded content line (`X-TWITTER:@ada`).
     public var extras: [String]
     /// When each scalar field was last edited (lists keep a time per item).
@@ -24,8 +29,8 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
 
     public init(
         id: UUID = .random(), name: String, emails: [LabeledValue] = [], phones: [LabeledValue] = [],
-        organization: String = "", address: PostalAddress = .init(), notes: String = "", extras: [String] = [],
-        modified: Date = Date()
+        organization: String = "", address: PostalAddress = .init(), notes: String = "", birthday: ContactDate? = nil,
+        anniversary: ContactDate? = nil, groups: [String] = [], extras: [String] = [], modified: Date = Date()
     ) {
         self.id = id
         self.name = name
@@ -34,6 +39,9 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
         self.organization = organization
         self.address = address
         self.notes = notes
+        self.birthday = birthday
+        self.anniversary = anniversary
+        self.groups = Self.groupList(groups)
         self.extras = extras
         let time = modified.roundedToMilliseconds
         self.modified = Dictionary(uniqueKeysWithValues: Field.allCases.map { ($0, time) })
@@ -42,6 +50,22 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
     /// When `field` was last edited; the distant past when never.
     public func modificationDate(of field: Field) -> Date {
         modified[field] ?? .distantPast
+    }
+
+    /// `names` as groups: each trimmed, on one line, once (letter case aside), empty ones dropped.
+    public static func groupList(_ names: [String]) -> [String] {
+        var seen: Set<String> = []
+        return names.compactMap { name in
+            let name = trimmed(name.split(whereSeparator: \.isNewline).joined(separator: " "))
+            guard !name.isEmpty, seen.insert(name.lowercased()).inserted else { return nil }
+            return name
+        }
+    }
+
+    /// Whether the contact is in `group`, letter case and accents aside.
+    public func isInGroup(_ group: String) -> Bool {
+        let wanted = ContactStore.sortKey(group)
+        return groups.contains { ContactStore.sortKey($0) == wanted }
     }
 
     /// The latest edit of any field.
@@ -117,6 +141,9 @@ extension Contact {
         stamp(.organization, organization != old?.organization)
         stamp(.address, address != old?.address)
         stamp(.notes, notes != old?.notes)
+        stamp(.birthday, birthday != old?.birthday)
+        stamp(.anniversary, anniversary != old?.anniversary)
+        stamp(.groups, groups != old?.groups)
         stamp(.extras, extras != old?.extras)
         stamp(
             .emails, emails.map(\.value) != old?.emails.map(\.value) || emails.map(\.label) != old?.emails.map(\.label))
@@ -142,8 +169,29 @@ extension Contact {
     /// Whether two contacts show the same things to the user (ignoring edit times).
     public func sameContent(as other: Contact) -> Bool {
         id == other.id && name == other.name && organization == other.organization && address == other.address
-            && notes == other.notes && extras == other.extras
+            && notes == other.notes && birthday == other.birthday && anniversary == other.anniversary
+            && groups == other.groups && extras == other.extras
             && emails.map { [$0.id, $0.label, $0.value] } == other.emails.map { [$0.id, $0.label, $0.value] }
             && phones.map { [$0.id, $0.label, $0.value] } == other.phones.map { [$0.id, $0.label, $0.value] }
+    }
+}
+
+extension Contact {
+    /// Reads the JSON that stores written before the binary format, which had no birthday, anniversary
+    /// or groups.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(UUID.self, forKey: .id), name: try container.decode(String.self, forKey: .name),
+            emails: try container.decode([LabeledValue].self, forKey: .emails),
+            phones: try container.decode([LabeledValue].self, forKey: .phones),
+            organization: try container.decode(String.self, forKey: .organization),
+            address: try container.decode(PostalAddress.self, forKey: .address),
+            notes: try container.decode(String.self, forKey: .notes),
+            birthday: try container.decodeIfPresent(ContactDate.self, forKey: .birthday),
+            anniversary: try container.decodeIfPresent(ContactDate.self, forKey: .anniversary),
+            groups: try container.decodeIfPresent([String].self, forKey: .groups) ?? [],
+            extras: try container.decodeIfPresent([String].self, forKey: .extras) ?? [])
+        modified = try container.decode([Field: Date].self, forKey: .modified)
     }
 }

@@ -7,6 +7,8 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
     case controlCharacters(field: String)
     case invalidEmail(String)
     case invalidPhone(String)
+    /// `field` is "birthday" or "anniversary".
+    case invalidDate(field: String, String)
     case unknownID(String)
     case ambiguousID(String, matches: Int)
     case notAContact(String)
@@ -25,6 +27,8 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
             "'\(value.terminalSafeForMessages)' is not an email address; use the form name@example.org"
         case .invalidPhone(let value):
             "'\(value.terminalSafeForMessages)' is not a phone number; use digits, spaces and + - ( ) . only"
+        case .invalidDate(let field, let value):
+            "the \(field) '\(value.terminalSafeForMessages)' is not a date; write 1985-04-12, or 04-12 without the year"
         case .unknownID(let id):
             "no contact has the ID '\(id.terminalSafeForMessages)'; `contacts list` shows the IDs"
         case .ambiguousID(let id, let matches):
@@ -60,6 +64,8 @@ public enum ContactValidation {
         ] {
             try check(part, label, limit: fieldLimit, allowNewlines: label == "street")
         }
+        if contact.groups.count > itemLimit { throw .tooLong(field: "list of groups", limit: itemLimit) }
+        for group in contact.groups { try check(group, "group", limit: 100) }
         if contact.emails.count > itemLimit { throw .tooLong(field: "list of emails", limit: itemLimit) }
         if contact.phones.count > itemLimit { throw .tooLong(field: "list of phones", limit: itemLimit) }
         for email in contact.emails {

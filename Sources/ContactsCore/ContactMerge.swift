@@ -5,7 +5,8 @@ import Foundation
 /// A field changed on one side takes that side. Changed on both: the newer edit wins; at equal
 /// times, the larger value, so that every device picks the same. Emails and phones merge item by
 /// item (items keep their IDs across devices): an item added on either side stays; an item removed
-/// on one side goes unless the other side edited it (an edit is never lost to a delete).
+/// on one side goes unless the other side edited it (an edit is never lost to a delete). Groups merge
+/// as a set: a group joined on either side stays, a group left on either side goes.
 public enum ContactMerge {
     public static func merge(base: Contact?, local: Contact, remote: Contact) -> Contact {
         var merged = remote
@@ -13,6 +14,10 @@ public enum ContactMerge {
         (merged.organization, merged.modified[.organization]) = pick(\.organization, .organization, base, local, remote)
         (merged.address, merged.modified[.address]) = pick(\.address, .address, base, local, remote)
         (merged.notes, merged.modified[.notes]) = pick(\.notes, .notes, base, local, remote)
+        (merged.birthday, merged.modified[.birthday]) = pick(\.birthday, .birthday, base, local, remote)
+        (merged.anniversary, merged.modified[.anniversary]) = pick(\.anniversary, .anniversary, base, local, remote)
+        merged.groups = mergeGroups(base: base?.groups, local: local.groups, remote: remote.groups)
+        merged.modified[.groups] = max(local.modificationDate(of: .groups), remote.modificationDate(of: .groups))
         (merged.extras, merged.modified[.extras]) = pick(\.extras, .extras, base, local, remote)
         merged.emails = mergeItems(base: base?.emails, local: local.emails, remote: remote.emails)
         merged.phones = mergeItems(base: base?.phones, local: local.phones, remote: remote.phones)
@@ -45,6 +50,14 @@ public enum ContactMerge {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
+    }
+
+    static func mergeGroups(base: [String]?, local: [String], remote: [String]) -> [String] {
+        guard let base else { return Contact.groupList(remote + local) }
+        let (inBase, inLocal, inRemote) = (Set(base), Set(local), Set(remote))
+        return Contact.groupList(remote + local).filter { group in
+            inBase.contains(group) ? inLocal.contains(group) && inRemote.contains(group) : true
+        }
     }
 
     static func mergeItems(base: [LabeledValue]?, local: [LabeledValue], remote: [LabeledValue]) -> [LabeledValue] {

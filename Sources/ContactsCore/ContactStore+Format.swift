@@ -9,6 +9,7 @@ import SyncCore
 /// search reads every contact it touches, so reading has to be cheap: this takes a few microseconds where
 /// JSON took fifty. Rows in earlier formats are read as they were: format 2 (a format byte, then JSON with
 /// dates as seconds since 2001) and the first format (JSON, dates in milliseconds, no format byte).
+/// The birthday, the anniversary and the groups travel among the extras (see ``Contact/storedExtras``).
 enum ContactFormat {
     static let binary: UInt8 = 3
     static let json: UInt8 = 2
@@ -23,8 +24,9 @@ enum ContactFormat {
         writer.string(contact.organization)
         for part in addressParts(contact.address) { writer.string(part) }
         writer.string(contact.notes)
-        writer.count(contact.extras.count)
-        for extra in contact.extras { writer.string(extra) }
+        let extras = contact.storedExtras
+        writer.count(extras.count)
+        for extra in extras { writer.string(extra) }
         let modified = contact.modified.sorted { $0.key.rawValue < $1.key.rawValue }
         writer.count(modified.count)
         for (field, date) in modified {
@@ -35,6 +37,12 @@ enum ContactFormat {
     }
 
     static func decode(_ data: Data) throws -> Contact {
+        var contact = try decodeAsWritten(data)
+        contact.takeStoredExtras()
+        return contact
+    }
+
+    private static func decodeAsWritten(_ data: Data) throws -> Contact {
         switch data.first {
         case binary:
             return try data.withUnsafeBytes { raw in

@@ -8,11 +8,20 @@ struct ListCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Only the contacts of this book (`contacts book list` shows the books).") var book: String?
+    @Option(help: "Only the contacts in this group, letter case aside (`contacts groups` shows the groups).")
+    var group: String?
     @Flag(help: "Print JSON: an array of contacts with every field.") var json = false
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let contacts = try device.store.contacts(in: try book.map { try device.store.resolveBook($0).zoneID })
+        var contacts = try device.store.contacts(in: try book.map { try device.store.resolveBook($0).zoneID })
+        if let group {
+            contacts = contacts.filter { $0.isInGroup(group) }
+            if contacts.isEmpty && !json {
+                throw CommandFailure(
+                    "no contact is in the group '\(group.printable)'; `contacts groups` shows the groups")
+            }
+        }
         if json {
             print(try ContactJSON.encode(contacts))
             return
@@ -56,6 +65,9 @@ struct ShowCommand: AsyncParsableCommand {
         for phone in contact.phones { print("Phone:        \(phone.value.printable)\(phone.label.labelSuffix)") }
         if !contact.organization.isEmpty { print("Organisation: \(contact.organization.printable)") }
         if !contact.address.isEmpty { print("Address:      \(contact.address.singleLine.printable)") }
+        if let birthday = contact.birthday { print("Birthday:     \(birthday.spelledOut)") }
+        if let anniversary = contact.anniversary { print("Anniversary:  \(anniversary.spelledOut)") }
+        if !contact.groups.isEmpty { print("Groups:       \(contact.groups.joined(separator: ", ").printable)") }
         if !contact.notes.isEmpty { print("Notes:        \(contact.notes.printable)") }
     }
 }
@@ -93,6 +105,20 @@ struct ContactFields: ParsableArguments {
     @Option(help: "City.") var city: String?
     @Option(help: "Postal code.") var postalCode: String?
     @Option(help: "Country.") var country: String?
+    @Option(
+        help: ArgumentHelp(
+            "The birthday: 1985-04-12, or 04-12 when the year is not known; \"\" removes it.", valueName: "date"),
+        transform: { try DateInput(argument: $0, field: "birthday") })
+    var birthday: DateInput?
+    @Option(
+        help: ArgumentHelp("The anniversary, written as the birthday is; \"\" removes it.", valueName: "date"),
+        transform: { try DateInput(argument: $0, field: "anniversary") })
+    var anniversary: DateInput?
+    @Option(
+        help: ArgumentHelp(
+            "A group, such as Family (vCard CATEGORIES). Repeat for more; on edit, replaces the groups.",
+            valueName: "group"))
+    var group: [String] = []
 
     func apply(to contact: inout Contact, replaceLists: Bool) {
         if let name { contact.name = name }
@@ -108,6 +134,22 @@ struct ContactFields: ParsableArguments {
         if let city { contact.address.city = city }
         if let postalCode { contact.address.postalCode = postalCode }
         if let country { contact.address.country = country }
+        if let birthday { contact.birthday = birthday.date }
+        if let anniversary { contact.anniversary = anniversary.date }
+        if replaceLists || !group.isEmpty { contact.groups = Contact.groupList(group) }
+    }
+}
+
+/// `--birthday` and `--anniversary` values: a date, or nothing to remove it.
+struct DateInput {
+    var date: ContactDate?
+
+    init(argument: String, field: String) throws {
+        do {
+            date = try ContactDate.typed(argument, field: field)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }
 
@@ -149,6 +191,7 @@ struct EditCommand: AsyncParsableCommand {
     @OptionGroup var fields: ContactFields
     @Flag(help: "Remove every email.") var clearEmails = false
     @Flag(help: "Remove every phone number.") var clearPhones = false
+    @Flag(help: "Take the contact out of every group.") var clearGroups = false
     @Flag(help: "Save on this device only; sync later.") var noSync = false
 
     func run() async throws {
@@ -159,6 +202,7 @@ struct EditCommand: AsyncParsableCommand {
         fields.apply(to: &contact, replaceLists: false)
         if clearEmails { contact.emails = [] }
         if clearPhones { contact.phones = [] }
+        if clearGroups { contact.groups = [] }
         try device.update(contact)
         print(contact.id.uuidString)
         if !noSync { await Session.syncAfterEdit(device) }

@@ -41,3 +41,28 @@ struct CSVContactsTests {
         #expect(grace.address.city == "Arlington")
     }
 }
+
+extension CSVContactsTests {
+    @Test("birthdays, anniversaries and groups: Google's labels and events, Outlook's dates and categories")
+    func datesAndGroups() throws {
+        let google = """
+            Name,Birthday,Event 1 - Type,Event 1 - Value,Labels
+            Ada Lovelace,1815-12-10,Anniversary,1835-07-08,* myContacts ::: Family ::: Maths
+            Grace Hopper,--12-09,,,* starred
+            """
+        let (googleRows, googleProblems) = CSVContacts.read(utf8: Array(google.utf8))
+        #expect(googleProblems.isEmpty)
+        let ada = try #require(googleRows.first?.contact)
+        #expect(ada.birthday == ContactDate("1815-12-10") && ada.anniversary == ContactDate("1835-07-08"))
+        #expect(ada.groups == ["Family", "Maths"])
+        #expect(googleRows.last?.contact.birthday == ContactDate("12-09") && googleRows.last?.contact.groups == [])
+
+        let outlook = """
+            "First Name","Last Name","Birthday","Anniversary","Categories"
+            "Alan","Turing","6/23/1912","0/0/00","Maths;Codebreakers"
+            """
+        let alan = try #require(CSVContacts.read(utf8: Array(outlook.utf8)).contacts.first?.contact)
+        #expect(alan.birthday == ContactDate("1912-06-23") && alan.anniversary == nil)
+        #expect(alan.groups == ["Maths", "Codebreakers"])
+    }
+}

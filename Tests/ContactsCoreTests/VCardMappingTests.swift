@@ -19,8 +19,9 @@ struct VCardMappingTests {
             organization: "Ångström; Research",
             address: PostalAddress(
                 street: "1 Rue de l'Été\nBât. B", city: "Paris", postalCode: "75001", country: "France"),
-            notes: "likes, semicolons; and\nnew lines 👩‍👩‍👧",
-            extras: ["X-SOCIALPROFILE;TYPE=mastodon:@zoe@example.social", "BDAY:1990-01-02", "item1.X-ABLABEL:Née"])
+            notes: "likes, semicolons; and\nnew lines 👩‍👩‍👧", birthday: ContactDate("1990-01-02"),
+            anniversary: ContactDate("--06-30"), groups: ["Friends", "Paris, France"],
+            extras: ["X-SOCIALPROFILE;TYPE=mastodon:@zoe@example.social", "item1.X-ABLABEL:Née"])
         let text = VCardSerializer.serialize(contact.vCard(version: version))
         let parsed = VCardParser.parse(text)
         #expect(parsed.problems.isEmpty)
@@ -32,6 +33,8 @@ struct VCardMappingTests {
         #expect(back.organization == contact.organization)
         #expect(back.address == contact.address)
         #expect(back.notes == contact.notes)
+        #expect(back.birthday == contact.birthday && back.anniversary == contact.anniversary)
+        #expect(back.groups == contact.groups)
         #expect(back.extras.filter { !$0.hasPrefix("N:") } == contact.extras)
     }
 

@@ -13,7 +13,7 @@ public struct EditForm: Sendable, Equatable {
         /// An email; `itemID` is the ``LabeledValue/id`` of the item it started as, so that an edit keeps it.
         case email(itemID: String?)
         case phone(itemID: String?)
-        case organization, street, city, region, postalCode, country, notes
+        case organization, birthday, anniversary, groups, street, city, region, postalCode, country, notes
 
         /// The label shown before the field.
         public var label: String {
@@ -22,6 +22,9 @@ public struct EditForm: Sendable, Equatable {
             case .email: "Email"
             case .phone: "Phone"
             case .organization: "Organisation"
+            case .birthday: "Birthday"
+            case .anniversary: "Anniversary"
+            case .groups: "Groups"
             case .street: "Street"
             case .city: "City"
             case .region: "Region"
@@ -65,7 +68,9 @@ public struct EditForm: Sendable, Equatable {
         slots.append((.phone(itemID: nil), ""))
         let address = contact?.address ?? PostalAddress()
         slots += [
-            (.organization, contact?.organization ?? ""), (.street, address.street), (.city, address.city),
+            (.organization, contact?.organization ?? ""), (.birthday, contact?.birthday?.description ?? ""),
+            (.anniversary, contact?.anniversary?.description ?? ""),
+            (.groups, contact?.groups.joined(separator: ", ") ?? ""), (.street, address.street), (.city, address.city),
             (.region, address.region), (.postalCode, address.postalCode), (.country, address.country),
             (.notes, contact?.notes ?? ""),
         ]
@@ -138,8 +143,9 @@ public struct EditForm: Sendable, Equatable {
 
     // MARK: Saving
 
-    /// The contact the form describes: the original with the form's values (a new contact when adding).
-    public func contact() -> Contact {
+    /// The contact the form describes: the original with the form's values (a new contact when adding);
+    /// an error when a date is not one.
+    public func contact() throws(ContactError) -> Contact {
         var contact = original ?? Contact(name: "")
         contact.name = value(of: .name).trimmingCharacters(in: .whitespaces)
         contact.emails = items(where: \.isEmail, originals: original?.emails ?? [])
@@ -149,14 +155,17 @@ public struct EditForm: Sendable, Equatable {
             street: value(of: .street), city: value(of: .city), region: value(of: .region),
             postalCode: value(of: .postalCode), country: value(of: .country))
         contact.notes = value(of: .notes)
+        contact.birthday = try ContactDate.typed(value(of: .birthday), field: "birthday")
+        contact.anniversary = try ContactDate.typed(value(of: .anniversary), field: "anniversary")
+        contact.groups = Contact.groupList(value(of: .groups).split(separator: ",").map(String.init))
         return contact
     }
 
     /// Validates the form. Returns the contact to save, or nil after showing the problem and moving to the line
     /// at fault.
     public mutating func submit() -> Contact? {
-        let contact = contact()
         do {
+            let contact = try contact()
             try ContactValidation.validate(contact)
             error = nil
             return contact
@@ -180,10 +189,12 @@ public struct EditForm: Sendable, Equatable {
         case .emptyName: return first { $0 == .name }
         case .invalidEmail(let value): return list(\.isEmail, value: value)
         case .invalidPhone(let value): return list(\.isPhone, value: value)
+        case .invalidDate(let field, _): return first { $0 == (field == "birthday" ? .birthday : .anniversary) }
         case .tooLong(let field, _), .controlCharacters(let field):
             let slots: [String: Slot] = [
                 "name": .name, "organisation": .organization, "note": .notes, "street": .street, "city": .city,
-                "region": .region, "postal code": .postalCode, "country": .country,
+                "region": .region, "postal code": .postalCode, "country": .country, "group": .groups,
+                "list of groups": .groups,
             ]
             if let slot = slots[field] { return first { $0 == slot } }
             if field.contains("email") { return list(\.isEmail, value: nil) }
@@ -195,9 +206,9 @@ public struct EditForm: Sendable, Equatable {
 
     /// Applies what the form changed, and only that, to `current`: the contact as the store has it now, which
     /// sync may have changed while the form was open. A field the user did not touch keeps its newer value.
-    public func changes(appliedTo current: Contact) -> Contact {
-        guard let original else { return contact() }
-        let edited = contact()
+    public func changes(appliedTo current: Contact) throws(ContactError) -> Contact {
+        guard let original else { return try contact() }
+        let edited = try contact()
         var result = current
         if edited.name != original.name { result.name = edited.name }
         if edited.emails.map(\.label) != original.emails.map(\.label)
@@ -213,6 +224,9 @@ public struct EditForm: Sendable, Equatable {
         if edited.organization != original.organization { result.organization = edited.organization }
         if edited.address != original.address { result.address = edited.address }
         if edited.notes != original.notes { result.notes = edited.notes }
+        if edited.birthday != original.birthday { result.birthday = edited.birthday }
+        if edited.anniversary != original.anniversary { result.anniversary = edited.anniversary }
+        if edited.groups != original.groups { result.groups = edited.groups }
         return result
     }
 

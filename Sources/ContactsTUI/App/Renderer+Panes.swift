@@ -93,6 +93,15 @@ extension Renderer {
         if !contact.address.isEmpty {
             entries.append(LabeledText(label: "Address", value: contact.address.singleLine, maxLines: 2))
         }
+        if let birthday = contact.birthday {
+            entries.append(LabeledText(label: "Birthday", value: birthday.spelledOut))
+        }
+        if let anniversary = contact.anniversary {
+            entries.append(LabeledText(label: "Anniversary", value: anniversary.spelledOut))
+        }
+        if !contact.groups.isEmpty {
+            entries.append(LabeledText(label: "Groups", value: contact.groups.joined(separator: ", "), maxLines: 2))
+        }
         if !contact.notes.isEmpty { entries.append(LabeledText(label: "Notes", value: contact.notes, maxLines: 6)) }
         if entries.isEmpty {
             entries.append(LabeledText(label: "", value: "No details; press e to add some.", style: Theme.muted))

@@ -19,7 +19,8 @@ enum Fixtures {
         emails: [LabeledValue(id: "e1", label: "work", value: "ada@example.org", modified: now)],
         phones: [LabeledValue(id: "p1", label: "mobile", value: "+44 20 7946 0000", modified: now)],
         organization: "Analytical Engines", address: PostalAddress(street: "12 St James's Square", city: "London"),
-        notes: "Wrote the first program, for the Analytical Engine.", modified: now)
+        notes: "Wrote the first program, for the Analytical Engine.", birthday: ContactDate("1815-12-10"),
+        groups: ["Mathematicians", "Family"], modified: now)
 
     /// The list's rows, in the store's order (folded names).
     static let names = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Zoë Ångström", "张伟", "👩‍👩‍👧 Family"]

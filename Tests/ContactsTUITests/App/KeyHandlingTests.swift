@@ -128,14 +128,14 @@ struct KeyHandlingTests {
     }
 
     @Test("saving an edit hands the form over, for the app to apply its changes to the stored contact")
-    func saveEdit() {
+    func saveEdit() throws {
         var state = Fixtures.state()
         let effect = Fixtures.press([.enter, .end] + Fixtures.typing(" King") + [.enter], on: &state)
         guard case .update(let form) = effect else {
             Issue.record("expected an update")
             return
         }
-        #expect(form.contact().name == "Ada Lovelace King")
+        #expect(try form.contact().name == "Ada Lovelace King")
     }
 
     @Test("the form refuses an invalid contact, says why, and stays open")

@@ -17,10 +17,10 @@ struct RendererSnapshotTests {
                 │  Alan Turing                     ││ Phone        mobile: +44 20 7946 0000                        │
                 │  Grace Hopper                    ││ Organisation Analytical Engines                              │
                 │  Zoë Ångström                    ││ Address      12 St James's Square, London                    │
-                │  张伟                            ││ Notes        Wrote the first program, for the Analytical     │
-                │  👩‍👩‍👧 Family                       ││              Engine.                                         │
+                │  张伟                            ││ Birthday     10 December 1815                                │
+                │  👩‍👩‍👧 Family                       ││ Groups       Mathematicians, Family                          │
+                │                                  ││ Notes        Wrote the first program, for the Analytical En… │
                 │                                  ││ Record       Contacts/00000000-0000-4000-8000-000000000001   │
-                │                                  ││                                                              │
                 │                                  │└──────────────────────────────────────────────────────────────┘
                 │                                  │┌─ Sync · device laptop ───────────────────────────────────────┐
                 │                                  ││ State     ● idle                                             │
@@ -116,17 +116,17 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Edit contact · Ada Lovelace ───────────────────── 2/12 ─┐
+                ┌─ Edit contact · Ada Lovelace ───────────────────── 2/15 ─┐
                 │   Name          Ada Lovelace                             │
                 │ › Email         work: ada@                               │
                 │   Email                                                  │
                 │   Phone         mobile: +44 20 7946 0000                 │
                 │   Phone                                                  │
                 │   Organisation  Analytical Engines                       │
+                │   Birthday      1815-12-10                               │
+                │   Anniversary                                            │
+                │   Groups        Mathematicians, Family                   │
                 │   Street        12 St James's Square                     │
-                │   City          London                                   │
-                │   Region                                                 │
-                │   Postal code                                            │
                 │                                                          │
                 │ ✖ 'ada@' is not an email address; use the form           │
                 │ name@example.org                                         │
