@@ -1,33 +1,195 @@
 import Foundation
 import GRDB
+import SyncCore
 
-/// Finding contacts by what a person types, as a mail client's address query does: every word must
-/// appear in the name, an email, the organisation, or (three digits or more) a phone number's digits;
-/// letter case and accents are ignored, so "lukasz" finds "Łukasz".
-public struct ContactSearch: Sendable {
-    private let words: [String]
+/// Finding contacts by what a person types: every word must appear somewhere in the contact (the name, an
+/// email, the organisation, a group, the address, the notes, or, three digits or more, a phone number's
+/// digits), or where a scope says (`email:example.org`, `org:acme`, `tel:0199`, `group:family`,
+/// `book:work`, `name:`, `note:`, `address:`). Letter case and accents are ignored, so "lukasz" finds
+/// "Łukasz".
+///
+/// The store keeps each contact's ``Contact/searchText`` beside it, so the command line and the TUI
+/// search without reading whole contacts, and both match in the same way: this type.
+public struct ContactSearch: Sendable, Equatable {
+    /// Where a scoped word must appear.
+    public enum Scope: Sendable, Equatable {
+        case name, email, organization, phone, group, book, notes, address
 
-    /// A search for `query`; nil when it holds no word.
-    public init?(_ query: String) {
-        words = query.split(whereSeparator: \.isWhitespace).map { ContactStore.sortKey(String($0)) }
-        if words.isEmpty { return nil }
+        /// The tag of the search text's segments this scope looks through; nil for the book, which is not
+        /// in the text (books are renamed without their contacts changing).
+        var tag: UInt8? {
+            switch self {
+            case .name: Tag.name
+            case .email: Tag.email
+            case .organization: Tag.organization
+            case .phone: Tag.phone
+            case .group: Tag.group
+            case .notes: Tag.notes
+            case .address: Tag.address
+            case .book: nil
+            }
+        }
     }
 
-    public func matches(_ contact: Contact) -> Bool {
-        let texts =
-            [contact.name, contact.organization].map(ContactStore.sortKey)
-            + contact.emails.map { ContactStore.sortKey($0.value) }
-        let phoneDigits = contact.phones.map { $0.value.filter(\.isASCIIDigit) }
-        return words.allSatisfy { word in
-            if texts.contains(where: { $0.contains(word) }) { return true }
-            let digits = word.filter(\.isASCIIDigit)
-            return digits.count >= 3 && digits.count == word.count && phoneDigits.contains { $0.contains(digits) }
+    /// What a person may type before the colon.
+    static let scopes: [String: Scope] = [
+        "name": .name, "email": .email, "mail": .email, "org": .organization, "organisation": .organization,
+        "organization": .organization, "company": .organization, "tel": .phone, "phone": .phone,
+        "group": .group, "book": .book, "note": .notes, "notes": .notes, "address": .address, "adr": .address,
+    ]
+
+    struct Term: Sendable, Equatable {
+        var scope: Scope?
+        /// The word, folded as the search text is.
+        var word: [UInt8]
+        /// The word's digits, for phone numbers: all of an unscoped word made of three digits or more,
+        /// the digits of a word scoped to phones, nil otherwise.
+        var digits: [UInt8]?
+    }
+
+    let terms: [Term]
+
+    /// A search for `query`; nil when it asks nothing (no word, or only a scope still being typed: `email:`).
+    public init?(_ query: String) {
+        terms = query.split(whereSeparator: \.isWhitespace).compactMap { raw in
+            var scope: Scope?
+            var text = Substring(raw)
+            if let colon = raw.firstIndex(of: ":"), let named = Self.scopes[raw[..<colon].lowercased()] {
+                scope = named
+                text = raw[raw.index(after: colon)...]
+            }
+            let word = Array(Contact.folded(String(text)).utf8)
+            guard !word.isEmpty else { return nil }
+            let digits = word.filter { (0x30...0x39).contains($0) }
+            let isNumber = digits.count >= 3 && digits.count == word.count
+            return Term(scope: scope, word: word, digits: scope == .phone ? digits : (isNumber ? digits : nil))
         }
+        if terms.isEmpty { return nil }
+    }
+
+    /// Whether everything this search matches is among what `previous` matched, so that it need only look
+    /// through those: each word the same or longer, in the same scope, and perhaps more words.
+    public func narrows(_ previous: ContactSearch) -> Bool {
+        guard terms.count >= previous.terms.count else { return false }
+        return zip(terms, previous.terms).allSatisfy { new, old in
+            new.scope == old.scope && new.word.starts(with: old.word) && (old.digits == nil || new.digits != nil)
+                && (new.digits ?? []).starts(with: old.digits ?? [])
+        }
+    }
+
+    /// Whether `contact`, in the book named `bookName`, matches.
+    public func matches(_ contact: Contact, bookName: String? = nil) -> Bool {
+        matches(searchText: contact.searchText, bookName: bookName)
+    }
+
+    /// Whether the contact whose ``Contact/searchText`` is `searchText` matches.
+    public func matches(searchText: String, bookName: String? = nil) -> Bool {
+        var text = searchText
+        return text.withUTF8 { matches(bytes: $0, from: 0, to: $0.count, bookName: bookName) }
+    }
+
+    /// Whether the search text in `bytes[start..<end]` matches; `bookName` is asked only for `book:` words.
+    public func matches(
+        bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, bookName: @autoclosure () -> String?
+    ) -> Bool {
+        terms.allSatisfy { term in
+            if term.scope == .book {
+                return bookName().map { Array(Contact.folded($0).utf8).containsBytes(term.word) } ?? false
+            }
+            var segment = start
+            while segment < end {
+                var segmentEnd = segment
+                while segmentEnd < end && bytes[segmentEnd] != Tag.separator { segmentEnd += 1 }
+                if segmentEnd > segment, let needle = term.needle(in: bytes[segment]),
+                    Self.contains(bytes, from: segment + 1, to: segmentEnd, needle)
+                {
+                    return true
+                }
+                segment = segmentEnd + 1
+            }
+            return false
+        }
+    }
+
+    static func contains(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ needle: [UInt8]) -> Bool {
+        let count = needle.count
+        guard count > 0 else { return true }
+        guard end - start >= count else { return false }
+        return needle.withUnsafeBufferPointer { needle in
+            let first = needle[0]
+            var position = start
+            let last = end - count
+            while position <= last {
+                if bytes[position] == first {
+                    var offset = 1
+                    while offset < count && bytes[position + offset] == needle[offset] { offset += 1 }
+                    if offset == count { return true }
+                }
+                position += 1
+            }
+            return false
+        }
+    }
+
+    /// The tags of the search text's segments, one byte each, and what separates the segments.
+    enum Tag {
+        static let name = UInt8(ascii: "n")
+        static let email = UInt8(ascii: "e")
+        static let organization = UInt8(ascii: "o")
+        static let phone = UInt8(ascii: "t")
+        static let group = UInt8(ascii: "g")
+        static let address = UInt8(ascii: "a")
+        static let notes = UInt8(ascii: "x")
+        static let separator: UInt8 = 0x1F
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+extension ContactSearch.Term {
+    /// What to look for in a segment tagged `tag`; nil when this word does not look there.
+    func needle(in tag: UInt8) -> [UInt8]? {
+        if tag == ContactSearch.Tag.phone { return scope == nil || scope == .phone ? digits : nil }
+        guard let scope else { return word }
+        return scope.tag == tag ? word : nil
+    }
+}
+
+extension Contact {
+    /// Most of notes a search looks through; the rest of a long note is not searched.
+    static let searchedNotes = 2000
+
+    /// What a search looks through, folded (``ContactStore/sortKey(_:)``): one segment per value, each
+    /// a tag byte and the text, phone numbers as their digits.
+    public var searchText: String {
+        typealias Tag = ContactSearch.Tag
+        var segments: [(UInt8, String)] = [(Tag.name, name)]
+        segments += emails.map { (Tag.email, $0.value) }
+        if !organization.isEmpty { segments.append((Tag.organization, organization)) }
+        segments += phones.map { (Tag.phone, String($0.value.unicodeScalars.filter { ("0"..."9").contains($0) })) }
+        segments += groups.map { (Tag.group, $0) }
+        if !address.isEmpty { segments.append((Tag.address, address.singleLine)) }
+        if !notes.isEmpty { segments.append((Tag.notes, String(notes.prefix(Self.searchedNotes)))) }
+        var bytes: [UInt8] = []
+        for (index, (tag, text)) in segments.enumerated() {
+            if index > 0 { bytes.append(Tag.separator) }
+            bytes.append(tag)
+            bytes += Self.folded(text).utf8
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `text` folded for searching, on one line and without the byte that separates segments.
+    static func folded(_ text: String) -> String {
+        let key = ContactStore.sortKey(text)
+        guard key.utf8.contains(where: { $0 < 0x20 }) else { return key }
+        return String(key.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Whether `needle` appears in this array.
+    fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
+        withUnsafeBufferPointer { ContactSearch.contains($0, from: 0, to: count, needle) }
+    }
 }
 
 extension ContactStore {
@@ -42,14 +204,25 @@ extension ContactStore {
         }
     }
 
-    /// The contacts `search` matches, in list order.
-    public func contacts(matching search: ContactSearch) throws -> [Contact] {
-        var found: [Contact] = []
-        try forEachContact { contact in
-            if search.matches(contact) { found.append(contact) }
-            return true
+    /// The contacts `search` matches, in list order; only those of `book` when given. Reads only the
+    /// contacts that match.
+    public func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
+        let bookNames = Dictionary(try books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return try queue.read { db in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT json, searchText, zoneName, ownerName FROM contact ORDER BY sortKey, id")
+            var found: [Contact] = []
+            while let row = try rows.next() {
+                let zoneID = RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])
+                if let book, zoneID != book { continue }
+                var text: String = row["searchText"]
+                let matches = text.withUTF8 {
+                    search.matches(bytes: $0, from: 0, to: $0.count, bookName: bookNames[zoneID])
+                }
+                if matches { found.append(try ContactFormat.decode(row["json"])) }
+            }
+            return found
         }
-        return found
     }
 
     /// The first contact, in list order, with `address` among its emails (letter case aside).

@@ -17,6 +17,8 @@ public final class ContactStore: Sendable {
         public var sortKey: String
         /// The book the contact is in.
         public var zoneID: RecordZone.ID = Contact.zoneID
+        /// What a search looks through (``Contact/searchText``).
+        public var searchText = ""
     }
 
     let queue: DatabaseQueue
@@ -88,6 +90,17 @@ public final class ContactStore: Sendable {
                 }
             }
         }
+        migrator.registerMigration("v6: search text") { db in
+            // Every field folded for searching, kept beside the contact so that a search reads no contact
+            // it does not find (``Contact/searchText``).
+            try db.execute(sql: "ALTER TABLE contact ADD COLUMN searchText TEXT NOT NULL DEFAULT ''")
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, json FROM contact")
+            let update = try db.makeStatement(sql: "UPDATE contact SET searchText = ? WHERE id = ?")
+            while let row = try rows.next() {
+                let text = (try? ContactFormat.decode(row["json"]))?.searchText ?? ""
+                try update.execute(arguments: [text, row["id"] as String])
+            }
+        }
         try migrator.migrate(queue)
     }
 
@@ -117,13 +130,16 @@ public final class ContactStore: Sendable {
         try queue.read { db in
             // LIMIT -1 is no limit.
             try Row.fetchAll(
-                db, sql: "SELECT id, name, sortKey, zoneName, ownerName FROM contact ORDER BY sortKey, id LIMIT ?",
+                db,
+                sql:
+                    "SELECT id, name, sortKey, zoneName, ownerName, searchText FROM contact ORDER BY sortKey, id LIMIT ?",
                 arguments: [limit ?? -1]
             ).compactMap { row in
                 guard let id = UUID(uuidString: row["id"]) else { return nil }
                 return Summary(
                     id: id, name: row["name"], sortKey: row["sortKey"],
-                    zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]))
+                    zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]),
+                    searchText: row["searchText"])
             }
         }
     }
@@ -197,14 +213,16 @@ public final class ContactStore: Sendable {
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
-                INSERT INTO contact (id, name, sortKey, json, zoneName, ownerName) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET name = excluded.name, sortKey = excluded.sortKey, json = excluded.json
+                INSERT INTO contact (id, name, sortKey, json, zoneName, ownerName, searchText)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, sortKey = excluded.sortKey, json = excluded.json,
+                    searchText = excluded.searchText
                 """
         )
         .execute(
             arguments: [
                 contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact),
-                book.zoneName, book.ownerName,
+                book.zoneName, book.ownerName, contact.searchText,
             ])
     }
 

@@ -4,9 +4,16 @@ import Foundation
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List contacts, sorted by name (ID, name, first email, first phone).")
+        commandName: "list", abstract: "List contacts, sorted by name (ID, name, first email, first phone).",
+        discussion: """
+            With words, only the contacts every word finds: anywhere in the contact (name, emails, \
+            organisation, groups, address, notes, or three digits or more of a phone number), or where a \
+            scope says: name:, email:, org:, tel:, group:, book:, note:, address:. Letter case and accents \
+            are ignored. Example: contacts list email:example.org group:family
+            """)
 
     @OptionGroup var global: GlobalOptions
+    @Argument(help: "Words to look for, such as 'ada' or 'org:acme tel:0199'.") var words: [String] = []
     @Option(help: "Only the contacts of this book (`contacts book list` shows the books).") var book: String?
     @Option(help: "Only the contacts in this group, letter case aside (`contacts groups` shows the groups).")
     var group: String?
@@ -14,7 +21,10 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        var contacts = try device.store.contacts(in: try book.map { try device.store.resolveBook($0).zoneID })
+        let zoneID = try book.map { try device.store.resolveBook($0).zoneID }
+        var contacts =
+            try ContactSearch(words.joined(separator: " ")).map { try device.store.contacts(matching: $0, in: zoneID) }
+            ?? device.store.contacts(in: zoneID)
         if let group {
             contacts = contacts.filter { $0.isInGroup(group) }
             if contacts.isEmpty && !json {
@@ -25,6 +35,9 @@ struct ListCommand: AsyncParsableCommand {
         if json {
             print(try ContactJSON.encode(contacts))
             return
+        }
+        if contacts.isEmpty && !words.isEmpty {
+            throw CommandFailure("no contact matches '\(words.joined(separator: " ").printable)'")
         }
         if contacts.isEmpty {
             print("No contacts on device '\(global.device)'. Add one with: contacts add --name \"Ada Lovelace\"")

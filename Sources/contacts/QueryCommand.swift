@@ -14,8 +14,9 @@ struct QueryCommand: AsyncParsableCommand {
 
             The mutt format prints a first line saying what was found, then one line per address: \
             email, TAB, name, TAB, organisation. The aerc format prints email, TAB, name. Words match \
-            the name, the emails, the organisation, or (three digits or more) a phone number. The exit \
-            status is 1 when nothing matches. Reads this device's contacts only; it never syncs.
+            anywhere in the contact (name, emails, organisation, groups, address, notes, or three digits \
+            or more of a phone number), or where a scope says: name:, email:, org:, tel:, group:, book:, \
+            note:, address:. The exit status is 1 when nothing matches. Reads this device's contacts only; it never syncs.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

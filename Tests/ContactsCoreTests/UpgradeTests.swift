@@ -48,6 +48,14 @@ struct UpgradeTests {
                 // Sort keys are those of this version (letters of their own spelled out; migration v5).
                 #expect(try laptop.store.summaries().allSatisfy { $0.sortKey == ContactStore.sortKey($0.name) })
                 #expect(laptop.sharedEngine.state.pendingRecordZoneChanges.isEmpty)
+                // Every contact has its search text (migration v6), so searches find what they used to.
+                let texts = Dictionary(uniqueKeysWithValues: try laptop.store.contacts().map { ($0.id, $0.searchText) })
+                #expect(
+                    try laptop.store.summaries().allSatisfy { texts[$0.id] == $0.searchText && !$0.searchText.isEmpty })
+                #expect(
+                    try laptop.store.contacts(matching: #require(ContactSearch("lovelace"))).map(\.name) == [
+                        "Ada Lovelace"
+                    ])
                 #expect(try laptop.contact(named: "Ada Lovelace").notes == "Edited offline before the upgrade")
                 #expect(laptop.names.filter { $0 == "Grace Hopper" }.count == 2)
                 #expect(!laptop.names.contains("Example Bakery"))

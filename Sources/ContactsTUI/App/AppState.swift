@@ -62,7 +62,9 @@ public struct AppState: Sendable {
     public var unicode: Bool
     public var list: ContactList
     /// The books on this device, the default one first.
-    public var books: [AddressBook] = []
+    public var books: [AddressBook] = [] {
+        didSet { list.bookNames = Dictionary(books.map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a }) }
+    }
     /// The selected contact, loaded on demand (the list holds names only).
     public var details: Contact?
     public var mode: Mode = .browsing

@@ -3,7 +3,8 @@ import Foundation
 import SyncCore
 
 /// The contact list: every contact's name in display order, the search that narrows it, the selection, and
-/// how far it is scrolled. Only names are held (not whole contacts), so 100,000 contacts cost a few MB.
+/// how far it is scrolled. Only names and search texts are held (not whole contacts), so 100,000 contacts
+/// cost a few tens of MB.
 public struct ContactList: Sendable {
     /// One contact in the list.
     public struct Row: Sendable, Hashable, Identifiable {
@@ -13,23 +14,32 @@ public struct ContactList: Sendable {
         public var sortKey: String
         /// The book the contact is in.
         public var book: RecordZone.ID
+        /// What a search looks through (``ContactsCore/Contact/searchText``).
+        public var searchText: String
 
         /// A row for `name`.
         public init(id: UUID = UUID(), name: String, book: RecordZone.ID = Contact.zoneID) {
-            self.init(id: id, name: name, sortKey: ContactStore.sortKey(name), book: book)
+            self.init(
+                id: id, name: name, sortKey: ContactStore.sortKey(name), book: book,
+                searchText: Contact(id: id, name: name).searchText)
         }
 
         /// A row with a sort key computed elsewhere.
-        public init(id: UUID, name: String, sortKey: String, book: RecordZone.ID = Contact.zoneID) {
+        public init(
+            id: UUID, name: String, sortKey: String, book: RecordZone.ID = Contact.zoneID, searchText: String
+        ) {
             self.id = id
             self.name = name
             self.sortKey = sortKey
             self.book = book
+            self.searchText = searchText
         }
 
         /// The row of a store summary.
         public init(_ summary: ContactStore.Summary) {
-            self.init(id: summary.id, name: summary.name, sortKey: summary.sortKey, book: summary.zoneID)
+            self.init(
+                id: summary.id, name: summary.name, sortKey: summary.sortKey, book: summary.zoneID,
+                searchText: summary.searchText)
         }
     }
 
@@ -41,7 +51,9 @@ public struct ContactList: Sendable {
     public private(set) var book: RecordZone.ID?
     /// The positions in ``rows`` of the contacts shown; nil shows them all.
     private var matches: [Int]?
-    private var matchedQuery: [UInt8] = []
+    private var matchedSearch: ContactSearch?
+    /// The books' names, for `book:` words.
+    public var bookNames: [RecordZone.ID: String] = [:]
     /// Built at the first search, as most sessions never search.
     private var index: SearchIndex?
     /// The selected row, counted among the shown rows.
@@ -62,7 +74,7 @@ public struct ContactList: Sendable {
     /// Whether a search or a book narrows the list.
     public var isFiltered: Bool { matches != nil }
     /// Whether a search narrows the list.
-    public var isSearching: Bool { !matchedQuery.isEmpty }
+    public var isSearching: Bool { matchedSearch != nil }
 
     /// The shown row at `position`.
     public func row(at position: Int) -> Row {
@@ -97,25 +109,36 @@ public struct ContactList: Sendable {
 
     // MARK: Searching
 
-    /// Narrows the list to the names that contain `query` (ignoring case and accents) and selects the first
-    /// match. An empty query shows every contact again, with the selected contact still selected.
+    /// Narrows the list to the contacts `query` finds (``ContactsCore/ContactSearch``: every word, anywhere
+    /// or where its scope says, case and accents aside) and selects the first match. An empty query shows
+    /// every contact again, with the selected contact still selected.
     public mutating func search(_ query: String, viewport: Int) {
         guard query != self.query else { return }
         let keep = selected?.id
         self.query = query
-        let folded = SearchIndex.fold(query)
-        if folded.isEmpty {
+        guard let search = ContactSearch(query) else {
             matches = bookMatches()
-            matchedQuery = []
+            matchedSearch = nil
             select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
             return
         }
-        if index == nil { index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey)) }
-        let narrowing = matches != nil && !matchedQuery.isEmpty && folded.starts(with: matchedQuery)
-        matches = index!.matches(folded, among: narrowing ? matches : bookMatches())
-        matchedQuery = folded
+        let narrowing = matches != nil && matchedSearch.map { search.narrows($0) } == true
+        matches = searchIndex().matches(search, among: narrowing ? matches : bookMatches(), bookName: bookName(of:))
+        matchedSearch = search
         scroll = 0
         select(0, viewport: viewport)
+    }
+
+    /// The index, built at the first search, as most sessions never search.
+    private mutating func searchIndex() -> SearchIndex {
+        if let index { return index }
+        let built = SearchIndex(texts: rows.lazy.map(\.searchText))
+        index = built
+        return built
+    }
+
+    private func bookName(of position: Int) -> String? {
+        bookNames[rows[position].book]
     }
 
     /// Shows only the contacts of `book` (every book when nil), keeping the search and, if still shown,
@@ -135,14 +158,12 @@ public struct ContactList: Sendable {
 
     /// Applies the book and the search to the rows again.
     private mutating func refilter() {
-        let folded = SearchIndex.fold(query)
-        guard !folded.isEmpty else {
+        guard let search = ContactSearch(query) else {
             matches = bookMatches()
             return
         }
-        if index == nil { index = SearchIndex(foldedNames: rows.lazy.map(\.sortKey)) }
-        matches = index!.matches(folded, among: bookMatches())
-        matchedQuery = folded
+        matches = searchIndex().matches(search, among: bookMatches(), bookName: bookName(of:))
+        matchedSearch = search
     }
 
     /// The shown position of the contact `id`, if shown.

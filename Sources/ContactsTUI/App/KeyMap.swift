@@ -74,7 +74,7 @@ public enum KeyMap {
                 [.character("d")], .delete, help: "delete the selected contact (asks first)", hint: "delete",
                 hintPriority: 3),
             KeyBinding(
-                [.character("/")], .search, help: "search by name, narrowing as you type", hint: "search",
+                [.character("/")], .search, help: "search all fields (email: org: tel: …)", hint: "search",
                 hintPriority: 3),
             KeyBinding([.escape], .clearSearch, help: "clear the search"),
             KeyBinding(

@@ -154,7 +154,7 @@ struct RendererSnapshotTests {
                 │ a              add a contact                             │
                 │ e Enter        edit the selected contact                 │
                 │ d              delete the selected contact (asks first)  │
-                │ /              search by name, narrowing as you type     │
+                │ /              search all fields (email: org: tel: …)    │
                 │ Esc            clear the search                          │
                 │ f              show one book at a time, then all books   │
                 └──────────────────────────────────────────────────────────┘
