@@ -94,6 +94,26 @@ public struct LabeledValue: Sendable, Hashable, Codable, Identifiable {
     func sameContent(as other: LabeledValue) -> Bool {
         label == other.label && value == other.value
     }
+
+    /// Splits `work: ada@example.org`, as a person writes an item in a form or a template, into its label
+    /// and value. Text before the first colon is the label unless it contains `@`; a line starting with a
+    /// colon has no label (`: odd:address@example.org`).
+    public static func parse(_ text: String) -> (label: String, value: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let colon = trimmed.firstIndex(of: ":") else { return ("", trimmed) }
+        let label = trimmed[..<colon]
+        guard !label.contains("@") else { return ("", trimmed) }
+        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return (label.trimmingCharacters(in: .whitespaces), value)
+    }
+
+    /// The item as a person writes it, so that ``parse(_:)`` reads it back the same.
+    public var labeledText: String {
+        if label.isEmpty {
+            return Self.parse(value) == ("", value) ? value : ": " + value
+        }
+        return "\(label): \(value)"
+    }
 }
 
 /// A postal address, as vCard's ADR has it.

@@ -133,6 +133,12 @@ struct ContactFields: ParsableArguments {
             valueName: "group"))
     var group: [String] = []
 
+    /// Whether any field option was given.
+    var isChanging: Bool {
+        let single: [Any?] = [name, org, note, street, city, postalCode, country, birthday, anniversary]
+        return single.contains { $0 != nil } || !email.isEmpty || !phone.isEmpty || !group.isEmpty
+    }
+
     func apply(to contact: inout Contact, replaceLists: Bool) {
         if let name { contact.name = name }
         if replaceLists || !email.isEmpty {
@@ -196,8 +202,14 @@ struct AddCommand: AsyncParsableCommand {
 struct EditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Change fields of a contact; --email and --phone replace that whole list.",
-        discussion: "Example: contacts edit 3f2a9c1e --name \"Ada King\" --phone mobile:+1 555 0199")
+        abstract: "Change fields of a contact; --email, --phone and --group replace that whole list.",
+        discussion: """
+            Example: contacts edit 3f2a9c1e --name "Ada King" --phone mobile:+1 555 0199
+
+            With --editor, the contact opens as a text file in $VISUAL or $EDITOR (vi when neither is \
+            set). Saving checks it: a file with problems opens again with them at its top; quitting \
+            without saving, or saving an empty file, changes nothing.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The contact's ID, or the start of it.") var id: String
@@ -205,12 +217,33 @@ struct EditCommand: AsyncParsableCommand {
     @Flag(help: "Remove every email.") var clearEmails = false
     @Flag(help: "Remove every phone number.") var clearPhones = false
     @Flag(help: "Take the contact out of every group.") var clearGroups = false
+    @Flag(help: "Edit the whole contact as a text file in $VISUAL or $EDITOR.") var editor = false
     @Flag(help: "Save on this device only; sync later.") var noSync = false
+
+    func validate() throws {
+        if editor && (fields.isChanging || clearEmails || clearPhones || clearGroups) {
+            throw ValidationError("--editor edits the whole contact; leave out the other field options")
+        }
+    }
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: !noSync)
         guard var contact = try device.store.contact(try device.store.resolve(id)) else {
             throw CommandFailure(ContactError.unknownID(id).description)
+        }
+        if editor {
+            let original = contact
+            do {
+                guard let edited = try ExternalEditor().edit(original) else {
+                    print("Nothing changed.")
+                    return
+                }
+                // What sync or another command changed meanwhile stays, in the fields the edit left alone.
+                let current = try device.store.contact(original.id) ?? original
+                contact = current.applying(changesFrom: original, to: edited)
+            } catch let failure as ExternalEditor.Failure {
+                throw CommandFailure(failure.description)
+            }
         }
         fields.apply(to: &contact, replaceLists: false)
         if clearEmails { contact.emails = [] }

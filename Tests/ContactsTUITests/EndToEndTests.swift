@@ -146,10 +146,14 @@ final class EndToEnd {
         }
     }
 
-    /// Opens a terminal running the app for each of `devices`.
-    func launch(_ devices: [String], columns: Int = 100, rows: Int = 30) throws {
+    /// Opens a terminal running the app for each of `devices`, with `environment` set for it.
+    func launch(
+        _ devices: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:]
+    ) throws {
+        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(ScriptedEditor.quoted($0.value)) " }
         for device in devices {
-            sessions.append(try TmuxSession(columns: columns, rows: rows, command: app(device: device)))
+            let command = assignments.joined() + app(device: device)
+            sessions.append(try TmuxSession(columns: columns, rows: rows, command: command))
             names.append(device)
         }
     }

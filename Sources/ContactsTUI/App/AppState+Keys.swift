@@ -62,19 +62,11 @@ extension AppState {
             }
             mode = .editing(EditForm(editing: nil))
         case .edit:
-            guard let selected = list.selected else {
-                message = Message("There is no contact to edit; press a to add one.")
-                return nil
-            }
-            if let refusal = refusal(toChange: selected.book) {
-                message = refusal
-                return nil
-            }
-            guard let details, details.id == selected.id else {
-                message = Message("\(selected.name) is still loading; try again.")
-                return nil
-            }
-            mode = .editing(EditForm(editing: details))
+            guard let contact = contactToEdit() else { return nil }
+            mode = .editing(EditForm(editing: contact))
+        case .editInEditor:
+            guard let contact = contactToEdit() else { return nil }
+            return .editInEditor(contact)
         case .delete:
             guard let selected = list.selected else {
                 message = Message("There is no contact to delete.")
@@ -186,5 +178,24 @@ extension AppState {
         case .pageUp: target = scroll - page
         }
         mode = .help(scroll: max(0, min(target, overlay.maximumScroll)))
+    }
+}
+
+extension AppState {
+    /// The selected contact, when it can be edited now; otherwise nil, with a message saying why.
+    mutating func contactToEdit() -> Contact? {
+        guard let selected = list.selected else {
+            message = Message("There is no contact to edit; press a to add one.")
+            return nil
+        }
+        if let refusal = refusal(toChange: selected.book) {
+            message = refusal
+            return nil
+        }
+        guard let details, details.id == selected.id else {
+            message = Message("\(selected.name) is still loading; try again.")
+            return nil
+        }
+        return details
     }
 }

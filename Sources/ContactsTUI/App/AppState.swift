@@ -28,6 +28,8 @@ public struct AppState: Sendable {
         case add(Contact, book: RecordZone.ID?)
         /// Save the form's changes onto the contact as the store has it now.
         case update(EditForm)
+        /// Edit the contact as a text file in the person's editor, then save what changed.
+        case editInEditor(Contact)
         case delete(ContactList.Row)
         /// Send this device's changes now.
         case backUp

@@ -14,12 +14,17 @@ extension ContactsApp {
             save { (try self.device.add(contact, to: book), "added") }
         case .update(let form):
             guard let original = form.original else { return }
-            save {
-                guard let current = try self.device.store.contact(original.id) else {
-                    // Deleted on another device while the form was open: the edit wins, as in a merge.
-                    return (try self.device.add(form.contact()), "saved again (it was deleted elsewhere meanwhile)")
+            save { try self.saveEdit(of: original, to: form.contact()) }
+        case .editInEditor(let original):
+            do {
+                // The editor has the terminal until it exits; syncs go on meanwhile and report afterwards.
+                guard let edited = try terminal.handOver({ try ExternalEditor().edit(original) }) else {
+                    state.message = AppState.Message("Nothing changed in \(original.name).")
+                    return
                 }
-                return (try self.device.update(form.changes(appliedTo: current)), "saved")
+                save { try self.saveEdit(of: original, to: edited) }
+            } catch {
+                state.message = AppState.Message("\(error)", isError: true)
             }
         case .delete(let row):
             do {
@@ -43,6 +48,16 @@ extension ContactsApp {
         case .createBook, .renameBook, .removeBook, .shareBook, .unshareBook, .acceptInvitation:
             performBookAction(effect)
         }
+    }
+
+    /// Saves what an edit changed from `original` onto the contact as the store has it now (sync may have
+    /// changed other fields meanwhile).
+    private func saveEdit(of original: Contact, to edited: Contact) throws -> (contact: Contact, verb: String) {
+        guard let current = try device.store.contact(original.id) else {
+            // Deleted on another device while it was being edited: the edit wins, as in a merge.
+            return (try device.add(edited), "saved again (it was deleted elsewhere meanwhile)")
+        }
+        return (try device.update(current.applying(changesFrom: original, to: edited)), "saved")
     }
 
     /// Runs a save from the form: on success logs it, closes the form and selects the contact; on failure the

@@ -62,9 +62,9 @@ public struct EditForm: Sendable, Equatable {
     public init(editing contact: Contact?) {
         original = contact
         var slots: [(Slot, String)] = [(.name, contact?.name ?? "")]
-        for email in contact?.emails ?? [] { slots.append((.email(itemID: email.id), Self.text(of: email))) }
+        for email in contact?.emails ?? [] { slots.append((.email(itemID: email.id), email.labeledText)) }
         slots.append((.email(itemID: nil), ""))
-        for phone in contact?.phones ?? [] { slots.append((.phone(itemID: phone.id), Self.text(of: phone))) }
+        for phone in contact?.phones ?? [] { slots.append((.phone(itemID: phone.id), phone.labeledText)) }
         slots.append((.phone(itemID: nil), ""))
         let address = contact?.address ?? PostalAddress()
         slots += [
@@ -182,7 +182,7 @@ public struct EditForm: Sendable, Equatable {
         func list(_ isList: (Slot) -> Bool, value: String?) -> Int? {
             fields.indices.first { index in
                 isList(fields[index].slot) && !fields[index].input.isEmpty
-                    && (value == nil || Self.parse(fields[index].input.text).value == value)
+                    && (value == nil || LabeledValue.parse(fields[index].input.text).value == value)
             } ?? first(isList)
         }
         switch error {
@@ -204,32 +204,6 @@ public struct EditForm: Sendable, Equatable {
         }
     }
 
-    /// Applies what the form changed, and only that, to `current`: the contact as the store has it now, which
-    /// sync may have changed while the form was open. A field the user did not touch keeps its newer value.
-    public func changes(appliedTo current: Contact) throws(ContactError) -> Contact {
-        guard let original else { return try contact() }
-        let edited = try contact()
-        var result = current
-        if edited.name != original.name { result.name = edited.name }
-        if edited.emails.map(\.label) != original.emails.map(\.label)
-            || edited.emails.map(\.value) != original.emails.map(\.value)
-        {
-            result.emails = edited.emails
-        }
-        if edited.phones.map(\.label) != original.phones.map(\.label)
-            || edited.phones.map(\.value) != original.phones.map(\.value)
-        {
-            result.phones = edited.phones
-        }
-        if edited.organization != original.organization { result.organization = edited.organization }
-        if edited.address != original.address { result.address = edited.address }
-        if edited.notes != original.notes { result.notes = edited.notes }
-        if edited.birthday != original.birthday { result.birthday = edited.birthday }
-        if edited.anniversary != original.anniversary { result.anniversary = edited.anniversary }
-        if edited.groups != original.groups { result.groups = edited.groups }
-        return result
-    }
-
     private func value(of slot: Slot) -> String {
         fields.first { $0.slot == slot }?.input.text ?? ""
     }
@@ -237,7 +211,7 @@ public struct EditForm: Sendable, Equatable {
     private func items(where isList: (Slot) -> Bool, originals: [LabeledValue]) -> [LabeledValue] {
         let byID = Dictionary(originals.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         return fields.filter { isList($0.slot) }.compactMap { field in
-            let (label, value) = Self.parse(field.input.text)
+            let (label, value) = LabeledValue.parse(field.input.text)
             guard !value.isEmpty || !label.isEmpty else { return nil }
             let itemID: String? =
                 switch field.slot {
@@ -249,26 +223,5 @@ public struct EditForm: Sendable, Equatable {
             item.value = value
             return item
         }
-    }
-
-    // MARK: label: value
-
-    /// Splits `work: ada@example.org` into its label and value. Text before the first colon is the label
-    /// unless it contains `@`; a line starting with a colon has no label (`: odd:address@example.org`).
-    public static func parse(_ text: String) -> (label: String, value: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let colon = trimmed.firstIndex(of: ":") else { return ("", trimmed) }
-        let label = trimmed[..<colon]
-        guard !label.contains("@") else { return ("", trimmed) }
-        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        return (label.trimmingCharacters(in: .whitespaces), value)
-    }
-
-    /// How an item is written in the form, so that ``parse(_:)`` reads it back the same.
-    public static func text(of item: LabeledValue) -> String {
-        if item.label.isEmpty {
-            return parse(item.value) == ("", item.value) ? item.value : ": " + item.value
-        }
-        return "\(item.label): \(item.value)"
     }
 }

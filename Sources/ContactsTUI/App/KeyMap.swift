@@ -5,7 +5,7 @@ public enum KeyMap {
     public enum BrowseCommand: Sendable, Equatable {
         case down, up, pageDown, pageUp, first, last
         case search, clearSearch, nextBook, books
-        case add, edit, delete
+        case add, edit, editInEditor, delete
         case backUp, refresh
         case deleteData
         case help, quit
@@ -70,6 +70,7 @@ public enum KeyMap {
             KeyBinding([.character("a")], .add, help: "add a contact", hint: "add", hintPriority: 2),
             KeyBinding(
                 [.character("e"), .enter], .edit, help: "edit the selected contact", hint: "edit", hintPriority: 2),
+            KeyBinding([.character("E")], .editInEditor, help: "edit the selected contact in $EDITOR"),
             KeyBinding(
                 [.character("d")], .delete, help: "delete the selected contact (asks first)", hint: "delete",
                 hintPriority: 3),

@@ -85,8 +85,8 @@ extension Renderer {
             return
         }
         var entries: [LabeledText] = []
-        for email in contact.emails { entries.append(LabeledText(label: "Email", value: EditForm.text(of: email))) }
-        for phone in contact.phones { entries.append(LabeledText(label: "Phone", value: EditForm.text(of: phone))) }
+        for email in contact.emails { entries.append(LabeledText(label: "Email", value: email.labeledText)) }
+        for phone in contact.phones { entries.append(LabeledText(label: "Phone", value: phone.labeledText)) }
         if !contact.organization.isEmpty {
             entries.append(LabeledText(label: "Organisation", value: contact.organization, maxLines: 2))
         }

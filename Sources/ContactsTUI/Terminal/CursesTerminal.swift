@@ -101,6 +101,18 @@ public final class CursesTerminal {
         lastDrawn = nil
     }
 
+    /// Gives the terminal to another program (an editor) while `body` runs: the shell's modes and screen
+    /// while it runs, then curses' again, drawn whole on the next ``draw(_:)``.
+    public func handOver<T>(_ body: () throws -> T) rethrows -> T {
+        guard isActive else { return try body() }
+        _ = endwin()
+        defer {
+            _ = refresh()
+            needsFullRedraw = true
+        }
+        return try body()
+    }
+
     /// The screen's size in cells; (0, 0) when not started. Render the next grid at this size, in particular
     /// after ``Key/resize``.
     public var size: (rows: Int, columns: Int) {

@@ -143,7 +143,7 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Keys ────────────────────────────────────── 1-13 of 89 ─┐
+                ┌─ Keys ────────────────────────────────────── 1-13 of 90 ─┐
                 │ Contact list                                             │
                 │ j ↓            next contact                              │
                 │ k ↑            previous contact                          │
@@ -153,10 +153,10 @@ struct RendererSnapshotTests {
                 │ G End          last contact                              │
                 │ a              add a contact                             │
                 │ e Enter        edit the selected contact                 │
+                │ E              edit the selected contact in $EDITOR      │
                 │ d              delete the selected contact (asks first)  │
                 │ /              search all fields (email: org: tel: …)    │
                 │ Esc            clear the search                          │
-                │ f              show one book at a time, then all books   │
                 └──────────────────────────────────────────────────────────┘
                  Esc close  j scroll
                 """
