@@ -33,9 +33,46 @@ extension ContactsDevice {
                 throw ContactError.unknownID(id.uuidString)
             }
             try Self.checkWritable(zoneID, transaction.db)
-            try ContactStore.removeContact(id, transaction.db)
-            try transaction.enqueue(.record(.deleteRecord(Contact(id: id, name: "").recordID(in: zoneID))))
+            try Self.remove(id, in: zoneID, transaction)
         }
+    }
+
+    /// Merges likely duplicates into the first of `ids` (``Contact/combined(with:)``) and deletes the others,
+    /// in one transaction: synced as an edit and deletions. They must be in one book this account may
+    /// change; throws otherwise, changing nothing.
+    @discardableResult
+    public func merge(_ ids: [UUID], at date: Date = Date()) throws -> Contact {
+        guard Set(ids).count == ids.count, ids.count >= 2 else {
+            throw DeviceError("give two contacts or more to merge, each once")
+        }
+        return try write { transaction in
+            var contacts: [Contact] = []
+            var book: RecordZone.ID?
+            for id in ids {
+                guard let contact = try ContactStore.contact(id, transaction.db),
+                    let zoneID = try ContactStore.book(of: id, transaction.db)
+                else { throw ContactError.unknownID(id.uuidString) }
+                if let book, book != zoneID {
+                    throw DeviceError(
+                        "\(contact.name) is in another book than \(contacts[0].name); merge contacts of one book")
+                }
+                book = zoneID
+                contacts.append(contact)
+            }
+            let zoneID = book!
+            try Self.checkWritable(zoneID, transaction.db)
+            let merged = contacts[0].combined(with: Array(contacts.dropFirst())).stamped(against: contacts[0], at: date)
+            try ContactValidation.validate(merged)
+            try ContactStore.put(merged, in: zoneID, transaction.db)
+            try transaction.enqueue(.record(.saveRecord(merged.recordID(in: zoneID))))
+            for other in contacts.dropFirst() { try Self.remove(other.id, in: zoneID, transaction) }
+            return merged
+        }
+    }
+
+    private static func remove(_ id: UUID, in zoneID: RecordZone.ID, _ transaction: ContactStore.Transaction) throws {
+        try ContactStore.removeContact(id, transaction.db)
+        try transaction.enqueue(.record(.deleteRecord(Contact(id: id, name: "").recordID(in: zoneID))))
     }
 
     /// Saves `contact` into the book it is in, or into `book` when it is new.

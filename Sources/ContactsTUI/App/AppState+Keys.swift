@@ -23,6 +23,11 @@ extension AppState {
             if KeyMap.confirmDelete.command(for: key) == .confirm { return .delete(row) }
             message = Message("Kept \(row.name).")
             return nil
+        case .confirmingMerge(let group):
+            mode = .browsing
+            if KeyMap.confirmMerge.command(for: key) == .confirm { return .merge(group) }
+            message = Message("Kept them apart; nothing changed.")
+            return nil
         case .deletingData(var prompt):
             return deleteData(&prompt, key)
         case .help(let scroll):
@@ -67,6 +72,16 @@ extension AppState {
         case .editInEditor:
             guard let contact = contactToEdit() else { return nil }
             return .editInEditor(contact)
+        case .mergeDuplicates:
+            guard let selected = list.selected else {
+                message = Message("There is no contact to merge.")
+                return nil
+            }
+            if let refusal = refusal(toChange: selected.book) {
+                message = refusal
+                return nil
+            }
+            return .findDuplicates(selected)
         case .delete:
             guard let selected = list.selected else {
                 message = Message("There is no contact to delete.")

@@ -14,6 +14,8 @@ public struct AppState: Sendable {
         case editing(EditForm)
         /// Asking "delete this contact? [y/N]".
         case confirmingDelete(ContactList.Row)
+        /// Asking "merge these likely duplicates? [y/N]"; the first contact is kept.
+        case confirmingMerge(DuplicateGroup)
         /// Asking which data to delete (after `D`).
         case deletingData(DeleteDataPrompt)
         /// The key help, scrolled by this many lines.
@@ -31,6 +33,10 @@ public struct AppState: Sendable {
         /// Edit the contact as a text file in the person's editor, then save what changed.
         case editInEditor(Contact)
         case delete(ContactList.Row)
+        /// Look for the likely duplicates of the contact, then ask whether to merge them.
+        case findDuplicates(ContactList.Row)
+        /// Merge the contacts into the first.
+        case merge(DuplicateGroup)
         /// Send this device's changes now.
         case backUp
         /// Fetch the server's changes now.
@@ -160,6 +166,16 @@ public struct AppState: Sendable {
         details = nil
         message = Message("Saved \(name); it syncs by itself, or press b to back up now.")
         if let position = list.position(of: id) { list.select(position, viewport: layout.listRows) }
+    }
+
+    /// The likely duplicates of `row` were looked for: ask whether to merge them, with `row` first (kept).
+    public mutating func duplicatesFound(_ group: DuplicateGroup?, of row: ContactList.Row) {
+        guard var group, let index = group.contacts.firstIndex(where: { $0.id == row.id }) else {
+            message = Message("No likely duplicates of \(row.name) (same email, phone or name) in its book.")
+            return
+        }
+        group.contacts.insert(group.contacts.remove(at: index), at: 0)
+        mode = .confirmingMerge(group)
     }
 
     /// The device refused the form's contact: say why in the form.

@@ -37,6 +37,22 @@ extension ContactsApp {
             } catch {
                 state.message = AppState.Message("\(error)", isError: true)
             }
+        case .findDuplicates(let row):
+            do {
+                let group = try device.store.duplicates().first { $0.contacts.contains { $0.id == row.id } }
+                state.duplicatesFound(group, of: row)
+            } catch {
+                state.message = AppState.Message("\(error)", isError: true)
+            }
+        case .merge(let group):
+            do {
+                let merged = try device.merge(group.contacts.map(\.id))
+                logChange("merged \(group.contacts.count) contacts into", merged)
+                state.message = AppState.Message("Merged \(group.contacts.count) contacts into \(merged.name).")
+                requestReload(selecting: merged.id)
+            } catch {
+                state.message = AppState.Message("\(error)", isError: true)
+            }
         case .backUp:
             startManualSync(.send)
         case .refresh:

@@ -5,7 +5,7 @@ public enum KeyMap {
     public enum BrowseCommand: Sendable, Equatable {
         case down, up, pageDown, pageUp, first, last
         case search, clearSearch, nextBook, books
-        case add, edit, editInEditor, delete
+        case add, edit, editInEditor, delete, mergeDuplicates
         case backUp, refresh
         case deleteData
         case help, quit
@@ -74,6 +74,8 @@ public enum KeyMap {
             KeyBinding(
                 [.character("d")], .delete, help: "delete the selected contact (asks first)", hint: "delete",
                 hintPriority: 3),
+            KeyBinding(
+                [.character("M")], .mergeDuplicates, help: "merge the contact with its likely duplicates (asks)"),
             KeyBinding(
                 [.character("/")], .search, help: "search all fields (email: org: tel: …)", hint: "search",
                 hintPriority: 3),
@@ -148,6 +150,15 @@ public enum KeyMap {
                 hint: "keep it"),
         ])
 
+    public static let confirmMerge = KeyTable<ConfirmCommand>(
+        "Merge these contacts?",
+        [
+            KeyBinding([.character("y"), .character("Y")], .confirm, help: "yes, merge them", hint: "merge"),
+            KeyBinding(
+                [.character("n"), .character("N"), .escape, .enter], .cancel,
+                help: "no, keep them apart (so does any other key)", hint: "keep apart"),
+        ])
+
     public static let deleteDataPrompt = KeyTable<PromptCommand>(
         "Delete data (D)",
         [
@@ -202,6 +213,7 @@ public enum KeyMap {
             form.helpSection(unicode: unicode),
             textEditing.helpSection(unicode: unicode),
             confirmDelete.helpSection(unicode: unicode),
+            confirmMerge.helpSection(unicode: unicode),
             deleteDataPrompt.helpSection(unicode: unicode),
             books.helpSection(unicode: unicode),
             bookPrompt.helpSection(unicode: unicode),

@@ -67,6 +67,28 @@ extension Renderer {
         drawQuestion(&grid, title: "Delete contact", lines: lines, width: width, state, theme)
     }
 
+    static func drawMergeQuestion(_ grid: inout CellGrid, _ group: DuplicateGroup, _ state: AppState, _ theme: Theme) {
+        let width = min(64, state.layout.body.width - 4)
+        let inner = width - 4
+        let kept = group.contacts[0].name
+        let others = group.contacts.dropFirst().map(\.name).joined(separator: ", ")
+        var lines = TextFormatting.wrap("Merge \(kept) with \(others)?", width: inner).map {
+            ($0, CellStyle(bold: true))
+        }
+        lines += TextFormatting.wrap("They look alike: \(group.reasons.joined(separator: ", ")).", width: inner).map {
+            ($0, CellStyle.plain)
+        }
+        lines += TextFormatting.wrap(
+            "\(kept) keeps every distinct value of the others, which are deleted here now and from your other "
+                + "devices when they sync.", width: inner
+        ).map { ($0, .plain) }
+        lines.append(("", .plain))
+        lines += TextFormatting.wrap("y merges them; any other key keeps them apart. [y/N]", width: inner).map {
+            ($0, Theme.muted)
+        }
+        drawQuestion(&grid, title: "Merge duplicates", lines: lines, width: width, state, theme)
+    }
+
     static func drawDeleteDataPrompt(
         _ grid: inout CellGrid, _ prompt: DeleteDataPrompt, _ state: AppState, _ theme: Theme
     ) {

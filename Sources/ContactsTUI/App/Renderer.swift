@@ -26,6 +26,7 @@ public enum Renderer {
         case .browsing, .searching: break
         case .editing(let form): drawForm(&grid, form, state, theme)
         case .confirmingDelete(let row): drawDeleteQuestion(&grid, row, state, theme)
+        case .confirmingMerge(let group): drawMergeQuestion(&grid, group, state, theme)
         case .deletingData(let prompt): drawDeleteDataPrompt(&grid, prompt, state, theme)
         case .help(let scroll): drawHelp(&grid, scroll: scroll, state, theme)
         case .books(let panel): drawBooks(&grid, panel, state, theme)
@@ -95,6 +96,8 @@ public enum Renderer {
             drawHints(&grid, KeyMap.form.hints(unicode: unicode), in: bar)
         case .confirmingDelete:
             drawHints(&grid, KeyMap.confirmDelete.hints(unicode: unicode), in: bar)
+        case .confirmingMerge:
+            drawHints(&grid, KeyMap.confirmMerge.hints(unicode: unicode), in: bar)
         case .deletingData:
             drawHints(&grid, KeyMap.deleteDataPrompt.hints(unicode: unicode), in: bar)
         case .help:

@@ -230,4 +230,26 @@ struct KeyHandlingTests {
         #expect(state.mode == .browsing)
         #expect(Renderer.render(state).text.contains("No contacts yet."))
     }
+
+    @Test("M looks for the selected contact's duplicates, asks with it first, and merges only on y")
+    func mergeDuplicates() throws {
+        var state = Fixtures.state()
+        let ada = try #require(state.list.selected)
+        #expect(state.handle(.character("M")) == .findDuplicates(ada))
+        state.duplicatesFound(nil, of: ada)
+        #expect(state.message?.text == "No likely duplicates of Ada Lovelace (same email, phone or name) in its book.")
+        let twin = Contact(name: "Lovelace, Ada")
+        let group = DuplicateGroup(contacts: [twin, Fixtures.ada], reasons: ["same name"], book: Contact.zoneID)
+        state.duplicatesFound(group, of: ada)
+        guard case .confirmingMerge(let asked) = state.mode else {
+            Issue.record("no question: \(state.mode)")
+            return
+        }
+        #expect(asked.contacts.map(\.name) == ["Ada Lovelace", "Lovelace, Ada"], "the selected contact is kept")
+        #expect(Renderer.render(state).text.contains("Merge Ada Lovelace with Lovelace, Ada?"))
+        #expect(state.handle(.character("n")) == nil && state.mode == .browsing)
+        #expect(state.message?.text == "Kept them apart; nothing changed.")
+        state.duplicatesFound(group, of: ada)
+        #expect(state.handle(.character("y")) == .merge(asked))
+    }
 }

@@ -143,7 +143,7 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Keys ────────────────────────────────────── 1-13 of 90 ─┐
+                ┌─ Keys ────────────────────────────────────── 1-13 of 97 ─┐
                 │ Contact list                                             │
                 │ j ↓            next contact                              │
                 │ k ↑            previous contact                          │
@@ -155,8 +155,8 @@ struct RendererSnapshotTests {
                 │ e Enter        edit the selected contact                 │
                 │ E              edit the selected contact in $EDITOR      │
                 │ d              delete the selected contact (asks first)  │
-                │ /              search all fields (email: org: tel: …)    │
-                │ Esc            clear the search                          │
+                │ M              merge the contact with its likely         │
+                │                duplicates (asks)                         │
                 └──────────────────────────────────────────────────────────┘
                  Esc close  j scroll
                 """

@@ -2,12 +2,13 @@ import Foundation
 import SyncTesting
 import Testing
 
-/// The app hands its terminal to the person's editor for E, and takes it back.
+/// Actions on one contact that reach beyond the app: E hands the terminal to the person's editor and takes
+/// it back; M finds the contact's likely duplicates and merges them.
 @Suite(
-    "End to end: editing a contact in $EDITOR from the app", .serialized,
+    "End to end: editing in $EDITOR and merging duplicates from the app", .serialized,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
-struct EditorEndToEndTests {
+struct ContactActionsEndToEndTests {
     @Test("E opens the editor; a problem reopens it with the problem on top; the fix is saved; unchanged is nothing")
     func editInEditor() async throws {
         let world = try await EndToEnd(devices: [("a", "ada")])
@@ -36,5 +37,33 @@ struct EditorEndToEndTests {
         // Saved as shown: nothing changes.
         try a.send("E")
         try await world.waitFor(a, "Nothing changed in Ada Lovelace.")
+    }
+
+    @Test("M asks to merge the selected contact with its likely duplicates; y merges them into it")
+    func mergeDuplicates() async throws {
+        let world = try await EndToEnd(devices: [("a", "ada")])
+        defer { world.close() }
+        try await world.cli("a", ["add", "--name", "Ada Lovelace", "--email", "ada@example.org", "--no-sync"])
+        try await world.cli("a", ["add", "--name", "Lovelace, Ada", "--phone", "+44 20 7946 0000", "--no-sync"])
+        try await world.cli("a", ["add", "--name", "Grace Hopper", "--no-sync"])
+        try world.launch(["a"])
+        let a = world.a
+        try await world.waitFor(a, "Contacts · 3")
+        try a.send("M")
+        try await world.waitFor(a, "Merge Ada Lovelace with Lovelace, Ada?")
+        try await world.waitFor(a, "They look alike: same name.")
+        try a.send("n")
+        try await world.waitFor(a, "Kept them apart; nothing changed.")
+        try a.send("M")
+        try await world.waitFor(a, "Merge duplicates")
+        try a.send("y")
+        try await world.waitFor(a, "Merged 2 contacts into Ada Lovelace.")
+        try await world.waitFor(a, "Contacts · 2")
+        try await world.waitFor(a, "+44 20 7946 0000")
+        // Grace has no duplicate.
+        try a.send("j")
+        try await world.waitFor(a, "› Grace Hopper")
+        try a.send("M")
+        try await world.waitFor(a, "No likely duplicates of Grace Hopper")
     }
 }
