@@ -48,9 +48,13 @@ public struct ContactSearch: Sendable, Equatable {
     }
 
     let terms: [Term]
+    /// Whether a word also finds a name that has its letters in order, as an incremental search does.
+    public let isFuzzy: Bool
 
     /// A search for `query`; nil when it asks nothing (no word, or only a scope still being typed: `email:`).
-    public init?(_ query: String) {
+    /// A `fuzzy` search also finds names that have a word's letters in order, ranked last (``rank(bytes:from:to:bookName:)``).
+    public init?(_ query: String, fuzzy: Bool = false) {
+        isFuzzy = fuzzy
         terms = query.split(whereSeparator: \.isWhitespace).compactMap { raw in
             var scope: Scope?
             var text = Substring(raw)
@@ -70,7 +74,7 @@ public struct ContactSearch: Sendable, Equatable {
     /// Whether everything this search matches is among what `previous` matched, so that it need only look
     /// through those: each word the same or longer, in the same scope, and perhaps more words.
     public func narrows(_ previous: ContactSearch) -> Bool {
-        guard terms.count >= previous.terms.count else { return false }
+        guard terms.count >= previous.terms.count, isFuzzy == previous.isFuzzy else { return false }
         return zip(terms, previous.terms).allSatisfy { new, old in
             new.scope == old.scope && new.word.starts(with: old.word) && (old.digits == nil || new.digits != nil)
                 && (new.digits ?? []).starts(with: old.digits ?? [])
@@ -92,29 +96,65 @@ public struct ContactSearch: Sendable, Equatable {
     public func matches(
         bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, bookName: @autoclosure () -> String?
     ) -> Bool {
-        terms.allSatisfy { term in
-            if term.scope == .book {
-                return bookName().map { Array(Contact.folded($0).utf8).containsBytes(term.word) } ?? false
-            }
-            var segment = start
-            while segment < end {
-                var segmentEnd = segment
-                while segmentEnd < end && bytes[segmentEnd] != Tag.separator { segmentEnd += 1 }
-                if segmentEnd > segment, let needle = term.needle(in: bytes[segment]),
-                    Self.contains(bytes, from: segment + 1, to: segmentEnd, needle)
-                {
-                    return true
-                }
-                segment = segmentEnd + 1
-            }
-            return false
+        terms.allSatisfy { rank(of: $0, bytes, start, end, bookName, firstHit: true) != nil }
+    }
+
+    /// How well the search text in `bytes[start..<end]` matches, lower being better, for listing the best
+    /// first; nil when it does not. Each word adds 0 when the name starts with it, 1 when a word of the name
+    /// does, 2 when the name has it inside, 3 when another field has it, and (a fuzzy search) 4 when the
+    /// name has its letters in order ("adlv" in "Ada Lovelace").
+    public func rank(
+        bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, bookName: @autoclosure () -> String?
+    ) -> Int? {
+        var total = 0
+        for term in terms {
+            guard let rank = rank(of: term, bytes, start, end, bookName, firstHit: false) else { return nil }
+            total += rank
         }
+        return total
+    }
+
+    private func rank(
+        of term: Term, _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ bookName: () -> String?,
+        firstHit: Bool
+    ) -> Int? {
+        if term.scope == .book {
+            return bookName().map { Array(Contact.folded($0).utf8).containsBytes(term.word) } == true ? 3 : nil
+        }
+        var best: Int?
+        var segment = start
+        while segment < end {
+            var segmentEnd = segment
+            while segmentEnd < end && bytes[segmentEnd] != Tag.separator { segmentEnd += 1 }
+            if segmentEnd > segment, let needle = term.needle(in: bytes[segment]) {
+                let isName = bytes[segment] == Tag.name
+                var rank: Int?
+                if let position = Self.firstIndex(of: needle, in: bytes, from: segment + 1, to: segmentEnd) {
+                    rank = !isName ? 3 : position == segment + 1 ? 0 : bytes[position - 1] == 0x20 ? 1 : 2
+                } else if isFuzzy && isName && Self.hasInOrder(needle, bytes, from: segment + 1, to: segmentEnd) {
+                    rank = 4
+                }
+                if let rank {
+                    best = min(best ?? rank, rank)
+                    if firstHit || best == 0 { return best }
+                }
+            }
+            segment = segmentEnd + 1
+        }
+        return best
     }
 
     static func contains(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ needle: [UInt8]) -> Bool {
+        firstIndex(of: needle, in: bytes, from: start, to: end) != nil
+    }
+
+    /// Where `needle` first appears in `bytes[start..<end]`.
+    static func firstIndex(of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> Int?
+    {
         let count = needle.count
-        guard count > 0 else { return true }
-        guard end - start >= count else { return false }
+        guard count > 0 else { return start }
+        guard end - start >= count else { return nil }
         return needle.withUnsafeBufferPointer { needle in
             let first = needle[0]
             var position = start
@@ -123,12 +163,25 @@ public struct ContactSearch: Sendable, Equatable {
                 if bytes[position] == first {
                     var offset = 1
                     while offset < count && bytes[position + offset] == needle[offset] { offset += 1 }
-                    if offset == count { return true }
+                    if offset == count { return position }
                 }
                 position += 1
             }
-            return false
+            return nil
         }
+    }
+
+    /// Whether `bytes[start..<end]` has the bytes of `needle` in order, others between them allowed.
+    static func hasInOrder(_ needle: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> Bool
+    {
+        var position = start
+        for byte in needle {
+            while position < end && bytes[position] != byte { position += 1 }
+            guard position < end else { return false }
+            position += 1
+        }
+        return true
     }
 
     /// The tags of the search text's segments, one byte each, and what separates the segments.

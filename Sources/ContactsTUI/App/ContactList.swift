@@ -110,13 +110,15 @@ public struct ContactList: Sendable {
     // MARK: Searching
 
     /// Narrows the list to the contacts `query` finds (``ContactsCore/ContactSearch``: every word, anywhere
-    /// or where its scope says, case and accents aside) and selects the first match. An empty query shows
+    /// or where its scope says, case and accents aside, or a name with the word's letters in order), the best
+    /// matches first (names that start with the words, then names with a word that does, …), and selects the
+    /// first. An empty query shows
     /// every contact again, with the selected contact still selected.
     public mutating func search(_ query: String, viewport: Int) {
         guard query != self.query else { return }
         let keep = selected?.id
         self.query = query
-        guard let search = ContactSearch(query) else {
+        guard let search = ContactSearch(query, fuzzy: true) else {
             matches = bookMatches()
             matchedSearch = nil
             select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
@@ -158,7 +160,7 @@ public struct ContactList: Sendable {
 
     /// Applies the book and the search to the rows again.
     private mutating func refilter() {
-        guard let search = ContactSearch(query) else {
+        guard let search = ContactSearch(query, fuzzy: true) else {
             matches = bookMatches()
             return
         }

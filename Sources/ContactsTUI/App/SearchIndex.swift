@@ -20,13 +20,18 @@ struct SearchIndex: Sendable {
         self.starts = starts
     }
 
-    /// The positions of the contacts `search` finds, in order; only among `candidates` when given (a search
-    /// that narrows the last one looks only through its matches). `bookName` names a position's book.
+    /// The positions of the contacts `search` finds, the best matches first (``ContactsCore/ContactSearch/rank(bytes:from:to:bookName:)``),
+    /// then in list order; only among `candidates` when given (a search that narrows the last one looks only
+    /// through its matches). `bookName` names a position's book.
     func matches(_ search: ContactSearch, among candidates: [Int]? = nil, bookName: (Int) -> String?) -> [Int] {
         bytes.withUnsafeBufferPointer { bytes in
-            (candidates ?? Array(0..<(starts.count - 1))).filter { index in
-                search.matches(bytes: bytes, from: starts[index], to: starts[index + 1], bookName: bookName(index))
+            var ranked: [(rank: Int, index: Int)] = []
+            for index in candidates ?? Array(0..<(starts.count - 1)) {
+                let rank = search.rank(
+                    bytes: bytes, from: starts[index], to: starts[index + 1], bookName: bookName(index))
+                if let rank { ranked.append((rank, index)) }
             }
+            return ranked.sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }.map(\.index)
         }
     }
 }

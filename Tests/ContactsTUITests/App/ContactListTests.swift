@@ -61,4 +61,19 @@ struct ContactListTests {
         #expect(try find("book:work") == [2])
         #expect(try find("zo", among: [1, 2]) == [1])
     }
+
+    @Test("the best matches come first: the name's start, then a word's start, inside, other fields, letters in order")
+    func ranking() {
+        let names = ["Zed Lovelace", "Ada Lovelace", "Lovelace Trust", "Marlove Inc", "Lily Oswald Vega", "Bob"]
+        var rows = names.enumerated().map { ContactList.Row(id: Fixtures.id($0.offset + 1), name: $0.element) }
+        rows[5].searchText = Contact(id: rows[5].id, name: "Bob", notes: "met at the Lovelace lecture").searchText
+        var list = ContactList(rows: rows)
+        list.search("love", viewport: 10)
+        let shown = { (list: ContactList) in (0..<list.count).map { list.row(at: $0).name } }
+        #expect(
+            shown(list) == ["Lovelace Trust", "Zed Lovelace", "Ada Lovelace", "Marlove Inc", "Bob", "Lily Oswald Vega"])
+        list.search("lovel", viewport: 10)
+        #expect(shown(list) == ["Lovelace Trust", "Zed Lovelace", "Ada Lovelace", "Bob"])
+        #expect(list.selected?.name == "Lovelace Trust", "the best match is selected")
+    }
 }
