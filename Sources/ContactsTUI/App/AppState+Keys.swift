@@ -73,24 +73,10 @@ extension AppState {
             guard let contact = contactToEdit() else { return nil }
             return .editInEditor(contact)
         case .mergeDuplicates:
-            guard let selected = list.selected else {
-                message = Message("There is no contact to merge.")
-                return nil
-            }
-            if let refusal = refusal(toChange: selected.book) {
-                message = refusal
-                return nil
-            }
+            guard let selected = changeableSelection(orSay: "There is no contact to merge.") else { return nil }
             return .findDuplicates(selected)
         case .delete:
-            guard let selected = list.selected else {
-                message = Message("There is no contact to delete.")
-                return nil
-            }
-            if let refusal = refusal(toChange: selected.book) {
-                message = refusal
-                return nil
-            }
+            guard let selected = changeableSelection(orSay: "There is no contact to delete.") else { return nil }
             mode = .confirmingDelete(selected)
         case .nextBook: showNextBook()
         case .books:
@@ -197,14 +183,23 @@ extension AppState {
 }
 
 extension AppState {
-    /// The selected contact, when it can be edited now; otherwise nil, with a message saying why.
-    mutating func contactToEdit() -> Contact? {
+    /// The selected row, when its book lets this account change it; otherwise nil, with a message saying
+    /// why (`none` when nothing is selected).
+    mutating func changeableSelection(orSay none: String) -> ContactList.Row? {
         guard let selected = list.selected else {
-            message = Message("There is no contact to edit; press a to add one.")
+            message = Message(none)
             return nil
         }
         if let refusal = refusal(toChange: selected.book) {
             message = refusal
+            return nil
+        }
+        return selected
+    }
+
+    /// The selected contact, when it can be edited now; otherwise nil, with a message saying why.
+    mutating func contactToEdit() -> Contact? {
+        guard let selected = changeableSelection(orSay: "There is no contact to edit; press a to add one.") else {
             return nil
         }
         guard let details, details.id == selected.id else {
