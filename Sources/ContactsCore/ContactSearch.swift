@@ -136,7 +136,8 @@ public struct ContactSearch: Sendable, Equatable {
                 }
                 if let rank {
                     best = min(best ?? rank, rank)
-                    if firstHit || best == 0 { return best }
+                    // The name comes first: once it is looked through, no other field does better than 3.
+                    if firstHit || best! <= 3 { return best }
                 }
             }
             segment = segmentEnd + 1

@@ -376,4 +376,8 @@ public enum Setting: String, Sendable {
     case derivedAccountKey
     /// Set once the contacts that versions before encryption stored in plain have been queued to be saved encrypted.
     case encryptedFieldsMigrated
+    /// The latest edit time this device has made or seen (``EditClock``).
+    case latestEditTime
+    /// How many seconds the server's clock is ahead of this device's (``EditClock``).
+    case serverClockOffset
 }

@@ -6,24 +6,33 @@ import SyncKit
 /// A person's edits: each saved and queued for upload in one transaction.
 extension ContactsDevice {
     /// Saves a new contact locally, in `book` (the default one when nil), and queues it for upload.
-    /// Throws on invalid input, or a book this account may only read, changing nothing.
+    /// Throws on invalid input, or a book this account may only read, changing nothing. Edit times come
+    /// from ``EditClock``, `date` (this device's clock when nil) being what the device's clock says.
     @discardableResult
-    public func add(_ contact: Contact, to book: RecordZone.ID? = nil, at date: Date = Date()) throws -> Contact {
-        let contact = contact.stamped(against: nil, at: date)
+    public func add(_ contact: Contact, to book: RecordZone.ID? = nil, at date: Date? = nil) throws -> Contact {
         try ContactValidation.validate(contact)
-        try save(contact, in: book ?? Contact.zoneID)
-        return contact
+        let now = date ?? options.clock()
+        return try write { transaction in
+            let contact = contact.stamped(against: nil, at: try EditClock.stamp(now: now, transaction.db))
+            try Self.save(contact, in: book ?? Contact.zoneID, transaction)
+            return contact
+        }
     }
 
     /// Saves an edited contact; fields that differ from the stored one get a new edit time.
     @discardableResult
-    public func update(_ contact: Contact, at date: Date = Date()) throws -> Contact {
-        guard let old = try store.contact(contact.id) else { throw ContactError.unknownID(contact.id.uuidString) }
-        let contact = contact.stamped(against: old, at: date)
+    public func update(_ contact: Contact, at date: Date? = nil) throws -> Contact {
         try ContactValidation.validate(contact)
-        if contact == old { return old }
-        try save(contact, in: nil)
-        return contact
+        let now = date ?? options.clock()
+        return try write { transaction in
+            guard let old = try ContactStore.contact(contact.id, transaction.db) else {
+                throw ContactError.unknownID(contact.id.uuidString)
+            }
+            if contact.sameContent(as: old) { return old }
+            let stamped = contact.stamped(against: old, at: try EditClock.stamp(now: now, transaction.db))
+            try Self.save(stamped, in: nil, transaction)
+            return stamped
+        }
     }
 
     /// Deletes a contact here and queues the deletion. Throws for an unknown ID, changing nothing.
@@ -41,10 +50,11 @@ extension ContactsDevice {
     /// in one transaction: synced as an edit and deletions. They must be in one book this account may
     /// change; throws otherwise, changing nothing.
     @discardableResult
-    public func merge(_ ids: [UUID], at date: Date = Date()) throws -> Contact {
+    public func merge(_ ids: [UUID], at date: Date? = nil) throws -> Contact {
         guard Set(ids).count == ids.count, ids.count >= 2 else {
             throw DeviceError("give two contacts or more to merge, each once")
         }
+        let now = date ?? options.clock()
         return try write { transaction in
             var contacts: [Contact] = []
             var book: RecordZone.ID?
@@ -61,7 +71,8 @@ extension ContactsDevice {
             }
             let zoneID = book!
             try Self.checkWritable(zoneID, transaction.db)
-            let merged = contacts[0].combined(with: Array(contacts.dropFirst())).stamped(against: contacts[0], at: date)
+            let time = try EditClock.stamp(now: now, transaction.db)
+            let merged = contacts[0].combined(with: Array(contacts.dropFirst())).stamped(against: contacts[0], at: time)
             try ContactValidation.validate(merged)
             try ContactStore.put(merged, in: zoneID, transaction.db)
             try transaction.enqueue(.record(.saveRecord(merged.recordID(in: zoneID))))
@@ -76,13 +87,13 @@ extension ContactsDevice {
     }
 
     /// Saves `contact` into the book it is in, or into `book` when it is new.
-    private func save(_ contact: Contact, in book: RecordZone.ID?) throws {
-        try write { transaction in
-            let zoneID = try ContactStore.book(of: contact.id, transaction.db) ?? book ?? Contact.zoneID
-            try Self.checkWritable(zoneID, transaction.db)
-            try ContactStore.put(contact, in: zoneID, transaction.db)
-            try transaction.enqueue(.record(.saveRecord(contact.recordID(in: zoneID))))
-        }
+    private static func save(_ contact: Contact, in book: RecordZone.ID?, _ transaction: ContactStore.Transaction)
+        throws
+    {
+        let zoneID = try ContactStore.book(of: contact.id, transaction.db) ?? book ?? Contact.zoneID
+        try checkWritable(zoneID, transaction.db)
+        try ContactStore.put(contact, in: zoneID, transaction.db)
+        try transaction.enqueue(.record(.saveRecord(contact.recordID(in: zoneID))))
     }
 
     /// Refuses a change to a book this account may only read (the server would refuse it), or one

@@ -9,11 +9,18 @@ extension ContactsDevice {
     func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) throws {
         fetchedCount.withLock { $0 += changes.modifications.count + changes.deletions.count }
         let userRecordName = try store.setting(.userRecordName)
+        let now = options.clock()
+        let serverDate = changes.modifications.compactMap(\.record.value.modificationDate).max()
         let problems = try write { transaction in
+            if let serverDate { try EditClock.learnLowerBound(serverDate: serverDate, now: now, transaction.db) }
+            var latestEdit = Date.distantPast
             for modification in changes.modifications {
                 let record = modification.record.value
                 switch record.recordType {
-                case Contact.recordType: try Self.merge(serverRecord: record, transaction)
+                case Contact.recordType:
+                    if let edited = try Self.merge(serverRecord: record, transaction) {
+                        latestEdit = max(latestEdit, edited)
+                    }
                 case AddressBook.recordType: try Self.mergeBook(serverRecord: record, transaction)
                 case Share.recordType:
                     try Self.applyShare(record, zoneID: record.recordID.zoneID, me: userRecordName, transaction)
@@ -35,6 +42,7 @@ extension ContactsDevice {
                 try ContactStore.removeContact(id, transaction.db)
                 try transaction.settle(.record(.deleteRecord(deletion.recordID)))
             }
+            try EditClock.observe(latestEdit, now: now, transaction.db)
             return transaction.problems
         }
         for problem in problems { announce(.failure(problem, date: Date())) }
@@ -67,17 +75,19 @@ extension ContactsDevice {
     }
 
     /// Merges a server record into the local contact: the merge is queued to be saved when it differs
-    /// from the server's, and a pending change the server already reflects is settled.
-    static func merge(serverRecord: SyncCore.RecordValue, _ transaction: ContactStore.Transaction) throws {
+    /// from the server's, and a pending change the server already reflects is settled. Returns the
+    /// latest edit time of the server's contact, when it was read (for ``EditClock``).
+    @discardableResult
+    static func merge(serverRecord: SyncCore.RecordValue, _ transaction: ContactStore.Transaction) throws -> Date? {
         let db = transaction.db
         let recordID = serverRecord.recordID
         // The last known server record's change tag; nil when there is no last known server record.
         let knownTag = try ContactStore.serverChangeTag(recordID.recordName, db)
         if let tag = serverRecord.recordChangeTag, knownTag == .some(tag), !Contact.hasPlainFields(serverRecord) {
             // This device holds this version already (it saved it, or fetched it before): nothing to merge.
-            return
+            return nil
         }
-        guard let remote = try? Contact(record: serverRecord) else { return }
+        guard let remote = try? Contact(record: serverRecord) else { return nil }
         let id = remote.id
         let pending = try transaction.pendingKind(of: recordID)
         // Read only when needed: a contact new to this device (a first download) has none. (The store
@@ -89,14 +99,14 @@ extension ContactsDevice {
             if pending == .delete {
                 // Deleted here. The same version coming back keeps it deleted; a newer edit
                 // made elsewhere wins over the delete (an edit is never lost silently).
-                if try known()?.recordChangeTag == serverRecord.recordChangeTag { return }
+                if try known()?.recordChangeTag == serverRecord.recordChangeTag { return remote.lastModified }
                 try transaction.settle(.record(.deleteRecord(recordID)))
             }
             try ContactStore.put(remote, in: recordID.zoneID, db)
             try ContactStore.putServerRecord(serverRecord, for: id, db)
             // Written by a version before encryption: saved again, encrypted.
             if Contact.hasPlainFields(serverRecord) { try transaction.enqueue(.record(.saveRecord(recordID))) }
-            return
+            return remote.lastModified
         }
         if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {
             // Two books hold a contact of the same ID (one vCard file imported into both): the one this
@@ -104,7 +114,7 @@ extension ContactsDevice {
             transaction.problems.append(
                 "contact \(id.uuidString) is in two books (\(book.zoneName), \(recordID.zoneID.zoneName)); this device keeps the one it had"
             )
-            return
+            return nil
         }
         let base = try known().flatMap { try? Contact(record: $0) }
         let merged = ContactMerge.merge(base: base, local: local, remote: remote)
@@ -115,6 +125,7 @@ extension ContactsDevice {
         } else {
             try transaction.enqueue(.record(.saveRecord(recordID)))
         }
+        return remote.lastModified
     }
 
     /// A book's name from its record: the newer name wins, unless this device renamed the book and has

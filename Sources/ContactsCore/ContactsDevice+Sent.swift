@@ -8,6 +8,7 @@ import Synchronization
 /// records and settle the versions that were sent; failures are fixed and queued again.
 extension ContactsDevice {
     func applySent(_ sent: SyncEngine.Event.SentRecordZoneChanges) throws {
+        let now = options.clock()
         // A confirmation settles the outbox versions that were in the batch; an edit made since stays queued.
         let answered =
             sent.savedRecords.map { SyncEngine.PendingRecordZoneChange.saveRecord($0.recordID) }
@@ -27,6 +28,10 @@ extension ContactsDevice {
         let changed = try write { transaction in
             let db = transaction.db
             var changed = false
+            // The server dated the records it saved just now: how far this device's clock is from it.
+            if let serverDate = sent.savedRecords.compactMap(\.value.modificationDate).max() {
+                try EditClock.learnOffset(serverDate: serverDate, now: now, db)
+            }
             for record in sent.savedRecords {
                 try Self.putServerRecord(record.value, for: record.recordID, db)
                 let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
@@ -47,7 +52,9 @@ extension ContactsDevice {
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .serverRecordChanged:
                     if let serverRecord = failure.error.serverRecordValue {
-                        try Self.merge(serverRecord: serverRecord, transaction)
+                        if let edited = try Self.merge(serverRecord: serverRecord, transaction) {
+                            try EditClock.observe(edited, now: now, db)
+                        }
                         changed = true
                     }
                 case .zoneNotFound where recordID.zoneID.ownerName != RecordZone.ID.defaultOwnerName:

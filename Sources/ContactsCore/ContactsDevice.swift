@@ -18,16 +18,19 @@ public final class ContactsDevice: Sendable {
         /// How costly the account key's derivation is when this device is the account's first to
         /// encrypt (tests pass cheap parameters; every other device uses the account's).
         public var keyDerivation: ScryptParameters
+        /// This device's clock (tests give devices clocks that run ahead or behind).
+        public var clock: @Sendable () -> Date
 
         public init(
             dataDirectory: String, deviceName: String, serverURL: URL, automaticallySync: Bool,
-            keyDerivation: ScryptParameters = .default
+            keyDerivation: ScryptParameters = .default, clock: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.dataDirectory = dataDirectory
             self.deviceName = deviceName
             self.serverURL = serverURL
             self.automaticallySync = automaticallySync
             self.keyDerivation = keyDerivation
+            self.clock = clock
         }
     }
 

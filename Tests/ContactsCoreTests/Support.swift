@@ -1,6 +1,7 @@
 import ContactsCore
 import Foundation
 import SyncCrypto
+import SyncServer
 import SyncTesting
 
 /// A fresh data directory, removed after `body`.
@@ -11,16 +12,20 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
     return try await body(path)
 }
 
-/// `count` devices of one account, each its own SQLite file, syncing through a real server over loopback.
+/// `count` devices of one account, each its own SQLite file, syncing through a real server over loopback;
+/// device `i` reads the time from `clocks[i]` when given.
 func withContactsDevices(
-    _ count: Int = 2, _ body: (TestServer, String, [ContactsDevice]) async throws -> Void
+    _ count: Int = 2, configuration: SyncServerConfiguration = .testing, clocks: [@Sendable () -> Date] = [],
+    _ body: (TestServer, String, [ContactsDevice]) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start()
+    let server = try await TestServer.start(configuration: configuration)
     do {
         try await withTemporaryDirectory { directory in
             var devices: [ContactsDevice] = []
             for index in 0..<count {
-                let device = try openDevice("device-\(index)", directory: directory, server: server)
+                var clock: @Sendable () -> Date = { Date() }
+                if index < clocks.count { clock = clocks[index] }
+                let device = try openDevice("device-\(index)", directory: directory, server: server, clock: clock)
                 if index == 0 {
                     try await device.signUp(
                         username: "ada", password: "correct horse battery", passphrase: testPassphrase)
@@ -45,11 +50,13 @@ let testPassphrase = "orbit maple quiet lantern"
 /// Cheap scrypt parameters: a debug build derives the default ones in about a second.
 let cheapKeyDerivation = try! ScryptParameters(costN: 1 << 10, blockSizeR: 8, parallelismP: 1)
 
-func openDevice(_ name: String, directory: String, server: TestServer) throws -> ContactsDevice {
+func openDevice(
+    _ name: String, directory: String, server: TestServer, clock: @escaping @Sendable () -> Date = { Date() }
+) throws -> ContactsDevice {
     try ContactsDevice(
         .init(
             dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
-            automaticallySync: false, keyDerivation: cheapKeyDerivation))
+            automaticallySync: false, keyDerivation: cheapKeyDerivation, clock: clock))
 }
 
 extension ContactsDevice {
@@ -64,7 +71,8 @@ extension ContactsDevice {
         return contact
     }
 
-    func edit(_ name: String, at date: Date = Date(), _ change: (inout Contact) -> Void) throws {
+    /// Edits the contact named `name`, at `date` by this device's clock (its own clock when nil).
+    func edit(_ name: String, at date: Date? = nil, _ change: (inout Contact) -> Void) throws {
         var contact = try self.contact(named: name)
         change(&contact)
         try update(contact, at: date)

@@ -25,13 +25,15 @@ struct SearchIndex: Sendable {
     /// through its matches). `bookName` names a position's book.
     func matches(_ search: ContactSearch, among candidates: [Int]? = nil, bookName: (Int) -> String?) -> [Int] {
         bytes.withUnsafeBufferPointer { bytes in
-            var ranked: [(rank: Int, index: Int)] = []
+            // Rank and position in one integer, so that sorting compares integers.
+            var ranked: [Int] = []
             for index in candidates ?? Array(0..<(starts.count - 1)) {
                 let rank = search.rank(
                     bytes: bytes, from: starts[index], to: starts[index + 1], bookName: bookName(index))
-                if let rank { ranked.append((rank, index)) }
+                if let rank { ranked.append(rank << 32 | index) }
             }
-            return ranked.sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }.map(\.index)
+            ranked.sort()
+            return ranked.map { $0 & 0xFFFF_FFFF }
         }
     }
 }

@@ -59,7 +59,7 @@ extension DatabaseRoutes {
     /// Leaves the share of a zone shared with `user`, and tells whoever can see it.
     private func leave(_ zoneID: RecordZone.ID, user: String, device: String?) async throws {
         guard let share = try await store.share(owner: zoneID.ownerName, zoneName: zoneID.zoneName) else { return }
-        _ = try await store.updateShare(token: share.token, actor: user, now: Date()) {
+        _ = try await store.updateShare(token: share.token, actor: user, now: configuration.clock.now()) {
             try ShareRules.left($0, by: user)
         }
         await audience.notify(owner: zoneID.ownerName, zoneNames: [zoneID.zoneName], by: user, device: device)
@@ -127,7 +127,7 @@ extension DatabaseRoutes {
             allowed.clientRequestID = modification.clientRequestID.map { "\(user)/\($0)" }
             let outcome = try await store.modifyRecords(
                 owner: owner, modifier: user, writer: Self.participantWriter(writer, user: user), request: allowed,
-                limits: limits, now: Date())
+                limits: limits, now: configuration.clock.now())
             let written = try JSONReader.decode(ModifyRecordsResponse.self, from: Data(outcome.responseBody))
             // The store answers with the record IDs as sent, which name the zone as the participant does.
             response.savedRecords = written.savedRecords

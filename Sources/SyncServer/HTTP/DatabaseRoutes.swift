@@ -70,7 +70,7 @@ struct DatabaseRoutes {
         let outcome = try await store.modifyZones(
             owner: user,
             saves: modification.saves.map { StoredZone(zoneName: $0.zoneID.zoneName, encryptionKey: $0.encryptionKey) },
-            deletes: modification.deletes.map(\.zoneName), now: Date())
+            deletes: modification.deletes.map(\.zoneName), now: configuration.clock.now())
         if outcome.changed {
             await pushHub.notify(user: user, scope: .private, excludingDevice: device)
             for participant in losing.sorted() {
@@ -128,7 +128,8 @@ struct DatabaseRoutes {
             )
         }
         let outcome = try await store.modifyRecords(
-            owner: user, modifier: user, writer: writer, request: modification, limits: limits, now: Date())
+            owner: user, modifier: user, writer: writer, request: modification, limits: limits,
+            now: configuration.clock.now())
         if outcome.changed {
             let zones = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.zoneName))
             await audience.notify(owner: user, zoneNames: zones, by: user, device: device)
