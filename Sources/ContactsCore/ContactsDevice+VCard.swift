@@ -96,8 +96,10 @@ extension ContactsDevice {
     /// updates it (keeping the edit times of the fields it does not change).
     func saveImported(_ contacts: [Contact], into book: RecordZone.ID) throws -> (added: Int, updated: Int) {
         guard !contacts.isEmpty else { return (0, 0) }
+        let now = options.clock()
         let updated = try write { transaction in
             let db = transaction.db
+            let time = try EditClock.stamp(now: now, db)
             var updated = 0
             for contact in contacts {
                 let stamped: Contact
@@ -108,10 +110,10 @@ extension ContactsDevice {
                 if let old {
                     var merged = contact
                     merged.modified = old.modified
-                    stamped = merged.stamped(against: old)
+                    stamped = merged.stamped(against: old, at: time)
                     updated += 1
                 } else {
-                    stamped = contact.stamped(against: nil)
+                    stamped = contact.stamped(against: nil, at: time)
                 }
                 try ContactStore.put(stamped, in: zoneID, db)
                 try transaction.enqueue(.record(.saveRecord(stamped.recordID(in: zoneID))))
