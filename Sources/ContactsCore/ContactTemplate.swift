@@ -226,19 +226,17 @@ public enum ContactTemplate {
         func first(_ key: Key, where matches: (String) -> Bool = { _ in true }) -> Int? {
             values[key]?.first { matches($0.text) }?.line ?? values[key]?.first?.line
         }
-        switch error {
-        case .emptyName: return first(.name)
-        case .invalidEmail(let value): return first(.email) { LabeledValue.parse($0).value == value }
-        case .invalidPhone(let value): return first(.phone) { LabeledValue.parse($0).value == value }
-        case .tooLong(let field, _), .controlCharacters(let field):
-            let keys: [String: Key] = [
-                "name": .name, "organisation": .organization, "note": .notes, "street": .street, "city": .city,
-                "region": .region, "postal code": .postalCode, "country": .country, "group": .groups,
-                "list of groups": .groups, "list of emails": .email, "list of phones": .phone,
-                "email": .email, "email label": .email, "phone": .phone, "phone label": .phone,
+        switch error.subject {
+        case .email(let value): return first(.email) { value == nil || LabeledValue.parse($0).value == value }
+        case .phone(let value): return first(.phone) { value == nil || LabeledValue.parse($0).value == value }
+        case let subject?:
+            let keys: [ContactError.Subject: Key] = [
+                .name: .name, .organization: .organization, .street: .street, .city: .city, .region: .region,
+                .postalCode: .postalCode, .country: .country, .notes: .notes, .groups: .groups,
+                .birthday: .birthday, .anniversary: .anniversary,
             ]
-            return keys[field].flatMap { first($0) }
-        default: return nil
+            return keys[subject].flatMap { first($0) }
+        case nil: return nil
         }
     }
 }

@@ -185,22 +185,17 @@ public struct EditForm: Sendable, Equatable {
                     && (value == nil || LabeledValue.parse(fields[index].input.text).value == value)
             } ?? first(isList)
         }
-        switch error {
-        case .emptyName: return first { $0 == .name }
-        case .invalidEmail(let value): return list(\.isEmail, value: value)
-        case .invalidPhone(let value): return list(\.isPhone, value: value)
-        case .invalidDate(let field, _): return first { $0 == (field == "birthday" ? .birthday : .anniversary) }
-        case .tooLong(let field, _), .controlCharacters(let field):
-            let slots: [String: Slot] = [
-                "name": .name, "organisation": .organization, "note": .notes, "street": .street, "city": .city,
-                "region": .region, "postal code": .postalCode, "country": .country, "group": .groups,
-                "list of groups": .groups,
+        switch error.subject {
+        case .email(let value): return list(\.isEmail, value: value)
+        case .phone(let value): return list(\.isPhone, value: value)
+        case let subject?:
+            let slots: [ContactError.Subject: Slot] = [
+                .name: .name, .organization: .organization, .street: .street, .city: .city, .region: .region,
+                .postalCode: .postalCode, .country: .country, .notes: .notes, .groups: .groups,
+                .birthday: .birthday, .anniversary: .anniversary,
             ]
-            if let slot = slots[field] { return first { $0 == slot } }
-            if field.contains("email") { return list(\.isEmail, value: nil) }
-            if field.contains("phone") { return list(\.isPhone, value: nil) }
-            return nil
-        default: return nil
+            return slots[subject].flatMap { slot in first { $0 == slot } }
+        case nil: return nil
         }
     }
 
