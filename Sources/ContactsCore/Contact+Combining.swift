@@ -47,6 +47,11 @@ extension Contact {
 
     /// A phone number as its last nine digits: "+44 20 7946 0000" and "020 7946 0000" are one number.
     static func phoneKey(_ number: String) -> String {
-        String(number.filter { $0.isASCII && $0.isNumber }.suffix(9))
+        String(phoneDigits(number).suffix(9))
+    }
+
+    /// A phone number's digits, as a search matches them: "+1 (555) 010-0199" is "15550100199".
+    static func phoneDigits(_ number: String) -> String {
+        String(number.unicodeScalars.filter { ("0"..."9").contains($0) })
     }
 }

@@ -145,10 +145,6 @@ public struct ContactSearch: Sendable, Equatable {
         return best
     }
 
-    static func contains(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ needle: [UInt8]) -> Bool {
-        firstIndex(of: needle, in: bytes, from: start, to: end) != nil
-    }
-
     /// Where `needle` first appears in `bytes[start..<end]`.
     static func firstIndex(of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
         -> Int?
@@ -218,7 +214,7 @@ extension Contact {
         var segments: [(UInt8, String)] = [(Tag.name, name)]
         segments += emails.map { (Tag.email, $0.value) }
         if !organization.isEmpty { segments.append((Tag.organization, organization)) }
-        segments += phones.map { (Tag.phone, String($0.value.unicodeScalars.filter { ("0"..."9").contains($0) })) }
+        segments += phones.map { (Tag.phone, Self.phoneDigits($0.value)) }
         segments += groups.map { (Tag.group, $0) }
         if !address.isEmpty { segments.append((Tag.address, address.singleLine)) }
         if !notes.isEmpty { segments.append((Tag.notes, String(notes.prefix(Self.searchedNotes)))) }
@@ -242,7 +238,7 @@ extension Contact {
 extension Array where Element == UInt8 {
     /// Whether `needle` appears in this array.
     fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
-        withUnsafeBufferPointer { ContactSearch.contains($0, from: 0, to: count, needle) }
+        withUnsafeBufferPointer { ContactSearch.firstIndex(of: needle, in: $0, from: 0, to: count) != nil }
     }
 }
 

@@ -69,14 +69,12 @@ extension ContactsDevice {
                 book = zoneID
                 contacts.append(contact)
             }
-            let zoneID = book!
-            try Self.checkWritable(zoneID, transaction.db)
             let time = try EditClock.stamp(now: now, transaction.db)
             let merged = contacts[0].combined(with: Array(contacts.dropFirst())).stamped(against: contacts[0], at: time)
             try ContactValidation.validate(merged)
-            try ContactStore.put(merged, in: zoneID, transaction.db)
-            try transaction.enqueue(.record(.saveRecord(merged.recordID(in: zoneID))))
-            for other in contacts.dropFirst() { try Self.remove(other.id, in: zoneID, transaction) }
+            // Into the book they are in, if this account may change it.
+            try Self.save(merged, in: nil, transaction)
+            for other in contacts.dropFirst() { try Self.remove(other.id, in: book!, transaction) }
             return merged
         }
     }
