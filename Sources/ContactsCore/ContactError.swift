@@ -158,30 +158,23 @@ extension String {
 }
 
 extension ContactError {
-    /// What part of a contact an input error is about, for a form or a file to point at it.
-    public enum Subject: Sendable, Hashable {
-        case name, organization, street, city, region, postalCode, country, notes, groups, birthday, anniversary
-        /// An email; the value at fault when one is.
-        case email(String?)
-        case phone(String?)
-    }
-
-    /// What part of the contact the error is about; nil for errors that are not about input.
-    public var subject: Subject? {
+    /// What part of a contact an input error is about, for a form or a file to point at it, and for an
+    /// email or a phone the value at fault when one is; nil for errors that are not about input.
+    public var subject: (part: ContactPart, value: String?)? {
         switch self {
-        case .emptyName: return .name
-        case .invalidEmail(let value): return .email(value)
-        case .invalidPhone(let value): return .phone(value)
-        case .invalidDate(let field, _): return field == "birthday" ? .birthday : .anniversary
+        case .emptyName: return (.name, nil)
+        case .invalidEmail(let value): return (.email, value)
+        case .invalidPhone(let value): return (.phone, value)
+        case .invalidDate(let field, _): return (field == "birthday" ? .birthday : .anniversary, nil)
         case .tooLong(let field, _), .controlCharacters(let field):
-            let subjects: [String: Subject] = [
+            let parts: [String: ContactPart] = [
                 "name": .name, "organisation": .organization, "note": .notes, "street": .street, "city": .city,
                 "region": .region, "postal code": .postalCode, "country": .country, "group": .groups,
                 "list of groups": .groups,
             ]
-            if let subject = subjects[field] { return subject }
-            if field.contains("email") { return .email(nil) }
-            if field.contains("phone") { return .phone(nil) }
+            if let part = parts[field] { return (part, nil) }
+            if field.contains("email") { return (.email, nil) }
+            if field.contains("phone") { return (.phone, nil) }
             return nil
         default: return nil
         }

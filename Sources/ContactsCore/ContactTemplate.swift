@@ -18,37 +18,7 @@ public enum ContactTemplate {
         public var description: String { line.map { "line \($0): \(message)" } ?? message }
     }
 
-    enum Key: String, CaseIterable {
-        case name = "Name"
-        case organization = "Organisation"
-        case email = "Email"
-        case phone = "Phone"
-        case birthday = "Birthday"
-        case anniversary = "Anniversary"
-        case groups = "Groups"
-        case street = "Street"
-        case city = "City"
-        case region = "Region"
-        case postalCode = "Postal code"
-        case country = "Country"
-        case notes = "Notes"
-
-        /// Whether the value may go on over indented lines.
-        var isMultiline: Bool { self == .notes || self == .street }
-        /// Whether the key may be written more than once.
-        var isRepeated: Bool { self == .email || self == .phone }
-
-        /// The key a person wrote, letter case and the American spelling aside.
-        init?(written: String) {
-            let folded = written.trimmingCharacters(in: .whitespaces).lowercased()
-            if folded == "organization" || folded == "org" {
-                self = .organization
-                return
-            }
-            guard let key = Self.allCases.first(where: { $0.rawValue.lowercased() == folded }) else { return nil }
-            self = key
-        }
-    }
+    typealias Key = ContactPart
 
     static let problemPrefix = "# ✖ "
 
@@ -69,21 +39,15 @@ public enum ContactTemplate {
             lines.append("\(key.rawValue): \(parts.first ?? "")")
             lines += parts.dropFirst().map { "  " + $0 }
         }
-        put(.name, contact.name)
-        put(.organization, contact.organization)
-        for email in contact.emails { put(.email, email.labeledText) }
-        if contact.emails.isEmpty { put(.email, "") }
-        for phone in contact.phones { put(.phone, phone.labeledText) }
-        if contact.phones.isEmpty { put(.phone, "") }
-        put(.birthday, contact.birthday?.description ?? "")
-        put(.anniversary, contact.anniversary?.description ?? "")
-        put(.groups, contact.groups.joined(separator: ", "))
-        put(.street, contact.address.street)
-        put(.city, contact.address.city)
-        put(.region, contact.address.region)
-        put(.postalCode, contact.address.postalCode)
-        put(.country, contact.address.country)
-        put(.notes, contact.notes)
+        for key in Key.allCases {
+            guard key.isList else {
+                put(key, key.text(of: contact))
+                continue
+            }
+            let items = key.items(of: contact)
+            for item in items { put(key, item.labeledText) }
+            if items.isEmpty { put(key, "") }
+        }
         return header + lines.joined(separator: "\n") + "\n"
     }
 
@@ -148,7 +112,7 @@ public enum ContactTemplate {
                     ))
                 continue
             }
-            if !key.isRepeated, let first = values[key]?.first {
+            if !key.isList, let first = values[key]?.first {
                 problems.append(
                     Problem(
                         line: number, message: "\(key.rawValue) is given twice (first on line \(first.line)); keep one")
@@ -159,27 +123,16 @@ public enum ContactTemplate {
                 (number, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             current = (key, values[key]!.count - 1)
         }
-        func value(_ key: Key) -> String {
-            Contact.trimmed(values[key]?.first?.text ?? "")
-        }
         var contact = original
-        contact.name = value(.name)
-        contact.organization = value(.organization)
-        contact.emails = items(values[.email] ?? [], originals: original.emails)
-        contact.phones = items(values[.phone] ?? [], originals: original.phones)
-        for (key, field) in [(Key.birthday, "birthday"), (.anniversary, "anniversary")] {
+        for key in Key.allCases where !key.isList {
             do {
-                let date = try ContactDate.typed(value(key), field: field)
-                if key == .birthday { contact.birthday = date } else { contact.anniversary = date }
+                try key.set(Contact.trimmed(values[key]?.first?.text ?? ""), on: &contact)
             } catch {
                 problems.append(Problem(line: values[key]?.first?.line, message: error.description))
             }
         }
-        contact.groups = Contact.groupList(value(.groups).split(separator: ",").map(String.init))
-        contact.address = PostalAddress(
-            street: value(.street), city: value(.city), region: value(.region), postalCode: value(.postalCode),
-            country: value(.country))
-        contact.notes = value(.notes)
+        contact.emails = items(values[.email] ?? [], originals: original.emails)
+        contact.phones = items(values[.phone] ?? [], originals: original.phones)
         if problems.isEmpty {
             do {
                 try ContactValidation.validate(contact)
@@ -223,20 +176,24 @@ public enum ContactTemplate {
 
     /// The line a validation error is about, when the file has it.
     private static func line(of error: ContactError, in values: [Key: [(line: Int, text: String)]]) -> Int? {
-        func first(_ key: Key, where matches: (String) -> Bool = { _ in true }) -> Int? {
-            values[key]?.first { matches($0.text) }?.line ?? values[key]?.first?.line
+        guard let (key, value) = error.subject else { return nil }
+        let lines = values[key] ?? []
+        return (lines.first { value == nil || LabeledValue.parse($0.text).value == value } ?? lines.first)?.line
+    }
+}
+
+extension ContactPart {
+    /// Whether the value may go on over indented lines in the editor's file.
+    fileprivate var isMultiline: Bool { self == .notes || self == .street }
+
+    /// The part a person named in the editor's file, letter case and the American spelling aside.
+    fileprivate init?(written: String) {
+        let folded = written.trimmingCharacters(in: .whitespaces).lowercased()
+        if folded == "organization" || folded == "org" {
+            self = .organization
+            return
         }
-        switch error.subject {
-        case .email(let value): return first(.email) { value == nil || LabeledValue.parse($0).value == value }
-        case .phone(let value): return first(.phone) { value == nil || LabeledValue.parse($0).value == value }
-        case let subject?:
-            let keys: [ContactError.Subject: Key] = [
-                .name: .name, .organization: .organization, .street: .street, .city: .city, .region: .region,
-                .postalCode: .postalCode, .country: .country, .notes: .notes, .groups: .groups,
-                .birthday: .birthday, .anniversary: .anniversary,
-            ]
-            return keys[subject].flatMap { first($0) }
-        case nil: return nil
-        }
+        guard let part = Self.allCases.first(where: { $0.rawValue.lowercased() == folded }) else { return nil }
+        self = part
     }
 }

@@ -15,27 +15,30 @@ public struct EditForm: Sendable, Equatable {
         case phone(itemID: String?)
         case organization, birthday, anniversary, groups, street, city, region, postalCode, country, notes
 
-        /// The label shown before the field.
-        public var label: String {
+        /// The part of the contact it edits.
+        public var part: ContactPart {
             switch self {
-            case .name: "Name"
-            case .email: "Email"
-            case .phone: "Phone"
-            case .organization: "Organisation"
-            case .birthday: "Birthday"
-            case .anniversary: "Anniversary"
-            case .groups: "Groups"
-            case .street: "Street"
-            case .city: "City"
-            case .region: "Region"
-            case .postalCode: "Postal code"
-            case .country: "Country"
-            case .notes: "Notes"
+            case .name: .name
+            case .email: .email
+            case .phone: .phone
+            case .organization: .organization
+            case .birthday: .birthday
+            case .anniversary: .anniversary
+            case .groups: .groups
+            case .street: .street
+            case .city: .city
+            case .region: .region
+            case .postalCode: .postalCode
+            case .country: .country
+            case .notes: .notes
             }
         }
 
-        var isEmail: Bool { if case .email = self { true } else { false } }
-        var isPhone: Bool { if case .phone = self { true } else { false } }
+        /// The label shown before the field.
+        public var label: String { part.rawValue }
+
+        var isEmail: Bool { part == .email }
+        var isPhone: Bool { part == .phone }
     }
 
     /// One line of the form.
@@ -61,19 +64,16 @@ public struct EditForm: Sendable, Equatable {
     /// A form for `contact`, or an empty one for a new contact.
     public init(editing contact: Contact?) {
         original = contact
-        var slots: [(Slot, String)] = [(.name, contact?.name ?? "")]
+        func text(_ slot: Slot) -> (Slot, String) { (slot, contact.map(slot.part.text(of:)) ?? "") }
+        var slots: [(Slot, String)] = [text(.name)]
         for email in contact?.emails ?? [] { slots.append((.email(itemID: email.id), email.labeledText)) }
         slots.append((.email(itemID: nil), ""))
         for phone in contact?.phones ?? [] { slots.append((.phone(itemID: phone.id), phone.labeledText)) }
         slots.append((.phone(itemID: nil), ""))
-        let address = contact?.address ?? PostalAddress()
-        slots += [
-            (.organization, contact?.organization ?? ""), (.birthday, contact?.birthday?.description ?? ""),
-            (.anniversary, contact?.anniversary?.description ?? ""),
-            (.groups, contact?.groups.joined(separator: ", ") ?? ""), (.street, address.street), (.city, address.city),
-            (.region, address.region), (.postalCode, address.postalCode), (.country, address.country),
-            (.notes, contact?.notes ?? ""),
+        let oneValue: [Slot] = [
+            .organization, .birthday, .anniversary, .groups, .street, .city, .region, .postalCode, .country, .notes,
         ]
+        slots += oneValue.map(text)
         fields = slots.enumerated().map { Field(slot: $1.0, input: TextField($1.1), serial: $0) }
         nextSerial = fields.count
         focus = 0
@@ -147,17 +147,13 @@ public struct EditForm: Sendable, Equatable {
     /// an error when a date is not one.
     public func contact() throws(ContactError) -> Contact {
         var contact = original ?? Contact(name: "")
-        contact.name = value(of: .name).trimmingCharacters(in: .whitespaces)
         contact.emails = items(where: \.isEmail, originals: original?.emails ?? [])
         contact.phones = items(where: \.isPhone, originals: original?.phones ?? [])
-        contact.organization = value(of: .organization)
-        contact.address = PostalAddress(
-            street: value(of: .street), city: value(of: .city), region: value(of: .region),
-            postalCode: value(of: .postalCode), country: value(of: .country))
-        contact.notes = value(of: .notes)
-        contact.birthday = try ContactDate.typed(value(of: .birthday), field: "birthday")
-        contact.anniversary = try ContactDate.typed(value(of: .anniversary), field: "anniversary")
-        contact.groups = Contact.groupList(value(of: .groups).split(separator: ",").map(String.init))
+        for field in fields where !field.slot.part.isList {
+            let text = field.input.text
+            try field.slot.part.set(
+                field.slot == .name ? text.trimmingCharacters(in: .whitespaces) : text, on: &contact)
+        }
         return contact
     }
 
@@ -178,29 +174,12 @@ public struct EditForm: Sendable, Equatable {
 
     /// The line a validation error is about.
     func fieldIndex(at error: ContactError) -> Int? {
-        func first(_ matches: (Slot) -> Bool) -> Int? { fields.firstIndex { matches($0.slot) } }
-        func list(_ isList: (Slot) -> Bool, value: String?) -> Int? {
-            fields.indices.first { index in
-                isList(fields[index].slot) && !fields[index].input.isEmpty
-                    && (value == nil || LabeledValue.parse(fields[index].input.text).value == value)
-            } ?? first(isList)
-        }
-        switch error.subject {
-        case .email(let value): return list(\.isEmail, value: value)
-        case .phone(let value): return list(\.isPhone, value: value)
-        case let subject?:
-            let slots: [ContactError.Subject: Slot] = [
-                .name: .name, .organization: .organization, .street: .street, .city: .city, .region: .region,
-                .postalCode: .postalCode, .country: .country, .notes: .notes, .groups: .groups,
-                .birthday: .birthday, .anniversary: .anniversary,
-            ]
-            return slots[subject].flatMap { slot in first { $0 == slot } }
-        case nil: return nil
-        }
-    }
-
-    private func value(of slot: Slot) -> String {
-        fields.first { $0.slot == slot }?.input.text ?? ""
+        guard let (part, value) = error.subject else { return nil }
+        let lines = fields.indices.filter { fields[$0].slot.part == part }
+        return lines.first { index in
+            !fields[index].input.isEmpty
+                && (value == nil || LabeledValue.parse(fields[index].input.text).value == value)
+        } ?? lines.first
     }
 
     private func items(where isList: (Slot) -> Bool, originals: [LabeledValue]) -> [LabeledValue] {
