@@ -16,6 +16,14 @@ extension Contact {
     /// The encrypted field that holds the whole contact, in the store's binary format (``ContactFormat``).
     static let contactField = "contact"
 
+    /// The encrypted field that names the device that saved the record, for the conflict log.
+    static let deviceField = "device"
+
+    /// The device that saved `record`, as it named itself; nil for records of earlier versions.
+    static func device(of record: RecordValue) -> String? {
+        record[encrypted: deviceField]?.stringValue
+    }
+
     /// The fields, one per contact field and one per modification date, that versions before the
     /// whole-contact field wrote (encrypted, or in plain before encryption).
     static let fieldPerValueKeys: [String] =

@@ -6,38 +6,81 @@ import Foundation
 /// times, the larger value, so that every device picks the same. Emails and phones merge item by
 /// item (items keep their IDs across devices): an item added on either side stays; an item removed
 /// on one side goes unless the other side edited it (an edit is never lost to a delete). Groups merge
-/// as a set: a group joined on either side stays, a group left on either side goes.
+/// as a set: a group joined on either side stays, a group left on either side goes. What a field or an
+/// item changed on both sides loses is reported (``resolve(base:local:remote:)``) for the conflict log.
 public enum ContactMerge {
-    public static func merge(base: Contact?, local: Contact, remote: Contact) -> Contact {
-        var merged = remote
-        (merged.name, merged.modified[.name]) = pick(\.name, .name, base, local, remote)
-        (merged.organization, merged.modified[.organization]) = pick(\.organization, .organization, base, local, remote)
-        (merged.address, merged.modified[.address]) = pick(\.address, .address, base, local, remote)
-        (merged.notes, merged.modified[.notes]) = pick(\.notes, .notes, base, local, remote)
-        (merged.birthday, merged.modified[.birthday]) = pick(\.birthday, .birthday, base, local, remote)
-        (merged.anniversary, merged.modified[.anniversary]) = pick(\.anniversary, .anniversary, base, local, remote)
-        merged.groups = mergeGroups(base: base?.groups, local: local.groups, remote: remote.groups)
-        merged.modified[.groups] = max(local.modificationDate(of: .groups), remote.modificationDate(of: .groups))
-        (merged.extras, merged.modified[.extras]) = pick(\.extras, .extras, base, local, remote)
-        merged.emails = mergeItems(base: base?.emails, local: local.emails, remote: remote.emails)
-        merged.phones = mergeItems(base: base?.phones, local: local.phones, remote: remote.phones)
-        merged.modified[.emails] = max(local.modificationDate(of: .emails), remote.modificationDate(of: .emails))
-        merged.modified[.phones] = max(local.modificationDate(of: .phones), remote.modificationDate(of: .phones))
-        return merged
+    /// A value the merge dropped: both sides changed a field, or one email or phone, to different values,
+    /// and the other side's edit was kept.
+    public struct Loss: Sendable {
+        public var field: Contact.Field
+        public var kept: (value: ContactConflict.Value, edited: Date)
+        public var lost: (value: ContactConflict.Value, edited: Date)
+        /// Whether the value lost was the local one (else the remote one).
+        public var lostLocally: Bool
     }
 
-    private static func pick<Value: Hashable & Encodable>(
-        _ keyPath: KeyPath<Contact, Value>, _ field: Contact.Field, _ base: Contact?, _ local: Contact,
-        _ remote: Contact
-    ) -> (Value, Date) {
-        let (localValue, remoteValue) = (local[keyPath: keyPath], remote[keyPath: keyPath])
-        let (localDate, remoteDate) = (local.modificationDate(of: field), remote.modificationDate(of: field))
-        if localValue == remoteValue { return (localValue, max(localDate, remoteDate)) }
-        if let base {
-            if base[keyPath: keyPath] == localValue { return (remoteValue, remoteDate) }
-            if base[keyPath: keyPath] == remoteValue { return (localValue, localDate) }
+    public static func merge(base: Contact?, local: Contact, remote: Contact) -> Contact {
+        resolve(base: base, local: local, remote: remote).merged
+    }
+
+    /// The merge, and the values it dropped.
+    public static func resolve(base: Contact?, local: Contact, remote: Contact) -> (merged: Contact, losses: [Loss]) {
+        var merged = remote
+        var losses: [Loss] = []
+        func pick<Value: Hashable & Encodable>(
+            _ keyPath: WritableKeyPath<Contact, Value>, _ field: Contact.Field,
+            _ value: (Value) -> ContactConflict.Value
+        ) {
+            let (localValue, remoteValue) = (local[keyPath: keyPath], remote[keyPath: keyPath])
+            let (localDate, remoteDate) = (local.modificationDate(of: field), remote.modificationDate(of: field))
+            var chosen = (localValue, max(localDate, remoteDate))
+            if localValue != remoteValue {
+                if let base, base[keyPath: keyPath] == localValue {
+                    chosen = (remoteValue, remoteDate)
+                } else if let base, base[keyPath: keyPath] == remoteValue {
+                    chosen = (localValue, localDate)
+                } else {
+                    chosen = newer((localValue, localDate), (remoteValue, remoteDate))
+                    let localWon = chosen == (localValue, localDate)
+                    let (kept, lost) =
+                        localWon
+                        ? ((localValue, localDate), (remoteValue, remoteDate))
+                        : ((remoteValue, remoteDate), (localValue, localDate))
+                    losses.append(
+                        Loss(
+                            field: field, kept: (value(kept.0), kept.1), lost: (value(lost.0), lost.1),
+                            lostLocally: !localWon))
+                }
+            }
+            merged[keyPath: keyPath] = chosen.0
+            merged.modified[field] = chosen.1
         }
-        return newer((localValue, localDate), (remoteValue, remoteDate))
+        pick(\.name, .name, ContactConflict.Value.text)
+        pick(\.organization, .organization, ContactConflict.Value.text)
+        pick(\.address, .address, ContactConflict.Value.address)
+        pick(\.notes, .notes, ContactConflict.Value.text)
+        pick(\.birthday, .birthday, ContactConflict.Value.date)
+        pick(\.anniversary, .anniversary, ContactConflict.Value.date)
+        merged.groups = mergeGroups(base: base?.groups, local: local.groups, remote: remote.groups)
+        merged.modified[.groups] = max(local.modificationDate(of: .groups), remote.modificationDate(of: .groups))
+        pick(\.extras, .extras, ContactConflict.Value.lines)
+        merged.emails = mergeItems(base: base?.emails, local: local.emails, remote: remote.emails) {
+            kept, lost, local in
+            losses.append(
+                Loss(
+                    field: .emails, kept: (.item(kept), kept.modified), lost: (.item(lost), lost.modified),
+                    lostLocally: local))
+        }
+        merged.phones = mergeItems(base: base?.phones, local: local.phones, remote: remote.phones) {
+            kept, lost, local in
+            losses.append(
+                Loss(
+                    field: .phones, kept: (.item(kept), kept.modified), lost: (.item(lost), lost.modified),
+                    lostLocally: local))
+        }
+        merged.modified[.emails] = max(local.modificationDate(of: .emails), remote.modificationDate(of: .emails))
+        merged.modified[.phones] = max(local.modificationDate(of: .phones), remote.modificationDate(of: .phones))
+        return (merged, losses)
     }
 
     /// The newer of two edits; at equal times the one whose value sorts last, the same on every device.
@@ -60,7 +103,12 @@ public enum ContactMerge {
         }
     }
 
-    static func mergeItems(base: [LabeledValue]?, local: [LabeledValue], remote: [LabeledValue]) -> [LabeledValue] {
+    /// Emails or phones merged item by item; `dropped` hears of each item both sides changed, with the
+    /// one kept, the one dropped, and whether the dropped one was local.
+    static func mergeItems(
+        base: [LabeledValue]?, local: [LabeledValue], remote: [LabeledValue],
+        dropped: (LabeledValue, LabeledValue, Bool) -> Void = { _, _, _ in }
+    ) -> [LabeledValue] {
         let baseByID = Dictionary((base ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let localByID = Dictionary(local.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let remoteByID = Dictionary(remote.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -78,7 +126,9 @@ public enum ContactMerge {
                 } else if let inBase, inBase.sameContent(as: r) {
                     merged.append(l)
                 } else {
-                    merged.append(newer((l, l.modified), (r, r.modified)).0)
+                    let kept = newer((l, l.modified), (r, r.modified)).0
+                    merged.append(kept)
+                    if kept == l { dropped(l, r, false) } else { dropped(r, l, true) }
                 }
             case (let l?, nil):
                 // Removed remotely: keep only a local addition or a local edit since the base.

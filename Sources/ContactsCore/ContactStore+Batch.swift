@@ -17,8 +17,9 @@ extension ContactStore {
 
     /// Walks `pending` in order and takes up to `maximumCount` changes that the outbox still holds, so that
     /// building a batch costs what the batch holds, not what the outbox holds.
+    /// Contact records say which device saved them (`device`), for the other devices' conflict logs.
     func nextBatch(
-        of pending: [SyncEngine.PendingRecordZoneChange],
+        of pending: [SyncEngine.PendingRecordZoneChange], device: String,
         maximumCount: Int = SyncEngine.RecordZoneChangeBatch.defaultMaximumCount
     ) throws -> Batch {
         try queue.read { db in
@@ -39,12 +40,20 @@ extension ContactStore {
                         continue
                     }
                     batch.saves.append(book.record(base: try Self.serverRecord(named: recordID.recordName, db)))
+                case .saveRecord(let recordID) where ContactConflict.isConflictRecord(recordID):
+                    guard let id = ContactConflict.id(of: recordID), let entry = try Self.conflict(id, db) else {
+                        batch.stale.append(change)
+                        continue
+                    }
+                    batch.saves.append(entry.record)
                 case .saveRecord(let recordID):
                     guard let id = UUID(uuidString: recordID.recordName), let contact = try Self.contact(id, db) else {
                         batch.stale.append(change)
                         continue
                     }
-                    batch.saves.append(contact.record(base: try Self.serverRecord(id, db), in: recordID.zoneID))
+                    var record = contact.record(base: try Self.serverRecord(id, db), in: recordID.zoneID)
+                    record[encrypted: Contact.deviceField] = .string(device)
+                    batch.saves.append(record)
                 case .deleteRecord(let recordID):
                     batch.deletes.append(recordID)
                 }

@@ -111,12 +111,15 @@ extension ContactStore {
 }
 
 extension ContactStore.Transaction {
-    /// Removes a book from this device: its contacts, their server records and everything of it that
-    /// is pending (the default book stays, emptied).
+    /// Removes a book from this device: its contacts, its conflict log, their server records and
+    /// everything of it that is pending (the default book stays, emptied).
     func removeBook(_ zoneID: RecordZone.ID) throws {
         try forgetServerRecords(of: zoneID)
         try db.execute(
-            sql: "DELETE FROM contact WHERE zoneName = ? AND ownerName = ?",
+            sql: """
+                DELETE FROM contact WHERE zoneName = ?1 AND ownerName = ?2;
+                DELETE FROM conflict WHERE zoneName = ?1 AND ownerName = ?2
+                """,
             arguments: [zoneID.zoneName, zoneID.ownerName])
         let entries = try Row.fetchAll(
             db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox WHERE zoneName = ? AND ownerName = ?",
@@ -142,13 +145,17 @@ extension ContactStore.Transaction {
         }
     }
 
-    /// Queues one of the person's books for upload: its zone, its name and every contact in it.
+    /// Queues one of the person's books for upload: its zone, its name, every contact in it and its
+    /// conflict log.
     func queueUpload(of book: AddressBook) throws {
         try enqueue(.zone(.saveZone(RecordZone(zoneID: book.zoneID))))
         // The default book needs no record until it is renamed (earlier versions wrote none).
         if !book.isDefault || book.name != AddressBook.defaultName { try enqueue(.record(.saveRecord(book.recordID))) }
         for id in try ContactStore.contactIDs(in: book.zoneID, db) {
             try enqueue(.record(.saveRecord(RecordValue.ID(recordName: id, zoneID: book.zoneID))))
+        }
+        for entry in try ContactStore.conflicts(in: book.zoneID, db) {
+            try enqueue(.record(.saveRecord(entry.recordID)))
         }
     }
 }

@@ -139,12 +139,12 @@ extension ContactStore {
             ).flatMap(OutboxEntry.Kind.init(rawValue:))
         }
 
-        /// Removes every contact, book but the default one, server record and outbox entry (the engines'
-        /// states too when asked).
+        /// Removes every contact, conflict, book but the default one, server record and outbox entry (the
+        /// engines' states too when asked).
         func wipe(engineState: Bool) throws {
             try db.execute(
                 sql: """
-                    DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox;
+                    DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox; DELETE FROM conflict;
                     DELETE FROM book WHERE NOT (zoneName = 'Contacts' AND ownerName = '__defaultOwner__')
                     """)
             if engineState {

@@ -101,6 +101,16 @@ public final class ContactStore: Sendable {
                 try update.execute(arguments: [text, row["id"] as String])
             }
         }
+        migrator.registerMigration("v7: conflict log") { db in
+            // Values merges dropped (``ContactConflict``), each kept whole in `json`, newest first by `date`.
+            try db.execute(
+                sql: """
+                    CREATE TABLE conflict (
+                        id TEXT PRIMARY KEY, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, date REAL NOT NULL,
+                        json BLOB NOT NULL);
+                    CREATE INDEX conflictDate ON conflict(date);
+                    """)
+        }
         try migrator.migrate(queue)
     }
 

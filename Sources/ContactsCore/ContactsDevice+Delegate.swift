@@ -94,7 +94,7 @@ extension ContactsDevice: SyncEngineDelegate {
             // The next batch's worth, with room for changes the outbox no longer holds.
             let scoped = syncEngine.state.pendingRecordZoneChanges(
                 first: 2 * SyncEngine.RecordZoneChangeBatch.defaultMaximumCount, where: context.options.scope.contains)
-            guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped) else { return nil }
+            guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped, device: name) else { return nil }
             // Only what the outbox still holds; anything else is stale (settled before a crash).
             if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
             versionsInFlight.withLock { $0.merge(next.versions) { _, latest in latest } }

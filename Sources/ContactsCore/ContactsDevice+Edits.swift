@@ -85,7 +85,7 @@ extension ContactsDevice {
     }
 
     /// Saves `contact` into the book it is in, or into `book` when it is new.
-    private static func save(_ contact: Contact, in book: RecordZone.ID?, _ transaction: ContactStore.Transaction)
+    static func save(_ contact: Contact, in book: RecordZone.ID?, _ transaction: ContactStore.Transaction)
         throws
     {
         let zoneID = try ContactStore.book(of: contact.id, transaction.db) ?? book ?? Contact.zoneID

@@ -18,10 +18,14 @@ extension ContactsDevice {
                 let record = modification.record.value
                 switch record.recordType {
                 case Contact.recordType:
-                    if let edited = try Self.merge(serverRecord: record, transaction) {
+                    if let edited = try Self.merge(serverRecord: record, device: name, now: now, transaction) {
                         latestEdit = max(latestEdit, edited)
                     }
                 case AddressBook.recordType: try Self.mergeBook(serverRecord: record, transaction)
+                case ContactConflict.recordType:
+                    if let entry = ContactConflict(record: record) {
+                        try ContactStore.putConflict(entry, transaction.db)
+                    }
                 case Share.recordType:
                     try Self.applyShare(record, zoneID: record.recordID.zoneID, me: userRecordName, transaction)
                 default: continue
@@ -30,6 +34,12 @@ extension ContactsDevice {
             for deletion in changes.deletions {
                 if deletion.recordType == Share.recordType {
                     try Self.applyShare(nil, zoneID: deletion.recordID.zoneID, me: userRecordName, transaction)
+                    continue
+                }
+                if let id = ContactConflict.id(of: deletion.recordID) {
+                    // Restored or dismissed on another device.
+                    try ContactStore.removeConflict(id, transaction.db)
+                    try transaction.settle(.record(.deleteRecord(deletion.recordID)))
                     continue
                 }
                 guard let id = UUID(uuidString: deletion.recordID.recordName) else { continue }
@@ -75,10 +85,13 @@ extension ContactsDevice {
     }
 
     /// Merges a server record into the local contact: the merge is queued to be saved when it differs
-    /// from the server's, and a pending change the server already reflects is settled. Returns the
-    /// latest edit time of the server's contact, when it was read (for ``EditClock``).
+    /// from the server's, and a pending change the server already reflects is settled. A value the merge
+    /// drops goes into the conflict log, the local side as `device`'s, at `now`. Returns the latest edit
+    /// time of the server's contact, when it was read (for ``EditClock``).
     @discardableResult
-    static func merge(serverRecord: SyncCore.RecordValue, _ transaction: ContactStore.Transaction) throws -> Date? {
+    static func merge(
+        serverRecord: SyncCore.RecordValue, device: String, now: Date, _ transaction: ContactStore.Transaction
+    ) throws -> Date? {
         let db = transaction.db
         let recordID = serverRecord.recordID
         // The last known server record's change tag; nil when there is no last known server record.
@@ -117,7 +130,18 @@ extension ContactsDevice {
             return nil
         }
         let base = try known().flatMap { try? Contact(record: $0) }
-        let merged = ContactMerge.merge(base: base, local: local, remote: remote)
+        let (merged, losses) = ContactMerge.resolve(base: base, local: local, remote: remote)
+        let remoteDevice = Contact.device(of: serverRecord) ?? "another device"
+        for loss in losses {
+            func side(_ value: (value: ContactConflict.Value, edited: Date), local: Bool) -> ContactConflict.Side {
+                ContactConflict.Side(value: value.value, edited: value.edited, device: local ? device : remoteDevice)
+            }
+            try transaction.logConflict(
+                ContactConflict(
+                    contactID: id, zoneID: recordID.zoneID, contactName: merged.name, field: loss.field,
+                    kept: side(loss.kept, local: !loss.lostLocally), lost: side(loss.lost, local: loss.lostLocally),
+                    date: now))
+        }
         try ContactStore.put(merged, in: recordID.zoneID, db)
         try ContactStore.putServerRecord(serverRecord, for: id, db)
         if merged == remote && !Contact.hasPlainFields(serverRecord) {

@@ -52,7 +52,9 @@ extension ContactsDevice {
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .serverRecordChanged:
                     if let serverRecord = failure.error.serverRecordValue {
-                        if let edited = try Self.merge(serverRecord: serverRecord, transaction) {
+                        if let edited = try Self.merge(
+                            serverRecord: serverRecord, device: name, now: now, transaction)
+                        {
                             try EditClock.observe(edited, now: now, db)
                         }
                         changed = true
