@@ -78,6 +78,7 @@ public struct ContactConflict: Sendable, Hashable, Codable, Identifiable {
         switch field {
         case .emails: "email"
         case .phones: "phone"
+        case .organization: "organisation"
         case .extras: "other vCard properties"
         default: field.rawValue
         }

@@ -18,7 +18,7 @@ struct ContactsCommand: AsyncParsableCommand {
             ListCommand.self, ShowCommand.self, AddCommand.self, EditCommand.self, DeleteCommand.self,
             SyncCommand.self, StatusCommand.self, ImportCommand.self, ExportCommand.self, AccountCommand.self,
             WipeCommand.self, ServerCommand.self, BookCommand.self, QueryCommand.self, AddFromMailCommand.self,
-            BirthdaysCommand.self, GroupsCommand.self, DuplicatesCommand.self, MergeCommand.self,
+            BirthdaysCommand.self, GroupsCommand.self, DuplicatesCommand.self, MergeCommand.self, ConflictsCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
