@@ -115,12 +115,12 @@ extension ContactStore.Transaction {
     /// everything of it that is pending (the default book stays, emptied).
     func removeBook(_ zoneID: RecordZone.ID) throws {
         try forgetServerRecords(of: zoneID)
-        try db.execute(
-            sql: """
-                DELETE FROM contact WHERE zoneName = ?1 AND ownerName = ?2;
-                DELETE FROM conflict WHERE zoneName = ?1 AND ownerName = ?2
-                """,
-            arguments: [zoneID.zoneName, zoneID.ownerName])
+        // One statement per call: GRDB binds the arguments to the first statement of a batch only.
+        for table in ["contact", "conflict"] {
+            try db.execute(
+                sql: "DELETE FROM \(table) WHERE zoneName = ? AND ownerName = ?",
+                arguments: [zoneID.zoneName, zoneID.ownerName])
+        }
         let entries = try Row.fetchAll(
             db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox WHERE zoneName = ? AND ownerName = ?",
             arguments: [zoneID.zoneName, zoneID.ownerName]
