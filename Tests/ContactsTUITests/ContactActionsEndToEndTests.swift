@@ -3,9 +3,10 @@ import SyncTesting
 import Testing
 
 /// Actions on one contact that reach beyond the app: E hands the terminal to the person's editor and takes
-/// it back; M finds the contact's likely duplicates and merges them.
+/// it back; M finds the contact's likely duplicates and merges them; C shows what another device's edit
+/// overwrote and puts it back.
 @Suite(
-    "End to end: editing in $EDITOR and merging duplicates from the app", .serialized,
+    "End to end: editing in $EDITOR, merging duplicates and restoring from the conflict log in the app", .serialized,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
 struct ContactActionsEndToEndTests {
@@ -65,5 +66,40 @@ struct ContactActionsEndToEndTests {
         try await world.waitFor(a, "› Grace Hopper")
         try a.send("M")
         try await world.waitFor(a, "No likely duplicates of Grace Hopper")
+    }
+
+    @Test("the status pane counts a value another device overwrote; C shows both sides; r puts it back everywhere")
+    func restoreFromConflictLog() async throws {
+        let world = try await EndToEnd(devices: [("a", "ada"), ("b", "ada")])
+        defer { world.close() }
+        let added = try await world.cli("a", ["add", "--name", "Ada Lovelace", "--org", "Analytical"])
+        let ada = String(added.prefix(8))
+        try await world.cli("b", ["sync"])
+        // Neither device has seen the other's edit; B's is the later one, so B's value is kept.
+        try await world.cli("a", ["edit", ada, "--no-sync", "--org", "Navy"])
+        try await world.cli("b", ["edit", ada, "--no-sync", "--org", "Harvard"])
+        for device in ["a", "b", "a"] { try await world.cli(device, ["sync"]) }
+
+        try world.launch(["a"])
+        let a = world.a
+        try await world.waitFor(a, "Organisation Harvard")
+        try await world.waitFor(a, "Conflicts 1 value overwritten: press C to review")
+        try a.send("C")
+        try await world.waitFor(a, "› Ada Lovelace: organisation")
+        try await world.waitFor(a, "kept  Harvard  (b, edited ")
+        try await world.waitFor(a, "lost  Navy  (a, edited ")
+        try a.send("r")
+        try await world.waitFor(a, "Put Navy back as Ada Lovelace's organisation; it syncs by itself.")
+        try await world.waitFor(a, "No conflicts: no edit has been overwritten")
+        try a.send("q")
+        try await world.waitFor(a, "Organisation Navy")
+        try await world.waitFor(a, "Pending   nothing to send")
+
+        // B hears of the restored value, and its log is empty too.
+        try await world.cli("b", ["sync"])
+        let shown = try await world.cli("b", ["show", ada])
+        #expect(shown.contains("Navy"), "\(shown)")
+        let log = try await world.cli("b", ["conflicts"])
+        #expect(log.hasPrefix("No conflicts"), "\(log)")
     }
 }

@@ -37,6 +37,10 @@ extension AppState {
             let effect = books(&panel, key)
             if case .books = mode { mode = .books(panel) }
             return effect
+        case .conflicts(var panel):
+            let effect = conflicts(&panel, key)
+            if case .conflicts = mode { mode = .conflicts(panel) }
+            return effect
         }
     }
 
@@ -82,6 +86,7 @@ extension AppState {
         case .books:
             mode = .books(
                 BooksPanel(selection: list.book.flatMap { shown in books.firstIndex { $0.zoneID == shown } } ?? 0))
+        case .conflicts: mode = .conflicts(ConflictsPanel())
         case .backUp: return .backUp
         case .refresh: return .refresh
         case .deleteData:

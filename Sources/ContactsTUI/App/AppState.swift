@@ -22,6 +22,8 @@ public struct AppState: Sendable {
         case help(scroll: Int)
         /// The books panel (after `B`).
         case books(BooksPanel)
+        /// The conflict log (after `C`).
+        case conflicts(ConflictsPanel)
     }
 
     /// Work a key asks for that needs the device or the network.
@@ -50,6 +52,10 @@ public struct AppState: Sendable {
         case acceptInvitation(String)
         /// Delete one's own book, or leave one shared with this account.
         case removeBook(RecordZone.ID)
+        /// Put a conflict's lost value back into its contact.
+        case restoreConflict(ContactConflict)
+        /// Take a conflict out of the log.
+        case dismissConflict(ContactConflict)
         case quit
     }
 
@@ -73,6 +79,8 @@ public struct AppState: Sendable {
     public var books: [AddressBook] = [] {
         didSet { list.bookNames = Dictionary(books.map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a }) }
     }
+    /// The conflict log, newest first (``ContactConflict``).
+    public internal(set) var conflicts: [ContactConflict] = []
     /// The selected contact, loaded on demand (the list holds names only).
     public var details: Contact?
     public var mode: Mode = .browsing

@@ -63,6 +63,18 @@ extension ContactsApp {
             startDeletion(.server)
         case .createBook, .renameBook, .removeBook, .shareBook, .unshareBook, .acceptInvitation:
             performBookAction(effect)
+        case .restoreConflict(let entry):
+            resolveConflict {
+                let contact = try self.device.restoreConflict(entry.id)
+                let value = entry.lost.value.text.isEmpty ? "the empty value" : entry.lost.value.text
+                return "Put \(value) back as \(contact.name)'s \(entry.fieldName); it syncs by itself."
+            }
+        case .dismissConflict(let entry):
+            resolveConflict {
+                try self.device.dismissConflict(entry.id)
+                let kept = entry.kept.value.text.isEmpty ? "no \(entry.fieldName)" : entry.kept.value.text
+                return "Dismissed; \(entry.contactName) keeps \(kept)."
+            }
         }
     }
 
@@ -87,6 +99,20 @@ extension ContactsApp {
         } catch {
             state.saveFailed("\(error)")
         }
+    }
+
+    /// Restores or dismisses a conflict (a quick local write, synced like an edit) and reports the outcome;
+    /// the log and the list are read again either way.
+    private func resolveConflict(_ body: () throws -> String) {
+        let notice: AppState.Message
+        do {
+            notice = AppState.Message(try body())
+        } catch {
+            notice = AppState.Message("\(error)", isError: true)
+        }
+        state.log.append(EventLog.Entry(date: Date(), text: notice.text, isError: notice.isError))
+        state.conflictActionFinished(notice)
+        requestReload()
     }
 
     /// "Contacts/1F2A9C3E": the zone (the start of a book's) and the start of the record name, as the event log
@@ -217,10 +243,13 @@ extension ContactsApp {
             do {
                 let rows = try store.summaries().map(ContactList.Row.init)
                 let books = try store.books()
+                let conflicts = try store.conflicts()
                 let notes = previous.map { ContactsApp.describeChanges(from: $0, to: rows) } ?? []
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                inbox.post(.rowsLoaded(rows, books: books, notes: notes, select: select, seconds: seconds))
+                inbox.post(
+                    .rowsLoaded(
+                        rows, books: books, conflicts: conflicts, notes: notes, select: select, seconds: seconds))
             } catch {
                 inbox.post(.rowsFailed("\(error)"))
             }

@@ -5,7 +5,7 @@ public enum KeyMap {
     public enum BrowseCommand: Sendable, Equatable {
         case down, up, pageDown, pageUp, first, last
         case search, clearSearch, nextBook, books
-        case add, edit, editInEditor, delete, mergeDuplicates
+        case add, edit, editInEditor, delete, mergeDuplicates, conflicts
         case backUp, refresh
         case deleteData
         case help, quit
@@ -30,6 +30,11 @@ public enum KeyMap {
     /// What the keys do in the books panel (`B`).
     public enum BooksCommand: Sendable, Equatable {
         case down, up, show, create, rename, share, shareReadOnly, unshare, accept, remove, close
+    }
+
+    /// What the keys do in the conflicts panel (`C`).
+    public enum ConflictsCommand: Sendable, Equatable {
+        case down, up, restore, dismiss, close
     }
 
     /// What the keys do in the help overlay.
@@ -76,6 +81,9 @@ public enum KeyMap {
                 hintPriority: 3),
             KeyBinding(
                 [.character("M")], .mergeDuplicates, help: "merge the contact with its likely duplicates (asks)"),
+            KeyBinding(
+                [.character("C")], .conflicts,
+                help: "conflicts: values another device's edit overwrote; put one back"),
             KeyBinding(
                 [.character("/")], .search, help: "search all fields (email: org: tel: …)", hint: "search",
                 hintPriority: 3),
@@ -188,6 +196,20 @@ public enum KeyMap {
             KeyBinding([.escape, .character("q")], .close, help: "close", hint: "close", hintPriority: 1),
         ])
 
+    public static let conflicts = KeyTable<ConflictsCommand>(
+        "Conflicts (C)",
+        [
+            KeyBinding([.character("j"), .down], .down, help: "next entry"),
+            KeyBinding([.character("k"), .up], .up, help: "previous entry"),
+            KeyBinding(
+                [.character("r"), .enter], .restore, help: "put the lost value back (a new edit that syncs)",
+                hint: "restore", hintPriority: 1),
+            KeyBinding(
+                [.character("x")], .dismiss, help: "dismiss the entry, keeping the contact as it is",
+                hint: "dismiss", hintPriority: 2),
+            KeyBinding([.escape, .character("q")], .close, help: "close", hint: "close", hintPriority: 1),
+        ])
+
     public static let bookPrompt = KeyTable<PromptCommand>(
         "Books: typing a name, an account or an invitation",
         [
@@ -217,6 +239,7 @@ public enum KeyMap {
             deleteDataPrompt.helpSection(unicode: unicode),
             books.helpSection(unicode: unicode),
             bookPrompt.helpSection(unicode: unicode),
+            conflicts.helpSection(unicode: unicode),
             help.helpSection(unicode: unicode),
             global.helpSection(unicode: unicode),
         ]

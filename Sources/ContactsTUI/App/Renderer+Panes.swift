@@ -166,14 +166,26 @@ extension Renderer {
 
         // One line each, by priority, so that a short pane keeps what matters most; then the lines left over
         // let a long error (up to three lines) and the scheduler's decision (two) wrap.
-        let entries: [LabeledText] = [
-            LabeledText(label: "State", value: stateText, style: stateStyle, maxLines: 3),
-            LabeledText(label: "Pending", value: pending, style: status.pendingChanges > 0 ? Theme.busy : .plain),
-            LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
-            LabeledText(label: "Last sync", value: lastSync),
-            LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),
-            LabeledText(label: "Account", value: account),
-        ]
+        // The conflict log only when it holds something: a value another edit overwrote is worth a look.
+        let conflicts =
+            state.conflicts.isEmpty
+            ? []
+            : [
+                LabeledText(
+                    label: "Conflicts",
+                    value: TextFormatting.plural(state.conflicts.count, "value") + " overwritten: press C to review",
+                    style: Theme.busy)
+            ]
+        let entries: [LabeledText] =
+            [
+                LabeledText(label: "State", value: stateText, style: stateStyle, maxLines: 3),
+                LabeledText(label: "Pending", value: pending, style: status.pendingChanges > 0 ? Theme.busy : .plain),
+            ] + conflicts + [
+                LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
+                LabeledText(label: "Last sync", value: lastSync),
+                LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),
+                LabeledText(label: "Account", value: account),
+            ]
         drawLabeled(&grid, entries, in: area, labelWidth: labelWidth)
     }
 

@@ -30,6 +30,7 @@ public enum Renderer {
         case .deletingData(let prompt): drawDeleteDataPrompt(&grid, prompt, state, theme)
         case .help(let scroll): drawHelp(&grid, scroll: scroll, state, theme)
         case .books(let panel): drawBooks(&grid, panel, state, theme)
+        case .conflicts(let panel): drawConflicts(&grid, panel, state, theme)
         }
         drawBottomBar(&grid, state, theme)
         return grid
@@ -110,6 +111,8 @@ public enum Renderer {
                 case .typing: KeyMap.bookPrompt.hints(unicode: unicode)
                 }
             drawHints(&grid, hints, in: bar)
+        case .conflicts:
+            drawHints(&grid, KeyMap.conflicts.hints(unicode: unicode), in: bar)
         }
     }
 

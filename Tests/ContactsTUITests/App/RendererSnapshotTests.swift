@@ -143,7 +143,7 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Keys ────────────────────────────────────── 1-13 of 97 ─┐
+                ┌─ Keys ───────────────────────────────────── 1-13 of 108 ─┐
                 │ Contact list                                             │
                 │ j ↓            next contact                              │
                 │ k ↑            previous contact                          │
