@@ -67,6 +67,8 @@ public struct RecordValue: Sendable, Hashable {
         public var modificationDate: Date?
         public var creatorUserRecordID: ID?
         public var lastModifiedUserRecordID: ID?
+        public var parent: Reference?
+        public var share: Reference?
     }
 
     /// The record's identity.
@@ -93,6 +95,12 @@ public struct RecordValue: Sendable, Hashable {
     public var creatorUserRecordID: ID?
     /// The user who last saved the record.
     public var lastModifiedUserRecordID: ID?
+    /// The record above this one in a hierarchy, in the same zone (`CKRecord.parent`): a record whose
+    /// parent is in a shared hierarchy is shared with it. Sent with every save; nil for none.
+    public var parent: Reference?
+    /// The share whose root this record is (`CKRecord.share`). Set by the server when a share is
+    /// saved with this record as its root; ignored in requests.
+    public var share: Reference?
 
     /// Creates a new, never-saved record.
     public init(recordType: String, recordID: ID) {
@@ -110,6 +118,8 @@ public struct RecordValue: Sendable, Hashable {
         modificationDate = systemFields.modificationDate
         creatorUserRecordID = systemFields.creatorUserRecordID
         lastModifiedUserRecordID = systemFields.lastModifiedUserRecordID
+        parent = systemFields.parent
+        share = systemFields.share
     }
 
     /// The record's system fields.
@@ -117,7 +127,8 @@ public struct RecordValue: Sendable, Hashable {
         SystemFields(
             recordID: recordID, recordType: recordType, recordChangeTag: recordChangeTag,
             creationDate: creationDate, modificationDate: modificationDate,
-            creatorUserRecordID: creatorUserRecordID, lastModifiedUserRecordID: lastModifiedUserRecordID)
+            creatorUserRecordID: creatorUserRecordID, lastModifiedUserRecordID: lastModifiedUserRecordID,
+            parent: parent, share: share)
     }
 
     /// Reads or writes a field. Writing `nil` removes it. Every write marks the key changed.
@@ -165,7 +176,8 @@ public struct RecordValue: Sendable, Hashable {
             && lhs.recordChangeTag == rhs.recordChangeTag && lhs.creationDate == rhs.creationDate
             && lhs.modificationDate == rhs.modificationDate
             && lhs.creatorUserRecordID == rhs.creatorUserRecordID
-            && lhs.lastModifiedUserRecordID == rhs.lastModifiedUserRecordID
+            && lhs.lastModifiedUserRecordID == rhs.lastModifiedUserRecordID && lhs.parent == rhs.parent
+            && lhs.share == rhs.share
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -178,7 +190,7 @@ public struct RecordValue: Sendable, Hashable {
 extension RecordValue: Codable {
     private enum CodingKeys: String, CodingKey {
         case recordID, recordType, fields, changedKeys, recordChangeTag, creationDate, modificationDate
-        case creatorUserRecordName, lastModifiedUserRecordName
+        case creatorUserRecordName, lastModifiedUserRecordName, parent, share
     }
 
     public init(from decoder: any Decoder) throws {
@@ -203,6 +215,8 @@ extension RecordValue: Codable {
         lastModifiedUserRecordID = try container.decodeIfPresentNotNull(
             String.self, forKey: .lastModifiedUserRecordName
         ).map(ID.init(userRecordName:))
+        parent = try container.decodeIfPresentNotNull(Reference.self, forKey: .parent)
+        share = try container.decodeIfPresentNotNull(Reference.self, forKey: .share)
     }
 
     private static func decodeDate(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
@@ -225,6 +239,8 @@ extension RecordValue: Codable {
         try container.encodeIfPresent(modificationDate?.millisecondsSince1970, forKey: .modificationDate)
         try container.encodeIfPresent(creatorUserRecordID?.recordName, forKey: .creatorUserRecordName)
         try container.encodeIfPresent(lastModifiedUserRecordID?.recordName, forKey: .lastModifiedUserRecordName)
+        try container.encodeIfPresent(parent, forKey: .parent)
+        try container.encodeIfPresent(share, forKey: .share)
     }
 }
 

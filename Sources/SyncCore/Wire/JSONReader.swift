@@ -184,17 +184,33 @@ public enum JSONReader {
             }
             return nil
         }
+        func optionalReference(_ key: String) -> RecordValue.Reference?? {
+            guard let value = object.optional(key) else { return .some(nil) }
+            return Self.reference(value).map { .some($0) }
+        }
         guard let tag = optionalString("recordChangeTag"), let created = optionalMilliseconds("creationDate"),
             let modified = optionalMilliseconds("modificationDate"),
             let creator = optionalString("creatorUserRecordName"),
-            let modifier = optionalString("lastModifiedUserRecordName")
+            let modifier = optionalString("lastModifiedUserRecordName"), let parent = optionalReference("parent"),
+            let share = optionalReference("share")
         else { return nil }
+        record.parent = parent
+        record.share = share
         record.recordChangeTag = tag
         record.creationDate = created
         record.modificationDate = modified
         record.creatorUserRecordID = creator.map(RecordValue.ID.init(userRecordName:))
         record.lastModifiedUserRecordID = modifier.map(RecordValue.ID.init(userRecordName:))
         return record
+    }
+
+    /// A reference object: a record ID and a delete action.
+    private static func reference(_ value: Value) -> RecordValue.Reference? {
+        guard case .object(let reference) = value, let id = reference.required("recordID").flatMap(recordID),
+            case .string(let actionName) = reference.required("action"),
+            let action = RecordValue.Reference.Action(rawValue: actionName)
+        else { return nil }
+        return RecordValue.Reference(recordID: id, action: action)
     }
 
     /// A record's fields object (also how the server stores them).
@@ -232,12 +248,8 @@ public enum JSONReader {
             // Empty ciphertext goes the slow way, which explains the refusal.
             guard let data = Data(base64Encoded: text), !data.isEmpty else { return nil }
             return .encrypted(data)
-        case ("reference", .object(let reference)):
-            guard let id = reference.required("recordID").flatMap(recordID),
-                case .string(let actionName) = reference.required("action"),
-                let action = RecordValue.Reference.Action(rawValue: actionName)
-            else { return nil }
-            return .reference(RecordValue.Reference(recordID: id, action: action))
+        case ("reference", .object):
+            return reference(content).map(FieldValue.reference)
         case ("list", .array(let elements)):
             var values: [FieldValue] = []
             values.reserveCapacity(elements.count)

@@ -117,15 +117,19 @@ public struct JSONWriter: Sendable {
             }
         case .bytes(let data): string(data.base64EncodedString())
         case .encrypted(let data): string(data.base64EncodedString())
-        case .reference(let reference):
-            raw("{\"recordID\":")
-            recordID(reference.recordID)
-            raw(",\"action\":")
-            string(reference.action.rawValue)
-            raw("}")
+        case .reference(let reference): self.reference(reference)
         case .list(let elements):
             array(elements) { $0.fieldValue($1) }
         }
+        raw("}")
+    }
+
+    /// Appends a reference object.
+    public mutating func reference(_ reference: RecordValue.Reference) {
+        raw("{\"recordID\":")
+        recordID(reference.recordID)
+        raw(",\"action\":")
+        string(reference.action.rawValue)
         raw("}")
     }
 
@@ -145,7 +149,8 @@ public struct JSONWriter: Sendable {
     public mutating func record(
         recordID: RecordValue.ID, recordType: String, rawFields: some Sequence<UInt8>, recordChangeTag: String?,
         creationDate: Int64?, modificationDate: Int64?, creatorUserRecordName: String?,
-        lastModifiedUserRecordName: String?, changedKeys: Set<String> = []
+        lastModifiedUserRecordName: String?, changedKeys: Set<String> = [], parent: RecordValue.Reference? = nil,
+        share: RecordValue.Reference? = nil
     ) {
         raw("{\"recordID\":")
         self.recordID(recordID)
@@ -177,6 +182,14 @@ public struct JSONWriter: Sendable {
             raw(",\"lastModifiedUserRecordName\":")
             string(lastModifiedUserRecordName)
         }
+        if let parent {
+            raw(",\"parent\":")
+            reference(parent)
+        }
+        if let share {
+            raw(",\"share\":")
+            reference(share)
+        }
         raw("}")
     }
 
@@ -194,7 +207,8 @@ public struct JSONWriter: Sendable {
             recordChangeTag: record.recordChangeTag, creationDate: record.creationDate?.millisecondsSince1970,
             modificationDate: record.modificationDate?.millisecondsSince1970,
             creatorUserRecordName: record.creatorUserRecordID?.recordName,
-            lastModifiedUserRecordName: record.lastModifiedUserRecordID?.recordName, changedKeys: record.changedKeys)
+            lastModifiedUserRecordName: record.lastModifiedUserRecordID?.recordName, changedKeys: record.changedKeys,
+            parent: record.parent, share: record.share)
     }
 
     /// Appends a whole record modification request: the body clients send most.

@@ -47,9 +47,10 @@ public struct ShareParticipant: Codable, Sendable, Hashable {
     }
 }
 
-/// A zone-wide share: who may see and change a zone of its owner. Mirrors `CKShare` with
-/// `CKRecordZone.ID`-based (zone-wide) sharing; the server also keeps it as a record of type
-/// ``recordType`` named ``zoneWideRecordName`` in the zone, as CloudKit does.
+/// A share: who may see and change a zone of its owner (a zone-wide share), or one record and the
+/// records below it (a record-hierarchy share, whose ``rootRecordName`` is set). Mirrors `CKShare`.
+/// The server also keeps it as a record of type ``recordType`` in the zone, as CloudKit does: named
+/// ``zoneWideRecordName`` for a zone-wide share, and the root record's `share` refers to a hierarchy's.
 public struct Share: Codable, Sendable, Hashable {
     /// The record type of shares (`CKRecord.SystemType.share`).
     public static let recordType = "cloudkit.share"
@@ -60,6 +61,11 @@ public struct Share: Codable, Sendable, Hashable {
 
     /// The shared zone, named with its owner's user record name.
     public var zoneID: RecordZone.ID
+    /// The share's record name in the zone: ``zoneWideRecordName`` for a zone-wide share.
+    public var recordName: String
+    /// For a record-hierarchy share, the root record's name: the share holds it and every record
+    /// whose `parent` chain leads to it. Nil for a zone-wide share.
+    public var rootRecordName: String?
     /// The secret part of the share's URL: whoever is invited opens the share with it.
     public var token: String
     /// What anyone with the URL may do without being invited (a link share); `none` by default.
@@ -71,10 +77,13 @@ public struct Share: Codable, Sendable, Hashable {
     public var invitationKey: RecordZone.EncryptionKey?
 
     public init(
-        zoneID: RecordZone.ID, token: String, publicPermission: ShareParticipant.Permission,
-        participants: [ShareParticipant], invitationKey: RecordZone.EncryptionKey?
+        zoneID: RecordZone.ID, recordName: String = Share.zoneWideRecordName, rootRecordName: String? = nil,
+        token: String, publicPermission: ShareParticipant.Permission, participants: [ShareParticipant],
+        invitationKey: RecordZone.EncryptionKey?
     ) {
         self.zoneID = zoneID
+        self.recordName = recordName
+        self.rootRecordName = rootRecordName
         self.token = token
         self.publicPermission = publicPermission
         self.participants = participants
@@ -83,9 +92,34 @@ public struct Share: Codable, Sendable, Hashable {
 
     /// The owner's entry.
     public var owner: ShareParticipant? { participants.first { $0.role == .owner } }
+
+    /// The share's record ID (`CKShare.recordID`).
+    public var recordID: RecordValue.ID { RecordValue.ID(recordName: recordName, zoneID: zoneID) }
+
+    /// The root record's ID, for a record-hierarchy share.
+    public var rootRecordID: RecordValue.ID? {
+        rootRecordName.map { RecordValue.ID(recordName: $0, zoneID: zoneID) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case zoneID, recordName, rootRecordName, token, publicPermission, participants, invitationKey
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        zoneID = try container.decode(RecordZone.ID.self, forKey: .zoneID)
+        // Servers before record-hierarchy shares sent zone-wide shares without a record name.
+        recordName = try container.decodeIfPresentNotNull(String.self, forKey: .recordName) ?? Self.zoneWideRecordName
+        rootRecordName = try container.decodeIfPresentNotNull(String.self, forKey: .rootRecordName)
+        token = try container.decode(String.self, forKey: .token)
+        publicPermission = try container.decode(ShareParticipant.Permission.self, forKey: .publicPermission)
+        participants = try container.decode([ShareParticipant].self, forKey: .participants)
+        invitationKey = try container.decodeIfPresentNotNull(RecordZone.EncryptionKey.self, forKey: .invitationKey)
+    }
 }
 
-/// `POST /v1/shares/save`: shares one of the caller's zones, or changes its share.
+/// `POST /v1/shares/save`: shares one of the caller's zones, or one record of it and the records
+/// below it (with ``rootRecord``), or changes a share.
 ///
 /// Participants left out of a changed share are removed; those kept keep their acceptance.
 public struct SaveShareRequest: Codable, Sendable, Hashable {
@@ -104,19 +138,29 @@ public struct SaveShareRequest: Codable, Sendable, Hashable {
     public var publicPermission: ShareParticipant.Permission
     public var participants: [Invitee]
     public var invitationKey: RecordZone.EncryptionKey?
+    /// A record-hierarchy share's root, saved in the same request as the share (with the usual
+    /// save checks: its change tag must be the server's); the root's `share` then refers to the
+    /// share. Needed to create a record-hierarchy share; optional when changing one.
+    public var rootRecord: RecordValue?
+    /// Names a record-hierarchy share: the one to change, or the record name a new one takes (the
+    /// server makes one up when it is left out). Nil, without a root, for the zone-wide share.
+    public var shareRecordName: String?
 
     public init(
         zoneID: RecordZone.ID, publicPermission: ShareParticipant.Permission = .none, participants: [Invitee],
-        invitationKey: RecordZone.EncryptionKey? = nil
+        invitationKey: RecordZone.EncryptionKey? = nil, rootRecord: RecordValue? = nil,
+        shareRecordName: String? = nil
     ) {
         self.zoneID = zoneID
         self.publicPermission = publicPermission
         self.participants = participants
         self.invitationKey = invitationKey
+        self.rootRecord = rootRecord
+        self.shareRecordName = shareRecordName
     }
 
     private enum CodingKeys: String, CodingKey {
-        case zoneID, publicPermission, participants, invitationKey
+        case zoneID, publicPermission, participants, invitationKey, rootRecord, shareRecordName
     }
 
     public init(from decoder: any Decoder) throws {
@@ -126,15 +170,34 @@ public struct SaveShareRequest: Codable, Sendable, Hashable {
             try container.decodeIfPresentNotNull(ShareParticipant.Permission.self, forKey: .publicPermission) ?? .none
         participants = try container.decode([Invitee].self, forKey: .participants)
         invitationKey = try container.decodeIfPresentNotNull(RecordZone.EncryptionKey.self, forKey: .invitationKey)
+        rootRecord = try container.decodeIfPresentNotNull(RecordValue.self, forKey: .rootRecord)
+        shareRecordName = try container.decodeIfPresentNotNull(String.self, forKey: .shareRecordName)
     }
+
+    /// Whether this saves a record-hierarchy share rather than the zone-wide one.
+    public var isHierarchy: Bool { rootRecord != nil || shareRecordName != nil }
 }
 
-/// `POST /v1/shares/fetch` and `POST /v1/shares/delete`: the share of one of the caller's zones.
+/// `POST /v1/shares/fetch` and `POST /v1/shares/delete`: the zone-wide share of one of the caller's
+/// zones, or with ``shareRecordName`` one of its record-hierarchy shares.
 public struct ShareZoneRequest: Codable, Sendable, Hashable {
     public var zoneID: RecordZone.ID
+    /// The record name of a record-hierarchy share; nil for the zone-wide share.
+    public var shareRecordName: String?
 
-    public init(zoneID: RecordZone.ID) {
+    public init(zoneID: RecordZone.ID, shareRecordName: String? = nil) {
         self.zoneID = zoneID
+        self.shareRecordName = shareRecordName
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case zoneID, shareRecordName
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        zoneID = try container.decode(RecordZone.ID.self, forKey: .zoneID)
+        shareRecordName = try container.decodeIfPresentNotNull(String.self, forKey: .shareRecordName)
     }
 }
 
@@ -180,6 +243,10 @@ public struct ShareMetadata: Codable, Sendable, Hashable {
         self.participantPermission = participantPermission
         self.participantStatus = participantStatus
     }
+
+    /// The root record of a record-hierarchy share (`CKShare.Metadata.hierarchicalRootRecordID`);
+    /// nil for a zone-wide share.
+    public var hierarchicalRootRecordID: RecordValue.ID? { share.rootRecordID }
 }
 
 /// `POST /v1/users/lookup`: the identities of accounts, by account name, to invite them.
