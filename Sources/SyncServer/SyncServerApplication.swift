@@ -73,7 +73,7 @@ public enum SyncServerApplication {
         databases.post("records/modify", use: database.modifyRecords)
         databases.post("records/changes", use: database.fetchZoneChanges)
         databases.post("records/lookup", use: database.lookupRecords)
-        let shares = ShareRoutes(store: store, pushHub: pushHub, body: body)
+        let shares = ShareRoutes(store: store, pushHub: pushHub, body: body, limits: configuration.limits)
         signedIn.post("users/lookup", use: shares.lookupUsers)
         signedIn.post("shares/save", use: shares.save)
         signedIn.post("shares/fetch", use: shares.fetch)

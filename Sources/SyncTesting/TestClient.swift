@@ -159,19 +159,22 @@ public struct TestClient: Sendable {
         try await call(.post, "/v1/users/lookup", LookupUsersRequest(usernames: usernames))
     }
 
-    /// Shares a zone of this user's (or changes its share).
+    /// Shares a zone of this user's, or a record of it and those below it (or changes a share).
     @discardableResult
     public func saveShare(_ request: SaveShareRequest) async throws -> Share {
         try await call(.post, "/v1/shares/save", request)
     }
 
-    public func fetchShare(_ zoneID: RecordZone.ID) async throws -> Share {
-        try await call(.post, "/v1/shares/fetch", ShareZoneRequest(zoneID: zoneID))
+    /// A zone's zone-wide share, or with `shareRecordName` one of its record-hierarchy shares.
+    public func fetchShare(_ zoneID: RecordZone.ID, shareRecordName: String? = nil) async throws -> Share {
+        try await call(.post, "/v1/shares/fetch", ShareZoneRequest(zoneID: zoneID, shareRecordName: shareRecordName))
     }
 
-    public func deleteShare(_ zoneID: RecordZone.ID) async throws {
-        _ = try await send(.post, "/v1/shares/delete", body: try JSONEncoder().encode(ShareZoneRequest(zoneID: zoneID)))
-            .decoded(as: EmptyAnswer.self)
+    public func deleteShare(_ zoneID: RecordZone.ID, shareRecordName: String? = nil) async throws {
+        _ = try await send(
+            .post, "/v1/shares/delete",
+            body: try JSONEncoder().encode(ShareZoneRequest(zoneID: zoneID, shareRecordName: shareRecordName))
+        ).decoded(as: EmptyAnswer.self)
     }
 
     public func shareMetadata(token: String) async throws -> ShareMetadata {

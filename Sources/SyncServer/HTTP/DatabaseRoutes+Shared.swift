@@ -4,7 +4,8 @@ import SyncCore
 
 /// The shared database: the zones other users shared with the caller and the caller accepted,
 /// named with their owners' user record names. Every request is checked against the caller's
-/// shares first; a zone they cannot see answers as one that does not exist.
+/// shares first; a zone they cannot see answers as one that does not exist, and in a zone they see
+/// through record-hierarchy shares, so does every record outside those hierarchies.
 extension DatabaseRoutes {
     private func sharedZones(_ user: String) async throws -> [RecordZone.ID: SharedZone] {
         Dictionary(
@@ -32,7 +33,7 @@ extension DatabaseRoutes {
                 }))
     }
 
-    /// Saves are refused (zones are created by their owners); deleting a zone leaves its share.
+    /// Saves are refused (zones are created by their owners); deleting a zone leaves its shares.
     func modifySharedZones(user: String, device: String?, _ modification: ModifyZonesRequest) async throws
         -> Response
     {
@@ -56,11 +57,20 @@ extension DatabaseRoutes {
         return try body.response(response)
     }
 
-    /// Leaves the share of a zone shared with `user`, and tells whoever can see it.
-    private func leave(_ zoneID: RecordZone.ID, user: String, device: String?) async throws {
-        guard let share = try await store.share(owner: zoneID.ownerName, zoneName: zoneID.zoneName) else { return }
-        _ = try await store.updateShare(token: share.token, actor: user, now: configuration.clock.now()) {
-            try ShareRules.left($0, by: user)
+    /// Leaves the shares of a zone shared with `user` (only the one whose record is `shareRecordName`,
+    /// when given), and tells whoever can see it.
+    private func leave(_ zoneID: RecordZone.ID, only shareRecordName: String? = nil, user: String, device: String?)
+        async throws
+    {
+        let shares = try await store.shares(owner: zoneID.ownerName, zoneName: zoneID.zoneName).filter { share in
+            guard let participant = share.participant(user) else { return false }
+            return shareRecordName.map { $0 == share.recordName } != false && participant.role != .owner
+                && participant.status != .removed
+        }
+        for share in shares {
+            _ = try await store.updateShare(token: share.token, actor: user, now: configuration.clock.now()) {
+                try ShareRules.left($0, by: user)
+            }
         }
         await audience.notify(owner: zoneID.ownerName, zoneNames: [zoneID.zoneName], by: user, device: device)
         await pushHub.notify(user: user, scope: .shared, excludingDevice: device)
@@ -88,14 +98,21 @@ extension DatabaseRoutes {
                 "this request changes zones of \(owners.count) owners; send each owner's zones in a request of its own")
         }
         let shared = try await sharedZones(user)
+        /// Whether the record is a share of its zone the caller sees.
+        func isShare(_ recordID: RecordValue.ID, type: String? = nil) -> Bool {
+            ShareRules.isShare(recordName: recordID.recordName, recordType: type)
+                || shared[recordID.zoneID]?.hierarchies.contains { $0.shareRecordName == recordID.recordName } == true
+        }
         func refusal(_ recordID: RecordValue.ID, isShare: Bool) -> SyncError? {
             guard let zone = shared[recordID.zoneID] else { return Self.notShared(recordID.zoneID) }
             if isShare {
                 return SyncError(
                     .permissionFailure,
-                    "only the owner changes a share; to leave it, delete the zone from your shared database")
+                    "only the owner changes a share; to leave it, delete the share (or the zone) from your shared database"
+                )
             }
-            return zone.permission == .readWrite ? nil : Self.readOnly(recordID.zoneID)
+            // In record-hierarchy shares, the store checks each record against the hierarchies.
+            return !zone.isZoneWide || zone.permission == .readWrite ? nil : Self.readOnly(recordID.zoneID)
         }
         var allowed = modification
         allowed.saves = []
@@ -103,8 +120,7 @@ extension DatabaseRoutes {
         var refused = ModifyRecordsResponse()
         var leaving: [RecordValue.ID] = []
         for record in modification.saves {
-            let isShare = ShareRules.isShare(recordName: record.recordID.recordName, recordType: record.recordType)
-            if let error = refusal(record.recordID, isShare: isShare) {
+            if let error = refusal(record.recordID, isShare: isShare(record.recordID, type: record.recordType)) {
                 refused.failedRecordSaves.append(.init(recordID: record.recordID, error: error))
             } else {
                 allowed.saves.append(record)
@@ -112,7 +128,7 @@ extension DatabaseRoutes {
         }
         for recordID in modification.deletes {
             // Deleting the share from one's shared database is leaving it.
-            if ShareRules.isShare(recordName: recordID.recordName), shared[recordID.zoneID] != nil {
+            if isShare(recordID), shared[recordID.zoneID] != nil {
                 leaving.append(recordID)
             } else if let error = refusal(recordID, isShare: false) {
                 refused.failedRecordDeletes.append(.init(recordID: recordID, error: error))
@@ -125,9 +141,15 @@ extension DatabaseRoutes {
         if let owner = owners.first, !allowed.saves.isEmpty || !allowed.deletes.isEmpty {
             // Request and writer IDs are kept per owner: a participant's never meets the owner's or another's.
             allowed.clientRequestID = modification.clientRequestID.map { "\(user)/\($0)" }
+            var access: [String: RecordHierarchy.Access] = [:]
+            for zone in shared.values where zone.owner == owner {
+                if let readable = zone.visibleRoots {
+                    access[zone.zoneName] = .init(readableRoots: readable, writableRoots: zone.writableRoots)
+                }
+            }
             let outcome = try await store.modifyRecords(
                 owner: owner, modifier: user, writer: Self.participantWriter(writer, user: user), request: allowed,
-                limits: limits, now: configuration.clock.now())
+                limits: limits, now: configuration.clock.now(), hierarchyAccess: access)
             let written = try JSONReader.decode(ModifyRecordsResponse.self, from: Data(outcome.responseBody))
             // The store answers with the record IDs as sent, which name the zone as the participant does.
             response.savedRecords = written.savedRecords
@@ -140,7 +162,8 @@ extension DatabaseRoutes {
             }
         }
         for recordID in leaving {
-            try await leave(recordID.zoneID, user: user, device: device)
+            let zoneWide = recordID.recordName == Share.zoneWideRecordName
+            try await leave(recordID.zoneID, only: zoneWide ? nil : recordID.recordName, user: user, device: device)
             response.deletedRecordIDs.append(recordID)
         }
         return try body.response(response)
@@ -165,10 +188,23 @@ extension DatabaseRoutes {
     }
 
     func fetchSharedZoneChanges(user: String, _ fetch: FetchZoneChangesRequest, limit: Int) async throws -> Response {
-        guard try await sharedZones(user)[fetch.zoneID] != nil else { throw Self.notShared(fetch.zoneID) }
+        guard let zone = try await sharedZones(user)[fetch.zoneID] else { throw Self.notShared(fetch.zoneID) }
+        let owner = fetch.zoneID.ownerName
         var fetch = fetch
         fetch.excludingWriter = fetch.excludingWriter.map { Self.participantWriter($0, user: user) }
-        return try await zoneChangesResponse(owner: fetch.zoneID.ownerName, fetch: fetch, limit: limit)
+        if let roots = zone.visibleRoots {
+            return try await hierarchyChangesResponse(owner: owner, fetch: fetch, visibleRoots: roots, limit: limit)
+        }
+        if let token = fetch.since,
+            try ChangeCursor(token: token, expecting: .zone, owner: owner, scope: .private, zoneName: zone.zoneName)
+                .roots != nil
+        {
+            throw SyncError(
+                .changeTokenExpired,
+                "zone '\(zone.zoneName)' is shared with you whole now, not record by record; fetch it again without a token"
+            )
+        }
+        return try await zoneChangesResponse(owner: owner, fetch: fetch, limit: limit)
     }
 
     /// A participant's writer ID as stored in the owner's rows: theirs alone, so that nobody can
@@ -192,8 +228,20 @@ extension DatabaseRoutes {
         for (owner, recordIDs) in owned.sorted(by: { $0.key < $1.key }) {
             let outcome = try await store.lookupRecords(owner: owner, keys: recordIDs.map(RecordKey.init))
             let (rows, missing) = Self.lookupItems(recordIDs, outcome)
-            found += rows
             failures += missing
+            for row in rows {
+                // Outside the caller's hierarchies, a record answers as one that does not exist.
+                if let roots = shared[row.zoneID]?.visibleRoots,
+                    !SharedHierarchyView(visibleRoots: roots).shows(row.row)
+                {
+                    failures.append(
+                        .init(
+                            recordID: RecordValue.ID(recordName: row.row.key.recordName, zoneID: row.zoneID),
+                            error: SyncError(.unknownItem, "record '\(row.row.key.recordName)' does not exist")))
+                } else {
+                    found.append(row)
+                }
+            }
         }
         return try lookupResponse(found: found, failures: failures)
     }

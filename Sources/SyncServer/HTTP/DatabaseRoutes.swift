@@ -157,6 +157,11 @@ struct DatabaseRoutes {
         let page = try await store.zoneChanges(
             owner: owner, zoneName: zoneName, since: cursor, limit: limit, excludingWriter: fetch.excludingWriter)
         let zoneID = owner == fetch.zoneID.ownerName ? fetch.zoneID : Self.ownZoneID(zoneName)
+        return zoneChangesResponse(page, in: zoneID)
+    }
+
+    /// A zone changes answer, naming records in `zoneID`.
+    func zoneChangesResponse(_ page: ZoneChangePage, in zoneID: RecordZone.ID) -> Response {
         // Written by hand: records dominate the body, and their stored fields splice in as they are.
         var writer = JSONWriter(capacity: 300 * (page.modifications.count + page.deletions.count + 1))
         writer.raw("{\"modifications\":")

@@ -30,8 +30,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             return Self.response(for: Self.syncError(from: error, request: request), status: error.status)
         } catch {
+            // The full description: postgres-nio's plain one hides the server's message, which the
+            // operator reading this log needs (it masks the bound values either way).
             context.logger.error(
-                "request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+                "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return Self.response(
                 for: SyncError(
                     .internalError,

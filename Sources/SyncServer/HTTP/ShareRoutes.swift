@@ -2,13 +2,15 @@ import Foundation
 import Hummingbird
 import SyncCore
 
-/// The routes under `/v1/shares` and `/v1/users`: an owner shares a zone of their private database
-/// with other accounts; the people invited open the share's URL, read what it is and accept it,
-/// which puts the zone in their shared database.
+/// The routes under `/v1/shares` and `/v1/users`: an owner shares a zone of their private database,
+/// or a record of it and the records below it, with other accounts; the people invited open the
+/// share's URL, read what it is and accept it, which puts the zone (or those records of it) in their
+/// shared database.
 struct ShareRoutes {
     let store: any RecordStore
     let pushHub: PushHub
     let body: BodyCoding
+    let limits: ServerLimits
 
     private var audience: ZoneAudience { ZoneAudience(store: store, pushHub: pushHub) }
 
@@ -39,12 +41,14 @@ struct ShareRoutes {
         return try body.response(response)
     }
 
-    /// `POST /v1/shares/save`: shares a zone of the caller's, or changes who it is shared with.
+    /// `POST /v1/shares/save`: shares a zone of the caller's, or one of its records and those below
+    /// it, or changes who a share is shared with.
     func save(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let device = try DatabaseRoutes.deviceID(request)
         let save = try await body.decode(SaveShareRequest.self, from: request)
         try RequestValidation.validate(save.zoneID, owner: user, context: "zoneID")
+        let recordName = try Self.shareRecordName(of: save, owner: user)
         guard save.participants.count < Share.maximumParticipants else {
             throw SyncError(
                 .tooManyParticipants,
@@ -85,10 +89,15 @@ struct ShareRoutes {
                 (AccountInfo(userRecordName: account.userRecordName, username: account.username), invitee.permission))
         }
         let zoneName = save.zoneID.zoneName
-        let before = try await store.share(owner: user, zoneName: zoneName)
-        let share = try await store.saveShare(owner: user, zoneName: zoneName, now: Date()) { [invitees] existing in
+        let before = try await store.share(owner: user, zoneName: zoneName, recordName: recordName)
+        let place = SharePlace(
+            zoneName: zoneName, recordName: recordName, rootRecordName: save.rootRecord?.recordID.recordName)
+        let share = try await store.saveShare(
+            owner: user, zoneName: zoneName, recordName: recordName,
+            root: save.rootRecord.map { ShareRoot(record: $0, limits: limits) }, now: Date()
+        ) { [invitees] existing in
             ShareRules.saved(
-                existing: existing, owner: owner, zoneName: zoneName, publicPermission: save.publicPermission,
+                existing: existing, owner: owner, place: place, publicPermission: save.publicPermission,
                 invitees: invitees, invitationKey: save.invitationKey)
         }
         await audience.notify(owner: user, zoneNames: [zoneName], by: user, device: device)
@@ -99,13 +108,19 @@ struct ShareRoutes {
         return try body.response(ShareRules.wire(share, zoneID: save.zoneID))
     }
 
-    /// `POST /v1/shares/fetch`: the share of a zone of the caller's.
+    /// `POST /v1/shares/fetch`: a share of a zone of the caller's.
     func fetch(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let fetch = try await body.decode(ShareZoneRequest.self, from: request)
         try RequestValidation.validate(fetch.zoneID, owner: user, context: "zoneID")
-        guard let share = try await store.share(owner: user, zoneName: fetch.zoneID.zoneName) else {
-            throw SyncError(.unknownItem, "zone '\(fetch.zoneID.zoneName)' is not shared")
+        let recordName = try Self.shareRecordName(fetch.shareRecordName)
+        guard let share = try await store.share(owner: user, zoneName: fetch.zoneID.zoneName, recordName: recordName)
+        else {
+            throw SyncError(
+                .unknownItem,
+                fetch.shareRecordName == nil
+                    ? "zone '\(fetch.zoneID.zoneName)' is not shared whole"
+                    : "zone '\(fetch.zoneID.zoneName)' has no share '\(recordName)'")
         }
         return try body.response(ShareRules.wire(share, zoneID: fetch.zoneID))
     }
@@ -117,8 +132,11 @@ struct ShareRoutes {
         let device = try DatabaseRoutes.deviceID(request)
         let delete = try await body.decode(ShareZoneRequest.self, from: request)
         try RequestValidation.validate(delete.zoneID, owner: user, context: "zoneID")
+        let recordName = try Self.shareRecordName(delete.shareRecordName)
         // Deleting the share of a zone that is not shared succeeds, as deleting a missing record does.
-        guard let deleted = try await store.deleteShare(owner: user, zoneName: delete.zoneID.zoneName, now: Date())
+        guard
+            let deleted = try await store.deleteShare(
+                owner: user, zoneName: delete.zoneID.zoneName, recordName: recordName, now: Date())
         else { return try body.response(EmptyResponse()) }
         let lost = Self.accepted(deleted)
         await pushHub.notify(user: user, scope: .private, excludingDevice: device)
@@ -149,6 +167,39 @@ struct ShareRoutes {
         }
         await audience.notify(owner: share.owner, zoneNames: [share.zoneName], by: user, device: device)
         return try body.response(try metadata(of: share, for: user))
+    }
+
+    /// The record name of the share a save names: the zone-wide share's, a hierarchy's given name,
+    /// or a new one for a new hierarchy. Checks the root sent with it.
+    private static func shareRecordName(of save: SaveShareRequest, owner: String) throws -> String {
+        if let root = save.rootRecord {
+            try RequestValidation.validate(record: root, owner: owner, context: "rootRecord")
+            guard root.recordID.zoneID.zoneName == save.zoneID.zoneName else {
+                throw SyncError(
+                    .invalidArguments,
+                    "rootRecord: the root is in zone '\(root.recordID.zoneID.zoneName)', not in the share's zone '\(save.zoneID.zoneName)'"
+                )
+            }
+            guard root.recordType != Share.recordType else {
+                throw SyncError(.invalidArguments, "rootRecord: a share cannot be the root of another share")
+            }
+        }
+        guard save.isHierarchy else { return Share.zoneWideRecordName }
+        return try save.shareRecordName.map { try shareRecordName($0) } ?? ShareRules.newShareRecordName()
+    }
+
+    /// The record name a request gives a share: the zone-wide share's when it gives none.
+    private static func shareRecordName(_ name: String?) throws -> String {
+        guard let name else { return Share.zoneWideRecordName }
+        if let problem = NameRules.problem(withName: name, kind: "shareRecordName") {
+            throw SyncError(.invalidArguments, problem)
+        }
+        guard name != Share.zoneWideRecordName else {
+            throw SyncError(
+                .invalidArguments,
+                "shareRecordName '\(name)' names the zone-wide share; leave shareRecordName out to mean it")
+        }
+        return name
     }
 
     private func metadata(of share: StoredShare, for user: String) throws -> ShareMetadata {

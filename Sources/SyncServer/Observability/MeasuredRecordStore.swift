@@ -49,11 +49,12 @@ struct MeasuredRecordStore: RecordStore {
     }
     func modifyRecords(
         owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
-        now: Date
+        now: Date, hierarchyAccess: [String: RecordHierarchy.Access]
     ) async throws -> RecordModificationOutcome {
         try await timed("modifyRecords") {
             try await base.modifyRecords(
-                owner: owner, modifier: modifier, writer: writer, request: request, limits: limits, now: now)
+                owner: owner, modifier: modifier, writer: writer, request: request, limits: limits, now: now,
+                hierarchyAccess: hierarchyAccess)
         }
     }
     func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
@@ -92,20 +93,29 @@ struct MeasuredRecordStore: RecordStore {
     // MARK: Shares
 
     func saveShare(
-        owner: String, zoneName: String, now: Date, _ change: @escaping @Sendable (StoredShare?) throws -> StoredShare
+        owner: String, zoneName: String, recordName: String, root: ShareRoot?, now: Date,
+        _ change: @escaping @Sendable (StoredShare?) throws -> StoredShare
     ) async throws -> StoredShare {
-        try await timed("saveShare") { try await base.saveShare(owner: owner, zoneName: zoneName, now: now, change) }
+        try await timed("saveShare") {
+            try await base.saveShare(
+                owner: owner, zoneName: zoneName, recordName: recordName, root: root, now: now, change)
+        }
     }
     func updateShare(
         token: String, actor: String, now: Date, _ change: @escaping @Sendable (StoredShare) throws -> StoredShare
     ) async throws -> StoredShare {
         try await timed("updateShare") { try await base.updateShare(token: token, actor: actor, now: now, change) }
     }
-    func deleteShare(owner: String, zoneName: String, now: Date) async throws -> StoredShare? {
-        try await timed("deleteShare") { try await base.deleteShare(owner: owner, zoneName: zoneName, now: now) }
+    func deleteShare(owner: String, zoneName: String, recordName: String, now: Date) async throws -> StoredShare? {
+        try await timed("deleteShare") {
+            try await base.deleteShare(owner: owner, zoneName: zoneName, recordName: recordName, now: now)
+        }
     }
-    func share(owner: String, zoneName: String) async throws -> StoredShare? {
-        try await timed("share") { try await base.share(owner: owner, zoneName: zoneName) }
+    func share(owner: String, zoneName: String, recordName: String) async throws -> StoredShare? {
+        try await timed("share") { try await base.share(owner: owner, zoneName: zoneName, recordName: recordName) }
+    }
+    func shares(owner: String, zoneName: String) async throws -> [StoredShare] {
+        try await timed("shares") { try await base.shares(owner: owner, zoneName: zoneName) }
     }
     func share(token: String) async throws -> StoredShare? {
         try await timed("share") { try await base.share(token: token) }
@@ -116,5 +126,16 @@ struct MeasuredRecordStore: RecordStore {
     func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String> {
         try await timed("audience") { try await base.audience(owner: owner, zoneNames: zoneNames) }
     }
-
+    func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
+        -> [MembershipChange]
+    {
+        try await timed("membershipChanges") {
+            try await base.membershipChanges(owner: owner, zoneName: zoneName, after: seq, limit: limit)
+        }
+    }
+    func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws -> [StoredRecord] {
+        try await timed("records") {
+            try await base.records(owner: owner, zoneName: zoneName, inHierarchiesOf: roots)
+        }
+    }
 }

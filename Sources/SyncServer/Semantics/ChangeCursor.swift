@@ -18,6 +18,7 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
         case zoneName = "z"
         case incarnation = "i"
         case seq = "s"
+        case roots = "r"
     }
 
     var version = 1
@@ -29,6 +30,9 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
     public var incarnation: String?
     /// The owner's change sequence number the client has read up to, inclusive.
     public var seq: Int64
+    /// For a participant's zone token: the roots of the record-hierarchy shares it covers (nil for
+    /// a whole zone).
+    public var roots: [String]?
 
     public static func database(owner: String, scope: DatabaseScope, seq: Int64) -> ChangeCursor {
         ChangeCursor(kind: .database, owner: owner, scope: scope, zoneName: nil, incarnation: nil, seq: seq)
@@ -39,7 +43,8 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
     }
 
     init(
-        kind: Kind, owner: String, scope: DatabaseScope, zoneName: String?, incarnation: String?, seq: Int64
+        kind: Kind, owner: String, scope: DatabaseScope, zoneName: String?, incarnation: String?, seq: Int64,
+        roots: [String]? = nil
     ) {
         self.kind = kind
         self.owner = owner
@@ -47,6 +52,7 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
         self.zoneName = zoneName
         self.incarnation = incarnation
         self.seq = seq
+        self.roots = roots
     }
 
     /// The opaque token handed to clients.

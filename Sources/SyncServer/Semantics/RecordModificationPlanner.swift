@@ -19,6 +19,11 @@ public enum RecordModificationPlanner {
         public var failedSaves: [ModifyRecordsResponse.FailedRecordSave]
         public var deleted: [RecordValue.ID]
         public var failedDeletes: [ModifyRecordsResponse.FailedRecordDelete]
+        /// Records whose shared root changed: the store moves the records below them along.
+        public var rootChanges: [RecordHierarchy.RootChange] = []
+        /// The record-hierarchy shares whose root was deleted: they go with it (their records'
+        /// tombstones are among ``rows``; the store deletes their participants).
+        public var deletedShares: [RecordKey] = []
 
         /// The response body: saved records with their stored fields spliced in, or with none (`{}`).
         public func responseBody(withSavedFields: Bool = true) throws -> [UInt8] {
@@ -57,14 +62,23 @@ public enum RecordModificationPlanner {
 
     private enum Decision {
         /// Save with these fields; `createdAt` and `creator` are nil for a new record.
-        case save(recordType: String, fields: Data, createdAt: Int64?, creator: String?)
-        case delete(recordType: String)
+        case save(Save)
+        case delete(StoredRecord)
         case failed(SyncError)
 
         var isFailure: Bool {
             if case .failed = self { return true }
             return false
         }
+    }
+
+    private struct Save {
+        var recordType: String
+        var fields: Data
+        /// The stored live record it replaces, if any.
+        var existing: StoredRecord?
+        var shareName: String?
+        var shareRoot: String?
     }
 
     /// Plans a modification.
@@ -79,22 +93,27 @@ public enum RecordModificationPlanner {
     ///   - now: the modification time, in milliseconds since 1970.
     ///   - savedFields: each save's fields as ``FieldCoding`` encodes them, when the caller has
     ///     them already (encoding tens of thousands of fields is a large part of a save).
+    ///   - hierarchy: what the store read of the records' hierarchies, and a participant's limits.
     public static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, writer: String = "",
         liveZones: Set<String>,
         existing: [RecordKey: StoredRecord],
-        currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil
+        currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil,
+        hierarchy: RecordHierarchy.Context = .init()
     ) throws -> Plan {
         var saveDecisions: [Decision] = []
+        var plannedRoots: [RecordKey: String?] = [:]
         for (index, record) in request.saves.enumerated() {
             let encoded = savedFields.flatMap { $0.indices.contains(index) ? $0[index] : nil }
-            saveDecisions.append(
-                try decideSave(
-                    record, policy: request.savePolicy, liveZones: liveZones,
-                    existing: existing[RecordKey(record.recordID)], limits: limits, encodedFields: encoded))
+            let decision = try decideSave(
+                record, policy: request.savePolicy, liveZones: liveZones,
+                existing: existing[RecordKey(record.recordID)], limits: limits, encodedFields: encoded,
+                hierarchy: hierarchy, plannedRoots: plannedRoots)
+            if case .save(let save) = decision { plannedRoots[RecordKey(record.recordID)] = .some(save.shareRoot) }
+            saveDecisions.append(decision)
         }
         var deleteDecisions: [Decision] = request.deletes.map { recordID in
-            decideDelete(recordID, liveZones: liveZones, existing: existing[RecordKey(recordID)])
+            decideDelete(recordID, liveZones: liveZones, existing: existing[RecordKey(recordID)], hierarchy: hierarchy)
         }
 
         if request.atomic {
@@ -118,16 +137,21 @@ public enum RecordModificationPlanner {
         for (index, decision) in saveDecisions.enumerated() {
             let sent = request.saves[index]
             switch decision {
-            case .save(let recordType, let fields, let createdAt, let creator):
+            case .save(let save):
                 seq += 1
                 let row = StoredRecord(
-                    key: RecordKey(sent.recordID), recordType: recordType, fields: fields,
-                    changeTag: changeTag(seq), createdAt: createdAt ?? now, creator: creator ?? modifier,
-                    modifiedAt: now,
-                    modifier: modifier, seq: seq, isDeleted: false, writer: writer)
+                    key: RecordKey(sent.recordID), recordType: save.recordType, fields: save.fields,
+                    changeTag: changeTag(seq), createdAt: save.existing?.createdAt ?? now,
+                    creator: save.existing?.creator ?? modifier, modifiedAt: now, modifier: modifier, seq: seq,
+                    isDeleted: false, writer: writer, parentName: RecordHierarchy.parentName(of: sent),
+                    shareName: save.shareName, shareRoot: save.shareRoot)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
                 plan.saved.append((row, sent.recordID))
+                if save.shareRoot != save.existing?.shareRoot {
+                    plan.rootChanges.append(
+                        .init(key: row.key, old: save.existing?.shareRoot, new: save.shareRoot, includesRecord: true))
+                }
             case .failed(let error):
                 plan.failedSaves.append(.init(recordID: sent.recordID, error: error))
             case .delete:
@@ -137,15 +161,32 @@ public enum RecordModificationPlanner {
         for (index, decision) in deleteDecisions.enumerated() {
             let recordID = request.deletes[index]
             switch decision {
-            case .delete(let recordType):
+            case .delete(let stored):
                 seq += 1
+                // The tombstone keeps the record's place, so that whoever saw the record hears it went.
                 let row = StoredRecord(
-                    key: RecordKey(recordID), recordType: recordType, fields: Data(), changeTag: changeTag(seq),
+                    key: RecordKey(recordID), recordType: stored.recordType, fields: Data(), changeTag: changeTag(seq),
                     createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true,
-                    writer: writer)
+                    writer: writer, parentName: stored.parentName, shareRoot: stored.shareRoot)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
                 plan.deleted.append(recordID)
+                if let root = stored.shareRoot {
+                    // The records below it lose their way to the root.
+                    plan.rootChanges.append(.init(key: row.key, old: root, new: nil, includesRecord: false))
+                }
+                if let shareName = stored.shareName {
+                    // Deleting a share's root deletes the share, as in CloudKit.
+                    seq += 1
+                    let share = RecordKey(zoneName: row.key.zoneName, recordName: shareName)
+                    plan.rows.append(
+                        StoredRecord(
+                            key: share, recordType: Share.recordType, fields: Data(), changeTag: changeTag(seq),
+                            createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq,
+                            isDeleted: true, writer: writer, shareRoot: stored.shareRoot))
+                    plan.zoneSeqs[row.key.zoneName] = seq
+                    plan.deletedShares.append(share)
+                }
             case .failed(let error):
                 plan.failedDeletes.append(.init(recordID: recordID, error: error))
             case .save:
@@ -170,7 +211,8 @@ public enum RecordModificationPlanner {
 
     private static func decideSave(
         _ record: RecordValue, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
-        limits: ServerLimits, encodedFields: Data?
+        limits: ServerLimits, encodedFields: Data?, hierarchy: RecordHierarchy.Context,
+        plannedRoots: [RecordKey: String?]
     ) throws -> Decision {
         let zoneName = record.recordID.zoneID.zoneName
         guard liveZones.contains(zoneName) else {
@@ -178,6 +220,15 @@ public enum RecordModificationPlanner {
                 SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist; save the zone first, then the record"))
         }
         let live = existing.flatMap { $0.isDeleted ? nil : $0 }
+        // First, as it may hide what is stored: a participant learns nothing of records outside their share.
+        let shareName = hierarchy.shareNames[RecordKey(record.recordID)] ?? live?.shareName
+        let shareRoot: String?
+        switch RecordHierarchy.rootAfterSave(
+            record, existing: live, shareName: shareName, context: hierarchy, plannedRoots: plannedRoots)
+        {
+        case .success(let root): shareRoot = root
+        case .failure(let error): return .failed(error)
+        }
         var fields = record.fields
         var fieldsMerged = false
         if let live {
@@ -227,20 +278,33 @@ public enum RecordModificationPlanner {
                     "record '\(record.recordID.recordName)' holds \(encoded.count) bytes of fields; the limit is \(limits.maximumRecordBytes) bytes"
                 ))
         }
-        return .save(recordType: record.recordType, fields: encoded, createdAt: live?.createdAt, creator: live?.creator)
+        return .save(
+            Save(
+                recordType: record.recordType, fields: encoded, existing: live, shareName: shareName,
+                shareRoot: shareRoot))
     }
 
     private static func decideDelete(
-        _ recordID: RecordValue.ID, liveZones: Set<String>, existing: StoredRecord?
+        _ recordID: RecordValue.ID, liveZones: Set<String>, existing: StoredRecord?,
+        hierarchy: RecordHierarchy.Context
     ) -> Decision {
         guard liveZones.contains(recordID.zoneID.zoneName) else {
             return .failed(SyncError(.zoneNotFound, "zone '\(recordID.zoneID.zoneName)' does not exist"))
+        }
+        if let refusal = RecordHierarchy.refusalToDelete(recordID, existing: existing, context: hierarchy) {
+            return .failed(refusal)
         }
         guard let existing, !existing.isDeleted else {
             return .failed(
                 SyncError(
                     .unknownItem, "record '\(recordID.recordName)' does not exist on the server; nothing to delete"))
         }
-        return .delete(recordType: existing.recordType)
+        if existing.recordType == Share.recordType {
+            return .failed(
+                SyncError(
+                    .invalidArguments,
+                    "record '\(recordID.recordName)' is a share: delete shares with POST /v1/shares/delete"))
+        }
+        return .delete(existing)
     }
 }

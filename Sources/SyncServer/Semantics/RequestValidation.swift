@@ -55,21 +55,7 @@ public enum RequestValidation {
         var seen = Set<RecordKey>()
         for (index, record) in request.saves.enumerated() {
             let context = "saves[\(index)]"
-            try validate(record.recordID, owner: owner, context: context)
-            if let problem = NameRules.problem(withIdentifier: record.recordType, kind: "record type") {
-                throw SyncError(.invalidArguments, "\(context): \(problem)")
-            }
-            // Linear in the keys (a record may have tens of thousands); of several bad keys, the
-            // first in sorted order is reported, so the answer does not depend on hashing order.
-            let badKeys =
-                record.fields.keys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
-                + record.changedKeys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
-            if let key = badKeys.min(), let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
-                throw SyncError(.invalidArguments, "\(context): \(problem)")
-            }
-            for (key, value) in record.fields {
-                try validate(value, owner: owner, context: "\(context).fields.\(key)", allowList: true)
-            }
+            try validate(record: record, owner: owner, context: context)
             guard seen.insert(RecordKey(record.recordID)).inserted else {
                 throw SyncError(
                     .invalidArguments,
@@ -84,6 +70,48 @@ public enum RequestValidation {
                     "deletes[\(index)]: record '\(recordID.recordName)' appears twice in one request (saved and deleted?); send it once"
                 )
             }
+        }
+    }
+
+    /// Checks a record to save: its ID, type, field keys and values, and parent.
+    public static func validate(record: RecordValue, owner: String?, context: String) throws {
+        try validate(record.recordID, owner: owner, context: context)
+        if let problem = NameRules.problem(withIdentifier: record.recordType, kind: "record type") {
+            throw SyncError(.invalidArguments, "\(context): \(problem)")
+        }
+        // Linear in the keys (a record may have tens of thousands); of several bad keys, the
+        // first in sorted order is reported, so the answer does not depend on hashing order.
+        let badKeys =
+            record.fields.keys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
+            + record.changedKeys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
+        if let key = badKeys.min(), let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
+            throw SyncError(.invalidArguments, "\(context): \(problem)")
+        }
+        for (key, value) in record.fields {
+            try validate(value, owner: owner, context: "\(context).fields.\(key)", allowList: true)
+        }
+        if let parent = record.parent {
+            try validate(parent: parent, of: record.recordID, owner: owner, context: "\(context).parent")
+        }
+    }
+
+    /// A parent is a record of the same zone, as in CloudKit (in the private database, a zone may be
+    /// named with the default owner name or the owner's own).
+    private static func validate(
+        parent: RecordValue.Reference, of recordID: RecordValue.ID, owner: String?, context: String
+    ) throws {
+        if let problem = NameRules.problem(withName: parent.recordID.recordName, kind: "parent record name") {
+            throw SyncError(.invalidArguments, "\(context): \(problem)")
+        }
+        let own = [RecordZone.ID.defaultOwnerName, owner]
+        let sameOwner =
+            parent.recordID.zoneID.ownerName == recordID.zoneID.ownerName
+            || (owner != nil && own.contains(parent.recordID.zoneID.ownerName))
+        guard parent.recordID.zoneID.zoneName == recordID.zoneID.zoneName, sameOwner else {
+            throw SyncError(
+                .invalidArguments,
+                "\(context): the parent must be a record of the same zone ('\(recordID.zoneID.zoneName)' of '\(recordID.zoneID.ownerName)'), not of '\(parent.recordID.zoneID.zoneName)' of '\(parent.recordID.zoneID.ownerName)'"
+            )
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import SyncCore
 
-/// What saving, accepting and leaving a zone-wide share do, whatever the store.
+/// What saving, accepting and leaving a share do, whatever the store.
 public enum ShareRules {
     /// A new share URL's secret: 128 random bits, URL-safe base64 without padding.
     static func newToken() -> String {
@@ -24,9 +24,11 @@ public enum ShareRules {
     /// acceptance they had (someone invited again after leaving is pending again); people no
     /// longer invited are gone, public users stay while the share is public.
     ///
-    /// - Parameter invitees: the accounts invited, already looked up, in the request's order.
+    /// - Parameters:
+    ///   - place: the zone, the share's record name and, for a record-hierarchy share, its root.
+    ///   - invitees: the accounts invited, already looked up, in the request's order.
     static func saved(
-        existing: StoredShare?, owner: AccountInfo, zoneName: String, publicPermission: ShareParticipant.Permission,
+        existing: StoredShare?, owner: AccountInfo, place: SharePlace, publicPermission: ShareParticipant.Permission,
         invitees: [(account: AccountInfo, permission: ShareParticipant.Permission)],
         invitationKey: RecordZone.EncryptionKey?
     ) -> StoredShare {
@@ -54,9 +56,60 @@ public enum ShareRules {
             }
         }
         return StoredShare(
-            owner: owner.userRecordName, zoneName: zoneName, token: existing?.token ?? newToken(),
+            owner: owner.userRecordName, zoneName: place.zoneName, recordName: place.recordName,
+            rootRecordName: existing?.rootRecordName ?? place.rootRecordName, token: existing?.token ?? newToken(),
             publicPermission: publicPermission, invitationKey: invitationKey ?? existing?.invitationKey,
             participants: participants)
+    }
+
+    /// Checks a share save against the zone's shares, before anything is written: a zone is shared
+    /// whole or record by record, never both (`alreadyShared`); a new record-hierarchy share needs
+    /// its root, which must not be another share's root; a share's root never changes.
+    ///
+    /// - Parameters:
+    ///   - existing: the share saved, as stored (nil for a new one).
+    ///   - zoneShares: every share of the zone.
+    ///   - root: the root record sent with the save, and its stored row.
+    static func checkSave(
+        _ place: SharePlace, existing: StoredShare?, zoneShares: [StoredShare], root: RecordValue?,
+        storedRoot: StoredRecord?
+    ) throws {
+        if place.isZoneWide {
+            if let other = zoneShares.first(where: { !SharePlace($0).isZoneWide }) {
+                throw SyncError(
+                    .alreadyShared,
+                    "zone '\(place.zoneName)' has shares of records (the share of '\(other.rootRecordName ?? "")', and maybe more); a zone is shared whole or record by record: delete those shares first"
+                )
+            }
+            return
+        }
+        if zoneShares.contains(where: { SharePlace($0).isZoneWide }) {
+            throw SyncError(
+                .alreadyShared,
+                "zone '\(place.zoneName)' is shared whole already, which shares every record in it; share records of another zone, or stop sharing the zone first"
+            )
+        }
+        if let existing {
+            if let root, root.recordID.recordName != existing.rootRecordName {
+                throw SyncError(
+                    .invalidArguments,
+                    "rootRecord: share '\(place.recordName)' has root '\(existing.rootRecordName ?? "")', not '\(root.recordID.recordName)'; a share's root does not change"
+                )
+            }
+            return
+        }
+        guard let root else {
+            throw SyncError(
+                .invalidArguments,
+                "rootRecord is missing: a new share of records needs its root record, saved with it (or leave out shareRecordName to share the whole zone)"
+            )
+        }
+        if let stored = storedRoot, !stored.isDeleted, let other = stored.shareName {
+            throw SyncError(
+                .alreadyShared,
+                "record '\(root.recordID.recordName)' is the root of share '\(other)' already; change that share instead"
+            )
+        }
     }
 
     /// The share after `user` accepted it: an invited participant becomes accepted; anyone else
@@ -107,7 +160,8 @@ public enum ShareRules {
     static let notOpen = SyncError(
         .unknownItem, "there is no share with this URL open to you; ask its owner for a new invitation")
 
-    /// Whether a save or delete names a share record, which only the share routes write.
+    /// Whether a save or delete names a share record, which only the share routes write. (A
+    /// record-hierarchy share's record is known by its stored type: the planner refuses it.)
     static func isShare(recordName: String, recordType: String? = nil) -> Bool {
         recordName == Share.zoneWideRecordName || recordType == Share.recordType
     }
@@ -115,8 +169,14 @@ public enum ShareRules {
     /// The share as clients see it; `zoneID` names the zone as the reader knows it.
     static func wire(_ share: StoredShare, zoneID: RecordZone.ID) -> Share {
         Share(
-            zoneID: zoneID, token: share.token, publicPermission: share.publicPermission,
-            participants: share.participants.map(wire), invitationKey: share.invitationKey)
+            zoneID: zoneID, recordName: share.recordName, rootRecordName: share.rootRecordName, token: share.token,
+            publicPermission: share.publicPermission, participants: share.participants.map(wire),
+            invitationKey: share.invitationKey)
+    }
+
+    /// A new record-hierarchy share's record name, when its request gives none.
+    static func newShareRecordName() -> String {
+        "share-\(UUID().uuidString)"
     }
 
     static func wire(_ participant: StoredParticipant) -> ShareParticipant {
@@ -125,8 +185,9 @@ public enum ShareRules {
             permission: participant.permission, acceptanceStatus: participant.status)
     }
 
-    /// The share's record in its zone: a `cloudkit.share` named `cloudkit.zoneshare`, whose fields
-    /// say what the share is (the participants as JSON strings, owner first).
+    /// The share's record in its zone: a `cloudkit.share` (named `cloudkit.zoneshare` for a zone-wide
+    /// share), whose fields say what the share is (the participants as JSON strings, owner first, and
+    /// a hierarchy's root).
     static func recordFields(_ share: StoredShare) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -135,21 +196,43 @@ public enum ShareRules {
             FieldValue.string(
                 String(decoding: (try? encoder.encode(wire(participant))) ?? Data(), as: UTF8.self))
         }
-        return FieldCoding.encode([
+        var fields: [String: FieldValue] = [
             "publicPermission": .string(share.publicPermission.rawValue),
             "participants": .list(participants),
-        ])
+        ]
+        if let root = share.rootRecordName { fields["rootRecordName"] = .string(root) }
+        return FieldCoding.encode(fields)
     }
 
-    /// The row that writes the share's record (or its tombstone, when `share` is nil) at `seq`.
+    /// The row that writes the share's record (or its tombstone, when `share` is nil) at `seq`. A
+    /// hierarchy's share record is in its hierarchy, so that participants see it.
     static func record(
-        of share: StoredShare?, zoneName: String, previous: StoredRecord?, actor: String, seq: Int64, now: Int64
+        of share: StoredShare?, at place: SharePlace, previous: StoredRecord?, actor: String, seq: Int64, now: Int64
     ) -> StoredRecord {
         let live = previous.flatMap { $0.isDeleted ? nil : $0 }
         return StoredRecord(
-            key: RecordKey(zoneName: zoneName, recordName: Share.zoneWideRecordName), recordType: Share.recordType,
+            key: RecordKey(zoneName: place.zoneName, recordName: place.recordName), recordType: Share.recordType,
             fields: share.map(recordFields) ?? Data(), changeTag: RecordModificationPlanner.changeTag(seq),
             createdAt: live?.createdAt ?? now, creator: live?.creator ?? actor, modifiedAt: now, modifier: actor,
-            seq: seq, isDeleted: share == nil)
+            seq: seq, isDeleted: share == nil, shareRoot: place.rootRecordName)
     }
+}
+
+/// Where a share is: its zone, its record's name and, for a record-hierarchy share, its root.
+struct SharePlace: Sendable, Hashable {
+    var zoneName: String
+    var recordName: String
+    var rootRecordName: String?
+
+    init(zoneName: String, recordName: String = Share.zoneWideRecordName, rootRecordName: String? = nil) {
+        self.zoneName = zoneName
+        self.recordName = recordName
+        self.rootRecordName = rootRecordName
+    }
+
+    init(_ share: StoredShare) {
+        self.init(zoneName: share.zoneName, recordName: share.recordName, rootRecordName: share.rootRecordName)
+    }
+
+    var isZoneWide: Bool { recordName == Share.zoneWideRecordName }
 }

@@ -271,7 +271,7 @@ public final class PostgresRecordStore: RecordStore {
 
     public func modifyRecords(
         owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
-        now: Date
+        now: Date, hierarchyAccess: [String: RecordHierarchy.Access]
     ) async throws -> RecordModificationOutcome {
         // Each save's fields are encoded once, for the replay hash and for storing.
         let savedFields = request.saves.map { FieldCoding.encode($0.fields) }
@@ -296,43 +296,12 @@ public final class PostgresRecordStore: RecordStore {
                 }
             }
 
-            let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
-            var liveZones = Set<String>()
-            for name in zoneNames
-            where try await Self.zoneIsLive(connection, owner: owner, zoneName: name, logger: self.logger) {
-                liveZones.insert(name)
-            }
-            let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
-                .filter { liveZones.contains($0.zoneName) }
-            var existing: [RecordKey: StoredRecord] = [:]
-            for zoneName in Set(keys.map(\.zoneName)) {
-                let names = keys.filter { $0.zoneName == zoneName }.map(\.recordName)
-                for record in try await Self.records(
-                    connection,
-                    """
-                    SELECT \(unescaped: Self.recordColumns) FROM record
-                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = ANY(\(names))
-                    """, logger: self.logger)
-                {
-                    existing[record.key] = record
-                }
-            }
-
-            let plan = try RecordModificationPlanner.plan(
-                request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
-                currentSeq: currentSeq, now: at,
-                limits: limits, savedFields: savedFields)
-            if !plan.rows.isEmpty {
-                try await Self.upsert(plan.rows, owner: owner, connection, logger: self.logger)
-            }
-            for (zoneName, seq) in plan.zoneSeqs {
-                try await connection.query(
-                    """
-                    UPDATE zone SET change_seq = \(seq), modified_at = \(at)
-                    WHERE owner = \(owner) AND zone_name = \(zoneName)
-                    """, logger: self.logger)
-            }
-            try await Self.setChangeSeq(connection, owner: owner, seq: plan.endSeq, logger: self.logger)
+            var hierarchy = RecordHierarchy.Context()
+            hierarchy.access = hierarchyAccess
+            let plan = try await Self.plan(
+                request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
+                currentSeq: currentSeq, savedFields: savedFields, hierarchy: hierarchy, connection, logger: self.logger)
+            try await Self.apply(plan, owner: owner, now: now, connection, logger: self.logger)
             let responseBody = try plan.responseBody()
             if let requestID = request.clientRequestID, let bodyHash {
                 try await connection.query(
@@ -345,24 +314,90 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
+    /// Reads what a modification touches and plans it (``RecordModificationPlanner``), inside a
+    /// transaction that holds the owner's account lock (`currentSeq` read under it).
+    static func plan(
+        _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
+        now: Date, currentSeq: Int64, savedFields: [Data]?, hierarchy: RecordHierarchy.Context,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws -> RecordModificationPlanner.Plan {
+        let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
+        var liveZones = Set<String>()
+        for name in zoneNames where try await zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) {
+            liveZones.insert(name)
+        }
+        let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
+            .filter { liveZones.contains($0.zoneName) }
+        var existing: [RecordKey: StoredRecord] = [:]
+        for zoneName in Set(keys.map(\.zoneName)) {
+            let names = keys.filter { $0.zoneName == zoneName }.map(\.recordName)
+            for record in try await records(
+                connection,
+                """
+                SELECT \(unescaped: recordColumns) FROM record
+                WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = ANY(\(names))
+                """, logger: logger)
+            {
+                existing[record.key] = record
+            }
+        }
+        return try RecordModificationPlanner.plan(
+            request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
+            currentSeq: currentSeq, now: now.millisecondsSince1970, limits: limits, savedFields: savedFields,
+            hierarchy: try await hierarchyContext(
+                connection, owner: owner, request: request, base: hierarchy, logger: logger))
+    }
+
+    /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
+    /// zones' and the owner's change numbers.
+    static func apply(
+        _ plan: RecordModificationPlanner.Plan, owner: String, now: Date, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        if !plan.rows.isEmpty {
+            try await upsert(plan.rows, owner: owner, connection, logger: logger)
+        }
+        var zoneSeqs = plan.zoneSeqs
+        let (endSeq, moved) = try await moveDescendants(
+            of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, connection, logger: logger)
+        for zoneName in moved { zoneSeqs[zoneName] = endSeq }
+        for share in plan.deletedShares {
+            try await deleteShareRows(
+                connection, owner: owner, zoneName: share.zoneName, recordName: share.recordName, logger: logger)
+        }
+        for (zoneName, seq) in zoneSeqs {
+            try await connection.query(
+                """
+                UPDATE zone SET change_seq = \(seq), modified_at = \(now.millisecondsSince1970)
+                WHERE owner = \(owner) AND zone_name = \(zoneName)
+                """, logger: logger)
+        }
+        try await setChangeSeq(connection, owner: owner, seq: endSeq, logger: logger)
+    }
+
     /// Writes record rows in one statement, a column per array (a request has no key twice: validation
-    /// refuses that before).
+    /// refuses that before). postgres-nio's arrays hold no NULL, so a missing name travels as "" (a
+    /// name is never empty) and turns back into NULL here.
     static func upsert(
         _ rows: [StoredRecord], owner: String, _ connection: PostgresConnection, logger: Logger
     ) async throws {
         try await connection.query(
             """
             INSERT INTO record (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
-                modified_at, modifier, seq, deleted, writer)
-            SELECT \(owner), * FROM unnest(\(rows.map(\.key.zoneName))::text[], \(rows.map(\.key.recordName))::text[],
+                modified_at, modifier, seq, deleted, writer, parent_name, share_name, share_root)
+            SELECT \(owner), z, n, t, f, c, ca, cr, ma, mo, s, d, w, NULLIF(p, ''), NULLIF(sn, ''), NULLIF(sr, '')
+            FROM unnest(\(rows.map(\.key.zoneName))::text[], \(rows.map(\.key.recordName))::text[],
                 \(rows.map(\.recordType))::text[], \(rows.map { ByteBuffer(bytes: $0.fields) })::bytea[],
                 \(rows.map(\.changeTag))::text[], \(rows.map(\.createdAt))::bigint[], \(rows.map(\.creator))::text[],
                 \(rows.map(\.modifiedAt))::bigint[], \(rows.map(\.modifier))::text[], \(rows.map(\.seq))::bigint[],
-                \(rows.map(\.isDeleted))::boolean[], \(rows.map(\.writer))::text[])
+                \(rows.map(\.isDeleted))::boolean[], \(rows.map(\.writer))::text[],
+                \(rows.map { $0.parentName ?? "" })::text[], \(rows.map { $0.shareName ?? "" })::text[],
+                \(rows.map { $0.shareRoot ?? "" })::text[]) AS u(z, n, t, f, c, ca, cr, ma, mo, s, d, w, p, sn, sr)
             ON CONFLICT (owner, zone_name, record_name) DO UPDATE SET
                 record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag,
                 created_at = EXCLUDED.created_at, creator = EXCLUDED.creator, modified_at = EXCLUDED.modified_at,
-                modifier = EXCLUDED.modifier, seq = EXCLUDED.seq, deleted = EXCLUDED.deleted, writer = EXCLUDED.writer
+                modifier = EXCLUDED.modifier, seq = EXCLUDED.seq, deleted = EXCLUDED.deleted, writer = EXCLUDED.writer,
+                parent_name = EXCLUDED.parent_name, share_name = EXCLUDED.share_name, share_root = EXCLUDED.share_root
             """, logger: logger)
     }
 
@@ -456,6 +491,14 @@ public final class PostgresRecordStore: RecordStore {
                     COALESCE((SELECT MAX(change_seq) FROM zone
                         WHERE owner = user_record_name AND deleted AND modified_at < \(cutoff)), 0))
                 """, logger: self.logger)
+            // Membership moves are history as tombstones are: tokens from before them expire with them.
+            try await connection.query(
+                """
+                UPDATE account SET compacted_seq = GREATEST(compacted_seq, COALESCE((SELECT MAX(seq) FROM share_membership
+                    WHERE owner = user_record_name AND created_at < \(cutoff)), 0))
+                """, logger: self.logger)
+            try await connection.query(
+                "DELETE FROM share_membership WHERE created_at < \(cutoff)", logger: self.logger)
             let records = try await connection.query(
                 "DELETE FROM record WHERE deleted AND modified_at < \(cutoff) RETURNING 1", logger: self.logger
             ).collect().count
@@ -545,21 +588,29 @@ public final class PostgresRecordStore: RecordStore {
             "UPDATE account SET change_seq = \(seq) WHERE user_record_name = \(owner)", logger: logger)
     }
 
-    static let recordColumns =
-        "zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted"
+    static let recordColumns = """
+        zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, \
+        deleted, parent_name, share_name, share_root
+        """
 
     static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
         async throws -> [StoredRecord]
     {
         var records: [StoredRecord] = []
         for try await row in try await connection.query(query, logger: logger) {
-            let (zone, name, type, fields, tag, created, creator, modified, modifier, seq, deleted) = try row.decode(
-                (String, String, String, Data, String, Int64, String, Int64, String, Int64, Bool).self)
+            let (
+                zone, name, type, fields, tag, created, creator, modified, modifier, seq, deleted, parent, share, root
+            ) =
+                try row.decode(
+                    (
+                        String, String, String, Data, String, Int64, String, Int64, String, Int64, Bool, String?,
+                        String?, String?
+                    ).self)
             records.append(
                 StoredRecord(
                     key: RecordKey(zoneName: zone, recordName: name), recordType: type, fields: fields,
                     changeTag: tag, createdAt: created, creator: creator, modifiedAt: modified, modifier: modifier,
-                    seq: seq, isDeleted: deleted))
+                    seq: seq, isDeleted: deleted, parentName: parent, shareName: share, shareRoot: root))
         }
         return records
     }

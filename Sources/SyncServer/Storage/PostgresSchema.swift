@@ -139,6 +139,49 @@ enum PostgresSchema {
                 // leave out what it saved itself. Rows written before have none.
                 "ALTER TABLE record ADD COLUMN writer TEXT NOT NULL DEFAULT ''"
             ]),
+        Migration(
+            version: 4, name: "record hierarchies and record-hierarchy shares",
+            statements: [
+                // Each record's parent, the share it is the root of, and the root of the shared
+                // hierarchy it is in; and a log of records that joined or left a hierarchy.
+                """
+                ALTER TABLE record ADD COLUMN parent_name TEXT, ADD COLUMN share_name TEXT,
+                    ADD COLUMN share_root TEXT
+                """,
+                """
+                CREATE INDEX record_by_parent ON record(owner, zone_name, parent_name)
+                    WHERE parent_name IS NOT NULL
+                """,
+                """
+                CREATE INDEX record_by_share_root ON record(owner, zone_name, share_root)
+                    WHERE share_root IS NOT NULL
+                """,
+                """
+                CREATE TABLE share_membership (
+                    owner TEXT NOT NULL,
+                    zone_name TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    record_name TEXT NOT NULL,
+                    record_type TEXT NOT NULL,
+                    old_root TEXT,
+                    new_root TEXT,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (owner, zone_name, seq)
+                )
+                """,
+                // Shares are named by their record: the zone-wide share by `cloudkit.zoneshare`.
+                """
+                ALTER TABLE share ADD COLUMN record_name TEXT NOT NULL DEFAULT 'cloudkit.zoneshare',
+                    ADD COLUMN root_record_name TEXT
+                """,
+                "ALTER TABLE share DROP CONSTRAINT share_pkey",
+                "ALTER TABLE share ADD PRIMARY KEY (owner, zone_name, record_name)",
+                """
+                ALTER TABLE share_participant ADD COLUMN share_name TEXT NOT NULL DEFAULT 'cloudkit.zoneshare'
+                """,
+                "ALTER TABLE share_participant DROP CONSTRAINT share_participant_pkey",
+                "ALTER TABLE share_participant ADD PRIMARY KEY (owner, zone_name, share_name, user_record_name)",
+            ]),
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

@@ -40,10 +40,11 @@ public protocol RecordStore: Sendable, ShareStore {
         -> ZoneModificationOutcome
     /// Applies a validated record modification with CloudKit's semantics; `modifier` is the user making
     /// it (the owner, or a participant writing to a shared zone), `writer` the request's `X-Writer-ID`
-    /// ("" for none), kept with each row written.
+    /// ("" for none), kept with each row written. `hierarchyAccess` limits a participant of
+    /// record-hierarchy shares, per zone, to the hierarchies they see.
     func modifyRecords(
         owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
-        now: Date
+        now: Date, hierarchyAccess: [String: RecordHierarchy.Access]
     ) async throws
         -> RecordModificationOutcome
     /// Zones changed since a cursor, oldest change first.
@@ -72,6 +73,18 @@ public protocol RecordStore: Sendable, ShareStore {
     /// Returns the number of tombstones removed.
     @discardableResult
     func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int
+}
+
+extension RecordStore {
+    /// Applies a record modification by the owner, or by a participant of zone-wide shares.
+    public func modifyRecords(
+        owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
+        now: Date
+    ) async throws -> RecordModificationOutcome {
+        try await modifyRecords(
+            owner: owner, modifier: modifier, writer: writer, request: request, limits: limits, now: now,
+            hierarchyAccess: [:])
+    }
 }
 
 /// A user account as stored.
@@ -168,6 +181,9 @@ public struct ZoneChangePage: Sendable {
     public var deletions: [(recordName: String, recordType: String)]
     public var cursor: ChangeCursor
     public var moreComing: Bool
+    /// The page's rows in change order, live records and tombstones, as ``modifications`` and
+    /// ``deletions`` came from.
+    public var rows: [StoredRecord] = []
 }
 
 extension DatabaseChangePage {
@@ -213,7 +229,7 @@ extension ZoneChangePage {
             cursor: .zone(
                 owner: owner, zoneName: zoneName, incarnation: incarnation,
                 seq: moreComing ? records.last!.seq : currentSeq),
-            moreComing: moreComing)
+            moreComing: moreComing, rows: Array(records))
         for record in records {
             if record.isDeleted {
                 deletions.append((record.key.recordName, record.recordType))

@@ -41,7 +41,7 @@ public final class SQLiteRecordStore: RecordStore {
         try migrator.migrate(pool)
     }
 
-    private static var migrator: DatabaseMigrator {
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -158,6 +158,9 @@ public final class SQLiteRecordStore: RecordStore {
             // Which writer (an engine's X-Writer-ID) saved each version, so that its fetches can leave
             // out what it saved itself. Rows written before have none.
             try db.execute(sql: "ALTER TABLE record ADD COLUMN writer TEXT NOT NULL DEFAULT ''")
+        }
+        migrator.registerMigration("v7: record hierarchies and record-hierarchy shares") { db in
+            try db.execute(sql: SQLiteRecordStore.hierarchyMigration)
         }
         return migrator
     }
@@ -349,7 +352,7 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func modifyRecords(
         owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
-        now: Date
+        now: Date, hierarchyAccess: [String: RecordHierarchy.Access]
     )
         async throws -> RecordModificationOutcome
     {
@@ -370,34 +373,12 @@ public final class SQLiteRecordStore: RecordStore {
                 return RecordModificationOutcome(responseBody: response, changed: false)
             }
 
-            let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
-            var liveZones = Set<String>()
-            for name in zoneNames where try Self.zoneIsLive(db, owner: owner, zoneName: name) {
-                liveZones.insert(name)
-            }
-            var existing: [RecordKey: StoredRecord] = [:]
-            let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
-            let lookup = try db.cachedStatement(
-                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?")
-            for key in keys where liveZones.contains(key.zoneName) {
-                if let row = try Row.fetchOne(lookup, arguments: [owner, key.zoneName, key.recordName]) {
-                    existing[key] = Self.record(from: row)
-                }
-            }
-
-            let currentSeq = try Self.changeSeq(db, owner: owner)
-            let plan = try RecordModificationPlanner.plan(
-                request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
-                currentSeq: currentSeq,
-                now: now.millisecondsSince1970, limits: limits, savedFields: savedFields)
-
-            try Self.upsert(plan.rows, owner: owner, db)
-            for (zoneName, seq) in plan.zoneSeqs {
-                try db.execute(
-                    sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
-                    arguments: [seq, now.millisecondsSince1970, owner, zoneName])
-            }
-            try Self.setChangeSeq(db, owner: owner, seq: plan.endSeq)
+            var hierarchy = RecordHierarchy.Context()
+            hierarchy.access = hierarchyAccess
+            let plan = try Self.plan(
+                request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
+                savedFields: savedFields, hierarchy: hierarchy, db)
+            try Self.apply(plan, owner: owner, now: now, db)
             let responseBody = try plan.responseBody()
             if let requestID = request.clientRequestID, let bodyHash {
                 try db.execute(
@@ -411,6 +392,51 @@ public final class SQLiteRecordStore: RecordStore {
             }
             return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)
         }
+    }
+
+    /// Reads what a modification touches and plans it (``RecordModificationPlanner``), inside a write.
+    static func plan(
+        _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
+        now: Date, savedFields: [Data]?, hierarchy: RecordHierarchy.Context, _ db: Database
+    ) throws -> RecordModificationPlanner.Plan {
+        let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
+        var liveZones = Set<String>()
+        for name in zoneNames where try zoneIsLive(db, owner: owner, zoneName: name) {
+            liveZones.insert(name)
+        }
+        var existing: [RecordKey: StoredRecord] = [:]
+        let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
+        let lookup = try db.cachedStatement(
+            sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?")
+        for key in keys where liveZones.contains(key.zoneName) {
+            if let row = try Row.fetchOne(lookup, arguments: [owner, key.zoneName, key.recordName]) {
+                existing[key] = record(from: row)
+            }
+        }
+        return try RecordModificationPlanner.plan(
+            request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
+            currentSeq: try changeSeq(db, owner: owner), now: now.millisecondsSince1970, limits: limits,
+            savedFields: savedFields,
+            hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy))
+    }
+
+    /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
+    /// zones' and the owner's change numbers.
+    static func apply(_ plan: RecordModificationPlanner.Plan, owner: String, now: Date, _ db: Database) throws {
+        try upsert(plan.rows, owner: owner, db)
+        var zoneSeqs = plan.zoneSeqs
+        let (endSeq, moved) = try moveDescendants(
+            of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, db)
+        for zoneName in moved { zoneSeqs[zoneName] = endSeq }
+        for share in plan.deletedShares {
+            try deleteShareRows(db, owner: owner, zoneName: share.zoneName, recordName: share.recordName)
+        }
+        for (zoneName, seq) in zoneSeqs {
+            try db.execute(
+                sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
+                arguments: [seq, now.millisecondsSince1970, owner, zoneName])
+        }
+        try setChangeSeq(db, owner: owner, seq: endSeq)
     }
 
     public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
@@ -497,6 +523,13 @@ public final class SQLiteRecordStore: RecordStore {
                         COALESCE((SELECT MAX(change_seq) FROM zone WHERE owner = user_record_name AND deleted = 1 AND modified_at < ?), 0))
                     """,
                 arguments: [cutoff, cutoff])
+            // Membership moves are history as tombstones are: tokens from before them expire with them.
+            try db.execute(
+                sql: """
+                    UPDATE account SET compacted_seq = MAX(compacted_seq, COALESCE((SELECT MAX(seq) FROM share_membership
+                        WHERE owner = user_record_name AND created_at < ?), 0))
+                    """, arguments: [cutoff])
+            try db.execute(sql: "DELETE FROM share_membership WHERE created_at < ?", arguments: [cutoff])
             try db.execute(sql: "DELETE FROM record WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
             var removed = db.changesCount
             try db.execute(sql: "DELETE FROM zone WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
@@ -515,13 +548,15 @@ public final class SQLiteRecordStore: RecordStore {
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record
-                (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, deleted, writer)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier,
+                    seq, deleted, writer, parent_name, share_name, share_root)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for row in rows {
             try upsert.execute(arguments: [
                 owner, row.key.zoneName, row.key.recordName, row.recordType, row.fields, row.changeTag,
                 row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted, row.writer,
+                row.parentName, row.shareName, row.shareRoot,
             ])
         }
     }
@@ -556,6 +591,7 @@ public final class SQLiteRecordStore: RecordStore {
             key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]),
             recordType: row["record_type"], fields: row["fields"], changeTag: row["change_tag"],
             createdAt: row["created_at"], creator: row["creator"], modifiedAt: row["modified_at"],
-            modifier: row["modifier"], seq: row["seq"], isDeleted: row["deleted"])
+            modifier: row["modifier"], seq: row["seq"], isDeleted: row["deleted"], parentName: row["parent_name"],
+            shareName: row["share_name"], shareRoot: row["share_root"])
     }
 }

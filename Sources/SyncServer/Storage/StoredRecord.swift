@@ -18,12 +18,24 @@ public struct StoredRecord: Sendable, Hashable {
     /// The `X-Writer-ID` of the request that wrote this version ("" for none): a fetch asking to leave
     /// out that writer's saves skips it.
     public var writer: String
+    /// The record's parent (`CKRecord.parent`), a record of the same zone; nil for none.
+    public var parentName: String?
+    /// When the record is the root of a record-hierarchy share: that share's record name.
+    public var shareName: String?
+    /// The root of the shared hierarchy the record is in (itself, for a root), kept up to date as
+    /// parents and shares change; nil outside every shared hierarchy. A tombstone keeps the root
+    /// its record had, so that the share's participants hear of the deletion.
+    public var shareRoot: String?
 
     public init(
         key: RecordKey, recordType: String, fields: Data, changeTag: String, createdAt: Int64, creator: String,
-        modifiedAt: Int64, modifier: String, seq: Int64, isDeleted: Bool, writer: String = ""
+        modifiedAt: Int64, modifier: String, seq: Int64, isDeleted: Bool, writer: String = "",
+        parentName: String? = nil, shareName: String? = nil, shareRoot: String? = nil
     ) {
         self.writer = writer
+        self.parentName = parentName
+        self.shareName = shareName
+        self.shareRoot = shareRoot
         self.key = key
         self.recordType = recordType
         self.fields = fields
@@ -41,18 +53,26 @@ public struct StoredRecord: Sendable, Hashable {
         writer.record(
             recordID: RecordValue.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
             rawFields: fields.isEmpty ? Data("{}".utf8) : fields, recordChangeTag: changeTag, creationDate: createdAt,
-            modificationDate: modifiedAt, creatorUserRecordName: creator, lastModifiedUserRecordName: modifier)
+            modificationDate: modifiedAt, creatorUserRecordName: creator, lastModifiedUserRecordName: modifier,
+            parent: reference(parentName, in: zoneID), share: reference(shareName, in: zoneID))
+    }
+
+    private func reference(_ recordName: String?, in zoneID: RecordZone.ID) -> RecordValue.Reference? {
+        recordName.map { RecordValue.Reference(recordID: RecordValue.ID(recordName: $0, zoneID: zoneID)) }
     }
 
     /// The record as clients see it, under the given zone ID.
     public func record(in zoneID: RecordZone.ID) throws -> RecordValue {
-        RecordValue(
+        var record = RecordValue(
             recordID: RecordValue.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
             fields: try FieldCoding.decode(fields), recordChangeTag: changeTag,
             creationDate: Date(millisecondsSince1970: createdAt),
             modificationDate: Date(millisecondsSince1970: modifiedAt),
             creatorUserRecordID: RecordValue.ID(userRecordName: creator),
             lastModifiedUserRecordID: RecordValue.ID(userRecordName: modifier))
+        record.parent = reference(parentName, in: zoneID)
+        record.share = reference(shareName, in: zoneID)
+        return record
     }
 }
 

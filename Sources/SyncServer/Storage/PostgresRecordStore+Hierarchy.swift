@@ -1,0 +1,192 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncCore
+
+/// Record hierarchies in PostgreSQL, as in the SQLite store (`SQLiteRecordStore+Hierarchy.swift`):
+/// parent and shared root are columns, and `share_membership` logs records that joined or left a
+/// shared hierarchy without being saved themselves.
+extension PostgresRecordStore {
+    // MARK: Before planning
+
+    /// What the planner needs of the hierarchies a modification touches: each named parent's chain
+    /// upwards, and which saved records hold a share's root below them.
+    static func hierarchyContext(
+        _ connection: PostgresConnection, owner: String, request: ModifyRecordsRequest,
+        base: RecordHierarchy.Context, logger: Logger
+    ) async throws -> RecordHierarchy.Context {
+        var context = base
+        for record in request.saves {
+            let zoneName = record.recordID.zoneID.zoneName
+            if let parent = RecordHierarchy.parentName(of: record) {
+                let key = RecordKey(zoneName: zoneName, recordName: parent)
+                if context.chains[key] == nil {
+                    context.chains[key] = try await ancestors(connection, owner: owner, of: key, logger: logger)
+                }
+            }
+            // Only a record that may join a hierarchy needs the look below it.
+            let key = RecordKey(record.recordID)
+            if record.parent != nil || context.shareNames[key] != nil,
+                try await hasShareBelow(connection, owner: owner, key, logger: logger)
+            {
+                context.subtreesWithShares.insert(key)
+            }
+        }
+        return context
+    }
+
+    /// The live record `key` and the records above it, nearest first.
+    private static func ancestors(
+        _ connection: PostgresConnection, owner: String, of key: RecordKey, logger: Logger
+    ) async throws -> [RecordHierarchy.Ancestor] {
+        var chain: [RecordHierarchy.Ancestor] = []
+        for try await (name, share, root) in try await connection.query(
+            """
+            WITH RECURSIVE up(name, parent, share_name, share_root, depth) AS (
+                SELECT record_name, parent_name, share_name, share_root, 0 FROM record
+                WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND record_name = \(key.recordName) AND NOT deleted
+                UNION ALL
+                SELECT r.record_name, r.parent_name, r.share_name, r.share_root, up.depth + 1
+                FROM record r JOIN up ON r.record_name = up.parent
+                WHERE r.owner = \(owner) AND r.zone_name = \(key.zoneName) AND NOT r.deleted
+                    AND up.depth < \(RecordHierarchy.maximumDepth)
+            )
+            SELECT name, share_name, share_root FROM up ORDER BY depth
+            """, logger: logger
+        ).decode((String, String?, String?).self) {
+            chain.append(RecordHierarchy.Ancestor(recordName: name, shareName: share, shareRoot: root))
+        }
+        return chain
+    }
+
+    /// Whether a live record below `key` is the root of a share.
+    private static func hasShareBelow(
+        _ connection: PostgresConnection, owner: String, _ key: RecordKey, logger: Logger
+    ) async throws -> Bool {
+        try await !connection.query(
+            """
+            WITH RECURSIVE down(name, depth) AS (
+                SELECT record_name, 1 FROM record
+                WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND parent_name = \(key.recordName) AND NOT deleted
+                UNION
+                SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                WHERE r.owner = \(owner) AND r.zone_name = \(key.zoneName) AND NOT r.deleted
+                    AND down.depth < \(RecordHierarchy.maximumDepth)
+            )
+            SELECT 1 FROM down JOIN record r ON r.owner = \(owner) AND r.zone_name = \(key.zoneName)
+                AND r.record_name = down.name
+            WHERE r.share_name IS NOT NULL LIMIT 1
+            """, logger: logger
+        ).collect().isEmpty
+    }
+
+    // MARK: After planning
+
+    /// Moves the records below each record whose shared root changed to its new root, and logs each
+    /// move at the owner's next change numbers, from `seq` on. Returns the last number used and the
+    /// zones whose history moved.
+    static func moveDescendants(
+        of changes: [RecordHierarchy.RootChange], owner: String, seq: Int64, now: Date,
+        _ connection: PostgresConnection, logger: Logger
+    ) async throws -> (seq: Int64, zones: Set<String>) {
+        var seq = seq
+        var zones = Set<String>()
+        for change in changes {
+            let zoneName = change.key.zoneName
+            var moved: [(name: String, type: String, old: String?)] = []
+            if change.includesRecord, change.old != nil {
+                // The record's own row says where it is now; the log tells its old hierarchy it left.
+                for try await type in try await connection.query(
+                    """
+                    SELECT record_type FROM record
+                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(change.key.recordName)
+                    """, logger: logger
+                ).decode(String.self) {
+                    moved.append((change.key.recordName, type, change.old))
+                }
+            }
+            for row in try await descendants(connection, owner: owner, of: change.key, logger: logger)
+            where row.root != change.new {
+                try await connection.query(
+                    """
+                    UPDATE record SET share_root = \(change.new)
+                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(row.name)
+                    """, logger: logger)
+                moved.append((row.name, row.type, row.root))
+            }
+            for entry in moved {
+                seq += 1
+                try await connection.query(
+                    """
+                    INSERT INTO share_membership (owner, zone_name, seq, record_name, record_type, old_root, new_root,
+                        created_at)
+                    VALUES (\(owner), \(zoneName), \(seq), \(entry.name), \(entry.type), \(entry.old), \(change.new),
+                        \(now.millisecondsSince1970))
+                    """, logger: logger)
+                zones.insert(zoneName)
+            }
+        }
+        return (seq, zones)
+    }
+
+    /// The live records below `key`, down to (not into) the roots of other shares.
+    private static func descendants(
+        _ connection: PostgresConnection, owner: String, of key: RecordKey, logger: Logger
+    ) async throws -> [(name: String, type: String, root: String?)] {
+        var rows: [(name: String, type: String, root: String?)] = []
+        for try await (name, type, root) in try await connection.query(
+            """
+            WITH RECURSIVE down(name, depth) AS (
+                SELECT record_name, 1 FROM record
+                WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND parent_name = \(key.recordName)
+                    AND NOT deleted AND share_name IS NULL
+                UNION
+                SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                WHERE r.owner = \(owner) AND r.zone_name = \(key.zoneName) AND NOT r.deleted AND r.share_name IS NULL
+                    AND down.depth < \(RecordHierarchy.maximumDepth)
+            )
+            SELECT DISTINCT r.record_name, r.record_type, r.share_root
+            FROM down JOIN record r ON r.owner = \(owner) AND r.zone_name = \(key.zoneName)
+                AND r.record_name = down.name
+            """, logger: logger
+        ).decode((String, String, String?).self) {
+            rows.append((name, type, root))
+        }
+        // In byte order, as SQLite gives them: both backends log the moves in one order.
+        return rows.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
+    // MARK: Reading for participants
+
+    public func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
+        -> [MembershipChange]
+    {
+        try await snapshot { connection in
+            var changes: [MembershipChange] = []
+            for try await (seq, name, type, old, new) in try await connection.query(
+                """
+                SELECT seq, record_name, record_type, old_root, new_root FROM share_membership
+                WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(seq) ORDER BY seq LIMIT \(limit)
+                """, logger: self.logger
+            ).decode((Int64, String, String, String?, String?).self) {
+                changes.append(
+                    MembershipChange(recordName: name, recordType: type, oldRoot: old, newRoot: new, seq: seq))
+            }
+            return changes
+        }
+    }
+
+    public func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws
+        -> [StoredRecord]
+    {
+        guard !roots.isEmpty else { return [] }
+        return try await snapshot { connection in
+            try await Self.records(
+                connection,
+                """
+                SELECT \(unescaped: Self.recordColumns) FROM record
+                WHERE owner = \(owner) AND zone_name = \(zoneName) AND share_root = ANY(\(roots.sorted())) AND NOT deleted
+                """, logger: self.logger)
+        }
+    }
+}

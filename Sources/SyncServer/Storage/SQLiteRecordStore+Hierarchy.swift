@@ -1,0 +1,229 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// Record hierarchies in the SQLite file: each record's parent and shared root are columns, and a
+/// log of the records that joined or left a shared hierarchy without being saved themselves
+/// (``MembershipChange``), which participants' fetches read beside the records.
+extension SQLiteRecordStore {
+    static let hierarchyMigration = """
+        ALTER TABLE record ADD COLUMN parent_name TEXT;
+        ALTER TABLE record ADD COLUMN share_name TEXT;
+        ALTER TABLE record ADD COLUMN share_root TEXT;
+        CREATE INDEX record_by_parent ON record(owner, zone_name, parent_name) WHERE parent_name IS NOT NULL;
+        CREATE INDEX record_by_share_root ON record(owner, zone_name, share_root) WHERE share_root IS NOT NULL;
+        CREATE TABLE share_membership (
+            owner TEXT NOT NULL,
+            zone_name TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            record_name TEXT NOT NULL,
+            record_type TEXT NOT NULL,
+            old_root TEXT,
+            new_root TEXT,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (owner, zone_name, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE share_v7 (
+            owner TEXT NOT NULL,
+            zone_name TEXT NOT NULL,
+            record_name TEXT NOT NULL,
+            root_record_name TEXT,
+            token TEXT NOT NULL UNIQUE,
+            public_permission TEXT NOT NULL,
+            invitation_key_version INTEGER,
+            invitation_key BLOB,
+            PRIMARY KEY (owner, zone_name, record_name)
+        ) WITHOUT ROWID;
+        INSERT INTO share_v7
+            SELECT owner, zone_name, 'cloudkit.zoneshare', NULL, token, public_permission, invitation_key_version,
+                invitation_key
+            FROM share;
+        DROP TABLE share;
+        ALTER TABLE share_v7 RENAME TO share;
+        CREATE TABLE share_participant_v7 (
+            owner TEXT NOT NULL,
+            zone_name TEXT NOT NULL,
+            share_name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            user_record_name TEXT NOT NULL,
+            username TEXT NOT NULL,
+            role TEXT NOT NULL,
+            permission TEXT NOT NULL,
+            status TEXT NOT NULL,
+            key_version INTEGER,
+            wrapped_key BLOB,
+            PRIMARY KEY (owner, zone_name, share_name, user_record_name)
+        ) WITHOUT ROWID;
+        INSERT INTO share_participant_v7
+            SELECT owner, zone_name, 'cloudkit.zoneshare', position, user_record_name, username, role, permission,
+                status, key_version, wrapped_key
+            FROM share_participant;
+        DROP TABLE share_participant;
+        ALTER TABLE share_participant_v7 RENAME TO share_participant;
+        CREATE INDEX share_participant_by_user ON share_participant(user_record_name, status);
+        """
+
+    // MARK: Before planning
+
+    /// What the planner needs of the hierarchies a modification touches: each named parent's chain
+    /// upwards, and which saved records hold a share's root below them.
+    static func hierarchyContext(
+        _ db: Database, owner: String, request: ModifyRecordsRequest, base: RecordHierarchy.Context
+    ) throws -> RecordHierarchy.Context {
+        var context = base
+        for record in request.saves {
+            let zoneName = record.recordID.zoneID.zoneName
+            if let parent = RecordHierarchy.parentName(of: record) {
+                let key = RecordKey(zoneName: zoneName, recordName: parent)
+                if context.chains[key] == nil { context.chains[key] = try ancestors(db, owner: owner, of: key) }
+            }
+            // Only a record that may join a hierarchy needs the look below it.
+            let key = RecordKey(record.recordID)
+            if record.parent != nil || context.shareNames[key] != nil,
+                try hasShareBelow(db, owner: owner, key)
+            {
+                context.subtreesWithShares.insert(key)
+            }
+        }
+        return context
+    }
+
+    /// The live record `key` and the records above it, nearest first.
+    private static func ancestors(_ db: Database, owner: String, of key: RecordKey) throws -> [RecordHierarchy.Ancestor]
+    {
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    WITH RECURSIVE up(name, parent, share_name, share_root, depth) AS (
+                        SELECT record_name, parent_name, share_name, share_root, 0 FROM record
+                        WHERE owner = ?1 AND zone_name = ?2 AND record_name = ?3 AND deleted = 0
+                        UNION ALL
+                        SELECT r.record_name, r.parent_name, r.share_name, r.share_root, up.depth + 1
+                        FROM record r JOIN up ON r.record_name = up.parent
+                        WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0 AND up.depth < \(RecordHierarchy.maximumDepth)
+                    )
+                    SELECT name, share_name, share_root FROM up ORDER BY depth
+                    """), arguments: [owner, key.zoneName, key.recordName]
+        ).map {
+            RecordHierarchy.Ancestor(recordName: $0["name"], shareName: $0["share_name"], shareRoot: $0["share_root"])
+        }
+    }
+
+    /// Whether a live record below `key` is the root of a share.
+    private static func hasShareBelow(_ db: Database, owner: String, _ key: RecordKey) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    WITH RECURSIVE down(name, depth) AS (
+                        SELECT record_name, 1 FROM record
+                        WHERE owner = ?1 AND zone_name = ?2 AND parent_name = ?3 AND deleted = 0
+                        UNION
+                        SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                        WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0 AND down.depth < \(RecordHierarchy.maximumDepth)
+                    )
+                    SELECT EXISTS (
+                        SELECT 1 FROM down JOIN record r ON r.owner = ?1 AND r.zone_name = ?2 AND r.record_name = down.name
+                        WHERE r.share_name IS NOT NULL)
+                    """), arguments: [owner, key.zoneName, key.recordName]) == true
+    }
+
+    // MARK: After planning
+
+    /// Moves the records below each record whose shared root changed to its new root, and logs each
+    /// move at the owner's next change numbers, from `seq` on. Returns the last number used and the
+    /// zones whose history moved.
+    static func moveDescendants(
+        of changes: [RecordHierarchy.RootChange], owner: String, seq: Int64, now: Date, _ db: Database
+    ) throws -> (seq: Int64, zones: Set<String>) {
+        var seq = seq
+        var zones = Set<String>()
+        let log = try db.cachedStatement(
+            sql: """
+                INSERT INTO share_membership (owner, zone_name, seq, record_name, record_type, old_root, new_root, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        let move = try db.cachedStatement(
+            sql: "UPDATE record SET share_root = ? WHERE owner = ? AND zone_name = ? AND record_name = ?")
+        for change in changes {
+            var moved: [(name: String, type: String, old: String?)] = []
+            if change.includesRecord, change.old != nil,
+                let type = try String.fetchOne(
+                    db, sql: "SELECT record_type FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
+                    arguments: [owner, change.key.zoneName, change.key.recordName])
+            {
+                // The record's own row says where it is now; the log tells its old hierarchy it left.
+                moved.append((change.key.recordName, type, change.old))
+            }
+            for row in try descendants(db, owner: owner, of: change.key) where row.root != change.new {
+                try move.execute(arguments: [change.new, owner, change.key.zoneName, row.name])
+                moved.append((row.name, row.type, row.root))
+            }
+            for entry in moved {
+                seq += 1
+                try log.execute(arguments: [
+                    owner, change.key.zoneName, seq, entry.name, entry.type, entry.old, change.new,
+                    now.millisecondsSince1970,
+                ])
+                zones.insert(change.key.zoneName)
+            }
+        }
+        return (seq, zones)
+    }
+
+    /// The live records below `key`, down to (not into) the roots of other shares.
+    private static func descendants(_ db: Database, owner: String, of key: RecordKey) throws -> [(
+        name: String, type: String, root: String?
+    )] {
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    WITH RECURSIVE down(name, depth) AS (
+                        SELECT record_name, 1 FROM record
+                        WHERE owner = ?1 AND zone_name = ?2 AND parent_name = ?3 AND deleted = 0 AND share_name IS NULL
+                        UNION
+                        SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                        WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0 AND r.share_name IS NULL
+                            AND down.depth < \(RecordHierarchy.maximumDepth)
+                    )
+                    SELECT DISTINCT r.record_name, r.record_type, r.share_root
+                    FROM down JOIN record r ON r.owner = ?1 AND r.zone_name = ?2 AND r.record_name = down.name
+                    ORDER BY r.record_name
+                    """), arguments: [owner, key.zoneName, key.recordName]
+        ).map { ($0["record_name"], $0["record_type"], $0["share_root"]) }
+    }
+
+    // MARK: Reading for participants
+
+    public func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
+        -> [MembershipChange]
+    {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT seq, record_name, record_type, old_root, new_root FROM share_membership
+                        WHERE owner = ? AND zone_name = ? AND seq > ? ORDER BY seq LIMIT ?
+                        """), arguments: [owner, zoneName, seq, limit]
+            ).map {
+                MembershipChange(
+                    recordName: $0["record_name"], recordType: $0["record_type"], oldRoot: $0["old_root"],
+                    newRoot: $0["new_root"], seq: $0["seq"])
+            }
+        }
+    }
+
+    public func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws
+        -> [StoredRecord]
+    {
+        guard !roots.isEmpty else { return [] }
+        return try await pool.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND share_root = ? AND deleted = 0")
+            var records: [StoredRecord] = []
+            for root in roots.sorted() {
+                records += try Row.fetchAll(statement, arguments: [owner, zoneName, root]).map(Self.record(from:))
+            }
+            return records
+        }
+    }
+}
