@@ -2,9 +2,10 @@ import Foundation
 import SyncCore
 import SyncCrypto
 
-/// Sharing zones with other accounts, as CloudKit's zone-wide `CKShare`s: the owner shares a zone of
-/// their private database and hands out the share's invitation; someone invited reads its metadata
-/// and accepts it, and the zone appears in their ``sharedCloudDatabase``.
+/// Sharing with other accounts, as CloudKit's `CKShare`s: the owner shares a zone of their private
+/// database (a zone-wide share), or a record and the records below it (a record-hierarchy share),
+/// and hands out the share's invitation; someone invited reads its metadata and accepts it, and the
+/// zone (or those records of it) appears in their ``sharedCloudDatabase``.
 extension Container {
     private var privateClient: DatabaseClient { DatabaseClient(database: privateCloudDatabase) }
 
@@ -37,6 +38,60 @@ extension Container {
                     zoneID: zoneID, publicPermission: publicPermission, participants: participants, invitationKey: key))
         }
         return (share, ShareInvitation(serverURL: serverURL, token: share.token, secret: invitation?.secret))
+    }
+
+    /// Shares `rootRecord` and every record whose parent chain leads to it with `participants`
+    /// (`CKShare(rootRecord:)`, saved with its root), or changes who its share is shared with. The
+    /// root is saved in the same request as a new share, with `ifServerRecordUnchanged`, and comes
+    /// back updated in place: its new change tag and its ``Record/share``.
+    ///
+    /// Throws `alreadyShared` when the root is in another share (or its zone is shared whole), and
+    /// the root's save error (`serverRecordChanged` …) when it cannot be saved.
+    @discardableResult
+    public func share(
+        _ rootRecord: Record, with participants: [SaveShareRequest.Invitee],
+        publicPermission: ShareParticipant.Permission = .none
+    ) async throws -> (share: Share, invitation: ShareInvitation) {
+        let zoneID = rootRecord.recordID.zoneID
+        let existing = rootRecord.share?.recordID.recordName
+        var request = SaveShareRequest(
+            zoneID: zoneID, publicPermission: publicPermission, participants: participants,
+            rootRecord: existing == nil ? try await privateCloudDatabase.outgoing(rootRecord.value) : nil,
+            shareRecordName: existing)
+        var share = try await privateClient.saveShare(request)
+        let saved = try await privateCloudDatabase.record(for: rootRecord.recordID)
+        rootRecord.update { $0 = saved.value }
+        let invitation = try await keyring?.invitation(for: zoneID, token: share.token, client: privateClient)
+        if share.invitationKey == nil, let key = invitation?.key {
+            // A new share of an encrypted zone: leave the zone's key with it, for the invitation to open.
+            request.rootRecord = nil
+            request.shareRecordName = share.recordName
+            request.invitationKey = key
+            share = try await privateClient.saveShare(request)
+        }
+        return (share, ShareInvitation(serverURL: serverURL, token: share.token, secret: invitation?.secret))
+    }
+
+    /// A share of the private database by its record ID: a zone's zone-wide share, or the share a
+    /// root's ``Record/share`` names. Nil when there is none.
+    public func share(withID shareID: Record.ID) async throws -> Share? {
+        do {
+            return try await privateClient.fetchShare(Self.shareRequest(shareID))
+        } catch let error as SyncError where error.code == .unknownItem {
+            return nil
+        }
+    }
+
+    /// Deletes a share of the private database: its participants lose what it shared; a record
+    /// hierarchy's root stays, no longer shared.
+    public func deleteShare(withID shareID: Record.ID) async throws {
+        try await privateClient.deleteShare(Self.shareRequest(shareID))
+    }
+
+    private static func shareRequest(_ shareID: Record.ID) -> ShareZoneRequest {
+        ShareZoneRequest(
+            zoneID: shareID.zoneID,
+            shareRecordName: shareID.recordName == Share.zoneWideRecordName ? nil : shareID.recordName)
     }
 
     /// The invitation of one of the signed-in user's shares: the same every time it is asked for.

@@ -62,7 +62,7 @@ extension Database {
     }
 
     /// The record as it goes on the wire: encrypted values sealed, never in plaintext.
-    private func outgoing(_ value: RecordValue) async throws -> RecordValue {
+    package func outgoing(_ value: RecordValue) async throws -> RecordValue {
         guard !value.encryptedValues.isEmpty else { return value }
         guard let keyring else { throw Self.noPassphrase(value.recordID) }
         return try await keyring.seal(value, client: DatabaseClient(database: self))

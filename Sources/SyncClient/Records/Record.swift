@@ -66,6 +66,28 @@ public final class Record: NSObject, NSSecureCoding, @unchecked Sendable {
     /// The user who last saved the record.
     public var lastModifiedUserRecordID: ID? { state.withLock { $0.lastModifiedUserRecordID } }
 
+    // MARK: Hierarchy and sharing
+
+    /// The record above this one (`CKRecord.parent`), in the same zone. A record whose parent is in a
+    /// shared hierarchy is shared with it; saved with the record.
+    public var parent: Reference? {
+        get { state.withLock { $0.parent } }
+        set { state.withLock { $0.parent = newValue } }
+    }
+
+    /// Puts this record below `parent` (`CKRecord.setParent(_:)`); nil takes it out of its hierarchy.
+    public func setParent(_ parent: Record?) {
+        setParent(parent?.recordID)
+    }
+
+    /// Puts this record below the record `parentID` (`CKRecord.setParent(_:)`).
+    public func setParent(_ parentID: ID?) {
+        self.parent = parentID.map { Reference(recordID: $0, action: .none) }
+    }
+
+    /// The share whose root this record is (`CKRecord.share`); set by the server.
+    public var share: Reference? { state.withLock { $0.share } }
+
     // MARK: Fields
 
     /// Reads or writes a plain field; writing `nil` removes it. Numbers read back as `NSNumber`,

@@ -18,6 +18,9 @@ struct RecordArchive {
         static let modified = "modified"
         static let creator = "creator"
         static let lastModifier = "lastModifier"
+        /// The parent's and the share's record names (both in the record's zone); absent for none.
+        static let parent = "parent"
+        static let share = "share"
         static let fields = "fields"
         static let encryptedValues = "encryptedValues"
     }
@@ -48,6 +51,8 @@ struct RecordArchive {
         if let user = value.lastModifiedUserRecordID {
             coder.encode(user.recordName as NSString, forKey: Key.lastModifier)
         }
+        if let parent = value.parent { coder.encode(parent.recordID.recordName as NSString, forKey: Key.parent) }
+        if let share = value.share { coder.encode(share.recordID.recordName as NSString, forKey: Key.share) }
         guard includingFields else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -97,6 +102,9 @@ struct RecordArchive {
             creatorUserRecordID: string(Key.creator).map(RecordValue.ID.init(userRecordName:)),
             lastModifiedUserRecordID: string(Key.lastModifier).map(RecordValue.ID.init(userRecordName:)))
         for (key, field) in encrypted ?? [:] { value.replaceWithoutChange(encrypted: key, by: field) }
+        let zoneID = value.recordID.zoneID
+        value.parent = string(Key.parent).map { .init(recordID: RecordValue.ID(recordName: $0, zoneID: zoneID)) }
+        value.share = string(Key.share).map { .init(recordID: RecordValue.ID(recordName: $0, zoneID: zoneID)) }
         return value
     }
 }
