@@ -112,6 +112,60 @@ struct SharingEngineTests {
         }
     }
 
+    @Test(
+        "Ada shares one record and those below it: Grace's engine syncs just them, both ways; a record moved out, then the share deleted, leave her"
+    )
+    func shareARecordHierarchy() async throws {
+        try await withSetup { setup in
+            let grace = try await setup.person("grace")
+            let database = setup.adaContainer.privateCloudDatabase
+            func contact(_ id: String, _ name: String, parent: Record? = nil) -> Record {
+                let record = Record(recordType: "Contact", recordID: TestDevice.recordID(id))
+                record.encryptedValues["name"] = name
+                record.encryptedValues["userModificationDate"] = Date(timeIntervalSinceReferenceDate: 1_000)
+                record.setParent(parent)
+                return record
+            }
+            let family = try await database.save(contact("family", "Family"))
+            let ida = try await database.save(contact("ida", "Ida", parent: family))
+            #expect(ida.parent?.recordID == family.recordID)
+
+            let (share, invitation) = try await setup.adaContainer.share(
+                family, with: [.init(userRecordName: grace.id, permission: .readWrite)])
+            #expect(share.rootRecordID == family.recordID)
+            #expect(family.share?.recordID == share.recordID, "the root comes back with its share")
+            #expect(try await setup.adaContainer.share(withID: share.recordID)?.participants.count == 2)
+            let metadata = try await grace.container.accept(try ShareInvitation(invitation.description))
+            #expect(metadata.hierarchicalRootRecordID?.recordName == "family")
+
+            // Grace's engine gets the root and the record below it, not Alan.
+            let graceDevice = setup.sharedDevice("grace", client: grace.client)
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.names == ["Family", "Ida"])
+
+            // Her edit goes back with the parent it came with (kept in the archived system fields).
+            graceDevice.save(id: "ida", name: "Ida Rhodes", date: Date(timeIntervalSinceReferenceDate: 2_000))
+            try await graceDevice.engine.sendChanges()
+            try await setup.adaDevice.engine.fetchChanges()
+            #expect(setup.adaDevice.names == ["Alan", "Family", "Ida Rhodes"])
+
+            // Ada takes Ida out of the hierarchy: Grace's engine deletes her.
+            let moved = try await database.record(for: TestDevice.recordID("ida"))
+            moved.setParent(nil as Record?)
+            _ = try await database.save(moved)
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.names == ["Family"])
+
+            // Ada stops sharing: the zone leaves Grace's shared database; the root stays Ada's, unshared.
+            try await setup.adaContainer.deleteShare(withID: share.recordID)
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.zoneDeletionReasons.withLock { $0 } == [.deleted])
+            #expect(graceDevice.names.isEmpty)
+            #expect(try await database.record(for: family.recordID).share == nil)
+            #expect(try await setup.adaContainer.share(withID: share.recordID) == nil)
+        }
+    }
+
     @Test("two participants editing the same contact converge on the newer edit, as the sample's rule says")
     func twoParticipantsConverge() async throws {
         try await withSetup { setup in

@@ -141,12 +141,15 @@ struct OpenAPIRequestSchemaTests {
     /// A valid body for each operation that takes one, using every optional member the
     /// document lists. `DATABASE_TOKEN` and `ZONE_TOKEN` stand for tokens fetched first,
     /// `GRACE` for the user Ada shares her Contacts zone with and `SHARE_TOKEN` for its share.
+    /// (Save and fetch share requests leave out the members of record-hierarchy shares: each body is
+    /// sent again with each member left out, and a zone is shared whole or record by record, never
+    /// both; `HierarchySharingTests` refuses their bad forms.)
     static let validBodies: [String: String] = [
         "lookupUsers": #"{"usernames":["grace","nobody"]}"#,
         "saveShare":
             #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"publicPermission":"none","participants":[{"userRecordName":"GRACE","permission":"readWrite"}],"invitationKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
         "fetchShare": #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}"#,
-        "deleteShare": #"{"zoneID":{"zoneName":"Gone","ownerName":"__defaultOwner__"}}"#,
+        "deleteShare": #"{"zoneID":{"zoneName":"Gone","ownerName":"__defaultOwner__"},"shareRecordName":"share-gone"}"#,
         "fetchShareMetadata": #"{"token":"SHARE_TOKEN"}"#,
         "acceptShare": #"{"token":"SHARE_TOKEN","encryptionKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
         "createAccount": #"{"username":"walker","password":"long enough"}"#,
@@ -170,7 +173,9 @@ struct OpenAPIRequestSchemaTests {
           "r":{"type":"reference","value":{"recordID":{"recordName":"Grace","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}},"action":"none"}},
           "l":{"type":"list","value":[{"type":"string","value":"a"}]},"e":{"type":"encrypted","value":"AQID"}},
         "changedKeys":["s"],"recordChangeTag":"x","creationDate":1700000000000,"modificationDate":1700000000000,
-        "creatorUserRecordName":"_someone","lastModifiedUserRecordName":"_someone"}],
+        "creatorUserRecordName":"_someone","lastModifiedUserRecordName":"_someone",
+        "parent":{"recordID":{"recordName":"Grace","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}},"action":"none"},
+        "share":{"recordID":{"recordName":"share-x","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}},"action":"none"}}],
         "deletes":[{"recordName":"Nobody","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}],
         "savePolicy":"allKeys","atomic":false,"clientRequestID":"REQUEST_ID"}
         """,

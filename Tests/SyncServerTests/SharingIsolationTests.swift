@@ -5,15 +5,24 @@ import SyncTesting
 import Testing
 
 /// Every route, walked as each kind of person a shared zone can meet: what they may read and
-/// change of Ada's zones, and nothing more.
+/// change of Ada's zones, and nothing more. Ada's Family zone is shared whole, or only its record
+/// Alan and the records below it; Outsider, in the same zone, is then seen by nobody but Ada.
 @Suite("Sharing: every route, as owner, read-write, read-only, removed and stranger", .onEveryBackend)
 struct SharingIsolationTests {
     enum Role: String, CaseIterable {
         case readWrite, readOnly, removed, stranger
     }
 
+    /// The zone, or the hierarchy of its record Alan.
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case zone, hierarchy
+        var testDescription: String { self == .zone ? "a zone-wide share" : "a record-hierarchy share" }
+    }
+
     /// What one person got from each route, in words, to compare with what their role allows.
-    private func walk(_ client: TestClient, family: RecordZone.ID, hidden: RecordZone.ID, token: String) async throws
+    private func walk(
+        _ client: TestClient, family: RecordZone.ID, hidden: RecordZone.ID, token: String, shareRecordName: String
+    ) async throws
         -> [String: String]
     {
         func outcome(_ body: () async throws -> String) async -> String {
@@ -42,8 +51,20 @@ struct SharingIsolationTests {
             return answer.failures.first?.error.code.rawValue ?? answer.records.map(\.recordID.recordName).joined()
         }
         seen["records/modify save"] = await outcome {
-            try await client.modifyRecords(ModifyRecordsRequest(saves: [contact("New", zone: family)]), scope: .shared)
+            var new = contact("New", zone: family)
+            new.parent = .init(recordID: alan)
+            return try await client.modifyRecords(ModifyRecordsRequest(saves: [new]), scope: .shared)
                 .failedRecordSaves.first?.error.code.rawValue ?? "ok"
+        }
+        let outsider = RecordValue.ID(recordName: "Outsider", zoneID: family)
+        seen["outsider records/lookup"] = await outcome {
+            let answer = try await client.lookupRecords([outsider], scope: .shared)
+            return answer.failures.first?.error.code.rawValue ?? answer.records.map(\.recordID.recordName).joined()
+        }
+        seen["outsider records/modify save"] = await outcome {
+            try await client.modifyRecords(
+                ModifyRecordsRequest(saves: [contact("Outsider", zone: family)]), scope: .shared
+            ).failedRecordSaves.first?.error.code.rawValue ?? "ok"
         }
         seen["records/modify delete"] = await outcome {
             try await client.modifyRecords(
@@ -64,7 +85,7 @@ struct SharingIsolationTests {
             return "ok"
         }
         seen["shares/fetch"] = await outcome {
-            _ = try await client.fetchShare(family)
+            _ = try await client.fetchShare(family, shareRecordName: shareRecordName)
             return "ok"
         }
         seen["shares/save"] = await outcome {
@@ -81,7 +102,7 @@ struct SharingIsolationTests {
         return seen
     }
 
-    private func expected(_ role: Role) -> [String: String] {
+    private func expected(_ role: Role, _ kind: Kind, shareRecordName: String) -> [String: String] {
         let common = [
             "zones/modify save": "permissionFailure", "hidden records/changes": "zoneNotFound",
             "hidden records/lookup": "zoneNotFound", "private records/changes": "permissionFailure",
@@ -95,68 +116,90 @@ struct SharingIsolationTests {
             "zones/list": "", "zones/changes": "", "records/changes": "zoneNotFound",
             "records/lookup": "zoneNotFound", "records/modify save": "zoneNotFound",
             "records/modify delete": "zoneNotFound", "shares/metadata": "unknownItem",
+            "outsider records/lookup": "zoneNotFound", "outsider records/modify save": "zoneNotFound",
         ]
+        // Outsider is in the zone: shared with it whole, or hidden beside a shared hierarchy.
+        let seenOfOutsider: [String: String] =
+            kind == .zone
+            ? [
+                "records/changes": "Alan,Outsider,\(shareRecordName)", "outsider records/lookup": "Outsider",
+                "outsider records/modify save": role == .readWrite ? "serverRecordChanged" : "permissionFailure",
+            ]
+            : [
+                "records/changes": "Alan,\(shareRecordName)", "outsider records/lookup": "unknownItem",
+                "outsider records/modify save": "permissionFailure",
+            ]
         switch role {
         case .readWrite:
-            return common.merging(member) { a, _ in a }.merging([
-                "records/changes": "Alan,cloudkit.zoneshare", "records/modify save": "ok",
-                "records/modify delete": "ok", "shares/metadata": "readWrite",
+            return common.merging(member) { a, _ in a }.merging(seenOfOutsider) { a, _ in a }.merging([
+                "records/modify save": "ok", "records/modify delete": "ok", "shares/metadata": "readWrite",
             ]) { a, _ in a }
         case .readOnly:
-            return common.merging(member) { a, _ in a }.merging([
-                "records/changes": "Alan,cloudkit.zoneshare", "records/modify save": "permissionFailure",
-                "records/modify delete": "permissionFailure", "shares/metadata": "readOnly",
+            return common.merging(member) { a, _ in a }.merging(seenOfOutsider) { a, _ in a }.merging([
+                "records/modify save": "permissionFailure",
+                // New is gone (the read-write participant deleted it): outside the zone-wide check,
+                // a record not there answers as not there.
+                "records/modify delete": kind == .zone ? "permissionFailure" : "unknownItem",
+                "shares/metadata": "readOnly",
             ]) { a, _ in a }
         case .removed, .stranger:
             return common.merging(outsider) { a, _ in a }
         }
     }
 
-    @Test("each person gets exactly what their place in the share allows; Ada's data is unchanged by the others")
-    func everyRoute() async throws {
+    @Test(
+        "each person gets exactly what their place in the share allows; Ada's data is unchanged by the others",
+        arguments: Kind.allCases)
+    func everyRoute(_ kind: Kind) async throws {
         try await withServer { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let adaID = try await ada.account().userRecordName
+            let adaFamily = RecordZone.ID(zoneName: "Family")
             try await ada.saveZones("Family", "Private")
-            try await ada.save([contact("Alan", zone: RecordZone.ID(zoneName: "Family"))])
+            let alan = try #require(try await ada.save([contact("Alan", zone: adaFamily)]).first)
+            try await ada.save([contact("Outsider", zone: adaFamily)])
             try await ada.save([contact("Secret", zone: RecordZone.ID(zoneName: "Private"))])
             var people: [Role: TestClient] = [:]
             for role in Role.allCases { people[role] = try await anonymous.signedUp(username: role.rawValue) }
             func id(_ role: Role) async throws -> String { try await people[role]!.account().userRecordName }
-            let share = try await ada.saveShare(
-                SaveShareRequest(
-                    zoneID: RecordZone.ID(zoneName: "Family"),
-                    participants: [
-                        .init(userRecordName: try await id(.readWrite), permission: .readWrite),
-                        .init(userRecordName: try await id(.readOnly), permission: .readOnly),
-                        .init(userRecordName: try await id(.removed), permission: .readWrite),
-                    ]))
+            func save(_ roles: [Role], root: RecordValue?, shareRecordName: String?) async throws -> Share {
+                var invitees: [SaveShareRequest.Invitee] = []
+                for role in roles {
+                    invitees.append(
+                        .init(
+                            userRecordName: try await id(role), permission: role == .readOnly ? .readOnly : .readWrite))
+                }
+                return try await ada.saveShare(
+                    SaveShareRequest(
+                        zoneID: adaFamily, participants: invitees, rootRecord: root, shareRecordName: shareRecordName))
+            }
+            let share = try await save(
+                [.readWrite, .readOnly, .removed], root: kind == .hierarchy ? alan : nil, shareRecordName: nil)
             for role in [Role.readWrite, .readOnly, .removed] {
                 try await people[role]!.acceptShare(token: share.token)
             }
-            try await ada.saveShare(
-                SaveShareRequest(
-                    zoneID: RecordZone.ID(zoneName: "Family"),
-                    participants: [
-                        .init(userRecordName: try await id(.readWrite), permission: .readWrite),
-                        .init(userRecordName: try await id(.readOnly), permission: .readOnly),
-                    ]))
+            let shareRecordName = kind == .hierarchy ? share.recordName : nil
+            _ = try await save([.readWrite, .readOnly], root: nil, shareRecordName: shareRecordName)
             let family = RecordZone.ID(zoneName: "Family", ownerName: adaID)
             let hidden = RecordZone.ID(zoneName: "Private", ownerName: adaID)
             let privateBefore = try await ada.contents(of: RecordZone.ID(zoneName: "Private"))
+            let familyBefore = try await ada.contents(of: adaFamily)
 
             for role in Role.allCases {
-                let seen = try await walk(people[role]!, family: family, hidden: hidden, token: share.token)
-                let expected = expected(role)
+                let seen = try await walk(
+                    people[role]!, family: family, hidden: hidden, token: share.token,
+                    shareRecordName: share.recordName)
+                let expected = expected(role, kind, shareRecordName: share.recordName)
                 for route in expected.keys.sorted() {
                     #expect(seen[route] == expected[route], "\(role) on \(route)")
                 }
             }
             #expect(try await ada.contents(of: RecordZone.ID(zoneName: "Private")) == privateBefore)
+            let familyAfter = try await ada.contents(of: adaFamily)
+            #expect(Set(familyAfter.keys) == Set(familyBefore.keys), "the read-write participant's New came and went")
+            #expect(familyAfter["Outsider"] == familyBefore["Outsider"], "Outsider is untouched")
             #expect(
-                Set(try await ada.contents(of: RecordZone.ID(zoneName: "Family")).keys)
-                    == ["Alan", Share.zoneWideRecordName], "the read-write participant's New came and went")
-            #expect(try await ada.fetchShare(RecordZone.ID(zoneName: "Family")).participants.count == 3)
+                try await ada.fetchShare(adaFamily, shareRecordName: shareRecordName).participants.count == 3)
         }
     }
 }
