@@ -257,6 +257,8 @@ public final class PostgresRecordStore: RecordStore {
     ) async throws {
         try await connection.query(
             "DELETE FROM record WHERE owner = \(owner) AND zone_name = \(zoneName)", logger: logger)
+        try await connection.query(
+            "DELETE FROM share_membership WHERE owner = \(owner) AND zone_name = \(zoneName)", logger: logger)
         // Its share goes with it: the participants see the zone leave their shared databases.
         try await deleteShareRows(connection, owner: owner, zoneName: zoneName, logger: logger)
         try await connection.query(

@@ -331,7 +331,9 @@ public final class SQLiteRecordStore: RecordStore {
     static func deleteZone(
         _ db: Database, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64, now: Date
     ) throws {
-        try db.execute(sql: "DELETE FROM record WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+        for table in ["record", "share_membership"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
+        }
         // Its share goes with it: the participants see the zone leave their shared databases.
         try deleteShareRows(db, owner: owner, zoneName: zoneName)
         try db.execute(
