@@ -113,7 +113,7 @@ struct SharingEngineTests {
     }
 
     @Test(
-        "Ada shares one record and those below it: Grace's engine syncs just them, both ways; a record moved out, then the share deleted, leave her"
+        "Ada shares records and those below them: Grace's engine syncs just them, both ways; a record moved out, a share deleted, a root deleted, each leaves her"
     )
     func shareARecordHierarchy() async throws {
         try await withSetup { setup in
@@ -156,13 +156,27 @@ struct SharingEngineTests {
             try await graceDevice.engine.fetchChanges()
             #expect(graceDevice.names == ["Family"])
 
-            // Ada stops sharing: the zone leaves Grace's shared database; the root stays Ada's, unshared.
+            // A second hierarchy of the zone, read-only; then Ada stops sharing the first: Grace's engine
+            // sees the zone go and come back, and ends with just the second.
+            let work = try await database.save(contact("work", "Work"))
+            let (second, secondInvitation) = try await setup.adaContainer.share(
+                work, with: [.init(userRecordName: grace.id, permission: .readOnly)])
+            try await grace.container.accept(try ShareInvitation(secondInvitation.description))
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.names == ["Family", "Work"])
             try await setup.adaContainer.deleteShare(withID: share.recordID)
             try await graceDevice.engine.fetchChanges()
             #expect(graceDevice.zoneDeletionReasons.withLock { $0 } == [.deleted])
-            #expect(graceDevice.names.isEmpty)
+            #expect(graceDevice.names == ["Work"])
             #expect(try await database.record(for: family.recordID).share == nil)
             #expect(try await setup.adaContainer.share(withID: share.recordID) == nil)
+
+            // Ada deletes the second's root: the share goes with it, and the zone leaves Grace.
+            _ = try await database.deleteRecord(withID: work.recordID)
+            try await graceDevice.engine.fetchChanges()
+            #expect(graceDevice.zoneDeletionReasons.withLock { $0 } == [.deleted, .deleted])
+            #expect(graceDevice.names.isEmpty)
+            #expect(try await setup.adaContainer.share(withID: second.recordID) == nil)
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Ada's zone "Lists": Groceries (with Milk, Eggs and, below Milk, Organic), Chores (with Dishes), and
 /// Secret on its own. She shares records of it with Grace and Bob; Eve is a stranger.
-private struct Household {
+struct Household {
     var ada: TestClient
     var grace: TestClient
     var bob: TestClient
@@ -79,7 +79,7 @@ private struct Household {
 }
 
 extension FetchZoneChangesResponse.Deletion {
-    fileprivate var name: String { recordID.recordName }
+    var name: String { recordID.recordName }
 }
 
 @Suite("Sharing records: a root and the records below it, with CloudKit's hierarchy rules", .onEveryBackend)
@@ -284,21 +284,36 @@ struct HierarchySharingTests {
             let both = try await home.grace.fetchAllZoneChanges(home.lists, scope: .shared)
             #expect(both.modifications.count == 8, "\(both.modifications.map(\.recordID.recordName))")
 
+            // Ada stops sharing Groceries: the zone restarts in Grace's shared database (deleted, then
+            // new on the next page), and a fetch from the start holds only Chores; her old token has expired.
+            let database = try await home.grace.fetchDatabaseChanges(scope: .shared)
             try await home.ada.deleteShare(Household.zone, shareRecordName: groceries.recordName)
             let root = try #require(try await home.ada.contents(of: Household.zone)["Groceries"])
             #expect(root.share == nil && root.recordChangeTag != home.saved["Groceries"]?.recordChangeTag)
-            let after = try await home.grace.fetchAllZoneChanges(home.lists, since: both.token, scope: .shared)
-            #expect(after.modifications.isEmpty, "\(after.modifications.map(\.recordID.recordName))")
-            #expect(
-                Set(after.deletions.map(\.name)) == ["Groceries", "Milk", "Eggs", "Organic", groceries.recordName])
+            let restarted = try await home.grace.fetchDatabaseChanges(since: database.changeToken, scope: .shared)
+            #expect(restarted.deletions.map(\.zoneID) == [home.lists] && restarted.moreComing)
+            let back = try await home.grace.fetchDatabaseChanges(since: restarted.changeToken, scope: .shared)
+            #expect(back.modifications == [home.lists] && back.deletions.isEmpty && !back.moreComing)
+            do {
+                _ = try await home.grace.fetchZoneChanges(home.lists, since: both.token, scope: .shared)
+                Issue.record("a token from before Groceries left still fetched")
+            } catch let error as SyncError {
+                #expect(error.code == .changeTokenExpired, "\(error)")
+            }
+            let now = try await home.grace.fetchAllZoneChanges(home.lists, scope: .shared)
+            #expect(Set(now.modifications.map(\.recordID.recordName)) == ["Chores", "Dishes", chores.recordName])
+            #expect(now.deletions.isEmpty, "a fetch from the start names nothing gone")
             #expect(try await home.grace.listZones(scope: .shared).map(\.zoneID) == [home.lists], "Chores stays")
 
-            // Deleting a share's root deletes the share: the zone leaves Grace's shared database.
-            let database = try await home.grace.fetchDatabaseChanges(scope: .shared)
+            // Deleting a share's root deletes the share: the zone leaves Grace's shared database, and
+            // she is told.
+            let push = try await home.grace.openPush()
+            defer { push.close() }
             _ = try await home.ada.modifyRecords(
                 ModifyRecordsRequest(deletes: [RecordValue.ID(recordName: "Chores", zoneID: Household.zone)]))
+            #expect(await push.next()?.message.scope == .shared)
             #expect(try await home.grace.listZones(scope: .shared).isEmpty)
-            let gone = try await home.grace.fetchDatabaseChanges(since: database.changeToken, scope: .shared)
+            let gone = try await home.grace.fetchDatabaseChanges(since: back.changeToken, scope: .shared)
             #expect(gone.deletions.map(\.zoneID) == [home.lists])
             #expect(try await home.ada.shares(Household.zone).isEmpty)
         }
@@ -380,14 +395,14 @@ extension HierarchySharingTests {
 }
 
 extension RecordValue.ID {
-    fileprivate func withZone(_ zoneID: RecordZone.ID) -> RecordValue.ID {
+    func withZone(_ zoneID: RecordZone.ID) -> RecordValue.ID {
         RecordValue.ID(recordName: recordName, zoneID: zoneID)
     }
 }
 
 extension TestClient {
     /// The shares of one of this user's zones, as the records of type `cloudkit.share` in it.
-    fileprivate func shares(_ zoneID: RecordZone.ID) async throws -> [RecordValue] {
+    func shares(_ zoneID: RecordZone.ID) async throws -> [RecordValue] {
         try await fetchAllZoneChanges(zoneID).modifications.filter { $0.recordType == Share.recordType }
     }
 }

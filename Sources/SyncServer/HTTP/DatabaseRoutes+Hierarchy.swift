@@ -5,6 +5,12 @@ import SyncCore
 /// A participant's fetch of a zone they see through record-hierarchy shares: the zone's history,
 /// filtered to their hierarchies (``SharedHierarchyView``), with the records that joined or left
 /// them from the membership log.
+///
+/// A token is good for the hierarchies it was made for: with others (one gained, one lost), it has
+/// expired, and the fetch starts again from the beginning. (A lost hierarchy reaches the device
+/// first as the zone's deletion from the shared database; see ``SharedDatabaseCursor``.) A fetch
+/// from the beginning, in all its pages, holds the records seen now and no deletion from before it
+/// began: a new device has nothing to delete, and nothing it never saw is named to it.
 extension DatabaseRoutes {
     func hierarchyChangesResponse(
         owner: String, fetch: FetchZoneChangesRequest, visibleRoots: Set<String>, limit: Int
@@ -13,28 +19,33 @@ extension DatabaseRoutes {
         let cursor = try fetch.since.map {
             try ChangeCursor(token: $0, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
         }
-        let seen = cursor.map { Set($0.roots ?? []) }
-        if let cursor, let seen, cursor.roots == nil || !visibleRoots.isSubset(of: seen) {
-            // Records shared with them since were never sent; their last fetch cannot say which.
+        if let cursor, cursor.roots.map(Set.init) != visibleRoots {
             throw SyncError(
                 .changeTokenExpired,
-                "zone '\(zoneName)' shares more records with you than when this token was made; fetch it again without a token"
+                "zone '\(zoneName)' shares other records with you than when this token was made; fetch it again without a token"
             )
         }
-        let page = try await store.zoneChanges(
-            owner: owner, zoneName: zoneName, since: cursor, limit: limit, excludingWriter: fetch.excludingWriter)
-        // The rows and the membership log, up to where both are complete.
-        let moves = try await store.membershipChanges(
-            owner: owner, zoneName: zoneName, after: cursor?.seq ?? 0, limit: limit + 1)
-        var upper = page.cursor.seq
-        if moves.count > limit { upper = min(upper, moves[limit - 1].seq) }
-        let moreComing = page.moreComing || upper < page.cursor.seq
-        // Hierarchies they no longer see (a share deleted or left while another of the zone stays):
-        // their records go, and stay in the token's roots as such until the last page.
-        let lost = (seen ?? []).subtracting(visibleRoots)
-        let view = SharedHierarchyView(visibleRoots: visibleRoots, formerRoots: lost)
-        var changes = view.changes(
-            rows: page.rows.filter { $0.seq <= upper }, moves: moves.filter { $0.seq <= upper })
+        let view = SharedHierarchyView(visibleRoots: visibleRoots)
+        var page: ZoneChangePage
+        var changes: SharedHierarchyView.Changes
+        var upper: Int64
+        if let cursor {
+            // The rows and the membership log, up to where both are complete.
+            let read = try await store.zoneChangesAndMoves(
+                owner: owner, zoneName: zoneName, since: cursor, limit: limit, excludingWriter: fetch.excludingWriter)
+            page = read.page
+            upper = page.cursor.seq
+            if read.moves.count > limit { upper = min(upper, read.moves[limit - 1].seq) }
+            changes = view.changes(
+                rows: page.rows.filter { $0.seq <= upper }, moves: read.moves.filter { $0.seq <= upper },
+                quietThrough: cursor.baseline ?? 0)
+        } else {
+            page = try await store.zoneChanges(
+                owner: owner, zoneName: zoneName, since: nil, limit: limit, excludingWriter: fetch.excludingWriter)
+            upper = page.cursor.seq
+            changes = view.changes(rows: page.rows, moves: [], quietThrough: page.currentSeq)
+        }
+        let baseline = cursor.map { $0.baseline } ?? page.currentSeq
         if !changes.joined.isEmpty {
             let keys = changes.joined.map { RecordKey(zoneName: zoneName, recordName: $0) }
             for case .found(let row) in try await store.lookupRecords(owner: owner, keys: keys).items
@@ -42,14 +53,13 @@ extension DatabaseRoutes {
                 changes.modified.append(row)
             }
         }
-        for record in try await store.records(owner: owner, zoneName: zoneName, inHierarchiesOf: lost) {
-            changes.deleted.append((record.key.recordName, record.recordType))
-        }
         var next = page.cursor
         next.seq = upper
-        next.roots = (moreComing ? visibleRoots.union(lost) : visibleRoots).sorted()
+        next.roots = visibleRoots.sorted()
+        next.baseline = baseline.flatMap { upper < $0 ? $0 : nil }
         let answer = ZoneChangePage(
-            modifications: changes.modified, deletions: changes.deleted, cursor: next, moreComing: moreComing)
+            modifications: changes.modified.map(RecordHierarchy.seenByParticipant), deletions: changes.deleted,
+            cursor: next, moreComing: page.moreComing || upper < page.cursor.seq)
         return zoneChangesResponse(answer, in: fetch.zoneID)
     }
 }

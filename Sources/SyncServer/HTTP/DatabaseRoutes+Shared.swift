@@ -79,11 +79,12 @@ extension DatabaseRoutes {
     func fetchSharedDatabaseChanges(user: String, _ fetch: FetchDatabaseChangesRequest) async throws -> Response {
         let cursor = try fetch.since.map { try SharedDatabaseCursor(token: $0, user: user) }
         let zones = try await store.sharedZones(user: user)
-        let (modified, deleted) = cursor?.changes(now: zones) ?? (zones.map(\.zoneID), [])
+        let (modified, deleted, restarted) = cursor?.changes(now: zones) ?? (zones.map(\.zoneID), [], [])
+        let next = SharedDatabaseCursor(user: user, zones: zones.filter { !restarted.contains($0.zoneID) })
         return try body.response(
             FetchDatabaseChangesResponse(
                 modifications: modified, deletions: deleted.map { .init(zoneID: $0, reason: .deleted) },
-                changeToken: SharedDatabaseCursor(user: user, zones: zones).token, moreComing: false))
+                changeToken: next.token, moreComing: !restarted.isEmpty))
     }
 
     /// Checks every item against the caller's shares, writes what they may write as its owner's
@@ -215,34 +216,44 @@ extension DatabaseRoutes {
 
     func lookupSharedRecords(user: String, _ lookup: LookupRecordsRequest) async throws -> Response {
         let shared = try await sharedZones(user)
-        var owned: [String: [RecordValue.ID]] = [:]
-        var failures: [LookupRecordsResponse.Failure] = []
-        for recordID in lookup.recordIDs {
-            if shared[recordID.zoneID] != nil {
-                owned[recordID.zoneID.ownerName, default: []].append(recordID)
-            } else {
-                failures.append(.init(recordID: recordID, error: Self.notShared(recordID.zoneID)))
-            }
+        // Each ID's answer, in the request's order whatever the owner: the order says nothing.
+        var answers = [LookupOutcome.Item?](repeating: nil, count: lookup.recordIDs.count)
+        var owned: [String: [Int]] = [:]
+        for (index, recordID) in lookup.recordIDs.enumerated() where shared[recordID.zoneID] != nil {
+            owned[recordID.zoneID.ownerName, default: []].append(index)
+        }
+        for (owner, indices) in owned {
+            let keys = indices.map { RecordKey(lookup.recordIDs[$0]) }
+            let outcome = try await store.lookupRecords(owner: owner, keys: keys)
+            for (index, item) in zip(indices, outcome.items) { answers[index] = item }
         }
         var found: [(row: StoredRecord, zoneID: RecordZone.ID)] = []
-        for (owner, recordIDs) in owned.sorted(by: { $0.key < $1.key }) {
-            let outcome = try await store.lookupRecords(owner: owner, keys: recordIDs.map(RecordKey.init))
-            let (rows, missing) = Self.lookupItems(recordIDs, outcome)
-            failures += missing
-            for row in rows {
-                // Outside the caller's hierarchies, a record answers as one that does not exist.
-                if let roots = shared[row.zoneID]?.visibleRoots,
-                    !SharedHierarchyView(visibleRoots: roots).shows(row.row)
-                {
-                    failures.append(
-                        .init(
-                            recordID: RecordValue.ID(recordName: row.row.key.recordName, zoneID: row.zoneID),
-                            error: SyncError(.unknownItem, "record '\(row.row.key.recordName)' does not exist")))
+        var failures: [LookupRecordsResponse.Failure] = []
+        for (recordID, answer) in zip(lookup.recordIDs, answers) {
+            guard let zone = shared[recordID.zoneID], let answer else {
+                failures.append(.init(recordID: recordID, error: Self.notShared(recordID.zoneID)))
+                continue
+            }
+            switch answer {
+            case .found(let row):
+                if let roots = zone.visibleRoots {
+                    // Outside the caller's hierarchies, a record answers as one that does not exist.
+                    if SharedHierarchyView(visibleRoots: roots).shows(row) {
+                        found.append((RecordHierarchy.seenByParticipant(row), recordID.zoneID))
+                    } else {
+                        failures.append(.init(recordID: recordID, error: Self.noRecord(recordID)))
+                    }
                 } else {
-                    found.append(row)
+                    found.append((row, recordID.zoneID))
                 }
+            case .zoneNotFound: failures.append(.init(recordID: recordID, error: Self.notShared(recordID.zoneID)))
+            case .unknownItem: failures.append(.init(recordID: recordID, error: Self.noRecord(recordID)))
             }
         }
         return try lookupResponse(found: found, failures: failures)
+    }
+
+    private static func noRecord(_ recordID: RecordValue.ID) -> SyncError {
+        SyncError(.unknownItem, "record '\(recordID.recordName)' does not exist")
     }
 }

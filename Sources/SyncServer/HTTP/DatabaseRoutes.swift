@@ -127,12 +127,15 @@ struct DatabaseRoutes {
                 "record '\(share.recordName)' in zone '\(share.zoneID.zoneName)' is a share: change shares with POST /v1/shares/save and /v1/shares/delete"
             )
         }
+        let zones = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.zoneName))
+        // Deleting a share's root deletes the share: its participants are told, though they no longer see the zone.
+        let formerly =
+            modification.deletes.isEmpty ? [] : try await store.audience(owner: user, zoneNames: zones)
         let outcome = try await store.modifyRecords(
             owner: user, modifier: user, writer: writer, request: modification, limits: limits,
             now: configuration.clock.now())
         if outcome.changed {
-            let zones = Set((modification.saves.map(\.recordID) + modification.deletes).map(\.zoneID.zoneName))
-            await audience.notify(owner: user, zoneNames: zones, by: user, device: device)
+            await audience.notify(owner: user, zoneNames: zones, by: user, device: device, formerly: formerly)
         }
         return body.response(bytes: outcome.responseBody)
     }

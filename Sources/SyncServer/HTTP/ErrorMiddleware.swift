@@ -31,7 +31,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.response(for: Self.syncError(from: error, request: request), status: error.status)
         } catch {
             // The full description: postgres-nio's plain one hides the server's message, which the
-            // operator reading this log needs (it masks the bound values either way).
+            // operator reading this log needs. It masks the bound values, but PostgreSQL's detail may
+            // quote a key (a record or account name): this log is the operator's, never a client's.
             context.logger.error(
                 "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return Self.response(

@@ -126,16 +126,12 @@ struct MeasuredRecordStore: RecordStore {
     func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String> {
         try await timed("audience") { try await base.audience(owner: owner, zoneNames: zoneNames) }
     }
-    func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
-        -> [MembershipChange]
-    {
-        try await timed("membershipChanges") {
-            try await base.membershipChanges(owner: owner, zoneName: zoneName, after: seq, limit: limit)
-        }
-    }
-    func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws -> [StoredRecord] {
-        try await timed("records") {
-            try await base.records(owner: owner, zoneName: zoneName, inHierarchiesOf: roots)
+    func zoneChangesAndMoves(
+        owner: String, zoneName: String, since: ChangeCursor, limit: Int, excludingWriter: String?
+    ) async throws -> (page: ZoneChangePage, moves: [MembershipChange]) {
+        try await timed("zoneChangesAndMoves") {
+            try await base.zoneChangesAndMoves(
+                owner: owner, zoneName: zoneName, since: since, limit: limit, excludingWriter: excludingWriter)
         }
     }
 }

@@ -19,6 +19,7 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
         case incarnation = "i"
         case seq = "s"
         case roots = "r"
+        case baseline = "b"
     }
 
     var version = 1
@@ -33,6 +34,9 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
     /// For a participant's zone token: the roots of the record-hierarchy shares it covers (nil for
     /// a whole zone).
     public var roots: [String]?
+    /// For a participant's zone token in the pages of a fetch begun without a token: the owner's
+    /// change number when it began. History up to it is not replayed as deletions: they had none of it.
+    public var baseline: Int64?
 
     public static func database(owner: String, scope: DatabaseScope, seq: Int64) -> ChangeCursor {
         ChangeCursor(kind: .database, owner: owner, scope: scope, zoneName: nil, incarnation: nil, seq: seq)

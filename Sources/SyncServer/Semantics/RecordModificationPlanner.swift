@@ -77,8 +77,10 @@ public enum RecordModificationPlanner {
         var fields: Data
         /// The stored live record it replaces, if any.
         var existing: StoredRecord?
+        /// The shared root the record had: the live record's, or the tombstone's of a deleted one.
+        var previousRoot: String?
         var shareName: String?
-        var shareRoot: String?
+        var placement: RecordHierarchy.Placement
     }
 
     /// Plans a modification.
@@ -101,16 +103,34 @@ public enum RecordModificationPlanner {
         currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil,
         hierarchy: RecordHierarchy.Context = .init()
     ) throws -> Plan {
-        var saveDecisions: [Decision] = []
-        var plannedRoots: [RecordKey: String?] = [:]
-        for (index, record) in request.saves.enumerated() {
-            let encoded = savedFields.flatMap { $0.indices.contains(index) ? $0[index] : nil }
-            let decision = try decideSave(
-                record, policy: request.savePolicy, liveZones: liveZones,
-                existing: existing[RecordKey(record.recordID)], limits: limits, encodedFields: encoded,
-                hierarchy: hierarchy, plannedRoots: plannedRoots)
-            if case .save(let save) = decision { plannedRoots[RecordKey(record.recordID)] = .some(save.shareRoot) }
-            saveDecisions.append(decision)
+        // Chains are walked as the request leaves them; a save that fails leaves its record as stored,
+        // so the others are decided again without it until none fails anew. A save whose chain loops
+        // through others waits for them; one still waiting then is part of a cycle.
+        var hierarchyRequest = RecordHierarchy.Request(request, existing: existing, context: hierarchy)
+        var decided = [Decision?](repeating: nil, count: request.saves.count)
+        while true {
+            var failedAnew = false
+            for (index, record) in request.saves.enumerated() where decided[index]?.isFailure != true {
+                let encoded = savedFields.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+                decided[index] = try decideSave(
+                    record, policy: request.savePolicy, liveZones: liveZones,
+                    existing: existing[RecordKey(record.recordID)], limits: limits, encodedFields: encoded,
+                    hierarchy: hierarchyRequest)
+                guard let decision = decided[index] else { continue }
+                if decision.isFailure {
+                    failedAnew = true
+                    hierarchyRequest.saves[RecordKey(record.recordID)] = nil
+                }
+            }
+            if !failedAnew { break }
+        }
+        var saveDecisions = zip(request.saves, decided).map { record, decision in
+            decision
+                ?? .failed(
+                    SyncError(
+                        .invalidArguments,
+                        "record '\(record.recordID.recordName)' cannot have this parent: with the other parents of this request it would make a cycle; a hierarchy has no cycles"
+                    ))
         }
         var deleteDecisions: [Decision] = request.deletes.map { recordID in
             decideDelete(recordID, liveZones: liveZones, existing: existing[RecordKey(recordID)], hierarchy: hierarchy)
@@ -143,14 +163,17 @@ public enum RecordModificationPlanner {
                     key: RecordKey(sent.recordID), recordType: save.recordType, fields: save.fields,
                     changeTag: changeTag(seq), createdAt: save.existing?.createdAt ?? now,
                     creator: save.existing?.creator ?? modifier, modifiedAt: now, modifier: modifier, seq: seq,
-                    isDeleted: false, writer: writer, parentName: RecordHierarchy.parentName(of: sent),
-                    shareName: save.shareName, shareRoot: save.shareRoot)
+                    isDeleted: false, writer: writer, parentName: save.placement.parentName,
+                    shareName: save.shareName, shareRoot: save.placement.shareRoot)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
-                plan.saved.append((row, sent.recordID))
-                if save.shareRoot != save.existing?.shareRoot {
+                // A participant sees a root without its parent, which is outside their hierarchy.
+                let restricted = hierarchy.access[row.key.zoneName] != nil
+                plan.saved.append((restricted ? RecordHierarchy.seenByParticipant(row) : row, sent.recordID))
+                if save.placement.shareRoot != save.previousRoot {
                     plan.rootChanges.append(
-                        .init(key: row.key, old: save.existing?.shareRoot, new: save.shareRoot, includesRecord: true))
+                        .init(
+                            key: row.key, old: save.previousRoot, new: save.placement.shareRoot, includesRecord: true))
                 }
             case .failed(let error):
                 plan.failedSaves.append(.init(recordID: sent.recordID, error: error))
@@ -211,9 +234,8 @@ public enum RecordModificationPlanner {
 
     private static func decideSave(
         _ record: RecordValue, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
-        limits: ServerLimits, encodedFields: Data?, hierarchy: RecordHierarchy.Context,
-        plannedRoots: [RecordKey: String?]
-    ) throws -> Decision {
+        limits: ServerLimits, encodedFields: Data?, hierarchy: RecordHierarchy.Request
+    ) throws -> Decision? {
         let zoneName = record.recordID.zoneID.zoneName
         guard liveZones.contains(zoneName) else {
             return .failed(
@@ -221,14 +243,13 @@ public enum RecordModificationPlanner {
         }
         let live = existing.flatMap { $0.isDeleted ? nil : $0 }
         // First, as it may hide what is stored: a participant learns nothing of records outside their share.
-        let shareName = hierarchy.shareNames[RecordKey(record.recordID)] ?? live?.shareName
-        let shareRoot: String?
-        switch RecordHierarchy.rootAfterSave(
-            record, existing: live, shareName: shareName, context: hierarchy, plannedRoots: plannedRoots)
-        {
-        case .success(let root): shareRoot = root
-        case .failure(let error): return .failed(error)
+        let placement: RecordHierarchy.Placement
+        switch RecordHierarchy.placement(of: record, in: hierarchy) {
+        case .placed(let found): placement = found
+        case .refused(let error): return .failed(error)
+        case .undecided: return nil
         }
+        let restricted = hierarchy.context.access[record.recordID.zoneID.zoneName] != nil
         var fields = record.fields
         var fieldsMerged = false
         if let live {
@@ -242,7 +263,8 @@ public enum RecordModificationPlanner {
             switch policy {
             case .ifServerRecordUnchanged:
                 guard record.recordChangeTag == live.changeTag else {
-                    let serverRecord = try live.record(in: record.recordID.zoneID)
+                    let serverRecord = try (restricted ? RecordHierarchy.seenByParticipant(live) : live).record(
+                        in: record.recordID.zoneID)
                     let why =
                         record.recordChangeTag.map {
                             "record '\(record.recordID.recordName)' changed on the server since change tag '\($0)'"
@@ -280,8 +302,9 @@ public enum RecordModificationPlanner {
         }
         return .save(
             Save(
-                recordType: record.recordType, fields: encoded, existing: live, shareName: shareName,
-                shareRoot: shareRoot))
+                recordType: record.recordType, fields: encoded, existing: live,
+                previousRoot: live?.shareRoot ?? existing?.shareRoot,
+                shareName: hierarchy.shareName(RecordKey(record.recordID)), placement: placement))
     }
 
     private static func decideDelete(

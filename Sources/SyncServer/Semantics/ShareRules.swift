@@ -70,9 +70,10 @@ public enum ShareRules {
     ///   - existing: the share saved, as stored (nil for a new one).
     ///   - zoneShares: every share of the zone.
     ///   - root: the root record sent with the save, and its stored row.
+    ///   - atName: the stored row at the share's record name, if any.
     static func checkSave(
         _ place: SharePlace, existing: StoredShare?, zoneShares: [StoredShare], root: RecordValue?,
-        storedRoot: StoredRecord?
+        storedRoot: StoredRecord?, atName: StoredRecord?
     ) throws {
         if place.isZoneWide {
             if let other = zoneShares.first(where: { !SharePlace($0).isZoneWide }) {
@@ -108,6 +109,12 @@ public enum ShareRules {
             throw SyncError(
                 .alreadyShared,
                 "record '\(root.recordID.recordName)' is the root of share '\(other)' already; change that share instead"
+            )
+        }
+        if place.recordName == root.recordID.recordName || atName.map({ !$0.isDeleted }) == true {
+            throw SyncError(
+                .invalidArguments,
+                "shareRecordName: record '\(place.recordName)' exists in zone '\(place.zoneName)'; give the share a name no record has, or leave shareRecordName out"
             )
         }
     }

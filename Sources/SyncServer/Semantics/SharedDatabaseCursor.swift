@@ -9,16 +9,25 @@ import SyncCore
 /// A fetch compares them with the zones shared now: a zone not seen before or changed since is
 /// modified; a zone seen before and no longer shared (the user left or was removed, the share or
 /// the zone was deleted) is deleted.
+///
+/// A zone seen through record-hierarchy shares also notes their roots. When the user lost one of
+/// them but still sees others of the zone, the zone is answered as deleted, and as new on the next
+/// page: their device drops what it had of the zone and fetches what they see now, and learns
+/// nothing of what they no longer see. (The token is the client's: whatever it says, the answer
+/// only ever shows what the user sees now.)
 struct SharedDatabaseCursor: Codable, Hashable {
     struct Position: Codable, Hashable {
         var owner: String
         var zoneName: String
         var seq: Int64
+        /// The roots of the hierarchies seen; nil for the whole zone.
+        var roots: [String]?
 
         private enum CodingKeys: String, CodingKey {
             case owner = "o"
             case zoneName = "z"
             case seq = "s"
+            case roots = "r"
         }
     }
 
@@ -36,7 +45,9 @@ struct SharedDatabaseCursor: Codable, Hashable {
 
     init(user: String, zones: [SharedZone]) {
         self.user = user
-        positions = zones.map { Position(owner: $0.owner, zoneName: $0.zoneName, seq: $0.changeSeq) }
+        positions = zones.map {
+            Position(owner: $0.owner, zoneName: $0.zoneName, seq: $0.changeSeq, roots: $0.visibleRoots?.sorted())
+        }
     }
 
     var token: ServerChangeToken { ServerChangeToken(position: self) }
@@ -59,15 +70,33 @@ struct SharedDatabaseCursor: Codable, Hashable {
         self = cursor
     }
 
-    /// The zones changed or deleted since this cursor, given the zones shared now.
-    func changes(now zones: [SharedZone]) -> (modified: [RecordZone.ID], deleted: [RecordZone.ID]) {
-        var seen: [RecordZone.ID: Int64] = [:]
+    /// The zones changed or deleted since this cursor, given the zones shared now. `restarted` are
+    /// zones still shared whose user lost part of what they saw: answered as deleted now, and left
+    /// out of the next cursor so that the next page answers them as new.
+    func changes(now zones: [SharedZone]) -> (
+        modified: [RecordZone.ID], deleted: [RecordZone.ID], restarted: Set<RecordZone.ID>
+    ) {
+        var seen: [RecordZone.ID: Position] = [:]
         for position in positions {
-            seen[RecordZone.ID(zoneName: position.zoneName, ownerName: position.owner)] = position.seq
+            seen[RecordZone.ID(zoneName: position.zoneName, ownerName: position.owner)] = position
         }
-        let modified = zones.filter { seen[$0.zoneID] != $0.changeSeq }.map(\.zoneID)
+        var modified: [RecordZone.ID] = []
+        var restarted = Set<RecordZone.ID>()
+        for zone in zones {
+            guard let position = seen[zone.zoneID] else {
+                modified.append(zone.zoneID)
+                continue
+            }
+            // Whole before, and record by record now; or a hierarchy gone.
+            let before = position.roots.map(Set.init)
+            if let now = zone.visibleRoots, before.map({ !$0.isSubset(of: now) }) ?? true {
+                restarted.insert(zone.zoneID)
+            } else if position.seq != zone.changeSeq || before != zone.visibleRoots {
+                modified.append(zone.zoneID)
+            }
+        }
         let current = Set(zones.map(\.zoneID))
-        let deleted = seen.keys.filter { !current.contains($0) }.sorted()
-        return (modified, deleted)
+        let deleted = (seen.keys.filter { !current.contains($0) } + restarted).sorted()
+        return (modified, deleted, restarted)
     }
 }

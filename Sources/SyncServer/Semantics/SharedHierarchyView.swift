@@ -1,15 +1,12 @@
 import Foundation
 import SyncCore
 
-/// What a participant of record-hierarchy shares sees of a zone's changes: the changes of the
-/// records in their hierarchies, the records that joined them, and deletions for the records that
-/// were deleted or left them. Nothing of the rest of the zone, not even its records' names.
+/// What a participant of record-hierarchy shares sees of a zone's changes since their last fetch:
+/// the changes of the records in their hierarchies, the records that joined them, and deletions for
+/// the records that were deleted or left them since (which they could have seen then).
 struct SharedHierarchyView {
     /// The roots of the hierarchies the participant sees.
     var visibleRoots: Set<String>
-    /// The roots of hierarchies they saw at their last fetch and no longer do: what happens in them
-    /// reaches the participant only as deletions.
-    var formerRoots: Set<String> = []
 
     /// What a page of the zone's history means to the participant, each record once, as its last
     /// change in the page says.
@@ -29,21 +26,22 @@ struct SharedHierarchyView {
     }
 
     /// The changes of `rows` (the zone's record rows) and `moves` (its membership log), which cover
-    /// the same stretch of the owner's history.
-    func changes(rows: [StoredRecord], moves: [MembershipChange]) -> Changes {
+    /// the same stretch of the owner's history. Nothing up to `quietThrough` is a deletion: those
+    /// pages of a first fetch build what the participant has from what is there now.
+    func changes(rows: [StoredRecord], moves: [MembershipChange], quietThrough: Int64 = 0) -> Changes {
         var events: [(seq: Int64, name: String, event: Event)] = []
-        func seen(_ root: String?) -> Bool {
-            root.map { visibleRoots.contains($0) || formerRoots.contains($0) } == true
-        }
+        func seen(_ root: String?) -> Bool { root.map(visibleRoots.contains) == true }
         for row in rows where seen(row.shareRoot) {
-            let visible = !row.isDeleted && shows(row)
-            events.append(
-                (row.seq, row.key.recordName, visible ? .modified(row) : .deleted(recordType: row.recordType)))
+            if !row.isDeleted {
+                events.append((row.seq, row.key.recordName, .modified(row)))
+            } else if row.seq > quietThrough {
+                events.append((row.seq, row.key.recordName, .deleted(recordType: row.recordType)))
+            }
         }
         for move in moves {
-            if let root = move.newRoot, visibleRoots.contains(root) {
+            if seen(move.newRoot) {
                 events.append((move.seq, move.recordName, .joined))
-            } else if seen(move.oldRoot) {
+            } else if seen(move.oldRoot), move.seq > quietThrough {
                 events.append((move.seq, move.recordName, .deleted(recordType: move.recordType)))
             }
         }

@@ -9,8 +9,9 @@ import SyncCore
 extension PostgresRecordStore {
     // MARK: Before planning
 
-    /// What the planner needs of the hierarchies a modification touches: each named parent's chain
-    /// upwards, and which saved records hold a share's root below them.
+    /// What the planner needs of the hierarchies a modification touches: the chains above the
+    /// parents its saves name, which saved records hold a share's root below them, and, for a
+    /// participant, which saves would take records along.
     static func hierarchyContext(
         _ connection: PostgresConnection, owner: String, request: ModifyRecordsRequest,
         base: RecordHierarchy.Context, logger: Logger
@@ -18,45 +19,68 @@ extension PostgresRecordStore {
         var context = base
         for record in request.saves {
             let zoneName = record.recordID.zoneID.zoneName
-            if let parent = RecordHierarchy.parentName(of: record) {
-                let key = RecordKey(zoneName: zoneName, recordName: parent)
-                if context.chains[key] == nil {
-                    context.chains[key] = try await ancestors(connection, owner: owner, of: key, logger: logger)
+            let key = RecordKey(record.recordID)
+            if let parent = record.parent?.recordID.recordName {
+                let parentKey = RecordKey(zoneName: zoneName, recordName: parent)
+                if context.nodes[parentKey] == nil {
+                    for (name, node) in try await chain(connection, owner: owner, from: parentKey, logger: logger) {
+                        context.nodes[RecordKey(zoneName: zoneName, recordName: name)] = node
+                    }
                 }
             }
             // Only a record that may join a hierarchy needs the look below it.
-            let key = RecordKey(record.recordID)
             if record.parent != nil || context.shareNames[key] != nil,
                 try await hasShareBelow(connection, owner: owner, key, logger: logger)
             {
                 context.subtreesWithShares.insert(key)
             }
+            if context.access[zoneName] != nil, try await adopts(connection, owner: owner, key, logger: logger) {
+                context.adoptions.insert(key)
+            }
         }
         return context
     }
 
-    /// The live record `key` and the records above it, nearest first.
-    private static func ancestors(
-        _ connection: PostgresConnection, owner: String, of key: RecordKey, logger: Logger
-    ) async throws -> [RecordHierarchy.Ancestor] {
-        var chain: [RecordHierarchy.Ancestor] = []
-        for try await (name, share, root) in try await connection.query(
+    /// The live record `key` and the records above it, nearest first, each with its stored parent.
+    private static func chain(
+        _ connection: PostgresConnection, owner: String, from key: RecordKey, logger: Logger
+    ) async throws -> [(String, RecordHierarchy.Node)] {
+        var chain: [(String, RecordHierarchy.Node)] = []
+        for try await (name, type, parent, share, root) in try await connection.query(
             """
-            WITH RECURSIVE up(name, parent, share_name, share_root, depth) AS (
-                SELECT record_name, parent_name, share_name, share_root, 0 FROM record
+            WITH RECURSIVE up(name, type, parent, share_name, share_root, depth) AS (
+                SELECT record_name, record_type, parent_name, share_name, share_root, 0 FROM record
                 WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND record_name = \(key.recordName) AND NOT deleted
                 UNION ALL
-                SELECT r.record_name, r.parent_name, r.share_name, r.share_root, up.depth + 1
+                SELECT r.record_name, r.record_type, r.parent_name, r.share_name, r.share_root, up.depth + 1
                 FROM record r JOIN up ON r.record_name = up.parent
                 WHERE r.owner = \(owner) AND r.zone_name = \(key.zoneName) AND NOT r.deleted
                     AND up.depth < \(RecordHierarchy.maximumDepth)
             )
-            SELECT name, share_name, share_root FROM up ORDER BY depth
+            SELECT name, type, parent, share_name, share_root FROM up ORDER BY depth
             """, logger: logger
-        ).decode((String, String?, String?).self) {
-            chain.append(RecordHierarchy.Ancestor(recordName: name, shareName: share, shareRoot: root))
+        ).decode((String, String, String?, String?, String?).self) {
+            chain.append(
+                (name, RecordHierarchy.Node(recordType: type, parentName: parent, shareName: share, shareRoot: root)))
         }
         return chain
+    }
+
+    /// Whether `key` names no live record while live records name it as their parent.
+    private static func adopts(
+        _ connection: PostgresConnection, owner: String, _ key: RecordKey, logger: Logger
+    ) async throws -> Bool {
+        for try await adopts in try await connection.query(
+            """
+            SELECT NOT EXISTS (SELECT 1 FROM record WHERE owner = \(owner) AND zone_name = \(key.zoneName)
+                    AND record_name = \(key.recordName) AND NOT deleted)
+                AND EXISTS (SELECT 1 FROM record WHERE owner = \(owner) AND zone_name = \(key.zoneName)
+                    AND parent_name = \(key.recordName) AND NOT deleted)
+            """, logger: logger
+        ).decode(Bool.self) {
+            return adopts
+        }
+        return false
     }
 
     /// Whether a live record below `key` is the root of a share.
@@ -65,13 +89,12 @@ extension PostgresRecordStore {
     ) async throws -> Bool {
         try await !connection.query(
             """
-            WITH RECURSIVE down(name, depth) AS (
-                SELECT record_name, 1 FROM record
+            WITH RECURSIVE down(name) AS (
+                SELECT record_name FROM record
                 WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND parent_name = \(key.recordName) AND NOT deleted
                 UNION
-                SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                SELECT r.record_name FROM record r JOIN down ON r.parent_name = down.name
                 WHERE r.owner = \(owner) AND r.zone_name = \(key.zoneName) AND NOT r.deleted
-                    AND down.depth < \(RecordHierarchy.maximumDepth)
             )
             SELECT 1 FROM down JOIN record r ON r.owner = \(owner) AND r.zone_name = \(key.zoneName)
                 AND r.record_name = down.name
@@ -129,23 +152,23 @@ extension PostgresRecordStore {
         return (seq, zones)
     }
 
-    /// The live records below `key`, down to (not into) the roots of other shares.
+    /// The live records below `key`, however deep, down to (not into) the roots of other shares. (The
+    /// recursion ends: a name is visited once.)
     private static func descendants(
         _ connection: PostgresConnection, owner: String, of key: RecordKey, logger: Logger
     ) async throws -> [(name: String, type: String, root: String?)] {
         var rows: [(name: String, type: String, root: String?)] = []
         for try await (name, type, root) in try await connection.query(
             """
-            WITH RECURSIVE down(name, depth) AS (
-                SELECT record_name, 1 FROM record
+            WITH RECURSIVE down(name) AS (
+                SELECT record_name FROM record
                 WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND parent_name = \(key.recordName)
                     AND NOT deleted AND share_name IS NULL
                 UNION
-                SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                SELECT r.record_name FROM record r JOIN down ON r.parent_name = down.name
                 WHERE r.owner = \(owner) AND r.zone_name = \(key.zoneName) AND NOT r.deleted AND r.share_name IS NULL
-                    AND down.depth < \(RecordHierarchy.maximumDepth)
             )
-            SELECT DISTINCT r.record_name, r.record_type, r.share_root
+            SELECT r.record_name, r.record_type, r.share_root
             FROM down JOIN record r ON r.owner = \(owner) AND r.zone_name = \(key.zoneName)
                 AND r.record_name = down.name
             """, logger: logger
@@ -158,35 +181,23 @@ extension PostgresRecordStore {
 
     // MARK: Reading for participants
 
-    public func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
-        -> [MembershipChange]
-    {
+    public func zoneChangesAndMoves(
+        owner: String, zoneName: String, since: ChangeCursor, limit: Int, excludingWriter: String?
+    ) async throws -> (page: ZoneChangePage, moves: [MembershipChange]) {
         try await snapshot { connection in
-            var changes: [MembershipChange] = []
+            let page = try await Self.zoneChanges(
+                connection, owner: owner, zoneName: zoneName, since: since, limit: limit,
+                excludingWriter: excludingWriter, logger: self.logger)
+            var moves: [MembershipChange] = []
             for try await (seq, name, type, old, new) in try await connection.query(
                 """
                 SELECT seq, record_name, record_type, old_root, new_root FROM share_membership
-                WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(seq) ORDER BY seq LIMIT \(limit)
+                WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since.seq) ORDER BY seq LIMIT \(limit + 1)
                 """, logger: self.logger
             ).decode((Int64, String, String, String?, String?).self) {
-                changes.append(
-                    MembershipChange(recordName: name, recordType: type, oldRoot: old, newRoot: new, seq: seq))
+                moves.append(MembershipChange(recordName: name, recordType: type, oldRoot: old, newRoot: new, seq: seq))
             }
-            return changes
-        }
-    }
-
-    public func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws
-        -> [StoredRecord]
-    {
-        guard !roots.isEmpty else { return [] }
-        return try await snapshot { connection in
-            try await Self.records(
-                connection,
-                """
-                SELECT \(unescaped: Self.recordColumns) FROM record
-                WHERE owner = \(owner) AND zone_name = \(zoneName) AND share_root = ANY(\(roots.sorted())) AND NOT deleted
-                """, logger: self.logger)
+            return (page, moves)
         }
     }
 }

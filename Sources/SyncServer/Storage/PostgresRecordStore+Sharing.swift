@@ -19,17 +19,17 @@ extension PostgresRecordStore: ShareStore {
             let existing = try await Self.loadShares(
                 connection, owner: owner, zoneName: zoneName, recordName: recordName, logger: logger
             ).first
-            var storedRoot: StoredRecord?
-            if let root {
-                storedRoot = try await Self.records(
+            func stored(_ name: String) async throws -> StoredRecord? {
+                try await Self.records(
                     connection,
                     """
                     SELECT \(unescaped: Self.recordColumns) FROM record
-                    WHERE owner = \(owner) AND zone_name = \(zoneName)
-                        AND record_name = \(root.record.recordID.recordName)
+                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(name)
                     """, logger: logger
                 ).first
             }
+            var storedRoot: StoredRecord?
+            if let root { storedRoot = try await stored(root.record.recordID.recordName) }
             var place = SharePlace(
                 zoneName: zoneName, recordName: recordName,
                 rootRecordName: existing?.rootRecordName ?? root?.record.recordID.recordName)
@@ -37,7 +37,7 @@ extension PostgresRecordStore: ShareStore {
             try ShareRules.checkSave(
                 place, existing: existing,
                 zoneShares: try await Self.loadShares(connection, owner: owner, zoneName: zoneName, logger: logger),
-                root: root?.record, storedRoot: storedRoot)
+                root: root?.record, storedRoot: storedRoot, atName: try await stored(recordName))
             if let root {
                 try await Self.saveRoot(root, shareName: recordName, owner: owner, now: now, connection, logger: logger)
             }

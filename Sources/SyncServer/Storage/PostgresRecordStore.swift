@@ -424,32 +424,40 @@ public final class PostgresRecordStore: RecordStore {
     public func zoneChanges(
         owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
     ) async throws -> ZoneChangePage {
+        try await snapshot { connection in
+            try await Self.zoneChanges(
+                connection, owner: owner, zoneName: zoneName, since: since, limit: limit,
+                excludingWriter: excludingWriter, logger: self.logger)
+        }
+    }
+
+    static func zoneChanges(
+        _ connection: PostgresConnection, owner: String, zoneName: String, since: ChangeCursor?, limit: Int,
+        excludingWriter: String?, logger: Logger
+    ) async throws -> ZoneChangePage {
         // "" (rows no writer saved) leaves nothing out.
         let excluded = excludingWriter ?? ""
-        return try await snapshot { connection in
-            var incarnation: String?
-            for try await value in try await connection.query(
-                "SELECT incarnation FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted",
-                logger: self.logger
-            ).decode(String.self) {
-                incarnation = value
-            }
-            guard let incarnation else { throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist") }
-            let (currentSeq, compactedSeq) = try await Self.seqs(
-                connection, owner: owner, lock: false, logger: self.logger)
-            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
-            let records = try await Self.records(
-                connection,
-                """
-                SELECT \(unescaped: Self.recordColumns) FROM record
-                WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
-                    AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
-                ORDER BY seq LIMIT \(limit + 1)
-                """, logger: self.logger)
-            return ZoneChangePage(
-                rows: records, limit: limit, owner: owner, zoneName: zoneName, incarnation: incarnation,
-                currentSeq: currentSeq)
+        var incarnation: String?
+        for try await value in try await connection.query(
+            "SELECT incarnation FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted",
+            logger: logger
+        ).decode(String.self) {
+            incarnation = value
         }
+        guard let incarnation else { throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist") }
+        let (currentSeq, compactedSeq) = try await seqs(connection, owner: owner, lock: false, logger: logger)
+        try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
+        let records = try await records(
+            connection,
+            """
+            SELECT \(unescaped: recordColumns) FROM record
+            WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
+                AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
+            ORDER BY seq LIMIT \(limit + 1)
+            """, logger: logger)
+        return ZoneChangePage(
+            rows: records, limit: limit, owner: owner, zoneName: zoneName, incarnation: incarnation,
+            currentSeq: currentSeq)
     }
 
     public func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {
@@ -569,7 +577,7 @@ public final class PostgresRecordStore: RecordStore {
         try await seqs(connection, owner: owner, lock: true, logger: logger)
     }
 
-    private static func seqs(_ connection: PostgresConnection, owner: String, lock: Bool, logger: Logger)
+    static func seqs(_ connection: PostgresConnection, owner: String, lock: Bool, logger: Logger)
         async throws -> (current: Int64, compacted: Int64)
     {
         for try await (current, compacted) in try await connection.query(

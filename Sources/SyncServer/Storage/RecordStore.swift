@@ -184,6 +184,8 @@ public struct ZoneChangePage: Sendable {
     /// The page's rows in change order, live records and tombstones, as ``modifications`` and
     /// ``deletions`` came from.
     public var rows: [StoredRecord] = []
+    /// The owner's newest change number when the page was read.
+    public var currentSeq: Int64 = 0
 }
 
 extension DatabaseChangePage {
@@ -229,7 +231,7 @@ extension ZoneChangePage {
             cursor: .zone(
                 owner: owner, zoneName: zoneName, incarnation: incarnation,
                 seq: moreComing ? records.last!.seq : currentSeq),
-            moreComing: moreComing, rows: Array(records))
+            moreComing: moreComing, rows: Array(records), currentSeq: currentSeq)
         for record in records {
             if record.isDeleted {
                 deletions.append((record.key.recordName, record.recordType))

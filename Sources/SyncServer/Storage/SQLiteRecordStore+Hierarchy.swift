@@ -65,48 +65,70 @@ extension SQLiteRecordStore {
 
     // MARK: Before planning
 
-    /// What the planner needs of the hierarchies a modification touches: each named parent's chain
-    /// upwards, and which saved records hold a share's root below them.
+    /// What the planner needs of the hierarchies a modification touches: the chains above the
+    /// parents its saves name, which saved records hold a share's root below them, and, for a
+    /// participant, which saves would take records along.
     static func hierarchyContext(
         _ db: Database, owner: String, request: ModifyRecordsRequest, base: RecordHierarchy.Context
     ) throws -> RecordHierarchy.Context {
         var context = base
         for record in request.saves {
             let zoneName = record.recordID.zoneID.zoneName
-            if let parent = RecordHierarchy.parentName(of: record) {
-                let key = RecordKey(zoneName: zoneName, recordName: parent)
-                if context.chains[key] == nil { context.chains[key] = try ancestors(db, owner: owner, of: key) }
+            let key = RecordKey(record.recordID)
+            if let parent = record.parent?.recordID.recordName {
+                let parentKey = RecordKey(zoneName: zoneName, recordName: parent)
+                if context.nodes[parentKey] == nil {
+                    for (name, node) in try chain(db, owner: owner, from: parentKey) {
+                        context.nodes[RecordKey(zoneName: zoneName, recordName: name)] = node
+                    }
+                }
             }
             // Only a record that may join a hierarchy needs the look below it.
-            let key = RecordKey(record.recordID)
-            if record.parent != nil || context.shareNames[key] != nil,
-                try hasShareBelow(db, owner: owner, key)
-            {
+            if record.parent != nil || context.shareNames[key] != nil, try hasShareBelow(db, owner: owner, key) {
                 context.subtreesWithShares.insert(key)
+            }
+            if context.access[zoneName] != nil, try adopts(db, owner: owner, key) {
+                context.adoptions.insert(key)
             }
         }
         return context
     }
 
-    /// The live record `key` and the records above it, nearest first.
-    private static func ancestors(_ db: Database, owner: String, of key: RecordKey) throws -> [RecordHierarchy.Ancestor]
-    {
+    /// The live record `key` and the records above it, nearest first, each with its stored parent.
+    private static func chain(_ db: Database, owner: String, from key: RecordKey) throws -> [(
+        String, RecordHierarchy.Node
+    )] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    WITH RECURSIVE up(name, parent, share_name, share_root, depth) AS (
-                        SELECT record_name, parent_name, share_name, share_root, 0 FROM record
+                    WITH RECURSIVE up(name, type, parent, share_name, share_root, depth) AS (
+                        SELECT record_name, record_type, parent_name, share_name, share_root, 0 FROM record
                         WHERE owner = ?1 AND zone_name = ?2 AND record_name = ?3 AND deleted = 0
                         UNION ALL
-                        SELECT r.record_name, r.parent_name, r.share_name, r.share_root, up.depth + 1
+                        SELECT r.record_name, r.record_type, r.parent_name, r.share_name, r.share_root, up.depth + 1
                         FROM record r JOIN up ON r.record_name = up.parent
                         WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0 AND up.depth < \(RecordHierarchy.maximumDepth)
                     )
-                    SELECT name, share_name, share_root FROM up ORDER BY depth
+                    SELECT name, type, parent, share_name, share_root FROM up ORDER BY depth
                     """), arguments: [owner, key.zoneName, key.recordName]
         ).map {
-            RecordHierarchy.Ancestor(recordName: $0["name"], shareName: $0["share_name"], shareRoot: $0["share_root"])
+            (
+                $0["name"],
+                RecordHierarchy.Node(
+                    recordType: $0["type"], parentName: $0["parent"], shareName: $0["share_name"],
+                    shareRoot: $0["share_root"])
+            )
         }
+    }
+
+    /// Whether `key` names no live record while live records name it as their parent.
+    private static func adopts(_ db: Database, owner: String, _ key: RecordKey) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT NOT EXISTS (SELECT 1 FROM record WHERE owner = ?1 AND zone_name = ?2 AND record_name = ?3 AND deleted = 0)
+                        AND EXISTS (SELECT 1 FROM record WHERE owner = ?1 AND zone_name = ?2 AND parent_name = ?3 AND deleted = 0)
+                    """), arguments: [owner, key.zoneName, key.recordName]) == true
     }
 
     /// Whether a live record below `key` is the root of a share.
@@ -114,12 +136,12 @@ extension SQLiteRecordStore {
         try Bool.fetchOne(
             db.cachedStatement(
                 sql: """
-                    WITH RECURSIVE down(name, depth) AS (
-                        SELECT record_name, 1 FROM record
+                    WITH RECURSIVE down(name) AS (
+                        SELECT record_name FROM record
                         WHERE owner = ?1 AND zone_name = ?2 AND parent_name = ?3 AND deleted = 0
                         UNION
-                        SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
-                        WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0 AND down.depth < \(RecordHierarchy.maximumDepth)
+                        SELECT r.record_name FROM record r JOIN down ON r.parent_name = down.name
+                        WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0
                     )
                     SELECT EXISTS (
                         SELECT 1 FROM down JOIN record r ON r.owner = ?1 AND r.zone_name = ?2 AND r.record_name = down.name
@@ -170,22 +192,22 @@ extension SQLiteRecordStore {
         return (seq, zones)
     }
 
-    /// The live records below `key`, down to (not into) the roots of other shares.
+    /// The live records below `key`, however deep, down to (not into) the roots of other shares. (The
+    /// recursion ends: a name is visited once.)
     private static func descendants(_ db: Database, owner: String, of key: RecordKey) throws -> [(
         name: String, type: String, root: String?
     )] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    WITH RECURSIVE down(name, depth) AS (
-                        SELECT record_name, 1 FROM record
+                    WITH RECURSIVE down(name) AS (
+                        SELECT record_name FROM record
                         WHERE owner = ?1 AND zone_name = ?2 AND parent_name = ?3 AND deleted = 0 AND share_name IS NULL
                         UNION
-                        SELECT r.record_name, down.depth + 1 FROM record r JOIN down ON r.parent_name = down.name
+                        SELECT r.record_name FROM record r JOIN down ON r.parent_name = down.name
                         WHERE r.owner = ?1 AND r.zone_name = ?2 AND r.deleted = 0 AND r.share_name IS NULL
-                            AND down.depth < \(RecordHierarchy.maximumDepth)
                     )
-                    SELECT DISTINCT r.record_name, r.record_type, r.share_root
+                    SELECT r.record_name, r.record_type, r.share_root
                     FROM down JOIN record r ON r.owner = ?1 AND r.zone_name = ?2 AND r.record_name = down.name
                     ORDER BY r.record_name
                     """), arguments: [owner, key.zoneName, key.recordName]
@@ -194,36 +216,24 @@ extension SQLiteRecordStore {
 
     // MARK: Reading for participants
 
-    public func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
-        -> [MembershipChange]
-    {
+    public func zoneChangesAndMoves(
+        owner: String, zoneName: String, since: ChangeCursor, limit: Int, excludingWriter: String?
+    ) async throws -> (page: ZoneChangePage, moves: [MembershipChange]) {
         try await pool.read { db in
-            try Row.fetchAll(
+            let page = try Self.zoneChanges(
+                db, owner: owner, zoneName: zoneName, since: since, limit: limit, excludingWriter: excludingWriter)
+            let moves = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT seq, record_name, record_type, old_root, new_root FROM share_membership
                         WHERE owner = ? AND zone_name = ? AND seq > ? ORDER BY seq LIMIT ?
-                        """), arguments: [owner, zoneName, seq, limit]
+                        """), arguments: [owner, zoneName, since.seq, limit + 1]
             ).map {
                 MembershipChange(
                     recordName: $0["record_name"], recordType: $0["record_type"], oldRoot: $0["old_root"],
                     newRoot: $0["new_root"], seq: $0["seq"])
             }
-        }
-    }
-
-    public func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws
-        -> [StoredRecord]
-    {
-        guard !roots.isEmpty else { return [] }
-        return try await pool.read { db in
-            let statement = try db.cachedStatement(
-                sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND share_root = ? AND deleted = 0")
-            var records: [StoredRecord] = []
-            for root in roots.sorted() {
-                records += try Row.fetchAll(statement, arguments: [owner, zoneName, root]).map(Self.record(from:))
-            }
-            return records
+            return (page, moves)
         }
     }
 }

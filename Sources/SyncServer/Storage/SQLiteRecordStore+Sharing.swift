@@ -39,19 +39,20 @@ extension SQLiteRecordStore: ShareStore {
                 throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist; save the zone before sharing it")
             }
             let existing = try Self.loadShare(db, owner: owner, zoneName: zoneName, recordName: recordName)
-            let storedRoot = try root.flatMap { root in
+            func stored(_ name: String) throws -> StoredRecord? {
                 try Row.fetchOne(
                     db, sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
-                    arguments: [owner, zoneName, root.record.recordID.recordName]
+                    arguments: [owner, zoneName, name]
                 ).map(Self.record(from:))
             }
+            let storedRoot = try root.flatMap { try stored($0.record.recordID.recordName) }
             var place = SharePlace(
                 zoneName: zoneName, recordName: recordName,
                 rootRecordName: existing?.rootRecordName ?? root?.record.recordID.recordName)
             if recordName == Share.zoneWideRecordName { place.rootRecordName = nil }
             try ShareRules.checkSave(
                 place, existing: existing, zoneShares: try Self.loadShares(db, owner: owner, zoneName: zoneName),
-                root: root?.record, storedRoot: storedRoot)
+                root: root?.record, storedRoot: storedRoot, atName: try stored(recordName))
             if let root {
                 try Self.saveRoot(root, shareName: recordName, owner: owner, now: now, db)
             }

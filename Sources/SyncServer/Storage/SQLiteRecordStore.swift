@@ -465,30 +465,37 @@ public final class SQLiteRecordStore: RecordStore {
         owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
     ) async throws -> ZoneChangePage {
         try await pool.read { db in
-            guard
-                let zone = try Row.fetchOne(
-                    db, sql: "SELECT incarnation FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
-                    arguments: [owner, zoneName])
-            else {
-                throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
-            }
-            let incarnation: String = zone["incarnation"]
-            let (currentSeq, compactedSeq) = try Self.seqs(db, owner: owner)
-            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT * FROM record WHERE owner = ? AND zone_name = ? AND seq > ?
-                        AND (deleted = 1 OR ? = '' OR writer <> ?)
-                    ORDER BY seq LIMIT ?
-                    """)
-            // "" (rows no writer saved) leaves nothing out.
-            let excluded = excludingWriter ?? ""
-            let rows = try Row.fetchAll(
-                statement, arguments: [owner, zoneName, since?.seq ?? 0, excluded, excluded, limit + 1])
-            return ZoneChangePage(
-                rows: rows.map(Self.record(from:)), limit: limit, owner: owner, zoneName: zoneName,
-                incarnation: incarnation, currentSeq: currentSeq)
+            try Self.zoneChanges(
+                db, owner: owner, zoneName: zoneName, since: since, limit: limit, excludingWriter: excludingWriter)
         }
+    }
+
+    static func zoneChanges(
+        _ db: Database, owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
+    ) throws -> ZoneChangePage {
+        guard
+            let zone = try Row.fetchOne(
+                db, sql: "SELECT incarnation FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
+                arguments: [owner, zoneName])
+        else {
+            throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
+        }
+        let incarnation: String = zone["incarnation"]
+        let (currentSeq, compactedSeq) = try seqs(db, owner: owner)
+        try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT * FROM record WHERE owner = ? AND zone_name = ? AND seq > ?
+                    AND (deleted = 1 OR ? = '' OR writer <> ?)
+                ORDER BY seq LIMIT ?
+                """)
+        // "" (rows no writer saved) leaves nothing out.
+        let excluded = excludingWriter ?? ""
+        let rows = try Row.fetchAll(
+            statement, arguments: [owner, zoneName, since?.seq ?? 0, excluded, excluded, limit + 1])
+        return ZoneChangePage(
+            rows: rows.map(record(from:)), limit: limit, owner: owner, zoneName: zoneName,
+            incarnation: incarnation, currentSeq: currentSeq)
     }
 
     public func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {

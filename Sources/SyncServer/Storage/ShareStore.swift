@@ -39,11 +39,12 @@ public protocol ShareStore {
     /// The users who accepted shares of these zones of `owner` (not the owner), to tell of a change.
     func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String>
 
-    /// The records of a zone that joined or left a shared hierarchy after `seq`, oldest first.
-    func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
-        -> [MembershipChange]
-    /// The live records of a zone in the hierarchies of these roots.
-    func records(owner: String, zoneName: String, inHierarchiesOf roots: Set<String>) async throws -> [StoredRecord]
+    /// A zone's changes since `since` (as ``RecordStore/zoneChanges(owner:zoneName:since:limit:excludingWriter:)``
+    /// gives them) and, read in the same snapshot, the first `limit + 1` records that joined or left a
+    /// shared hierarchy after it, oldest first.
+    func zoneChangesAndMoves(
+        owner: String, zoneName: String, since: ChangeCursor, limit: Int, excludingWriter: String?
+    ) async throws -> (page: ZoneChangePage, moves: [MembershipChange])
 }
 
 /// A record-hierarchy share's root, saved with the share.
