@@ -220,6 +220,7 @@ public final class ContactStore: Sendable {
 
     /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in.
     static func put(_ contact: Contact, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database) throws {
+        let key = sortKey(contact.name)
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
@@ -231,8 +232,8 @@ public final class ContactStore: Sendable {
         )
         .execute(
             arguments: [
-                contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact),
-                book.zoneName, book.ownerName, contact.searchText,
+                contact.id.uuidString, contact.name, key, ContactFormat.encode(contact), book.zoneName,
+                book.ownerName, contact.searchText(nameKey: key),
             ])
     }
 
@@ -306,39 +307,6 @@ public final class ContactStore: Sendable {
         }
         try setSetting(.encryptedFieldsMigrated, "1", db)
     }
-
-    /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe". Public so that
-    /// a search folds what the user types exactly as the store folded the names.
-    public static func sortKey(_ name: String) -> String {
-        // ASCII folds to its lower case (checked for every ASCII character), without Foundation's
-        // folding, which was 5 % of a first download.
-        if name.utf8.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-        }
-        let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        // Most accented names fold to ASCII ("José" → "jose"): nothing is left to spell.
-        guard folded.utf8.contains(where: { $0 >= 0x80 }) else { return folded }
-        var result = ""
-        result.unicodeScalars.reserveCapacity(folded.unicodeScalars.count)
-        for scalar in folded.unicodeScalars {
-            if let spelled = ownLetters[scalar] {
-                result += spelled
-            } else if (0x30A1...0x30F6).contains(scalar.value), let hiragana = Unicode.Scalar(scalar.value - 0x60) {
-                // Katakana sorts with the hiragana of the same sound, as the root collation has it.
-                result.unicodeScalars.append(hiragana)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    /// Letters that folding accents leaves alone, because they are letters of their own rather than a letter
-    /// with a mark: spelled as the root collation sorts them and as people type them ("Łukasz" with "Lukas",
-    /// "Søren" with "Soren", "Straße" with "Strasse").
-    private static let ownLetters: [Unicode.Scalar: String] = [
-        "ł": "l", "đ": "d", "ø": "o", "ß": "ss", "æ": "ae", "œ": "oe", "ħ": "h", "ı": "i", "þ": "th", "ŀ": "l",
-    ]
 }
 
 /// A last known server record as the store keeps it: the record, and its encrypted values in plaintext
