@@ -145,7 +145,7 @@ public final class ContactStore: Sendable {
                     "SELECT id, name, sortKey, zoneName, ownerName, searchText FROM contact ORDER BY sortKey, id LIMIT ?",
                 arguments: [limit ?? -1]
             ).compactMap { row in
-                guard let id = UUID(uuidString: row["id"]) else { return nil }
+                guard let id = UUID(canonical: row["id"]) else { return nil }
                 return Summary(
                     id: id, name: row["name"], sortKey: row["sortKey"],
                     zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]),
@@ -214,12 +214,20 @@ public final class ContactStore: Sendable {
     // MARK: Rows (inside transactions)
 
     static func contact(_ id: UUID, _ db: GRDB.Database) throws -> Contact? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.uuidString])
-            .map(ContactFormat.decode)
+        try storedContact(id, db).map(ContactFormat.decode)
     }
 
-    /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in.
-    static func put(_ contact: Contact, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database) throws {
+    /// The contact's row as stored (``ContactFormat``), not read.
+    static func storedContact(_ id: UUID, _ db: GRDB.Database) throws -> Data? {
+        try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.canonicalString])
+    }
+
+    /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in. `storedForm`, when
+    /// given, is the contact in ``ContactFormat`` already (as a record brought it), kept as it is.
+    static func put(
+        _ contact: Contact, storedForm: Data? = nil, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database
+    ) throws {
         let key = sortKey(contact.name)
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
@@ -232,15 +240,16 @@ public final class ContactStore: Sendable {
         )
         .execute(
             arguments: [
-                contact.id.uuidString, contact.name, key, ContactFormat.encode(contact), book.zoneName,
-                book.ownerName, contact.searchText(nameKey: key),
+                contact.id.canonicalString, contact.name, key, storedForm ?? ContactFormat.encode(contact),
+                book.zoneName, book.ownerName, contact.searchText(nameKey: key),
             ])
     }
 
     /// The book `id` is in; nil for a contact this device does not have.
     static func book(of id: UUID, _ db: GRDB.Database) throws -> RecordZone.ID? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"), arguments: [id.uuidString]
+            db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"),
+            arguments: [id.canonicalString]
         ).map { RecordZone.ID(zoneName: $0["zoneName"], ownerName: $0["ownerName"]) }
     }
 
@@ -249,7 +258,7 @@ public final class ContactStore: Sendable {
     }
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try serverRecord(named: id.uuidString, db)
+        try serverRecord(named: id.canonicalString, db)
     }
 
     /// The last known server record named `name` (a contact's UUID, or a book record's name).
@@ -267,7 +276,7 @@ public final class ContactStore: Sendable {
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {
-        try putServerRecord(record, named: id.uuidString, db)
+        try putServerRecord(record, named: id.canonicalString, db)
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, named name: String, _ db: GRDB.Database) throws {
