@@ -111,6 +111,28 @@ public final class ContactStore: Sendable {
                     CREATE INDEX conflictDate ON conflict(date);
                     """)
         }
+        migrator.registerMigration("v8: server records share their contact") { db in
+            // A last known server record held its contact a second time (as base64 in its JSON), most of
+            // the bytes a sync writes. Now the contact is kept beside it only when it differs from the
+            // contact's row (`contact`); when they are the same, `sharesContact` says so and the row is
+            // read. Before the row changes or goes, the triggers give the server record its own copy.
+            try db.execute(
+                sql: """
+                    ALTER TABLE serverRecord ADD COLUMN contact BLOB;
+                    ALTER TABLE serverRecord ADD COLUMN sharesContact INTEGER NOT NULL DEFAULT 0;
+                    CREATE TRIGGER contactChangedKeepsServerContact BEFORE UPDATE OF json ON contact
+                        WHEN old.json IS NOT new.json
+                        BEGIN
+                            UPDATE serverRecord SET contact = old.json, sharesContact = 0
+                            WHERE id = old.id AND sharesContact = 1;
+                        END;
+                    CREATE TRIGGER contactRemovedKeepsServerContact BEFORE DELETE ON contact
+                        BEGIN
+                            UPDATE serverRecord SET contact = old.json, sharesContact = 0
+                            WHERE id = old.id AND sharesContact = 1;
+                        END;
+                    """)
+        }
         try migrator.migrate(queue)
     }
 
@@ -263,8 +285,21 @@ public final class ContactStore: Sendable {
 
     /// The last known server record named `name` (a contact's UUID, or a book record's name).
     static func serverRecord(named name: String, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM serverRecord WHERE id = ?"), arguments: [name])
-            .flatMap(StoredServerRecord.decode)
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT json, contact,
+                            CASE WHEN sharesContact THEN (SELECT json FROM contact WHERE id = serverRecord.id) END
+                                AS sharedContact
+                        FROM serverRecord WHERE id = ?
+                        """), arguments: [name]),
+            var record = StoredServerRecord.decode(row["json"])
+        else { return nil }
+        if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
+            record.replaceWithoutChange(encrypted: Contact.contactField, by: .bytes(contact))
+        }
+        return record
     }
 
     /// The change tag of the last known server record (nil for none, or one stored before tags were kept).
@@ -280,9 +315,27 @@ public final class ContactStore: Sendable {
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, named name: String, _ db: GRDB.Database) throws {
-        if let record {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO serverRecord (id, json, changeTag) VALUES (?, ?, ?)")
-                .execute(arguments: [name, StoredServerRecord(record).encoded(), record.recordChangeTag])
+        if var record {
+            // A contact's record keeps its contact beside it, or shares the contact's row when the two are
+            // the same (the usual case: just sent, or just fetched and stored as it came).
+            var contact: Data?
+            var sharesContact = false
+            if case .bytes(let bytes)? = record[encrypted: Contact.contactField] {
+                let local = try Data.fetchOne(
+                    db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [name])
+                if local == bytes { sharesContact = true } else { contact = bytes }
+                record.replaceWithoutChange(encrypted: Contact.contactField, by: nil)
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO serverRecord (id, json, changeTag, contact, sharesContact)
+                    VALUES (?, ?, ?, ?, ?)
+                    """
+            )
+            .execute(
+                arguments: [
+                    name, StoredServerRecord(record).encoded(), record.recordChangeTag, contact, sharesContact,
+                ])
         } else {
             try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [name])
         }
