@@ -240,7 +240,8 @@ extension Contact {
     /// A sort key on one line and without the byte that separates segments.
     private static func oneLine(_ key: String) -> String {
         guard key.utf8.contains(where: { $0 < 0x20 }) else { return key }
-        return String(key.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+        // A control character is one byte of UTF-8, and no other scalar has a byte below 0x20.
+        return String(decoding: key.utf8.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
     }
 }
 
