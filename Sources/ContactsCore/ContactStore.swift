@@ -28,8 +28,14 @@ public final class ContactStore: Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // WAL: a commit writes the pages once, and the TUI reads while a sync writes.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        // WAL: a commit writes the pages once, and the TUI reads while a sync writes. synchronous = NORMAL, as
+        // the server's store has it: a commit is not flushed to the disk (checkpoints are), so a commit
+        // survives the process being killed, though not a power loss, which can take the last commits
+        // back (the file stays consistent). A sync commits once per batch, and waited for a flush each time.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
         // files that earlier versions created with the default mode.
         let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
