@@ -10,7 +10,7 @@ extension Contact {
 
     /// The contact's record ID in the zone of a book.
     public func recordID(in zoneID: RecordZone.ID) -> RecordValue.ID {
-        RecordValue.ID(recordName: id.uuidString, zoneID: zoneID)
+        RecordValue.ID(recordName: id.canonicalString, zoneID: zoneID)
     }
 
     /// The encrypted field that holds the whole contact, in the store's binary format (``ContactFormat``).
@@ -33,11 +33,52 @@ extension Contact {
     /// contact, its edit times too, as one encrypted value, so the server stores only ciphertext and a
     /// contact costs one seal, not fourteen. Fields that earlier versions wrote one per value are removed.
     public func write(to record: inout RecordValue) {
-        for key in Self.fieldPerValueKeys {
+        Self.write(storedForm: ContactFormat.encode(self), to: &record)
+    }
+
+    /// Writes a contact's stored form (``ContactFormat``) into `record`, as ``write(to:)`` does.
+    private static func write(storedForm: Data, to record: inout RecordValue) {
+        for key in record.fields.keys where fieldPerValueKeySet.contains(key) {
             record.replaceWithoutChange(field: key, by: nil)
+        }
+        for key in record.encryptedValues.keys where fieldPerValueKeySet.contains(key) {
             record.replaceWithoutChange(encrypted: key, by: nil)
         }
-        record[encrypted: Self.contactField] = .bytes(ContactFormat.encode(self))
+        record[encrypted: contactField] = .bytes(storedForm)
+    }
+
+    /// ``fieldPerValueKeys``, to look keys up in: a record holds two or three keys, and looking up each of
+    /// the list's in it was a cost of its own.
+    private static let fieldPerValueKeySet = Set(fieldPerValueKeys)
+
+    /// Whether `record` holds any field earlier versions wrote one per value.
+    private static func hasFieldPerValue(_ record: RecordValue) -> Bool {
+        record.fields.keys.contains(where: fieldPerValueKeySet.contains)
+            || record.encryptedValues.keys.contains(where: fieldPerValueKeySet.contains)
+    }
+
+    /// The contact's stored form (``ContactFormat``) as `record` holds it, when the store can keep it as it
+    /// is: the whole contact in the format written now, and nothing written one field per value.
+    static func storedForm(in record: RecordValue) -> Data? {
+        guard let stored = record[encrypted: contactField]?.bytesValue,
+            let id = UUID(canonical: record.recordID.recordName),
+            ContactFormat.isCurrent(stored, id: id), !hasFieldPerValue(record)
+        else { return nil }
+        return stored
+    }
+
+    /// The record ``record(base:in:)`` makes for the contact `id` stored as `stored` (a row of the store):
+    /// a contact stored in the current format goes in as stored, without being read and written again.
+    static func record(stored: Data, id: UUID, base: RecordValue?, in zoneID: RecordZone.ID) throws -> RecordValue {
+        guard ContactFormat.isCurrent(stored, id: id) else {
+            return try ContactFormat.decode(stored).record(base: base, in: zoneID)
+        }
+        var record =
+            base
+            ?? RecordValue(
+                recordType: recordType, recordID: RecordValue.ID(recordName: id.canonicalString, zoneID: zoneID))
+        write(storedForm: stored, to: &record)
+        return record
     }
 
     /// A record to save in `zoneID`: `base` (the last known server record) with this contact's values.
@@ -53,12 +94,11 @@ extension Contact {
     /// encryption), are read too. A record with both (a device not yet upgraded edited a contact that an
     /// upgraded one wrote) is read as the two merged, the newer edit of each field winning.
     public init(record: RecordValue) throws {
-        guard record.recordType == Self.recordType, let id = UUID(uuidString: record.recordID.recordName) else {
+        guard record.recordType == Self.recordType, let id = UUID(canonical: record.recordID.recordName) else {
             throw ContactError.notAContact(record.recordID.recordName)
         }
         let whole = record[encrypted: Self.contactField].flatMap(\.bytesValue).flatMap { try? ContactFormat.decode($0) }
-        let hasFieldPerValue = Self.fieldPerValueKeys.contains { record[encrypted: $0] != nil || record[$0] != nil }
-        switch (whole, hasFieldPerValue) {
+        switch (whole, Self.hasFieldPerValue(record)) {
         case (var whole?, false):
             whole.id = id
             self = whole

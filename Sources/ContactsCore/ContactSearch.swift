@@ -209,18 +209,23 @@ extension Contact {
 
     /// What a search looks through, folded (``ContactStore/sortKey(_:)``): one segment per value, each
     /// a tag byte and the text, phone numbers as their digits.
-    public var searchText: String {
+    public var searchText: String { searchText(nameKey: ContactStore.sortKey(name)) }
+
+    /// ``searchText`` for a contact whose name's sort key (``ContactStore/sortKey(_:)``) is `nameKey`, which
+    /// the store has made already.
+    func searchText(nameKey: String) -> String {
         typealias Tag = ContactSearch.Tag
-        var segments: [(UInt8, String)] = [(Tag.name, name)]
+        var segments: [(UInt8, String)] = []
         segments += emails.map { (Tag.email, $0.value) }
         if !organization.isEmpty { segments.append((Tag.organization, organization)) }
         segments += phones.map { (Tag.phone, Self.phoneDigits($0.value)) }
         segments += groups.map { (Tag.group, $0) }
         if !address.isEmpty { segments.append((Tag.address, address.singleLine)) }
         if !notes.isEmpty { segments.append((Tag.notes, String(notes.prefix(Self.searchedNotes)))) }
-        var bytes: [UInt8] = []
-        for (index, (tag, text)) in segments.enumerated() {
-            if index > 0 { bytes.append(Tag.separator) }
+        var bytes: [UInt8] = [Tag.name]
+        bytes += Self.oneLine(nameKey).utf8
+        for (tag, text) in segments {
+            bytes.append(Tag.separator)
             bytes.append(tag)
             bytes += Self.folded(text).utf8
         }
@@ -229,9 +234,14 @@ extension Contact {
 
     /// `text` folded for searching, on one line and without the byte that separates segments.
     static func folded(_ text: String) -> String {
-        let key = ContactStore.sortKey(text)
+        oneLine(ContactStore.sortKey(text))
+    }
+
+    /// A sort key on one line and without the byte that separates segments.
+    private static func oneLine(_ key: String) -> String {
         guard key.utf8.contains(where: { $0 < 0x20 }) else { return key }
-        return String(key.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+        // A control character is one byte of UTF-8, and no other scalar has a byte below 0x20.
+        return String(decoding: key.utf8.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
     }
 }
 

@@ -47,11 +47,13 @@ extension ContactStore {
                     }
                     batch.saves.append(entry.record)
                 case .saveRecord(let recordID):
-                    guard let id = UUID(uuidString: recordID.recordName), let contact = try Self.contact(id, db) else {
+                    guard let id = UUID(canonical: recordID.recordName), let stored = try Self.storedContact(id, db)
+                    else {
                         batch.stale.append(change)
                         continue
                     }
-                    var record = contact.record(base: try Self.serverRecord(id, db), in: recordID.zoneID)
+                    var record = try Contact.record(
+                        stored: stored, id: id, base: try Self.serverRecord(id, db), in: recordID.zoneID)
                     record[encrypted: Contact.deviceField] = .string(device)
                     batch.saves.append(record)
                 case .deleteRecord(let recordID):

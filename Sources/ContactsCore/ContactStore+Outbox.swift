@@ -144,7 +144,7 @@ extension ContactStore {
         func wipe(engineState: Bool) throws {
             try db.execute(
                 sql: """
-                    DELETE FROM contact; DELETE FROM serverRecord; DELETE FROM outbox; DELETE FROM conflict;
+                    DELETE FROM serverRecord; DELETE FROM contact; DELETE FROM outbox; DELETE FROM conflict;
                     DELETE FROM book WHERE NOT (zoneName = 'Contacts' AND ownerName = '__defaultOwner__')
                     """)
             if engineState {

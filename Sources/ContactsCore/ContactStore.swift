@@ -28,8 +28,14 @@ public final class ContactStore: Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // WAL: a commit writes the pages once, and the TUI reads while a sync writes.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        // WAL: a commit writes the pages once, and the TUI reads while a sync writes. synchronous = NORMAL, as
+        // the server's store has it: a commit is not flushed to the disk (checkpoints are), so a commit
+        // survives the process being killed, though not a power loss, which can take the last commits
+        // back (the file stays consistent). A sync commits once per batch, and waited for a flush each time.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
         // files that earlier versions created with the default mode.
         let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -111,6 +117,28 @@ public final class ContactStore: Sendable {
                     CREATE INDEX conflictDate ON conflict(date);
                     """)
         }
+        migrator.registerMigration("v8: server records share their contact") { db in
+            // A last known server record held its contact a second time (as base64 in its JSON), most of
+            // the bytes a sync writes. Now the contact is kept beside it only when it differs from the
+            // contact's row (`contact`); when they are the same, `sharesContact` says so and the row is
+            // read. Before the row changes or goes, the triggers give the server record its own copy.
+            try db.execute(
+                sql: """
+                    ALTER TABLE serverRecord ADD COLUMN contact BLOB;
+                    ALTER TABLE serverRecord ADD COLUMN sharesContact INTEGER NOT NULL DEFAULT 0;
+                    CREATE TRIGGER contactChangedKeepsServerContact BEFORE UPDATE OF json ON contact
+                        WHEN old.json IS NOT new.json
+                        BEGIN
+                            UPDATE serverRecord SET contact = old.json, sharesContact = 0
+                            WHERE id = old.id AND sharesContact = 1;
+                        END;
+                    CREATE TRIGGER contactRemovedKeepsServerContact BEFORE DELETE ON contact
+                        BEGIN
+                            UPDATE serverRecord SET contact = old.json, sharesContact = 0
+                            WHERE id = old.id AND sharesContact = 1;
+                        END;
+                    """)
+        }
         try migrator.migrate(queue)
     }
 
@@ -145,7 +173,7 @@ public final class ContactStore: Sendable {
                     "SELECT id, name, sortKey, zoneName, ownerName, searchText FROM contact ORDER BY sortKey, id LIMIT ?",
                 arguments: [limit ?? -1]
             ).compactMap { row in
-                guard let id = UUID(uuidString: row["id"]) else { return nil }
+                guard let id = UUID(canonical: row["id"]) else { return nil }
                 return Summary(
                     id: id, name: row["name"], sortKey: row["sortKey"],
                     zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]),
@@ -214,12 +242,21 @@ public final class ContactStore: Sendable {
     // MARK: Rows (inside transactions)
 
     static func contact(_ id: UUID, _ db: GRDB.Database) throws -> Contact? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.uuidString])
-            .map(ContactFormat.decode)
+        try storedContact(id, db).map(ContactFormat.decode)
     }
 
-    /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in.
-    static func put(_ contact: Contact, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database) throws {
+    /// The contact's row as stored (``ContactFormat``), not read.
+    static func storedContact(_ id: UUID, _ db: GRDB.Database) throws -> Data? {
+        try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.canonicalString])
+    }
+
+    /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in. `storedForm`, when
+    /// given, is the contact in ``ContactFormat`` already (as a record brought it), kept as it is.
+    static func put(
+        _ contact: Contact, storedForm: Data? = nil, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database
+    ) throws {
+        let key = sortKey(contact.name)
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
@@ -231,15 +268,16 @@ public final class ContactStore: Sendable {
         )
         .execute(
             arguments: [
-                contact.id.uuidString, contact.name, sortKey(contact.name), ContactFormat.encode(contact),
-                book.zoneName, book.ownerName, contact.searchText,
+                contact.id.canonicalString, contact.name, key, storedForm ?? ContactFormat.encode(contact),
+                book.zoneName, book.ownerName, contact.searchText(nameKey: key),
             ])
     }
 
     /// The book `id` is in; nil for a contact this device does not have.
     static func book(of id: UUID, _ db: GRDB.Database) throws -> RecordZone.ID? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"), arguments: [id.uuidString]
+            db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"),
+            arguments: [id.canonicalString]
         ).map { RecordZone.ID(zoneName: $0["zoneName"], ownerName: $0["ownerName"]) }
     }
 
@@ -248,13 +286,26 @@ public final class ContactStore: Sendable {
     }
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try serverRecord(named: id.uuidString, db)
+        try serverRecord(named: id.canonicalString, db)
     }
 
     /// The last known server record named `name` (a contact's UUID, or a book record's name).
     static func serverRecord(named name: String, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM serverRecord WHERE id = ?"), arguments: [name])
-            .flatMap(StoredServerRecord.decode)
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT json, contact,
+                            CASE WHEN sharesContact THEN (SELECT json FROM contact WHERE id = serverRecord.id) END
+                                AS sharedContact
+                        FROM serverRecord WHERE id = ?
+                        """), arguments: [name]),
+            var record = StoredServerRecord.decode(row["json"])
+        else { return nil }
+        if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
+            record.replaceWithoutChange(encrypted: Contact.contactField, by: .bytes(contact))
+        }
+        return record
     }
 
     /// The change tag of the last known server record (nil for none, or one stored before tags were kept).
@@ -266,13 +317,31 @@ public final class ContactStore: Sendable {
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, for id: UUID, _ db: GRDB.Database) throws {
-        try putServerRecord(record, named: id.uuidString, db)
+        try putServerRecord(record, named: id.canonicalString, db)
     }
 
     static func putServerRecord(_ record: SyncCore.RecordValue?, named name: String, _ db: GRDB.Database) throws {
-        if let record {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO serverRecord (id, json, changeTag) VALUES (?, ?, ?)")
-                .execute(arguments: [name, StoredServerRecord(record).encoded(), record.recordChangeTag])
+        if var record {
+            // A contact's record keeps its contact beside it, or shares the contact's row when the two are
+            // the same (the usual case: just sent, or just fetched and stored as it came).
+            var contact: Data?
+            var sharesContact = false
+            if case .bytes(let bytes)? = record[encrypted: Contact.contactField] {
+                let local = try Data.fetchOne(
+                    db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [name])
+                if local == bytes { sharesContact = true } else { contact = bytes }
+                record.replaceWithoutChange(encrypted: Contact.contactField, by: nil)
+            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO serverRecord (id, json, changeTag, contact, sharesContact)
+                    VALUES (?, ?, ?, ?, ?)
+                    """
+            )
+            .execute(
+                arguments: [
+                    name, StoredServerRecord(record).encoded(), record.recordChangeTag, contact, sharesContact,
+                ])
         } else {
             try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [name])
         }
@@ -306,39 +375,6 @@ public final class ContactStore: Sendable {
         }
         try setSetting(.encryptedFieldsMigrated, "1", db)
     }
-
-    /// Case- and accent-insensitive, so "Ángel" sorts with "angel" and "Zoë" after "Zoe". Public so that
-    /// a search folds what the user types exactly as the store folded the names.
-    public static func sortKey(_ name: String) -> String {
-        // ASCII folds to its lower case (checked for every ASCII character), without Foundation's
-        // folding, which was 5 % of a first download.
-        if name.utf8.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-        }
-        let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        // Most accented names fold to ASCII ("José" → "jose"): nothing is left to spell.
-        guard folded.utf8.contains(where: { $0 >= 0x80 }) else { return folded }
-        var result = ""
-        result.unicodeScalars.reserveCapacity(folded.unicodeScalars.count)
-        for scalar in folded.unicodeScalars {
-            if let spelled = ownLetters[scalar] {
-                result += spelled
-            } else if (0x30A1...0x30F6).contains(scalar.value), let hiragana = Unicode.Scalar(scalar.value - 0x60) {
-                // Katakana sorts with the hiragana of the same sound, as the root collation has it.
-                result.unicodeScalars.append(hiragana)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    /// Letters that folding accents leaves alone, because they are letters of their own rather than a letter
-    /// with a mark: spelled as the root collation sorts them and as people type them ("Łukasz" with "Lukas",
-    /// "Søren" with "Soren", "Straße" with "Strasse").
-    private static let ownLetters: [Unicode.Scalar: String] = [
-        "ł": "l", "đ": "d", "ø": "o", "ß": "ss", "æ": "ae", "œ": "oe", "ħ": "h", "ı": "i", "þ": "th", "ŀ": "l",
-    ]
 }
 
 /// A last known server record as the store keeps it: the record, and its encrypted values in plaintext

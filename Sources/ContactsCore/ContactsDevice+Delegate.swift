@@ -35,9 +35,13 @@ extension ContactsDevice: SyncEngineDelegate {
             var state = update.stateSerialization
             state.pendingRecordZoneChanges = []
             state.pendingDatabaseChanges = []
-            let text = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+            // Sorted keys: the same state is the same text, so an unchanged state is not written again (the
+            // order JSONEncoder wrote keys in varied, and a send wrote the state twice a batch, a commit each).
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let text = String(decoding: try encoder.encode(state), as: UTF8.self)
             let key: Setting = scope == .shared ? .sharedEngineState : .engineState
-            // A fetch that found nothing new leaves the state as it was: no write.
+            // A fetch that found nothing new, or a send, leaves the state as it was: no write.
             if try store.setting(key) != text { try store.setSetting(key, text) }
 
         case .accountChange(let change):
@@ -87,14 +91,21 @@ extension ContactsDevice: SyncEngineDelegate {
         }
     }
 
+    /// How many changes a batch holds: what a server takes in one request by default (``ServerLimits``),
+    /// rather than CKSyncEngine's 250, so that a large upload makes fewer requests and commits on both
+    /// sides. The engine splits a batch larger than its server takes (``ServerLimits``).
+    static let batchSize = 400
+
     public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.RecordZoneChangeBatch?
     {
         while true {
             // The next batch's worth, with room for changes the outbox no longer holds.
             let scoped = syncEngine.state.pendingRecordZoneChanges(
-                first: 2 * SyncEngine.RecordZoneChangeBatch.defaultMaximumCount, where: context.options.scope.contains)
-            guard !scoped.isEmpty, let next = try? store.nextBatch(of: scoped, device: name) else { return nil }
+                first: 2 * Self.batchSize, where: context.options.scope.contains)
+            guard !scoped.isEmpty,
+                let next = try? store.nextBatch(of: scoped, device: name, maximumCount: Self.batchSize)
+            else { return nil }
             // Only what the outbox still holds; anything else is stale (settled before a crash).
             if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
             versionsInFlight.withLock { $0.merge(next.versions) { _, latest in latest } }

@@ -106,7 +106,7 @@ extension ContactsDevice {
         // Read only when needed: a contact new to this device (a first download) has none. (The store
         // files it under the canonical UUID; a record named otherwise is looked up that way.)
         func known() throws -> SyncCore.RecordValue? {
-            knownTag == nil && recordID.recordName == id.uuidString ? nil : try ContactStore.serverRecord(id, db)
+            knownTag == nil && recordID.recordName == id.canonicalString ? nil : try ContactStore.serverRecord(id, db)
         }
         guard let local = try ContactStore.contact(id, db) else {
             if pending == .delete {
@@ -115,7 +115,7 @@ extension ContactsDevice {
                 if try known()?.recordChangeTag == serverRecord.recordChangeTag { return remote.lastModified }
                 try transaction.settle(.record(.deleteRecord(recordID)))
             }
-            try ContactStore.put(remote, in: recordID.zoneID, db)
+            try ContactStore.put(remote, storedForm: Contact.storedForm(in: serverRecord), in: recordID.zoneID, db)
             try ContactStore.putServerRecord(serverRecord, for: id, db)
             // Written by a version before encryption: saved again, encrypted.
             if Contact.hasPlainFields(serverRecord) { try transaction.enqueue(.record(.saveRecord(recordID))) }

@@ -93,7 +93,7 @@ extension ContactsDevice {
     private static func putServerRecord(
         _ record: SyncCore.RecordValue?, for recordID: SyncCore.RecordValue.ID, _ db: GRDB.Database
     ) throws {
-        if let id = UUID(uuidString: recordID.recordName) {
+        if let id = UUID(canonical: recordID.recordName) {
             try ContactStore.putServerRecord(record, for: id, db)
         } else if AddressBook.isBookRecord(recordID) {
             try ContactStore.putServerRecord(record, named: recordID.recordName, db)

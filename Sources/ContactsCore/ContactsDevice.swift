@@ -104,6 +104,8 @@ public final class ContactsDevice: Sendable {
                 deviceID: try store.setting(.deviceID), keyring: keyring)
             var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
             configuration.automaticallySync = options.automaticallySync
+            // The outbox is the one record of what is pending (see below).
+            configuration.serializesPendingChanges = false
             return SyncEngine(configuration)
         }
         let engines = (

@@ -13,10 +13,13 @@ public enum NameRules {
         if name.utf8.count > maximumNameBytes {
             return "\(kind) is \(name.utf8.count) bytes long; the limit is \(maximumNameBytes) bytes of UTF-8"
         }
-        if name.unicodeScalars.contains(where: isControl) {
+        // Most names are printable ASCII without slashes (UUIDs, mostly): one pass over the bytes clears
+        // them of the two checks below, which looked at every scalar's category (7 % of a server's upload).
+        let isPlain = name.utf8.allSatisfy { (0x20..<0x7F).contains($0) && $0 != 0x2F && $0 != 0x5C }
+        if !isPlain && name.unicodeScalars.contains(where: isControl) {
             return "\(kind) \(quoted(name)) contains a control character; remove it"
         }
-        if name == "." || name == ".." || name.contains("/") || name.contains("\\") {
+        if name == "." || name == ".." || (!isPlain && (name.contains("/") || name.contains("\\"))) {
             return "\(kind) \(quoted(name)) may not be '.' or '..' or contain '/' or '\\'"
         }
         if name.hasPrefix("_") { return "\(kind) \(quoted(name)) starts with '_', which is reserved for the server" }

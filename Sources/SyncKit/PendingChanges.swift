@@ -119,13 +119,14 @@ struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Senda
         guard slots.count > 64, entries.count < slots.count / 2 else { return }
         var compacted: [Change?] = []
         compacted.reserveCapacity(entries.count)
-        var moved: [Int: Int] = [:]
-        moved.reserveCapacity(entries.count)
+        // Where each occupied slot moves to, by its old index.
+        var moved = [Int](repeating: 0, count: slots.count)
         for (old, change) in slots.enumerated() where change != nil {
             moved[old] = compacted.count
             compacted.append(change)
         }
-        for (key, entry) in entries { entries[key]?.slot = moved[entry.slot]! }
+        // mapValues keeps the table's layout: no rehashing, and no copy of the table being iterated.
+        entries = entries.mapValues { entry in (moved[entry.slot], entry.generation) }
         slots = compacted
     }
 }

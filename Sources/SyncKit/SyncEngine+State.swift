@@ -38,8 +38,11 @@ extension SyncEngine {
         let storage: Mutex<Storage>
         /// Called after every change of the pending lists, outside the lock.
         let onChange: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+        /// Whether ``serialization`` holds the pending lists (``Configuration/serializesPendingChanges``).
+        let serializesPendingChanges: Bool
 
-        init(_ serialization: Serialization?) {
+        init(_ serialization: Serialization?, serializesPendingChanges: Bool = true) {
+            self.serializesPendingChanges = serializesPendingChanges
             var storage = Storage()
             if let serialization {
                 for change in serialization.pendingRecordZoneChanges {
@@ -177,7 +180,8 @@ extension SyncEngine {
         var serialization: Serialization {
             storage.withLock { storage in
                 Serialization(
-                    records: PendingSnapshot(storage.records), zones: PendingSnapshot(storage.zones),
+                    records: PendingSnapshot(serializesPendingChanges ? storage.records : PendingList()),
+                    zones: PendingSnapshot(serializesPendingChanges ? storage.zones : PendingList()),
                     hasPendingUntrackedChanges: storage.hasPendingUntrackedChanges,
                     zoneIDsWithUnfetchedServerChanges: storage.zoneIDsWithUnfetchedServerChanges.sorted(),
                     databaseChangeToken: storage.databaseToken,

@@ -24,6 +24,12 @@ public final class SyncEngine: Sendable {
         /// The conditions that hold automatic syncing back: by default low battery and high load.
         /// Tests pass none, so that a busy machine does not hold their syncs for a minute.
         public var schedulerProbes: [any ConditionProbe] = [PowerProbe(), LoadProbe()]
+        /// Whether `stateUpdate`'s serializations hold the pending changes, as CKSyncEngine's do. An app
+        /// that keeps its own record of what is pending, and gives it to each new engine through
+        /// ``State/add(pendingRecordZoneChanges:)``, turns this off: a serialization that holds the
+        /// pending list makes the engine copy the whole list at its next change while the app still
+        /// holds the serialization, once per batch sent (a tenth of a large upload's work).
+        public var serializesPendingChanges = true
 
         public init(database: Database, stateSerialization: State.Serialization?, delegate: any SyncEngineDelegate) {
             self.database = database
@@ -69,7 +75,8 @@ public final class SyncEngine: Sendable {
     /// Creates an engine. With `automaticallySync`, it starts syncing by itself (when signed in).
     public init(_ configuration: Configuration) {
         database = configuration.database
-        state = State(configuration.stateSerialization)
+        state = State(
+            configuration.stateSerialization, serializesPendingChanges: configuration.serializesPendingChanges)
         delegate = configuration.delegate
         client = DatabaseClient(database: configuration.database)
         logger = Logger(label: "sync-engine")

@@ -26,6 +26,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the books on this device: name, contacts, owner, what you may do, who shares it.")
         @OptionGroup var global: GlobalOptions
 
@@ -43,7 +44,7 @@ struct BookCommand: AsyncParsableCommand {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a book, then sync it.")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a book, then sync it.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name, such as Family.") var name: String
         @Flag(help: "Save on this device only; sync later.") var noSync = false
@@ -58,6 +59,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Rename a book (yours, or one shared with you read-write); everyone who has it sees the name.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name now.") var name: String
@@ -74,6 +76,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete one of your books and its contacts, on every device and for everyone it is shared with.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
@@ -97,6 +100,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Share: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "share",
             abstract: "Share one of your books with an account; prints the invitation to hand them.",
             discussion: """
                 Only the invitation goes to standard output (explanations go to standard error), so a \
@@ -120,6 +124,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept a book someone shared with you (the invitation they sent), then sync it.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The invitation, as `contacts book share` printed it.") var invitation: String
@@ -136,6 +141,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Participants: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "participants",
             abstract: "Who has a book: each account, what they may do, and whether they accepted.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
@@ -161,6 +167,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Unshare: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unshare",
             abstract: "Stop sharing one of your books with an account; it disappears from their devices.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
@@ -176,6 +183,7 @@ struct BookCommand: AsyncParsableCommand {
 
     struct Leave: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "leave",
             abstract: "Leave a book someone shares with you; it disappears from your devices.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String

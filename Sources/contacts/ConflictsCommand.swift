@@ -22,6 +22,7 @@ struct ConflictsCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the log, newest first: each entry's ID, contact and field, the kept and the lost value.")
         @OptionGroup var global: GlobalOptions
 
@@ -52,6 +53,7 @@ struct ConflictsCommand: AsyncParsableCommand {
 
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Put an entry's lost value back into its contact, as a new edit, then sync.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The entry's ID, or the start of it, as `contacts conflicts` prints it.") var id: String
@@ -69,6 +71,7 @@ struct ConflictsCommand: AsyncParsableCommand {
 
     struct Dismiss: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "dismiss",
             abstract: "Take an entry out of the log, keeping the contact as it is, then sync.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The entry's ID, or the start of it, as `contacts conflicts` prints it.") var id: String

@@ -42,6 +42,7 @@ struct ServerCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Say whether the local sync server runs, and where: URL, process ID, storage, log.",
             discussion: "Exits 0 when it runs and 3 when it does not, as `systemctl status` does.")
 
@@ -84,6 +85,7 @@ struct ServerCommand: AsyncParsableCommand {
 
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "start",
             abstract: "Start the local sync server in the background, unless it runs.",
             discussion: """
                 It listens on the port saved with the data; the first time on a free one. With --port, on that \
@@ -114,6 +116,7 @@ struct ServerCommand: AsyncParsableCommand {
 
     struct Stop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stop",
             abstract: "Stop the local sync server gracefully, and wait until it has exited.",
             discussion: """
                 Requests in flight finish first. Open apps keep working offline and wait for the server; \
@@ -137,6 +140,7 @@ struct ServerCommand: AsyncParsableCommand {
 
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run the local sync server in the foreground, until Ctrl-C or SIGTERM.",
             discussion: """
                 On the data directory's storage it is the local server: commands and apps find it, and it \

@@ -57,4 +57,19 @@ struct JSONWriterTests {
         second.fields(["c": .list([.string("x")]), "a": "1", "b": "2"])
         #expect(first.bytes == second.bytes)
     }
+
+    @Test("bytes are written as base64 exactly as Foundation writes it, at every length")
+    func base64MatchesFoundation() {
+        for count in Array(0...70) + [255, 256, 257, 1000, 4097] {
+            let data = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ count &* 7) })
+            var writer = JSONWriter()
+            writer.base64String(data)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"" + data.base64EncodedString() + "\"")
+        }
+        var writer = JSONWriter()
+        writer.base64String(Data((0...255).map(UInt8.init)))
+        #expect(
+            Data(base64Encoded: String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self))
+                == Data((0...255).map(UInt8.init)))
+    }
 }

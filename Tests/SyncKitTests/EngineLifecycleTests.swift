@@ -169,3 +169,31 @@ struct AutomaticSyncTests {
         }
     }
 }
+
+@Suite("SyncEngine.State: serializations")
+struct StateSerializationTests {
+    private let zone = RecordZone.ID(zoneName: "Contacts")
+
+    @Test("a state serializes its pending changes, unless the app keeps them itself")
+    func pendingChangesInSerializations() {
+        let changes: [SyncEngine.PendingRecordZoneChange] = (0..<100).map {
+            .saveRecord(Record.ID(recordName: "r\($0)", zoneID: zone))
+        }
+        let kept = SyncEngine.State(nil)
+        kept.add(pendingRecordZoneChanges: changes)
+        kept.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: zone))])
+        #expect(kept.serialization.pendingRecordZoneChanges == changes)
+        #expect(kept.serialization.pendingDatabaseChanges.count == 1)
+
+        let left = SyncEngine.State(nil, serializesPendingChanges: false)
+        left.add(pendingRecordZoneChanges: changes)
+        left.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: zone))])
+        let serialization = left.serialization
+        #expect(serialization.pendingRecordZoneChanges.isEmpty)
+        #expect(serialization.pendingDatabaseChanges.isEmpty)
+        // The engine still has them, and removing some while a serialization is held leaves it as it was.
+        left.remove(pendingRecordZoneChanges: Array(changes.prefix(60)))
+        #expect(left.pendingRecordZoneChanges == Array(changes.dropFirst(60)))
+        #expect(serialization.pendingRecordZoneChanges.isEmpty)
+    }
+}

@@ -57,6 +57,42 @@ public struct JSONWriter: Sendable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Appends `data` as a JSON string of base64, exactly as `data.base64EncodedString()` writes it (the
+    /// standard alphabet, padded, no line breaks), without making that string first: records' encrypted
+    /// values are most of the bytes an upload writes.
+    public mutating func base64String(_ data: Data) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        let table = alphabet.utf8Start
+        bytes.append(UInt8(ascii: "\""))
+        data.withUnsafeBytes { input in
+            let count = input.count
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (count + 2) / 3 * 4))
+            bytes.withUnsafeMutableBufferPointer { output in
+                var from = 0
+                var to = start
+                while from + 3 <= count {
+                    let triple = UInt32(input[from]) << 16 | UInt32(input[from + 1]) << 8 | UInt32(input[from + 2])
+                    output[to] = table[Int(triple >> 18)]
+                    output[to + 1] = table[Int(triple >> 12 & 0x3F)]
+                    output[to + 2] = table[Int(triple >> 6 & 0x3F)]
+                    output[to + 3] = table[Int(triple & 0x3F)]
+                    from += 3
+                    to += 4
+                }
+                // One or two bytes left: two or three digits, and the padding already in place.
+                if from < count {
+                    let second = from + 1 < count ? UInt32(input[from + 1]) : 0
+                    let pair = UInt32(input[from]) << 16 | second << 8
+                    output[to] = table[Int(pair >> 18)]
+                    output[to + 1] = table[Int(pair >> 12 & 0x3F)]
+                    if from + 1 < count { output[to + 2] = table[Int(pair >> 6 & 0x3F)] }
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// Appends an integer.
     public mutating func integer(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
@@ -115,8 +151,8 @@ public struct JSONWriter: Sendable {
                 raw(",\"exact\":")
                 raw(date.timeIntervalSinceReferenceDate.description.utf8)
             }
-        case .bytes(let data): string(data.base64EncodedString())
-        case .encrypted(let data): string(data.base64EncodedString())
+        case .bytes(let data): base64String(data)
+        case .encrypted(let data): base64String(data)
         case .reference(let reference): self.reference(reference)
         case .list(let elements):
             array(elements) { $0.fieldValue($1) }

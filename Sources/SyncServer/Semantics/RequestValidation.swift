@@ -5,16 +5,16 @@ import SyncCore
 public enum RequestValidation {
     /// Checks a zone ID: a valid name, owned by the signed-in user (`owner`; nil in the shared
     /// database, whose zones belong to others and are checked against the user's shares).
-    public static func validate(_ zoneID: RecordZone.ID, owner: String?, context: String) throws {
+    public static func validate(_ zoneID: RecordZone.ID, owner: String?, context: @autoclosure () -> String) throws {
         if let problem = NameRules.problem(withName: zoneID.zoneName, kind: "zone name") {
-            throw SyncError(.invalidArguments, "\(context): \(problem)")
+            throw SyncError(.invalidArguments, "\(context()): \(problem)")
         }
         guard let owner else {
             // In the shared database a zone is named with its owner's user record name.
             if zoneID.ownerName.isEmpty || zoneID.ownerName.utf8.count > NameRules.maximumNameBytes {
                 throw SyncError(
                     .invalidArguments,
-                    "\(context): ownerName must be 1 to \(NameRules.maximumNameBytes) bytes: the user record name of the zone's owner"
+                    "\(context()): ownerName must be 1 to \(NameRules.maximumNameBytes) bytes: the user record name of the zone's owner"
                 )
             }
             return
@@ -22,16 +22,16 @@ public enum RequestValidation {
         guard zoneID.ownerName == RecordZone.ID.defaultOwnerName || zoneID.ownerName == owner else {
             throw SyncError(
                 .permissionFailure,
-                "\(context): zone '\(zoneID.zoneName)' belongs to another user ('\(zoneID.ownerName)'); you can only change your own zones"
+                "\(context()): zone '\(zoneID.zoneName)' belongs to another user ('\(zoneID.ownerName)'); you can only change your own zones"
             )
         }
     }
 
     /// Checks a record ID and its zone.
-    public static func validate(_ recordID: RecordValue.ID, owner: String?, context: String) throws {
-        try validate(recordID.zoneID, owner: owner, context: context)
+    public static func validate(_ recordID: RecordValue.ID, owner: String?, context: @autoclosure () -> String) throws {
+        try validate(recordID.zoneID, owner: owner, context: context())
         if let problem = NameRules.problem(withName: recordID.recordName, kind: "record name") {
-            throw SyncError(.invalidArguments, "\(context): \(problem)")
+            throw SyncError(.invalidArguments, "\(context()): \(problem)")
         }
     }
 
@@ -54,12 +54,12 @@ public enum RequestValidation {
         }
         var seen = Set<RecordKey>()
         for (index, record) in request.saves.enumerated() {
-            let context = "saves[\(index)]"
-            try validate(record: record, owner: owner, context: context)
+            // Made only for a message (an autoclosure): interpolating it for every record was a cost of its own.
+            try validate(record: record, owner: owner, context: "saves[\(index)]")
             guard seen.insert(RecordKey(record.recordID)).inserted else {
                 throw SyncError(
                     .invalidArguments,
-                    "\(context): record '\(record.recordID.recordName)' appears twice in one request; send it once")
+                    "saves[\(index)]: record '\(record.recordID.recordName)' appears twice in one request; send it once")
             }
         }
         for (index, recordID) in request.deletes.enumerated() {
@@ -74,10 +74,10 @@ public enum RequestValidation {
     }
 
     /// Checks a record to save: its ID, type, field keys and values, and parent.
-    public static func validate(record: RecordValue, owner: String?, context: String) throws {
-        try validate(record.recordID, owner: owner, context: context)
+    public static func validate(record: RecordValue, owner: String?, context: @autoclosure () -> String) throws {
+        try validate(record.recordID, owner: owner, context: context())
         if let problem = NameRules.problem(withIdentifier: record.recordType, kind: "record type") {
-            throw SyncError(.invalidArguments, "\(context): \(problem)")
+            throw SyncError(.invalidArguments, "\(context()): \(problem)")
         }
         // Linear in the keys (a record may have tens of thousands); of several bad keys, the
         // first in sorted order is reported, so the answer does not depend on hashing order.
@@ -85,13 +85,13 @@ public enum RequestValidation {
             record.fields.keys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
             + record.changedKeys.filter { NameRules.problem(withIdentifier: $0, kind: "") != nil }
         if let key = badKeys.min(), let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
-            throw SyncError(.invalidArguments, "\(context): \(problem)")
+            throw SyncError(.invalidArguments, "\(context()): \(problem)")
         }
         for (key, value) in record.fields {
-            try validate(value, owner: owner, context: "\(context).fields.\(key)", allowList: true)
+            try validate(value, owner: owner, context: "\(context()).fields.\(key)", allowList: true)
         }
         if let parent = record.parent {
-            try validate(parent: parent, of: record.recordID, owner: owner, context: "\(context).parent")
+            try validate(parent: parent, of: record.recordID, owner: owner, context: "\(context()).parent")
         }
     }
 
@@ -115,37 +115,39 @@ public enum RequestValidation {
         }
     }
 
-    private static func validate(_ value: FieldValue, owner: String?, context: String, allowList: Bool) throws {
+    private static func validate(
+        _ value: FieldValue, owner: String?, context: @autoclosure () -> String, allowList: Bool
+    ) throws {
         switch value {
         case .reference(let reference):
             if let problem = NameRules.problem(withName: reference.recordID.recordName, kind: "referenced record name")
                 ?? NameRules.problem(withName: reference.recordID.zoneID.zoneName, kind: "referenced zone name")
             {
-                throw SyncError(.invalidArguments, "\(context): \(problem)")
+                throw SyncError(.invalidArguments, "\(context()): \(problem)")
             }
         case .list(let elements):
             guard allowList else {
-                throw SyncError(.invalidArguments, "\(context): a list cannot hold another list")
+                throw SyncError(.invalidArguments, "\(context()): a list cannot hold another list")
             }
             // Each encrypted value is sealed with its record ID and field key as associated data:
             // one field, one sealed value. A list to encrypt is sealed whole, as one value.
             if elements.contains(where: { $0.encryptedValue != nil }) {
                 throw SyncError(
                     .invalidArguments,
-                    "\(context): a list cannot hold an encrypted value; encrypt the whole field as one encrypted value"
+                    "\(context()): a list cannot hold an encrypted value; encrypt the whole field as one encrypted value"
                 )
             }
             if let first = elements.first, let other = elements.first(where: { $0.typeName != first.typeName }) {
                 throw SyncError(
                     .invalidArguments,
-                    "\(context): a list holds one type of value, but this one mixes \(first.typeName) and \(other.typeName)"
+                    "\(context()): a list holds one type of value, but this one mixes \(first.typeName) and \(other.typeName)"
                 )
             }
             for element in elements {
-                try validate(element, owner: owner, context: context, allowList: false)
+                try validate(element, owner: owner, context: context(), allowList: false)
             }
         case .double(let number) where !number.isFinite:
-            throw SyncError(.invalidArguments, "\(context): a double must be a finite number")
+            throw SyncError(.invalidArguments, "\(context()): a double must be a finite number")
         default:
             break
         }

@@ -406,15 +406,8 @@ public final class SQLiteRecordStore: RecordStore {
         for name in zoneNames where try zoneIsLive(db, owner: owner, zoneName: name) {
             liveZones.insert(name)
         }
-        var existing: [RecordKey: StoredRecord] = [:]
         let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
-        let lookup = try db.cachedStatement(
-            sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?")
-        for key in keys where liveZones.contains(key.zoneName) {
-            if let row = try Row.fetchOne(lookup, arguments: [owner, key.zoneName, key.recordName]) {
-                existing[key] = record(from: row)
-            }
-        }
+        let existing = try storedRecords(keys.filter { liveZones.contains($0.zoneName) }, owner: owner, db)
         return try RecordModificationPlanner.plan(
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: try changeSeq(db, owner: owner), now: now.millisecondsSince1970, limits: limits,
@@ -551,6 +544,28 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     // MARK: Helpers
+
+    /// The stored rows (live or tombstones) of `keys`, one query per zone: a statement run per key cost
+    /// more than finding the rows (most keys of an upload have none).
+    static func storedRecords(_ keys: [RecordKey], owner: String, _ db: Database) throws -> [RecordKey: StoredRecord] {
+        let lookup = try db.cachedStatement(
+            sql: """
+                SELECT * FROM record
+                WHERE owner = ? AND zone_name = ? AND record_name IN (SELECT value FROM json_each(?))
+                """)
+        var found: [RecordKey: StoredRecord] = [:]
+        for (zoneName, zoneKeys) in Dictionary(grouping: keys, by: \.zoneName) {
+            var names = JSONWriter(capacity: 40 * zoneKeys.count + 2)
+            names.array(zoneKeys) { $0.string($1.recordName) }
+            let rows = try Row.fetchCursor(
+                lookup, arguments: [owner, zoneName, String(decoding: names.bytes, as: UTF8.self)])
+            while let row = try rows.next() {
+                let record = Self.record(from: row)
+                found[record.key] = record
+            }
+        }
+        return found
+    }
 
     /// Writes record rows (new ones, new versions, tombstones) as they are.
     static func upsert(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
