@@ -157,17 +157,32 @@ extension ContactStore {
 
     /// Runs `body` in one write transaction; once it commits, and before any other write, `onCommit`
     /// gets the outbox changes it made.
+    ///
+    /// A commit is flushed to the disk before it returns, unless it is the sync's own bookkeeping
+    /// (`durable: false`: a batch settled, a page fetched, the engine's state), which waited for a
+    /// flush at every batch. Such a commit survives the process being killed; a power loss may take
+    /// it back, with every commit after it (the file stays consistent), and the next sync does it
+    /// again: a batch sent again is answered `serverRecordChanged` and settles by the merge, as after
+    /// a lost answer, and a page is fetched again from the token that went back with it. Any durable
+    /// commit flushes those before it too.
     func write<T: Sendable>(
-        onCommit: (@Sendable (OutboxDelta) -> Void)? = nil, _ body: @Sendable (Transaction) throws -> T
+        durable: Bool = true, onCommit: (@Sendable (OutboxDelta) -> Void)? = nil,
+        _ body: @Sendable (Transaction) throws -> T
     ) throws -> T {
-        try queue.write { db in
-            let transaction = Transaction(db)
-            let result = try body(transaction)
-            if let onCommit {
-                let delta = transaction.delta
-                if !delta.steps.isEmpty { db.afterNextTransaction(onCommit: { _ in onCommit(delta) }) }
+        try queue.writeWithoutTransaction { db in
+            if !durable { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            defer { if !durable { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+            var result: T?
+            try db.inTransaction {
+                let transaction = Transaction(db)
+                result = try body(transaction)
+                if let onCommit {
+                    let delta = transaction.delta
+                    if !delta.steps.isEmpty { db.afterNextTransaction(onCommit: { _ in onCommit(delta) }) }
+                }
+                return .commit
             }
-            return result
+            return result!
         }
     }
 

@@ -28,14 +28,10 @@ public final class ContactStore: Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // WAL: a commit writes the pages once, and the TUI reads while a sync writes. synchronous = NORMAL, as
-        // the server's store has it: a commit is not flushed to the disk (checkpoints are), so a commit
-        // survives the process being killed, though not a power loss, which can take the last commits
-        // back (the file stays consistent). A sync commits once per batch, and waited for a flush each time.
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
+        // WAL: a commit writes the pages once, and the TUI reads while a sync writes. Every commit is flushed
+        // to the disk (synchronous = FULL, SQLite's default) but the sync's own bookkeeping (see
+        // ``write(durable:onCommit:_:)``).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
         // files that earlier versions created with the default mode.
         let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -215,8 +211,9 @@ public final class ContactStore: Sendable {
         try queue.read { db in try Self.setting(key, db) }
     }
 
-    public func setSetting(_ key: Setting, _ value: String?) throws {
-        try queue.write { db in try Self.setSetting(key, value, db) }
+    /// Sets a setting; `durable: false` for the sync's bookkeeping (see ``write(durable:onCommit:_:)``).
+    public func setSetting(_ key: Setting, _ value: String?, durable: Bool = true) throws {
+        try write(durable: durable) { transaction in try Self.setSetting(key, value, transaction.db) }
     }
 
     /// The saved state of the engine on the private database, or on the shared one.

@@ -42,7 +42,7 @@ extension ContactsDevice: SyncEngineDelegate {
             let text = String(decoding: try encoder.encode(state), as: UTF8.self)
             let key: Setting = scope == .shared ? .sharedEngineState : .engineState
             // A fetch that found nothing new, or a send, leaves the state as it was: no write.
-            if try store.setting(key) != text { try store.setSetting(key, text) }
+            if try store.setting(key) != text { try store.setSetting(key, text, durable: false) }
 
         case .accountChange(let change):
             switch change.changeType {
@@ -62,7 +62,7 @@ extension ContactsDevice: SyncEngineDelegate {
             try applyFetched(changes)
 
         case .sentDatabaseChanges(let sent):
-            try write { transaction in
+            try write(durable: false) { transaction in
                 for zone in sent.savedZones { try transaction.settle(.zone(.saveZone(zone))) }
                 for zoneID in sent.deletedZoneIDs { try transaction.settle(.zone(.deleteZone(zoneID))) }
                 if let failure = sent.failedZoneSaves.first {

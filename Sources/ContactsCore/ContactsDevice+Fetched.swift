@@ -11,7 +11,7 @@ extension ContactsDevice {
         let userRecordName = try store.setting(.userRecordName)
         let now = options.clock()
         let serverDate = changes.modifications.compactMap(\.record.value.modificationDate).max()
-        let problems = try write { transaction in
+        let problems = try write(durable: false) { transaction in
             if let serverDate { try EditClock.learnLowerBound(serverDate: serverDate, now: now, transaction.db) }
             var latestEdit = Date.distantPast
             for modification in changes.modifications {
@@ -62,7 +62,7 @@ extension ContactsDevice {
     /// Zones that appeared or went: a new book (its name comes with its records), or a book gone from
     /// the server, shared no longer, or left. A zone whose encrypted data the server lost is uploaded again.
     func applyFetched(_ changes: SyncEngine.Event.FetchedDatabaseChanges) throws {
-        let changed = try write { transaction in
+        let changed = try write(durable: false) { transaction in
             let db = transaction.db
             for modification in changes.modifications where try ContactStore.book(modification.zoneID, db) == nil {
                 try ContactStore.putBook(AddressBook.unknown(modification.zoneID), db)

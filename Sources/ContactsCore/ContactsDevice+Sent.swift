@@ -25,7 +25,7 @@ extension ContactsDevice {
         @Sendable func version(_ change: SyncEngine.PendingRecordZoneChange) -> Int64 {
             versions[OutboxEntry(change: .record(change)).key] ?? 0
         }
-        let changed = try write { transaction in
+        let changed = try write(durable: false) { transaction in
             let db = transaction.db
             var changed = false
             // The server dated the records it saved just now: how far this device's clock is from it.

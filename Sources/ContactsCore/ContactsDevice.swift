@@ -180,9 +180,13 @@ public final class ContactsDevice: Sendable {
 
     /// Runs `body` in one write transaction of the store. Once it commits, and before any other write,
     /// the engine's pending lists follow what it did to the outbox: the two agree by construction.
-    func write<T: Sendable>(_ body: @Sendable (ContactStore.Transaction) throws -> T) throws -> T {
+    /// `durable: false` for the sync's own bookkeeping (``ContactStore/write(durable:onCommit:_:)``).
+    func write<T: Sendable>(durable: Bool = true, _ body: @Sendable (ContactStore.Transaction) throws -> T) throws
+        -> T
+    {
         let (privateEngine, sharedEngine) = (engine, self.sharedEngine)
         return try store.write(
+            durable: durable,
             onCommit: { delta in
                 privateEngine.state.follow(delta.scoped(.private))
                 sharedEngine.state.follow(delta.scoped(.shared))
