@@ -59,7 +59,8 @@ public enum RequestValidation {
             guard seen.insert(RecordKey(record.recordID)).inserted else {
                 throw SyncError(
                     .invalidArguments,
-                    "saves[\(index)]: record '\(record.recordID.recordName)' appears twice in one request; send it once")
+                    "saves[\(index)]: record '\(record.recordID.recordName)' appears twice in one request; send it once"
+                )
             }
         }
         for (index, recordID) in request.deletes.enumerated() {
