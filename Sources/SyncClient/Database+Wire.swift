@@ -7,12 +7,20 @@ extension Database {
     /// Saves and deletes records in one request sent through `exchange`, with encrypted values
     /// sealed first. A record whose zone does not exist cannot be sealed (the zone holds its key):
     /// it fails with `zoneNotFound`, as the server would answer it, and the rest are sent.
+    ///
+    /// With `keepingSentFields` (not for the `changedKeys` policy, whose saves the server merges with
+    /// what it holds), the server answers with system fields only (`desiredKeys` empty) and each saved
+    /// record is the one sent with the server's system fields: what the server stored, without
+    /// sending every field back to be read and opened again.
     package func modifyRecords(
         saving records: [Record], deleting recordIDs: [RecordValue.ID], savePolicy: SavePolicy, atomically: Bool,
+        keepingSentFields: Bool = false,
         through exchange: (ModifyRecordsRequest) async throws -> ModifyRecordsResponse
     ) async throws -> ModifyRecordsResponse {
+        let keepingSentFields = keepingSentFields && savePolicy != .changedKeys
         var saves: [RecordValue] = []
         saves.reserveCapacity(records.count)
+        var kept: [RecordValue.ID: RecordValue] = [:]
         var sent: [RecordValue.ID: (sealed: RecordValue, plain: RecordValue)] = [:]
         var unsealed: [ModifyRecordsResponse.FailedRecordSave] = []
         let sealing = try await ConcurrentMap.map(records.map(\.value)) { plain in
@@ -22,13 +30,17 @@ extension Database {
                 return (plain, .failure(error))
             }
         }
-        for (plain, outcome) in sealing {
+        for (value, outcome) in sealing {
             switch outcome {
             case .success(let sealed):
                 saves.append(sealed)
-                if !plain.encryptedValues.isEmpty { sent[plain.recordID] = (sealed, plain) }
+                if keepingSentFields {
+                    kept[value.recordID] = value
+                } else if !value.encryptedValues.isEmpty {
+                    sent[value.recordID] = (sealed, value)
+                }
             case .failure(let error):
-                unsealed.append(.init(recordID: plain.recordID, error: error))
+                unsealed.append(.init(recordID: value.recordID, error: error))
             }
         }
         var response = ModifyRecordsResponse()
@@ -36,15 +48,30 @@ extension Database {
             response = try await exchange(
                 ModifyRecordsRequest(
                     saves: saves, deletes: recordIDs, savePolicy: savePolicy, atomic: atomically,
-                    clientRequestID: UUID().uuidString))
+                    clientRequestID: UUID().uuidString, desiredKeys: keepingSentFields ? [] : nil))
         }
         response.savedRecords = response.savedRecords.map { saved in
-            sent[saved.recordID].flatMap { Self.reopened(saved, sent: $0) } ?? saved
+            if let sentValue = kept[saved.recordID] { return Self.stored(sentValue, as: saved) }
+            return sent[saved.recordID].flatMap { Self.reopened(saved, sent: $0) } ?? saved
         }
         response.failedRecordSaves += unsealed
         keyring?.forget(
             zoneIDs: response.failedRecordSaves.filter { $0.error.code == .zoneNotFound }.map(\.recordID.zoneID))
         return response
+    }
+
+    /// A record as sent, with the system fields the server gave it when it stored it.
+    private static func stored(_ sent: RecordValue, as saved: RecordValue) -> RecordValue {
+        var record = sent
+        record.recordChangeTag = saved.recordChangeTag
+        record.creationDate = saved.creationDate
+        record.modificationDate = saved.modificationDate
+        record.creatorUserRecordID = saved.creatorUserRecordID
+        record.lastModifiedUserRecordID = saved.lastModifiedUserRecordID
+        record.parent = saved.parent
+        record.share = saved.share
+        record.clearChangedKeys()
+        return record
     }
 
     /// A saved record as the server answered it, with the encrypted values this device just sent in place

@@ -61,6 +61,28 @@ struct PendingList<Key: Hashable & Sendable, Change: Hashable & Sendable>: Senda
         return found
     }
 
+    /// As ``prefix(_:where:)``, leaving out the changes in the slots `skipped` (ascending, from
+    /// ``slot(of:key:generation:)``): no hashing per change, so a long list is cheap to walk.
+    func prefix(_ limit: Int, skipping skipped: [Int], where isIncluded: (Change) -> Bool) -> [Change] {
+        var found: [Change] = []
+        var next = 0
+        for (slot, change) in slots.enumerated() {
+            guard let change else { continue }
+            while next < skipped.count && skipped[next] < slot { next += 1 }
+            if next < skipped.count && skipped[next] == slot { continue }
+            guard isIncluded(change) else { continue }
+            if found.count == limit { break }
+            found.append(change)
+        }
+        return found
+    }
+
+    /// Where this change sits, if it is pending at exactly `generation`.
+    func slot(of change: Change, key: Key, generation: Int) -> Int? {
+        guard let entry = entries[key], entry.generation == generation, slots[entry.slot] == change else { return nil }
+        return entry.slot
+    }
+
     /// Adds a change; returns whether the list changed (a repeated change counts: it is newer).
     @discardableResult
     mutating func add(_ change: Change, key: Key) -> Bool {

@@ -26,12 +26,11 @@ extension SyncEngine {
             func waiting(_ limit: Int, where isIncluded: (PendingRecordZoneChange) -> Bool) -> [PendingRecordZoneChange]
             {
                 if sending.isEmpty { return records.prefix(limit, where: isIncluded) }
-                return records.prefix(limit) { change in
-                    if let sent = sending[change], sent == records.generation(of: change, key: change.recordID) {
-                        return false
-                    }
-                    return isIncluded(change)
+                // A batch or two are on their way: find their slots once, rather than look up every change.
+                let skipped = sending.compactMap { change, generation in
+                    records.slot(of: change, key: change.recordID, generation: generation)
                 }
+                return records.prefix(limit, skipping: skipped.sorted(), where: isIncluded)
             }
         }
 

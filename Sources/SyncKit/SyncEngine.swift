@@ -430,7 +430,7 @@ public final class SyncEngine: Sendable {
         do {
             response = try await database.modifyRecords(
                 saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged,
-                atomically: batch.atomicByZone
+                atomically: batch.atomicByZone, keepingSentFields: true
             ) { request in
                 try await self.withRetries { try await self.client.modifyRecords(request, writerID: writer) }
             }

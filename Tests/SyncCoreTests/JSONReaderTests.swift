@@ -27,7 +27,7 @@ struct JSONReaderTests {
         request.modifyRecordsRequest(
             ModifyRecordsRequest(
                 saves: [sampleRecord("a"), sampleRecord("b\u{1}")], deletes: [sampleRecord("c").recordID],
-                savePolicy: .changedKeys, atomic: true, clientRequestID: "r1"))
+                savePolicy: .changedKeys, atomic: true, clientRequestID: "r1", desiredKeys: ["name", "age"]))
         var response = JSONWriter()
         response.raw("{\"savedRecords\":[")
         response.record(sampleRecord("a"))

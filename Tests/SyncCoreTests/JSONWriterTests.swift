@@ -41,6 +41,7 @@ struct JSONWriterTests {
             ModifyRecordsRequest(
                 saves: [record], deletes: [record.recordID], savePolicy: .changedKeys, atomic: true,
                 clientRequestID: "id \"1\""),
+            ModifyRecordsRequest(saves: [record], desiredKeys: []),
             ModifyRecordsRequest(),
         ] {
             var writer = JSONWriter()

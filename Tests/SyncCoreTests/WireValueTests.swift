@@ -117,7 +117,7 @@ struct WireValueTests {
         expectRejected(FetchDatabaseChangesRequest.self, #"{"resultsLimit":null}"#, naming: "resultsLimit")
         expectRejected(FetchZoneChangesRequest.self, #"{"zoneID":{"zoneName":"Z"},"since":null}"#, naming: "since")
         expectRejected(FetchZoneChangesRequest.self, #"{"zoneID":null}"#, naming: "zoneID")
-        for member in ["saves", "deletes", "savePolicy", "atomic", "clientRequestID"] {
+        for member in ["saves", "deletes", "savePolicy", "atomic", "clientRequestID", "desiredKeys"] {
             expectRejected(ModifyRecordsRequest.self, #"{"\#(member)":null}"#, naming: member)
         }
         expectRejected(

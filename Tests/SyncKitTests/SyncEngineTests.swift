@@ -211,6 +211,31 @@ struct EngineBehaviourTests {
         }
     }
 
+    @Test("a saved record the engine reports is the server's: the fields sent, the server's system fields")
+    func savedRecordsAreTheServers() async throws {
+        try await withDevices(1) { server, account, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Grace", date: Date(timeIntervalSinceReferenceDate: 123_456.789))
+            try await a.engine.sendChanges()
+            a.save(id: "x", name: "Grace Hopper")
+            try await a.engine.sendChanges()
+            let saved = a.savedRecords.withLock { $0 }
+            #expect(saved.map(\.recordID.recordName) == ["x", "x"])
+
+            let reader = Container(
+                identifier: "iCloud.com.example.Contacts", serverURL: URL(string: server.baseURL)!,
+                credentials: .token(account.token!), keyring: TestDevice.keyring()
+            ).privateCloudDatabase
+            let onServer = try await reader.record(for: Record.ID(recordName: "x", zoneID: TestDevice.zoneID))
+            let last = try #require(saved.last)
+            #expect(last.value == onServer.value, "fields and system fields as the server holds them")
+            #expect(last.encryptedValues["name"] as? String == "Grace Hopper")
+            #expect(last.changedKeys().isEmpty)
+            #expect(last.recordChangeTag != saved.first?.recordChangeTag)
+            #expect(last.creationDate == saved.first?.creationDate)
+        }
+    }
+
     @Test("send and fetch emit CKSyncEngine's events in order")
     func eventOrder() async throws {
         try await withDevices { _, _, devices in

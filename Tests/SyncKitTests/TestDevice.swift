@@ -48,6 +48,8 @@ final class TestDevice: SyncEngineDelegate {
     let eventLog = Mutex<[String]>([])
     /// The record names of every modification fetched, in order (a record fetched twice appears twice).
     let fetchedRecordNames = Mutex<[String]>([])
+    /// Every record the engine reported saved (`sentRecordZoneChanges`), in order.
+    let savedRecords = Mutex<[Record]>([])
     /// The reasons of the zone deletions fetched, in order.
     let zoneDeletionReasons = Mutex<[ZoneDeletionReason]>([])
     /// Delegate calls running now, and the most that ever ran at once (CKSyncEngine calls its delegate
@@ -154,6 +156,7 @@ final class TestDevice: SyncEngineDelegate {
                 for deletion in changes.deletions { contacts[deletion.recordID.recordName] = nil }
             }
         case .sentRecordZoneChanges(let sent):
+            savedRecords.withLock { $0 += sent.savedRecords }
             for record in sent.savedRecords {
                 contacts.withLock { $0[record.recordID.recordName]?.lastKnownRecord = record }
             }

@@ -210,6 +210,49 @@ struct RecordModificationTests {
         }
     }
 
+    @Test(
+        "desiredKeys: empty answers saved records with system fields only, a list with those fields, replays alike; a conflict's server record stays whole",
+        arguments: [SavePolicy.ifServerRecordUnchanged, .changedKeys])
+    func desiredKeys(policy: SavePolicy) async throws {
+        try await withServer { _, anonymous in
+            let ada = try await anonymous.signedUp(username: "ada")
+            try await ada.saveZones("Contacts")
+            let taken = try #require(try await ada.save([contact("Taken", email: "t@example.org")]).first)
+
+            let none = ModifyRecordsRequest(
+                saves: [contact("Grace", email: "g@navy.mil"), contact("Taken")], savePolicy: policy,
+                clientRequestID: "none-\(policy)", desiredKeys: [])
+            let answer = try await ada.modifyRecords(none)
+            let grace = try #require(answer.savedRecords.first { $0.recordID.recordName == "Grace" })
+            // changedKeys checks no change tag: "Taken" is saved over.
+            #expect(answer.savedRecords.count == (policy == .changedKeys ? 2 : 1))
+            #expect(answer.savedRecords.allSatisfy { $0.fields.isEmpty })
+            #expect(grace.recordChangeTag != nil && grace.creationDate != nil)
+            #expect(try await ada.modifyRecords(none) == answer, "a replay is cut the same way")
+            #expect(try await ada.contents()["Grace"]?["email"] == .string("g@navy.mil"), "stored whole")
+            if policy == .ifServerRecordUnchanged {
+                let conflict = try #require(answer.failedRecordSaves.first?.error)
+                #expect(conflict.code == .serverRecordChanged)
+                #expect(conflict.serverRecordValue == taken, "the server record of a conflict is whole")
+            }
+
+            let some = ModifyRecordsRequest(
+                saves: [contact("Hopper", email: "h@navy.mil")], savePolicy: policy, clientRequestID: "some-\(policy)",
+                desiredKeys: ["email", "missing"])
+            let hopper = try #require(try await ada.modifyRecords(some).savedRecords.first)
+            #expect(hopper.fields == ["email": .string("h@navy.mil")])
+            #expect(try await ada.modifyRecords(some).savedRecords == [hopper])
+
+            let bad = await syncError {
+                _ = try await ada.modifyRecords(
+                    ModifyRecordsRequest(saves: [contact("Bad")], desiredKeys: ["no space"]))
+            }
+            #expect(bad?.code == .invalidArguments)
+            #expect(bad?.message.contains("desiredKeys[0]") == true, "\(String(describing: bad))")
+            #expect(try await ada.contents()["Bad"] == nil, "a refused request changes nothing")
+        }
+    }
+
     @Test("limits: too many items, too large a body and too large a record are limitExceeded")
     func limits() async throws {
         var configuration = SyncServerConfiguration.testing

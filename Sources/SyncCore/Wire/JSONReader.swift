@@ -81,7 +81,16 @@ public enum JSONReader {
             guard case .string(let text) = requestID else { return nil }
             request.clientRequestID = text
         }
+        if let keys = object.optional("desiredKeys") {
+            guard let names = keys.array(of: string) else { return nil }
+            request.desiredKeys = names
+        }
         return request
+    }
+
+    private static func string(_ value: Value) -> String? {
+        if case .string(let text) = value { return text }
+        return nil
     }
 
     private static func modifyRecordsResponse(_ value: Value) -> ModifyRecordsResponse? {
@@ -156,12 +165,7 @@ public enum JSONReader {
         }
         var changedKeys = Set<String>()
         if let keys = object.optional("changedKeys") {
-            guard
-                let names = keys.array(of: { value -> String? in
-                    if case .string(let name) = value { return name }
-                    return nil
-                })
-            else { return nil }
+            guard let names = keys.array(of: string) else { return nil }
             changedKeys = Set(names)
             // A key listed twice goes the slow way, which explains the mistake.
             guard changedKeys.count == names.count else { return nil }

@@ -270,6 +270,10 @@ public struct JSONWriter: Sendable {
             raw(",\"clientRequestID\":")
             string(clientRequestID)
         }
+        if let desiredKeys = request.desiredKeys {
+            raw(",\"desiredKeys\":")
+            array(desiredKeys) { $0.string($1) }
+        }
         raw("}")
     }
 

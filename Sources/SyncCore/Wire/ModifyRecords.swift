@@ -21,16 +21,21 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
     /// A client-chosen unique ID. Replaying a request with the same ID returns the first
     /// answer and applies nothing again, so a retry after a lost response is harmless.
     public var clientRequestID: String?
+    /// The fields the answer's saved records carry (CloudKit's `desiredKeys`): nil for all, an empty
+    /// list for none (only system fields, as a client that keeps what it sent needs). Errors carry
+    /// their server records whole.
+    public var desiredKeys: [String]?
 
     public init(
         saves: [RecordValue] = [], deletes: [RecordValue.ID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged,
-        atomic: Bool = false, clientRequestID: String? = nil
+        atomic: Bool = false, clientRequestID: String? = nil, desiredKeys: [String]? = nil
     ) {
         self.saves = saves
         self.deletes = deletes
         self.savePolicy = savePolicy
         self.atomic = atomic
         self.clientRequestID = clientRequestID
+        self.desiredKeys = desiredKeys
     }
 
     /// Every member may be left out (and takes its default), but none may be sent as `null`.
@@ -42,6 +47,7 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
             try container.decodeIfPresentNotNull(SavePolicy.self, forKey: .savePolicy) ?? .ifServerRecordUnchanged
         atomic = try container.decodeIfPresentNotNull(Bool.self, forKey: .atomic) ?? false
         clientRequestID = try container.decodeIfPresentNotNull(String.self, forKey: .clientRequestID)
+        desiredKeys = try container.decodeIfPresentNotNull([String].self, forKey: .desiredKeys)
     }
 }
 

@@ -25,18 +25,18 @@ public enum RecordModificationPlanner {
         /// tombstones are among ``rows``; the store deletes their participants).
         public var deletedShares: [RecordKey] = []
 
-        /// The response body: saved records with their stored fields spliced in, or with none (`{}`).
-        public func responseBody(withSavedFields: Bool = true) throws -> [UInt8] {
-            try Self.responseBody(
-                saved: saved, failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
+        /// The response body: saved records with their stored fields spliced in (those of
+        /// `desiredKeys`, when the request named them), or with none (`{}`).
+        public func responseBody(withSavedFields: Bool = true, desiredKeys: [String]? = nil) throws -> [UInt8] {
+            let rows = try saved.map { saved in
+                var row = saved.row
+                row.fields = withSavedFields ? try FieldCoding.selecting(desiredKeys, from: row.fields) : Data()
+                return (row: row, zoneID: saved.recordID.zoneID)
+            }
+            return try Self.responseBody(
+                saved: rows, failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
             ) { writer, saved in
-                if withSavedFields {
-                    saved.row.write(to: &writer, in: saved.recordID.zoneID)
-                } else {
-                    var row = saved.row
-                    row.fields = Data()
-                    row.write(to: &writer, in: saved.recordID.zoneID)
-                }
+                saved.row.write(to: &writer, in: saved.zoneID)
             }
         }
 

@@ -28,7 +28,8 @@ public enum ReplayGuard {
     public static func stored(
         _ plan: RecordModificationPlanner.Plan, responseBody: [UInt8], for request: ModifyRecordsRequest
     ) throws -> Data {
-        if request.savePolicy == .changedKeys { return Data(responseBody) }
+        // Kept as sent when its saved records carry no fields anyway, or fields the request does not hold.
+        if request.savePolicy == .changedKeys || request.desiredKeys?.isEmpty == true { return Data(responseBody) }
         return Data([withoutSavedFields] + (try plan.responseBody(withSavedFields: false)))
     }
 
@@ -50,7 +51,9 @@ public enum ReplayGuard {
         guard storedResponse.first == withoutSavedFields else { return [UInt8](storedResponse) }
         let answer = try JSONReader.decode(ModifyRecordsResponse.self, from: storedResponse.dropFirst())
         var fields: [RecordValue.ID: Data] = [:]
-        for (save, encoded) in zip(request.saves, savedFields) { fields[save.recordID] = encoded }
+        for (save, encoded) in zip(request.saves, savedFields) {
+            fields[save.recordID] = try FieldCoding.selecting(request.desiredKeys, from: encoded)
+        }
         return try RecordModificationPlanner.Plan.responseBody(
             saved: answer.savedRecords, failedSaves: answer.failedRecordSaves, deleted: answer.deletedRecordIDs,
             failedDeletes: answer.failedRecordDeletes

@@ -52,6 +52,11 @@ public enum RequestValidation {
         if let requestID = request.clientRequestID, requestID.isEmpty || requestID.utf8.count > 255 {
             throw SyncError(.invalidArguments, "clientRequestID must be 1 to 255 bytes long")
         }
+        for (index, key) in (request.desiredKeys ?? []).enumerated() {
+            if let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
+                throw SyncError(.invalidArguments, "desiredKeys[\(index)]: \(problem)")
+            }
+        }
         var seen = Set<RecordKey>()
         for (index, record) in request.saves.enumerated() {
             // Made only for a message (an autoclosure): interpolating it for every record was a cost of its own.

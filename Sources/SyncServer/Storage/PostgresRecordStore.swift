@@ -304,7 +304,7 @@ public final class PostgresRecordStore: RecordStore {
                 request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
                 currentSeq: currentSeq, savedFields: savedFields, hierarchy: hierarchy, connection, logger: self.logger)
             try await Self.apply(plan, owner: owner, now: now, connection, logger: self.logger)
-            let responseBody = try plan.responseBody()
+            let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
             if let requestID = request.clientRequestID, let bodyHash {
                 try await connection.query(
                     """

@@ -381,7 +381,7 @@ public final class SQLiteRecordStore: RecordStore {
                 request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
                 savedFields: savedFields, hierarchy: hierarchy, db)
             try Self.apply(plan, owner: owner, now: now, db)
-            let responseBody = try plan.responseBody()
+            let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
             if let requestID = request.clientRequestID, let bodyHash {
                 try db.execute(
                     sql:

@@ -89,4 +89,12 @@ public enum FieldCoding {
         if data.isEmpty { return [:] }
         return try JSONReader.decode([String: FieldValue].self, from: data)
     }
+
+    /// Stored fields cut down to a request's `desiredKeys`: all of them for nil, none for an empty list.
+    public static func selecting(_ desiredKeys: [String]?, from data: Data) throws -> Data {
+        guard let desiredKeys else { return data }
+        if desiredKeys.isEmpty || data.isEmpty { return Data() }
+        let wanted = Set(desiredKeys)
+        return encode(try decode(data).filter { wanted.contains($0.key) })
+    }
 }
