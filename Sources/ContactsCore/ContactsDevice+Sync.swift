@@ -17,7 +17,8 @@ extension ContactsDevice {
                 try await sendUntilSettled(sharedEngine)
             }
             if fetch && sending { try await fetchBoth() }
-            try store.write { transaction in
+            // Bookkeeping, as the sync's own: not worth a flush of its own (see `ContactStore.write`).
+            try store.write(durable: false) { transaction in
                 try ContactStore.setSetting(.lastSync, String(Date().timeIntervalSince1970), transaction.db)
                 try ContactStore.setSetting(.lastError, nil, transaction.db)
             }

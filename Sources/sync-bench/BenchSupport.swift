@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncCore
+import SyncTesting
 
 /// Memory readings from /proc, for the benchmark tables, the executables the benchmarks run, and what they
 /// share: percentiles and the records they save.
@@ -61,5 +62,26 @@ extension Duration {
     /// The duration in seconds.
     var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+/// CPU time spent by this process (the devices) and by the server since the previous reading.
+struct CPUReading {
+    private let server: ServerProcess
+    private var devicesBefore: Double
+    private var serverBefore: Double
+
+    init(server: ServerProcess) {
+        self.server = server
+        devicesBefore = BenchSupport.cpuSeconds(of: "self")
+        serverBefore = server.cpuSeconds()
+    }
+
+    /// Seconds of CPU each side spent since the last call (or since `init`).
+    mutating func next() -> (devices: Double, server: Double) {
+        let devices = BenchSupport.cpuSeconds(of: "self")
+        let server = server.cpuSeconds()
+        defer { (devicesBefore, serverBefore) = (devices, server) }
+        return (devices - devicesBefore, server - serverBefore)
     }
 }
