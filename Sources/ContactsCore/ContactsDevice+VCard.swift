@@ -35,7 +35,21 @@ extension ContactsDevice {
     public func importVCards(
         utf8 bytes: [UInt8], into book: RecordZone.ID? = nil, progress: (ImportProgress) -> Void = { _ in }
     ) throws -> ImportReport {
-        try importing(into: book) { book in try importCards(utf8: bytes, into: book, progress: progress) }
+        var unread = Optional(bytes)
+        return try importVCards(
+            reading: { unread.take() ?? [] }, byteCount: bytes.count, into: book, progress: progress)
+    }
+
+    /// Imports a UTF-8 vCard file that `read` returns piece by piece (nothing at its end), as
+    /// ``importVCards(utf8:into:progress:)`` does, holding only a piece at a time (``StreamedCards``).
+    /// `byteCount`, the file's size, measures progress.
+    public func importVCards(
+        reading read: @escaping () throws -> [UInt8], byteCount: Int, into book: RecordZone.ID? = nil,
+        progress: (ImportProgress) -> Void = { _ in }
+    ) throws -> ImportReport {
+        try importing(into: book) { book in
+            try importCards(StreamedCards(read: read), byteCount: byteCount, into: book, progress: progress)
+        }
     }
 
     /// How many contacts an import saves per transaction.
@@ -60,15 +74,16 @@ extension ContactsDevice {
         }
     }
 
-    private func importCards(utf8 bytes: [UInt8], into book: RecordZone.ID, progress: (ImportProgress) -> Void)
-        throws -> ImportReport
-    {
-        var cards = VCardParser.Cards(utf8: bytes)
+    private func importCards(
+        _ cards: StreamedCards, byteCount: Int, into book: RecordZone.ID, progress: (ImportProgress) -> Void
+    ) throws -> ImportReport {
+        var cards = cards
         var report = ImportReport()
         var batch: [Contact] = []
         var read = 0
         func tell() {
-            progress(ImportProgress(cards: read, fraction: Double(cards.bytesRead) / Double(max(cards.byteCount, 1))))
+            progress(
+                ImportProgress(cards: read, fraction: min(1, Double(cards.bytesRead) / Double(max(byteCount, 1)))))
         }
         func save() throws {
             let counts = try saveImported(batch, into: book)
@@ -76,7 +91,7 @@ extension ContactsDevice {
             report.updated += counts.updated
             batch.removeAll(keepingCapacity: true)
         }
-        while let (card, line) = cards.next() {
+        while let (card, line) = try cards.next() {
             read += 1
             if read % 1_000 == 0 { tell() }
             switch Self.importable(card, line: line) {

@@ -40,9 +40,13 @@ struct LineReader {
 
     /// How much of the input has been read, in bytes.
     var bytesRead: Int { position }
+    /// The number of the physical line after those read so far.
+    var nextLineNumber: Int { nextNumber }
 
-    init(_ bytes: [UInt8]) {
+    /// Lines of `bytes`, numbered from `firstLine` (the input may be a piece of a larger file).
+    init(_ bytes: [UInt8], firstLine: Int = 1) {
         self.bytes = bytes
+        nextNumber = firstLine
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         position = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
     }

@@ -49,8 +49,9 @@ public enum VCardParser {
         /// The input's size in bytes.
         public let byteCount: Int
 
-        public init(utf8 bytes: [UInt8]) {
-            reader = VCardReader(lines: LineReader(bytes))
+        /// Cards of `bytes`, whose lines are numbered from `firstLine` (a piece of a larger file starts later).
+        public init(utf8 bytes: [UInt8], firstLine: Int = 1) {
+            reader = VCardReader(lines: LineReader(bytes, firstLine: firstLine))
             byteCount = bytes.count
         }
 
@@ -64,5 +65,8 @@ public enum VCardParser {
 
         /// How much of the input has been read, in bytes.
         public var bytesRead: Int { reader.bytesRead }
+
+        /// The number of the line after those read so far.
+        public var nextLineNumber: Int { reader.nextLineNumber }
     }
 }

@@ -14,6 +14,8 @@ struct VCardReader {
 
     /// How much of the input has been read, in bytes.
     var bytesRead: Int { lines.bytesRead }
+    /// The number of the physical line after those read so far.
+    var nextLineNumber: Int { lines.nextLineNumber }
 
     mutating func readAll() {
         while let (card, line) = nextCard() {

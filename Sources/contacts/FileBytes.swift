@@ -1,23 +1,55 @@
 import Foundation
 
-/// The whole of a file, or of standard input for "-", read straight into one byte array (a large
-/// import then holds its input once, not as a `Data` and a copy).
-func readBytes(_ path: String) throws -> [UInt8] {
-    let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-    func failure() -> CommandFailure {
-        CommandFailure("cannot read \(path): \(String(cString: strerror(errno)))")
+/// A file to read, or standard input for "-": opened when made (so that a missing file is reported
+/// before anything is imported), read whole or a piece at a time straight into byte arrays.
+final class InputFile {
+    let path: String
+    /// The size of a regular file; nil for standard input, a pipe or a device.
+    let size: Int?
+    private let descriptor: Int32
+
+    init(_ path: String) throws {
+        self.path = path
+        descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Self.failure(path) }
+        var info = stat()
+        let isRegular = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        size = isRegular ? Int(info.st_size) : nil
     }
-    guard descriptor >= 0 else { throw failure() }
-    defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-    var bytes: [UInt8] = []
-    var info = stat()
-    if fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG { bytes.reserveCapacity(Int(info.st_size)) }
-    var chunk = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        if count < 0 { throw failure() }
-        if count == 0 { return bytes }
-        bytes.append(contentsOf: chunk[..<count])
+
+    deinit {
+        if descriptor != STDIN_FILENO { close(descriptor) }
+    }
+
+    /// The rest of the file.
+    func readAll() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        if let size { bytes.reserveCapacity(size) }
+        while true {
+            let piece = try read(upTo: 1 << 20)
+            if piece.isEmpty { return bytes }
+            bytes += piece
+        }
+    }
+
+    /// Up to `count` more bytes; none at the end of the file.
+    func read(upTo count: Int) throws -> [UInt8] {
+        var piece = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = piece.withUnsafeMutableBytes {
+                Foundation.read(descriptor, $0.baseAddress! + filled, count - filled)
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw Self.failure(path) }
+            if got == 0 { break }
+            filled += got
+        }
+        piece.removeLast(count - filled)
+        return piece
+    }
+
+    private static func failure(_ path: String) -> CommandFailure {
+        CommandFailure("cannot read \(path): \(String(cString: strerror(errno)))")
     }
 }

@@ -116,14 +116,16 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let paths = try files.flatMap(Self.expand)
         guard !paths.isEmpty else { throw CommandFailure("no .vcf or .csv file in \(files.joined(separator: ", "))") }
-        let inputs = try paths.map { ($0, try readBytes($0)) }
+        let inputs = try paths.map(InputFile.init)
         let device = try await Session.open(global, needsServer: !noSync && !dryRun)
         let zoneID = try book.map { try device.store.resolveBook($0).zoneID }
         var total = (imported: 0, updated: 0)
         var skipped = 0
-        for (path, bytes) in inputs {
+        for input in inputs {
+            let path = input.path
             let name = paths.count > 1 ? "\(path): " : ""
             if dryRun {
+                let bytes = try input.readAll()
                 let (contacts, problems) =
                     Self.isCSV(path) ? try device.csvContacts(utf8: bytes) : device.vCardContacts(utf8: bytes)
                 let preview = try device.preview(contacts, problems: problems)
@@ -137,12 +139,12 @@ struct ImportCommand: AsyncParsableCommand {
             }
             let report: ImportReport
             if Self.isCSV(path) {
-                let (contacts, problems) = try device.csvContacts(utf8: bytes)
+                let (contacts, problems) = try device.csvContacts(utf8: try input.readAll())
                 report = try device.importContacts(contacts, into: zoneID)
                 for problem in problems { warn(name + problem.message.printable) }
                 skipped += problems.count
             } else {
-                report = try importVCards(bytes, into: zoneID, device)
+                report = try importVCards(input, into: zoneID, device)
                 for problem in report.problems { warn(name + problem.message.printable) }
                 skipped += report.problems.count
             }
@@ -160,16 +162,19 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// A vCard file, streamed card by card, with progress on a terminal.
-    private func importVCards(_ bytes: [UInt8], into zoneID: RecordZone.ID?, _ device: ContactsDevice) throws
+    /// A vCard file, read 4 MiB at a time and imported card by card, with progress on a terminal.
+    private func importVCards(_ input: InputFile, into zoneID: RecordZone.ID?, _ device: ContactsDevice) throws
         -> ImportReport
     {
         let showProgress = isatty(2) == 1
-        let report = try device.importVCards(utf8: bytes, into: zoneID) { progress in
+        let tell = { (progress: ImportProgress) in
             guard showProgress else { return }
-            let percent = Int(progress.fraction * 100)
-            FileHandle.standardError.write(Data("\rimporting: \(progress.cards) cards read (\(percent) %)…".utf8))
+            // Standard input has no size to measure against.
+            let percent = input.size == nil ? "" : " (\(Int(progress.fraction * 100)) %)"
+            FileHandle.standardError.write(Data("\rimporting: \(progress.cards) cards read\(percent)…".utf8))
         }
+        let report = try device.importVCards(
+            reading: { try input.read(upTo: 4 << 20) }, byteCount: input.size ?? 0, into: zoneID, progress: tell)
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         return report
     }
