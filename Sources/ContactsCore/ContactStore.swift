@@ -244,8 +244,12 @@ public final class ContactStore: Sendable {
 
     /// The contact's row as stored (``ContactFormat``), not read.
     static func storedContact(_ id: UUID, _ db: GRDB.Database) throws -> Data? {
-        try Data.fetchOne(
-            db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [id.canonicalString])
+        try storedContact(named: id.canonicalString, db)
+    }
+
+    /// The stored row of the contact whose record is named `name` (its canonical UUID).
+    static func storedContact(named name: String, _ db: GRDB.Database) throws -> Data? {
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [name])
     }
 
     /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in. `storedForm`, when
@@ -324,8 +328,7 @@ public final class ContactStore: Sendable {
             var contact: Data?
             var sharesContact = false
             if case .bytes(let bytes)? = record[encrypted: Contact.contactField] {
-                let local = try Data.fetchOne(
-                    db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [name])
+                let local = try storedContact(named: name, db)
                 if local == bytes { sharesContact = true } else { contact = bytes }
                 record.replaceWithoutChange(encrypted: Contact.contactField, by: nil)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import VCard
 
 extension UUID {
     /// The UUID written `text` in the canonical form (`8-4-4-4-12` hex digits, either case), read without
@@ -16,7 +17,7 @@ extension UUID {
                         guard utf8[from] == UInt8(ascii: "-") else { return false }
                         from += 1
                     }
-                    guard let high = Self.hexValue(utf8[from]), let low = Self.hexValue(utf8[from + 1]) else {
+                    guard let high = utf8[from].hexDigitValue, let low = utf8[from + 1].hexDigitValue else {
                         return false
                     }
                     bytes[index] = high << 4 | low
@@ -49,15 +50,6 @@ extension UUID {
                 }
                 return 36
             }
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
         }
     }
 }

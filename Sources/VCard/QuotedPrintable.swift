@@ -35,7 +35,9 @@ enum QuotedPrintable {
                 index += 1
                 continue
             }
-            if index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+            if index + 2 < bytes.count, let high = bytes[index + 1].hexDigitValue,
+                let low = bytes[index + 2].hexDigitValue
+            {
                 out.append(high << 4 | low)
                 index += 3
             } else if index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: "=") {
@@ -72,15 +74,6 @@ enum QuotedPrintable {
         case "ENCODING": parameter.values.contains { $0.uppercased() == "QUOTED-PRINTABLE" }
         case "QUOTED-PRINTABLE": parameter.values.isEmpty
         default: false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
         }
     }
 }
