@@ -66,28 +66,35 @@ public struct OutboxEntry: Sendable, Hashable {
     var scope: DatabaseScope { zoneID.ownerName == RecordZone.ID.defaultOwnerName ? .private : .shared }
 }
 
-/// What one write transaction did to the outbox, in order, for the engine's pending lists to follow.
+/// What one write transaction did to the outbox, for the engines to follow: zone changes, which the
+/// engines track, in order, and which databases got record changes, which the outbox alone tracks (the
+/// engines hear only that there are some: ``SyncKit/SyncEngine/State/hasPendingUntrackedChanges``).
 public struct OutboxDelta: Sendable {
     enum Step: Sendable {
-        /// The change was queued (or queued again).
-        case queued(OutboxEntry.Change)
-        /// The item's entry left the outbox: nothing of it is pending.
-        case settled(OutboxEntry.Change)
+        /// The zone change was queued (or queued again).
+        case queued(SyncEngine.PendingDatabaseChange)
+        /// The zone's entry left the outbox: nothing of it is pending.
+        case settled(SyncEngine.PendingDatabaseChange)
         /// Every entry left the outbox.
         case cleared
     }
 
     var steps: [Step] = []
+    /// The databases that got a record change queued after the last clearing.
+    var queuedRecords: Set<DatabaseScope> = []
+
+    var isEmpty: Bool { steps.isEmpty && queuedRecords.isEmpty }
 
     /// The steps for one database's engine: changes in its zones, and clearing.
     func scoped(_ scope: DatabaseScope) -> OutboxDelta {
         OutboxDelta(
             steps: steps.filter { step in
                 switch step {
-                case .queued(let change), .settled(let change): OutboxEntry(change: change).scope == scope
+                case .queued(let change), .settled(let change): OutboxEntry(change: .zone(change)).scope == scope
                 case .cleared: true
                 }
-            })
+            },
+            queuedRecords: queuedRecords.intersection([scope]))
     }
 }
 
@@ -118,7 +125,10 @@ extension ContactStore {
                     entry.key, entry.kind.rawValue, entry.version, entry.zoneID.zoneName, entry.zoneID.ownerName,
                 ]
             )
-            delta.steps.append(.queued(change))
+            switch change {
+            case .record: delta.queuedRecords.insert(entry.scope)
+            case .zone(let change): delta.steps.append(.queued(change))
+            }
             return entry
         }
 
@@ -128,7 +138,7 @@ extension ContactStore {
             let entry = OutboxEntry(change: change)
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE key = ? AND kind = ? AND version <= ?")
                 .execute(arguments: [entry.key, entry.kind.rawValue, version ?? Int64.max])
-            if db.changesCount > 0 { delta.steps.append(.settled(change)) }
+            if case .zone(let change) = change, db.changesCount > 0 { delta.steps.append(.settled(change)) }
         }
 
         /// What the outbox holds for `recordID`'s item.
@@ -152,6 +162,12 @@ extension ContactStore {
                 try ContactStore.setSetting(.sharedEngineState, nil, db)
             }
             delta.steps.append(.cleared)
+            delta.queuedRecords = []
+        }
+
+        /// Whether the outbox holds record changes for `scope`'s database.
+        func hasPendingRecords(in scope: DatabaseScope) throws -> Bool {
+            try ContactStore.hasPendingRecords(in: scope, db)
         }
     }
 
@@ -178,7 +194,7 @@ extension ContactStore {
                 result = try body(transaction)
                 if let onCommit {
                     let delta = transaction.delta
-                    if !delta.steps.isEmpty { db.afterNextTransaction(onCommit: { _ in onCommit(delta) }) }
+                    if !delta.isEmpty { db.afterNextTransaction(onCommit: { _ in onCommit(delta) }) }
                 }
                 return .commit
             }
@@ -197,50 +213,49 @@ extension ContactStore {
 
     /// Every entry, oldest first.
     public func outbox() throws -> [OutboxEntry] {
-        var entries: [OutboxEntry] = []
-        try outbox(inChunksOf: 10_000) { entries += $0 }
-        return entries
+        try queue.read { db in try Self.outbox(db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox") }
     }
 
-    /// Every entry, oldest first, handed to `body` `size` at a time, so that a large outbox is never
-    /// held whole.
-    func outbox(inChunksOf size: Int, _ body: ([OutboxEntry]) throws -> Void) throws {
+    /// The zone changes the outbox holds, oldest first (few: one per book created or deleted).
+    func pendingZoneChanges() throws -> [SyncEngine.PendingDatabaseChange] {
         try queue.read { db in
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox ORDER BY rowid")
-            var chunk: [OutboxEntry] = []
-            chunk.reserveCapacity(size)
-            while let row = try rows.next() {
-                if let entry = OutboxEntry(row: row) {
-                    chunk.append(entry)
-                }
-                if chunk.count == size {
-                    try body(chunk)
-                    chunk.removeAll(keepingCapacity: true)
-                }
-            }
-            if !chunk.isEmpty { try body(chunk) }
+            try Self.outbox(
+                db,
+                sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox WHERE key >= 'zone:' AND key < 'zone;'"
+            )
+            .compactMap { if case .zone(let change) = $0.change { change } else { nil } }
         }
+    }
+
+    private static func outbox(_ db: GRDB.Database, sql: String) throws -> [OutboxEntry] {
+        try Row.fetchAll(db, sql: sql + " ORDER BY rowid").compactMap(OutboxEntry.init(row:))
+    }
+
+    /// Whether the outbox holds record changes for `scope`'s database.
+    func hasPendingRecords(in scope: DatabaseScope) throws -> Bool {
+        try queue.read { db in try Self.hasPendingRecords(in: scope, db) }
+    }
+
+    /// Whether the outbox holds record changes for `scope`'s database.
+    static func hasPendingRecords(in scope: DatabaseScope, _ db: GRDB.Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM outbox WHERE key >= 'record:' AND key < 'record;'
+                    AND (ownerName = ?) = ?)
+                """, arguments: [RecordZone.ID.defaultOwnerName, scope == .private]) ?? false
     }
 }
 
 extension SyncEngine.State {
-    /// Applies what a store transaction did to the outbox: queued changes become pending, settled
-    /// and cleared ones stop being pending. Consecutive steps of one sort go in one call.
+    /// Applies what a store transaction did to the outbox: queued zone changes become pending, settled
+    /// and cleared ones stop being pending, and queued record changes say that there are some.
+    /// Consecutive steps of one sort go in one call.
     func follow(_ delta: OutboxDelta) {
-        guard !delta.steps.isEmpty else { return }
-        var records: [SyncEngine.PendingRecordZoneChange] = []
         var zones: [SyncEngine.PendingDatabaseChange] = []
         var adding = true
         func flush() {
-            if adding {
-                add(pendingDatabaseChanges: zones)
-                add(pendingRecordZoneChanges: records)
-            } else {
-                remove(pendingDatabaseChanges: zones)
-                remove(pendingRecordZoneChanges: records)
-            }
-            records.removeAll()
+            if adding { add(pendingDatabaseChanges: zones) } else { remove(pendingDatabaseChanges: zones) }
             zones.removeAll()
         }
         for step in delta.steps {
@@ -251,21 +266,20 @@ extension SyncEngine.State {
                     flush()
                     adding = isQueued
                 }
-                switch (change, isQueued) {
-                case (.record(let change), true): records.append(change)
-                case (.zone(let change), true): zones.append(change)
-                // The item left the outbox: neither its save nor its delete is pending.
-                case (.record(let change), false):
-                    records += [.saveRecord(change.recordID), .deleteRecord(change.recordID)]
-                case (.zone(let change), false):
+                if isQueued {
+                    zones.append(change)
+                } else {
+                    // The zone left the outbox: neither its save nor its delete is pending.
                     zones += [.saveZone(RecordZone(zoneID: change.zoneID)), .deleteZone(change.zoneID)]
                 }
             case .cleared:
                 flush()
                 remove(pendingDatabaseChanges: pendingDatabaseChanges)
-                remove(pendingRecordZoneChanges: pendingRecordZoneChanges)
+                if hasPendingUntrackedChanges { hasPendingUntrackedChanges = false }
             }
         }
         flush()
+        // Set again for every new change, even when already set: that is what schedules a send.
+        if !delta.queuedRecords.isEmpty { hasPendingUntrackedChanges = true }
     }
 }

@@ -35,6 +35,7 @@ extension ContactsDevice: SyncEngineDelegate {
             var state = update.stateSerialization
             state.pendingRecordZoneChanges = []
             state.pendingDatabaseChanges = []
+            state.hasPendingUntrackedChanges = false
             // Sorted keys: the same state is the same text, so an unchanged state is not written again (the
             // order JSONEncoder wrote keys in varied, and a send wrote the state twice a batch, a commit each).
             let encoder = JSONEncoder()
@@ -71,10 +72,17 @@ extension ContactsDevice: SyncEngineDelegate {
             }
 
         case .sentRecordZoneChanges(let sent):
-            try applySent(sent)
+            try applySent(sent, scope: scope)
 
         case .willFetchChanges:
             fetchedCount.withLock { $0 = 0 }
+
+        case .willSendChanges:
+            sends.withLock { $0[scope] = OutboxSend() }
+
+        case .didSendChanges:
+            sends.withLock { $0[scope] = nil }
+            try notePendingRecords(scope)
 
         default:
             break
@@ -99,23 +107,36 @@ extension ContactsDevice: SyncEngineDelegate {
     public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.RecordZoneChangeBatch?
     {
-        while true {
-            // The next batch's worth, with room for changes the outbox no longer holds.
-            let scoped = syncEngine.state.pendingRecordZoneChanges(
-                first: 2 * Self.batchSize, where: context.options.scope.contains)
-            guard !scoped.isEmpty,
-                let next = try? store.nextBatch(of: scoped, device: name, maximumCount: Self.batchSize)
-            else { return nil }
-            // Only what the outbox still holds; anything else is stale (settled before a crash).
-            if !next.stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: next.stale) }
-            versionsInFlight.withLock { $0.merge(next.versions) { _, latest in latest } }
-            guard !next.saves.isEmpty || !next.deletes.isEmpty else {
-                // All stale: look further, now that they are gone (each round removes some, so it ends).
-                if next.stale.isEmpty { return nil }
-                continue
+        let scope = syncEngine.database.scope
+        let send = sends.withLock { $0[scope] ?? OutboxSend() }
+        guard
+            let next = try? store.nextBatch(
+                after: send.cursor, in: scope, device: name, maximumCount: Self.batchSize,
+                skipping: { send.inFlight[$0] != nil }, where: context.options.scope.contains)
+        else { return nil }
+        sends.withLock { sends in
+            sends[scope, default: OutboxSend()].cursor = next.cursor
+            sends[scope, default: OutboxSend()].inFlight.merge(next.versions) { _, latest in latest }
+        }
+        if !next.orphans.isEmpty {
+            // Saves of items no longer stored (an older release could leave some): nothing to send.
+            try? write(durable: false) { transaction in
+                for orphan in next.orphans { try transaction.settle(orphan.change, version: orphan.version) }
             }
-            return SyncEngine.RecordZoneChangeBatch(
-                recordsToSave: next.saves.map(Record.init), recordIDsToDelete: next.deletes)
+        }
+        guard !next.isEmpty else { return nil }
+        return SyncEngine.RecordZoneChangeBatch(
+            recordsToSave: next.saves.map(Record.init), recordIDsToDelete: next.deletes)
+    }
+
+    /// Tells `scope`'s engine whether the outbox still holds record changes for it (after a send, some may
+    /// be left: failures kept for the next, edits made meanwhile). Read and told in the store's writer's
+    /// turn, so that a commit queueing a change cannot fall between the two.
+    private func notePendingRecords(_ scope: DatabaseScope) throws {
+        let engine = scope == .private ? engine : sharedEngine
+        try write(durable: false) { transaction in
+            let pending = try transaction.hasPendingRecords(in: scope)
+            if engine.state.hasPendingUntrackedChanges != pending { engine.state.hasPendingUntrackedChanges = pending }
         }
     }
 }

@@ -7,18 +7,18 @@ import Synchronization
 /// What the server said of a send, written to the store: saved records become the last known server
 /// records and settle the versions that were sent; failures are fixed and queued again.
 extension ContactsDevice {
-    func applySent(_ sent: SyncEngine.Event.SentRecordZoneChanges) throws {
+    func applySent(_ sent: SyncEngine.Event.SentRecordZoneChanges, scope: DatabaseScope) throws {
         let now = options.clock()
         // A confirmation settles the outbox versions that were in the batch; an edit made since stays queued.
         let answered =
             sent.savedRecords.map { SyncEngine.PendingRecordZoneChange.saveRecord($0.recordID) }
             + sent.failedRecordSaves.map { .saveRecord($0.record.recordID) }
             + (sent.deletedRecordIDs + Array(sent.failedRecordDeletes.keys)).map { .deleteRecord($0) }
-        let versions = versionsInFlight.withLock { inFlight in
+        let versions = sends.withLock { sends in
             var versions: [String: Int64] = [:]
             for change in answered {
                 let key = OutboxEntry(change: .record(change)).key
-                versions[key] = inFlight.removeValue(forKey: key)
+                versions[key] = sends[scope]?.inFlight.removeValue(forKey: key)
             }
             return versions
         }

@@ -11,7 +11,7 @@ extension ContactsDevice {
         do {
             // Both databases at once: a sync waits for the slower of the two fetches, not for their sum.
             if fetch { try await fetchBoth() }
-            let sending = send && engines.contains { !$0.state.pendingRecordZoneChanges(first: 1).isEmpty }
+            let sending = send && engines.contains { $0.state.hasPendingUntrackedChanges }
             if send {
                 try await sendUntilSettled(engine)
                 try await sendUntilSettled(sharedEngine)
@@ -52,8 +52,7 @@ extension ContactsDevice {
     /// Sends; a conflict, a missing zone or a missing record is fixed by the delegate and the
     /// change is queued again, so a second or third send finishes the job.
     private func sendUntilSettled(_ engine: SyncEngine) async throws {
-        guard !engine.state.pendingRecordZoneChanges(first: 1).isEmpty || !engine.state.pendingDatabaseChanges.isEmpty
-        else { return }
+        guard engine.state.hasPendingUntrackedChanges || !engine.state.pendingDatabaseChanges.isEmpty else { return }
         for attempt in 1...4 {
             do {
                 try await engine.sendChanges()

@@ -53,9 +53,9 @@ public final class ContactsDevice: Sendable {
     /// others share with them), as CKSyncEngine apps run one per database.
     private let engineBox = Mutex<(private: SyncEngine, shared: SyncEngine)?>(nil)
     private let lock: DeviceLock
-    /// Outbox versions in the batches being sent (the engine sends the next while one is answered), by
-    /// outbox key: a confirmation settles only those.
-    let versionsInFlight = Mutex<[String: Int64]>([:])
+    /// Where each engine's send has got to in the outbox (the engine sends the next batch while one is
+    /// answered).
+    let sends = Mutex<[DatabaseScope: OutboxSend]>([:])
     private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
     let fetchedCount = Mutex(0)
     /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
@@ -106,17 +106,18 @@ public final class ContactsDevice: Sendable {
             configuration.automaticallySync = options.automaticallySync
             // The outbox is the one record of what is pending (see below).
             configuration.serializesPendingChanges = false
-            return SyncEngine(configuration)
+            let engine = SyncEngine(configuration)
+            // The outbox is the one list of record changes to send: the engine only hears that it holds
+            // some, and the delegate reads each batch from it. Zone changes, a few, the engine tracks.
+            engine.state.hasPendingUntrackedChanges = try store.hasPendingRecords(in: scope)
+            return engine
         }
         let engines = (
             private: try engine(.private, state: states.private), shared: try engine(.shared, state: states.shared)
         )
-        // The outbox is the one record of what is pending (the saved states leave the lists out).
-        try store.outbox(inChunksOf: 10_000) { entries in
-            let delta = OutboxDelta(steps: entries.map { .queued($0.change) })
-            engines.private.state.follow(delta.scoped(.private))
-            engines.shared.state.follow(delta.scoped(.shared))
-        }
+        let delta = OutboxDelta(steps: try store.pendingZoneChanges().map { .queued($0) })
+        engines.private.state.follow(delta.scoped(.private))
+        engines.shared.state.follow(delta.scoped(.shared))
         engineBox.withLock { $0 = engines }
         followOutcomes(of: engines.private)
     }
@@ -179,7 +180,8 @@ public final class ContactsDevice: Sendable {
     // MARK: Writing
 
     /// Runs `body` in one write transaction of the store. Once it commits, and before any other write,
-    /// the engine's pending lists follow what it did to the outbox: the two agree by construction.
+    /// the engines follow what it did to the outbox (zone changes, and whether record changes are
+    /// pending): the two agree by construction.
     /// `durable: false` for the sync's own bookkeeping (``ContactStore/write(durable:onCommit:_:)``).
     func write<T: Sendable>(durable: Bool = true, _ body: @Sendable (ContactStore.Transaction) throws -> T) throws
         -> T

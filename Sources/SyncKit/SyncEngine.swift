@@ -277,9 +277,11 @@ public final class SyncEngine: Sendable {
     /// The changes of a batch in flight are left out of the pending lists the delegate reads.
     private func sendLoop(_ context: SendChangesContext, firstFailure: inout SyncError?) async throws {
         let limits = try await serverLimits()
-        // A change sent once in this operation is not sent again in it, even if the app queues it
-        // again while handling its failure: the app learns of the failure first (sendChanges
-        // throws), and the next send carries the retry, as with CKSyncEngine.
+        // A change that failed in this operation is not sent again in it, even if the app queues it
+        // again while handling the failure: the app learns of the failure first (sendChanges
+        // throws), and the next send carries the retry, as with CKSyncEngine. Nor is a change whose
+        // batch is still on its way. Only those are remembered, not every record sent: a send of
+        // 100,000 records would otherwise hold them all.
         var attempted = Set<Record.ID>()
         try await withThrowingTaskGroup(of: BatchOutcome.self) { group in
             var inFlight = 0
@@ -288,6 +290,7 @@ public final class SyncEngine: Sendable {
             func finishOne() async throws -> Bool {
                 guard let outcome = try await group.next() else { return true }
                 inFlight -= 1
+                attempted.subtract(outcome.succeeded)
                 return outcome.merged(into: &firstFailure)
             }
             sending: while true {
@@ -342,10 +345,19 @@ public final class SyncEngine: Sendable {
         return batch
     }
 
-    /// What sending one batch did: whether it settled any pending change, and its first failure.
+    /// What sending one batch did: whether it settled any pending change, its first failure, and the
+    /// records the server saved or deleted.
     struct BatchOutcome: Sendable {
         var madeProgress: Bool
         var firstFailure: SyncError?
+        var succeeded: [Record.ID] = []
+
+        /// This outcome and `other`'s, as one batch's.
+        func combined(with other: BatchOutcome) -> BatchOutcome {
+            BatchOutcome(
+                madeProgress: madeProgress || other.madeProgress, firstFailure: firstFailure ?? other.firstFailure,
+                succeeded: succeeded + other.succeeded)
+        }
 
         /// Keeps the first failure of the operation; returns whether the batch made progress.
         func merged(into operationFailure: inout SyncError?) -> Bool {
@@ -414,10 +426,7 @@ public final class SyncEngine: Sendable {
         if owners.count > 1 {
             var outcome = BatchOutcome(madeProgress: false, firstFailure: nil)
             for owner in owners {
-                let part = try await send(batch.only(owner: owner), limits: limits)
-                outcome = BatchOutcome(
-                    madeProgress: outcome.madeProgress || part.madeProgress,
-                    firstFailure: outcome.firstFailure ?? part.firstFailure)
+                outcome = outcome.combined(with: try await send(batch.only(owner: owner), limits: limits))
             }
             return outcome
         }
@@ -475,7 +484,9 @@ public final class SyncEngine: Sendable {
                         response.failedRecordDeletes.map { ($0.recordID, $0.error) }, uniquingKeysWith: { a, _ in a })))
         )
         await eventQueue.deliverStateUpdate()
-        return BatchOutcome(madeProgress: !settled.isEmpty, firstFailure: firstFailure)
+        return BatchOutcome(
+            madeProgress: !settled.isEmpty, firstFailure: firstFailure,
+            succeeded: response.savedRecords.map(\.recordID) + response.deletedRecordIDs)
     }
 
     private func sendHalves(_ batch: RecordZoneChangeBatch, limits: ServerLimits) async throws -> BatchOutcome {
@@ -491,9 +502,7 @@ public final class SyncEngine: Sendable {
             recordsToSave: Array(saves.dropFirst(half)),
             recordIDsToDelete: Array(deletes.dropFirst(max(0, half - saves.count))), atomicByZone: batch.atomicByZone)
         let a = try await send(first, limits: limits)
-        let b = try await send(second, limits: limits)
-        return BatchOutcome(
-            madeProgress: a.madeProgress || b.madeProgress, firstFailure: a.firstFailure ?? b.firstFailure)
+        return a.combined(with: try await send(second, limits: limits))
     }
 
     // MARK: Fetch
