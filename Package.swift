@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "SyncKit",
             dependencies: [
-                "SyncCore", "SyncClient",
+                "SyncCore", "SyncClient", "SyncCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

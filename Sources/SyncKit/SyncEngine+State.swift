@@ -18,6 +18,8 @@ extension SyncEngine {
             var databaseToken: ServerChangeToken?
             var zoneTokens: [RecordZone.ID: ServerChangeToken] = [:]
             var lastUserRecordName: String?
+            /// The fingerprint of the token last checked with the server as `lastUserRecordName`'s.
+            var verifiedCredential: String?
             /// Record changes in a batch the server has not answered yet, with their generations.
             var sending: [PendingRecordZoneChange: Int] = [:]
 
@@ -53,6 +55,7 @@ extension SyncEngine {
                 storage.databaseToken = serialization.databaseChangeToken
                 for entry in serialization.zoneChangeTokens { storage.zoneTokens[entry.zoneID] = entry.token }
                 storage.lastUserRecordName = serialization.lastUserRecordName
+                storage.verifiedCredential = serialization.verifiedCredential
             }
             self.storage = Mutex(storage)
         }
@@ -187,7 +190,7 @@ extension SyncEngine {
                     zoneChangeTokens: storage.zoneTokens.sorted { $0.key < $1.key }.map {
                         .init(zoneID: $0.key, token: $0.value)
                     },
-                    lastUserRecordName: storage.lastUserRecordName)
+                    lastUserRecordName: storage.lastUserRecordName, verifiedCredential: storage.verifiedCredential)
             }
         }
 
@@ -241,31 +244,35 @@ extension SyncEngine.State {
         public var zoneChangeTokens: [ZoneToken]
         /// The user the state belongs to; a different user at launch is an account switch.
         public var lastUserRecordName: String?
+        /// The fingerprint of the token last checked as that user's (``SyncCrypto/TokenFingerprint``): a
+        /// launch with the same token does not ask the server who is signed in.
+        var verifiedCredential: String?
 
         private enum CodingKeys: String, CodingKey {
             case version, pendingRecordZoneChanges, pendingDatabaseChanges, hasPendingUntrackedChanges
             case zoneIDsWithUnfetchedServerChanges, databaseChangeToken, zoneChangeTokens, lastUserRecordName
+            case verifiedCredential
         }
 
         init(
             pendingRecordZoneChanges: [SyncEngine.PendingRecordZoneChange],
             pendingDatabaseChanges: [SyncEngine.PendingDatabaseChange], hasPendingUntrackedChanges: Bool,
             zoneIDsWithUnfetchedServerChanges: [RecordZone.ID], databaseChangeToken: ServerChangeToken?,
-            zoneChangeTokens: [ZoneToken], lastUserRecordName: String?
+            zoneChangeTokens: [ZoneToken], lastUserRecordName: String?, verifiedCredential: String? = nil
         ) {
             self.init(
                 records: PendingSnapshot(pendingRecordZoneChanges), zones: PendingSnapshot(pendingDatabaseChanges),
                 hasPendingUntrackedChanges: hasPendingUntrackedChanges,
                 zoneIDsWithUnfetchedServerChanges: zoneIDsWithUnfetchedServerChanges,
                 databaseChangeToken: databaseChangeToken, zoneChangeTokens: zoneChangeTokens,
-                lastUserRecordName: lastUserRecordName)
+                lastUserRecordName: lastUserRecordName, verifiedCredential: verifiedCredential)
         }
 
         fileprivate init(
             records: PendingSnapshot<Record.ID, SyncEngine.PendingRecordZoneChange>,
             zones: PendingSnapshot<RecordZone.ID, SyncEngine.PendingDatabaseChange>, hasPendingUntrackedChanges: Bool,
             zoneIDsWithUnfetchedServerChanges: [RecordZone.ID], databaseChangeToken: ServerChangeToken?,
-            zoneChangeTokens: [ZoneToken], lastUserRecordName: String?
+            zoneChangeTokens: [ZoneToken], lastUserRecordName: String?, verifiedCredential: String?
         ) {
             self.records = records
             self.zones = zones
@@ -274,6 +281,7 @@ extension SyncEngine.State {
             self.databaseChangeToken = databaseChangeToken
             self.zoneChangeTokens = zoneChangeTokens
             self.lastUserRecordName = lastUserRecordName
+            self.verifiedCredential = verifiedCredential
         }
 
         public init(from decoder: any Decoder) throws {
@@ -293,6 +301,7 @@ extension SyncEngine.State {
             databaseChangeToken = try container.decodeIfPresent(ServerChangeToken.self, forKey: .databaseChangeToken)
             zoneChangeTokens = try container.decodeIfPresent([ZoneToken].self, forKey: .zoneChangeTokens) ?? []
             lastUserRecordName = try container.decodeIfPresent(String.self, forKey: .lastUserRecordName)
+            verifiedCredential = try container.decodeIfPresent(String.self, forKey: .verifiedCredential)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -305,6 +314,7 @@ extension SyncEngine.State {
             try container.encodeIfPresent(databaseChangeToken, forKey: .databaseChangeToken)
             try container.encode(zoneChangeTokens, forKey: .zoneChangeTokens)
             try container.encodeIfPresent(lastUserRecordName, forKey: .lastUserRecordName)
+            try container.encodeIfPresent(verifiedCredential, forKey: .verifiedCredential)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SyncClient
 import SyncCore
+import SyncCrypto
 import Synchronization
 
 /// Syncs an app's local data with a database on a sync server. The counterpart of `CKSyncEngine`:
@@ -232,9 +233,20 @@ public final class SyncEngine: Sendable {
         if let verified = verifiedAccount.withLock({ $0 }), verified.token == token, verified.user == last {
             return true
         }
+        // The token an earlier launch checked is still the user it was (a token names one user's session):
+        // no need to ask the server again. A sign-in, out or switch changes the token.
+        let fingerprint = TokenFingerprint.of(token)
+        if let last, state.storage.withLock({ $0.verifiedCredential }) == fingerprint {
+            verifiedAccount.withLock { $0 = (token, last) }
+            return true
+        }
         let current = try await client.account().userRecordName
         verifiedAccount.withLock { $0 = (token, current) }
-        if last == current { return true }
+        if last == current {
+            state.storage.withLock { $0.verifiedCredential = fingerprint }
+            await eventQueue.deliverStateUpdate()
+            return true
+        }
         let change: Event.AccountChange.ChangeType
         if let last {
             state.reset(userRecordName: current)
@@ -244,6 +256,7 @@ public final class SyncEngine: Sendable {
             state.signIn(userRecordName: current)
             change = .signIn(currentUser: .init(userRecordName: current))
         }
+        state.storage.withLock { $0.verifiedCredential = fingerprint }
         await eventQueue.deliver(.accountChange(.init(changeType: change)))
         await eventQueue.deliverStateUpdate()
         return true

@@ -67,6 +67,7 @@ public final class FaultInjector: Sendable {
         var counts = FaultCounts()
         var random: SplitMix64
         var gates: [RequestGate] = []
+        var requests: [String: Int] = [:]
     }
 
     private let state: Mutex<State>
@@ -83,6 +84,9 @@ public final class FaultInjector: Sendable {
 
     /// What was injected so far.
     public var counts: FaultCounts { state.withLock { $0.counts } }
+
+    /// How many requests reached the server as `"METHOD /path"` (`"GET /v1/account"`), whatever the plan.
+    public func requestCount(_ request: String) -> Int { state.withLock { $0.requests[request] ?? 0 } }
 
     /// Holds every later request whose path starts with `pathPrefix` (and whose method is `method`,
     /// if given) until the returned gate is opened. Any path can be gated, not only the plan's.
@@ -114,6 +118,10 @@ public final class FaultInjector: Sendable {
         case rateLimited(Double)
         case dropRequest
         case dropResponse
+    }
+
+    func arrived(_ request: String) {
+        state.withLock { $0.requests[request, default: 0] += 1 }
     }
 
     /// Decides the fate of one request.
@@ -161,6 +169,7 @@ public struct FaultInjectionMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let method = request.method.rawValue
         let path = request.uri.path
+        injector.arrived(method + " " + path)
         for gate in injector.gates(method: method, path: path) {
             await gate.pass(method: method, path: path)
         }

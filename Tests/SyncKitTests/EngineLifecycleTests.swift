@@ -197,3 +197,36 @@ struct StateSerializationTests {
         #expect(serialization.pendingRecordZoneChanges.isEmpty)
     }
 }
+
+@Suite("SyncEngine: who is signed in")
+struct AccountCheckTests {
+    @Test("a relaunch with the token it checked before does not ask who is signed in; a new token is checked once")
+    func checkedTokenIsRemembered() async throws {
+        try await withDevices(1) { server, account, devices in
+            let a = devices[0]
+            a.save(id: "x", name: "Sent")
+            try await a.engine.sendChanges()
+            #expect(server.faults.requestCount("GET /v1/account") == 1)
+            let saved = try #require(a.savedState.withLock { $0 })
+
+            let relaunched = TestDevice(name: "device-0", server: server, client: account, state: saved)
+            try await relaunched.engine.fetchChanges()
+            #expect(server.faults.requestCount("GET /v1/account") == 1, "the same token: nothing to ask")
+
+            // Signed in again on this device: a new session token, the same user.
+            let again = try await TestClient(baseURL: server.baseURL).signedIn(username: "ada")
+            let signedInAgain = TestDevice(name: "device-0", server: server, client: again, state: saved)
+            try await signedInAgain.engine.fetchChanges()
+            try await signedInAgain.engine.fetchChanges()
+            #expect(server.faults.requestCount("GET /v1/account") == 2, "a new token is checked, once")
+            #expect(!signedInAgain.eventLog.withLock { $0 }.contains("accountChange"), "the same user: no change")
+
+            // Another user's token with this state: an account switch, as before.
+            let grace = try await TestClient(baseURL: server.baseURL).signedUp(username: "grace")
+            let switched = TestDevice(name: "device-0", server: server, client: grace, state: saved)
+            try await switched.engine.fetchChanges()
+            #expect(switched.eventLog.withLock { $0 }.contains("accountChange"))
+            #expect(switched.names.isEmpty)
+        }
+    }
+}
