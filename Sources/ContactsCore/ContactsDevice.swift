@@ -104,12 +104,13 @@ public final class ContactsDevice: Sendable {
                 deviceID: try store.setting(.deviceID), keyring: keyring)
             var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
             configuration.automaticallySync = options.automaticallySync
-            // The outbox is the one record of what is pending (see below).
+            // The outbox is the one record of what is pending: the saved states leave the lists out.
             configuration.serializesPendingChanges = false
             let engine = SyncEngine(configuration)
             // The outbox is the one list of record changes to send: the engine only hears that it holds
             // some, and the delegate reads each batch from it. Zone changes, a few, the engine tracks.
-            engine.state.hasPendingUntrackedChanges = try store.hasPendingRecords(in: scope)
+            let pending = try store.hasPendingRecords(in: scope)
+            if engine.state.hasPendingUntrackedChanges != pending { engine.state.hasPendingUntrackedChanges = pending }
             return engine
         }
         let engines = (
