@@ -29,14 +29,16 @@ extension ContactStore {
     ) throws -> Batch {
         try queue.read { db in
             var batch = Batch(cursor: cursor)
+            // In the outbox's order, never through the index of shared entries and a sort.
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
-                        SELECT rowid, key, kind, version, zoneName, ownerName FROM outbox
-                        WHERE rowid > ? AND key >= 'record:' AND key < 'record;' AND (ownerName = ?) = ?
+                        SELECT rowid, key, kind, version, zoneName, ownerName FROM outbox NOT INDEXED
+                        WHERE rowid > ? AND key >= 'record:' AND key < 'record;'
+                            AND \(OutboxEntry.scopeCondition(scope))
                         ORDER BY rowid
                         """),
-                arguments: [cursor, RecordZone.ID.defaultOwnerName, scope == .private])
+                arguments: [cursor])
             while batch.saves.count + batch.deletes.count < maximumCount, let row = try rows.next() {
                 batch.cursor = row["rowid"]
                 guard let entry = OutboxEntry(row: row), case .record(let change) = entry.change,

@@ -64,6 +64,12 @@ public struct OutboxEntry: Sendable, Hashable {
 
     /// Which database the change goes to: a zone named with another owner is one shared with this account.
     var scope: DatabaseScope { zoneID.ownerName == RecordZone.ID.defaultOwnerName ? .private : .shared }
+
+    /// The outbox rows whose changes go to `scope`'s database, as SQL (with the owner's name written out,
+    /// so that SQLite can use the index of shared entries, `outboxShared`).
+    static func scopeCondition(_ scope: DatabaseScope) -> String {
+        "ownerName \(scope == .private ? "=" : "<>") '\(RecordZone.ID.defaultOwnerName)'"
+    }
 }
 
 /// What one write transaction did to the outbox, for the engines to follow: zone changes, which the
@@ -239,11 +245,11 @@ extension ContactStore {
     /// Whether the outbox holds record changes for `scope`'s database.
     static func hasPendingRecords(in scope: DatabaseScope, _ db: GRDB.Database) throws -> Bool {
         try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM outbox WHERE key >= 'record:' AND key < 'record;'
-                    AND (ownerName = ?) = ?)
-                """, arguments: [RecordZone.ID.defaultOwnerName, scope == .private]) ?? false
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM outbox WHERE key >= 'record:' AND key < 'record;'
+                        AND \(OutboxEntry.scopeCondition(scope)))
+                    """)) ?? false
     }
 }
 

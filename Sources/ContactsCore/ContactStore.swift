@@ -135,6 +135,13 @@ public final class ContactStore: Sendable {
                         END;
                     """)
         }
+        migrator.registerMigration("v9: the outbox's shared entries indexed") { db in
+            // Whether a database has record changes to send is asked at every launch and after every send;
+            // without this, the shared database's answer read every entry of a large private outbox.
+            // Partial: an import into one's own books writes nothing more.
+            try db.execute(
+                sql: "CREATE INDEX outboxShared ON outbox(key) WHERE \(OutboxEntry.scopeCondition(.shared))")
+        }
         try migrator.migrate(queue)
     }
 
