@@ -79,6 +79,8 @@ struct CommandLineTests {
     func badInput() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             let cases: [([String], String)] = [
                 (["add", "--name", "", "--no-sync"], "name is empty"),
                 (["add", "--name", "Bob", "--email", "bob-at-example", "--no-sync"], "not an email"),
@@ -113,6 +115,8 @@ struct CommandLineTests {
             ])
             defer { server.stop() }
             var program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             program.environment["CONTACTS_PASSWORD"] = "a long enough password"
             // The server takes a moment to listen: until then signing up cannot reach it.
             var signup = ContactsProgram.Outcome(status: -1, output: "", error: "")
@@ -175,6 +179,8 @@ struct CommandLineTests {
     func importExport() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             let file = directory + "/in.vcf"
             try
                 "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Zoë\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nbroken\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nFN:张伟\r\nEND:VCARD\r\n"
@@ -209,6 +215,8 @@ struct CommandLineTests {
     func query() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             for arguments in [
                 ["--name", "Łukasz Nowak", "--email", "lukasz@example.pl", "--email", "work:l.nowak@firma.example"],
                 ["--name", "Ada Lovelace", "--email", "ada@example.org", "--org", "Analytical Engines"],
@@ -239,6 +247,8 @@ struct CommandLineTests {
     func addFromMail() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             let message =
                 "Subject: hi\r\nFrom: =?UTF-8?B?xYF1a2FzeiBOb3dhaw==?= <lukasz@example.pl>\r\n\r\n"
                 + String(repeating: "a long body line\r\n", count: 20_000)
@@ -265,6 +275,8 @@ struct CommandLineTests {
     func importFolderAndDryRun() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             let folder = directory + "/exports"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try
@@ -296,6 +308,8 @@ struct CommandLineTests {
     func books() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             #expect(try await program.run(["book", "create", "Family", "--no-sync"]).status == 0)
             #expect(try await program.run(["add", "--book", "family", "--name", "Mum", "--no-sync"]).status == 0)
             #expect(try await program.run(["add", "--name", "Alan", "--no-sync"]).status == 0)

@@ -11,6 +11,8 @@ struct DatesAndGroupsCommandTests {
     func datesAndGroups() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             let added = try await program.run([
                 "add", "--no-sync", "--name", "Ada Lovelace", "--birthday", "1815-12-10", "--anniversary", "07-08",
                 "--group", "Family", "--group", "Maths",

@@ -85,6 +85,8 @@ struct DuplicatesCommandTests {
     func findAndMerge() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             #expect(try await program.run(["duplicates"]).output == "No likely duplicates among 0 contacts.\n")
             var ids: [String] = []
             for arguments in [

@@ -14,6 +14,8 @@ struct EditorCommandTests {
                 in: directory,
                 edits: ["s/^Email: .*/Email: work: ada@/", "s/ada@$/ada@example.org/; s/^Birthday:.*/Birthday: 12-10/"])
             var program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             program.environment = ["EDITOR": editor, "VISUAL": ""]
             let added = try await program.run(["add", "--no-sync", "--name", "Ada", "--email", "ada@old.example"])
             let id = String(added.output.prefix(8))
@@ -31,6 +33,8 @@ struct EditorCommandTests {
     func nothingChanged() async throws {
         try await withTemporaryDirectory { directory in
             var program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             let added = try await program.run(["add", "--no-sync", "--name", "Ada", "--email", "ada@example.org"])
             let id = String(added.output.prefix(8))
             let before = try await program.run(["show", id, "--json"]).output

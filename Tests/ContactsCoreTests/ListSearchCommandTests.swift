@@ -12,6 +12,8 @@ struct ListSearchCommandTests {
     func scopedWords() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
             #expect(try await program.run(["book", "create", "Work"]).status == 0)
             for arguments in [
                 ["--name", "Łukasz Nowak", "--email", "lukasz@example.pl", "--group", "Orchestra", "--note", "cello"],
