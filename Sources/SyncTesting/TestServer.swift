@@ -88,6 +88,22 @@ public final class TestServer: Sendable {
         self.runTask = runTask
     }
 
+    /// Runs `body` with a server started for it (as ``start(configuration:storagePath:port:faults:)`` starts
+    /// one), and stops the server afterwards, whether `body` returns or throws.
+    public static func with<T>(
+        configuration: SyncServerConfiguration = .testing, _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(configuration: configuration)
+        do {
+            let result = try await body(server)
+            try await server.stop()
+            return result
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+
     /// Starts a server.
     /// - Parameters:
     ///   - configuration: limits and rate limits; ``SyncServerConfiguration/testing`` by default.

@@ -51,18 +51,6 @@ struct CrashSafetyTests {
             .count
     }
 
-    /// Runs `body` with a new test server, stopped afterwards whatever happens.
-    private func withServer(_ body: (TestServer) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        do {
-            try await body(server)
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-    }
-
     private func contacts(_ arguments: [String]) async throws -> ChildProcess.Outcome {
         let outcome = try await ChildProcess.run([ContactsProgram.path] + arguments)
         #expect(outcome.status == 0, "contacts \(arguments.prefix(2).joined(separator: " ")): \(outcome.error)")
@@ -77,7 +65,7 @@ struct CrashSafetyTests {
 
             // An upload nothing interrupts, for the count of writes it takes.
             var expectedWrites = 0
-            try await withServer { control in
+            try await TestServer.with { control in
                 let calm = try await device("calm", on: control, directory: directory + "/control", signUp: true)
                 _ = try await contacts(["import", file, "--no-sync"] + calm)
                 _ = try await contacts(["sync"] + calm)
@@ -85,7 +73,7 @@ struct CrashSafetyTests {
                 #expect(try await contactRecords(control) == Self.count)
             }
 
-            try await withServer { server in
+            try await TestServer.with { server in
                 let a = try await device("a", on: server, directory: directory + "/crash", signUp: true)
                 _ = try await contacts(["import", file, "--no-sync"] + a)
 

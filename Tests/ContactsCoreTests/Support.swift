@@ -18,8 +18,7 @@ func withContactsDevices(
     _ count: Int = 2, configuration: SyncServerConfiguration = .testing, clocks: [@Sendable () -> Date] = [],
     _ body: (TestServer, String, [ContactsDevice]) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start(configuration: configuration)
-    do {
+    try await TestServer.with(configuration: configuration) { server in
         try await withTemporaryDirectory { directory in
             var devices: [ContactsDevice] = []
             for index in 0..<count {
@@ -37,10 +36,6 @@ func withContactsDevices(
             }
             try await body(server, directory, devices)
         }
-        try await server.stop()
-    } catch {
-        try? await server.stop()
-        throw error
     }
 }
 

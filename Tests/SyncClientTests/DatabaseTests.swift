@@ -13,8 +13,7 @@ struct DatabaseTests {
 
     /// A container signed up on a fresh server through the environment variables a port sets.
     private func withContainer(_ body: (TestServer, Container) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        do {
+        try await TestServer.with { server in
             let configuration = try ContainerConfiguration.load(
                 identifier: "iCloud.com.example.Contacts",
                 environment: [
@@ -22,10 +21,6 @@ struct DatabaseTests {
                     "SYNCKIT_SIGN_UP": "1",
                 ])
             try await body(server, Container(identifier: "iCloud.com.example.Contacts", configuration: configuration))
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
         }
     }
 

@@ -43,8 +43,7 @@ struct SharingEngineTests {
     }
 
     private func withSetup(_ body: (Setup) async throws -> Void) async throws {
-        let server = try await TestServer.start()
-        do {
+        try await TestServer.with { server in
             let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let adaDevice = TestDevice(name: "ada-laptop", server: server, client: ada)
             adaDevice.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
@@ -57,10 +56,6 @@ struct SharingEngineTests {
                 Setup(
                     server: server, ada: ada, adaDevice: adaDevice, adaContainer: container,
                     adaID: try await ada.account().userRecordName))
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
         }
     }
 

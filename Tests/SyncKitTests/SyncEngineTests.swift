@@ -11,15 +11,10 @@ func withDevices(
     _ count: Int = 2, configuration: SyncServerConfiguration = .testing,
     _ body: (TestServer, TestClient, [TestDevice]) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start(configuration: configuration)
-    do {
+    try await TestServer.with(configuration: configuration) { server in
         let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
         let devices = (0..<count).map { TestDevice(name: "device-\($0)", server: server, client: account) }
         try await body(server, account, devices)
-        try await server.stop()
-    } catch {
-        try? await server.stop()
-        throw error
     }
 }
 

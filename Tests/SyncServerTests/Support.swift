@@ -8,14 +8,8 @@ import Testing
 func withServer<T>(
     configuration: SyncServerConfiguration = .testing, _ body: (TestServer, TestClient) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(configuration: configuration)
-    do {
-        let result = try await body(server, TestClient(baseURL: server.baseURL))
-        try await server.stop()
-        return result
-    } catch {
-        try? await server.stop()
-        throw error
+    try await TestServer.with(configuration: configuration) { server in
+        try await body(server, TestClient(baseURL: server.baseURL))
     }
 }
 
