@@ -81,6 +81,11 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     /// For `serverRecordChanged` from `PUT /v1/account/encryption`: the settings the account has
     /// already, which a device that raced another adopts in place of its own.
     public var serverEncryptionSettings: AccountEncryptionSettings?
+    /// Why a request was refused, where the code alone does not say enough for a client to act:
+    /// a session ended on another device, an account deleted or disabled (see ``Reason``).
+    public var reason: Reason?
+    /// With `quotaExceeded`: the account's storage in use and its limit.
+    public var quota: StorageUsage?
 
     /// Creates an error.
     public init(
@@ -107,7 +112,7 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     private enum CodingKeys: String, CodingKey {
         case code, message, retryAfter
         case serverRecordValue = "serverRecord"
-        case serverEncryptionSettings
+        case serverEncryptionSettings, reason, quota
     }
 
     /// Decodes an error, refusing a `retryAfter` no client could wait for.
@@ -124,7 +129,37 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
         serverRecordValue = try container.decodeIfPresentNotNull(RecordValue.self, forKey: .serverRecordValue)
         serverEncryptionSettings = try container.decodeIfPresentNotNull(
             AccountEncryptionSettings.self, forKey: .serverEncryptionSettings)
+        reason = try container.decodeIfPresentNotNull(Reason.self, forKey: .reason)
+        quota = try container.decodeIfPresentNotNull(StorageUsage.self, forKey: .quota)
     }
 
     public var description: String { "\(code): \(message)" }
+}
+
+extension SyncError {
+    /// Why a request was refused, beyond its code. New reasons may appear: a client treats one it
+    /// does not know as the code alone.
+    public struct Reason: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// `notAuthenticated`: the session was ended from another session (`DELETE
+        /// /v1/account/sessions/{id}`, ending all others, or a password change). Retrying with
+        /// the same token cannot succeed: the device must sign in again.
+        public static let sessionEnded = Reason(rawValue: "sessionEnded")
+        /// `notAuthenticated`: the session reached its sliding or absolute lifetime.
+        public static let sessionExpired = Reason(rawValue: "sessionExpired")
+        /// `notAuthenticated`: the account was deleted.
+        public static let accountDeleted = Reason(rawValue: "accountDeleted")
+        /// `notAuthenticated`: an operator disabled the account (`sync-server admin accounts disable`).
+        public static let accountDisabled = Reason(rawValue: "accountDisabled")
+        /// `changeTokenExpired`: the change token was not issued by this server, or was altered.
+        public static let changeTokenInvalid = Reason(rawValue: "changeTokenInvalid")
+
+        /// Whether signing in again is the only way on: the token will never be accepted again.
+        public var endsSession: Bool {
+            self == .sessionEnded || self == .sessionExpired || self == .accountDeleted || self == .accountDisabled
+        }
+    }
 }

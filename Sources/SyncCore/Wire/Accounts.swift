@@ -2,10 +2,14 @@
 public struct AccountCredentials: Codable, Sendable, Hashable {
     public var username: String
     public var password: String
+    /// At sign-in: what the device calls itself ("laptop"), shown in the account's session list.
+    /// At most 100 characters; ignored at account creation.
+    public var deviceLabel: String?
 
-    public init(username: String, password: String) {
+    public init(username: String, password: String, deviceLabel: String? = nil) {
         self.username = username
         self.password = password
+        self.deviceLabel = deviceLabel
     }
 }
 
