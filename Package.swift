@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
@@ -59,9 +60,12 @@ let package = Package(
             dependencies: [
                 "SyncCore", "SyncCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
@@ -137,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "contacts",
             dependencies: [
-                "ContactsCore", "ContactsTUI", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
+                "ContactsCore", "ContactsTUI", "SyncClient", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

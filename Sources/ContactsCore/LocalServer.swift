@@ -18,17 +18,20 @@ public enum ContactsPaths {
     }
 }
 
-/// The zero-setup server: with no `--server`, the app uses a sync server of its own on loopback,
-/// started in the background the first time it is needed (as tmux starts its server), and an
-/// account created for it with a random password.
+/// The zero-setup server: with no `--server`, the app uses a sync server of its own, started in the
+/// background the first time it is needed (as tmux starts its server), and an account created for it
+/// with a random password.
 ///
-/// It keeps its port: the port is saved with the data (`server/address`), so a server started
-/// again after a crash or a reboot listens where the running apps and the devices' settings expect
-/// it, and apps that lost it find it again by themselves (see ``LocalServerKeeper``).
+/// It listens only on a Unix socket in the data directory (`server/sync.sock`), never on a TCP port:
+/// a port is open to every user of the machine, and once the server stopped, any of them could listen
+/// there and collect the token the apps send. Nobody but the user can create a socket in the 0700
+/// `server/` directory, and every request checks that directory before it goes
+/// (``ServerEndpoint/verify(sendingSecrets:_:)``), so the token reaches this user's own server or
+/// nothing. The socket's path never changes, so apps find the server again by themselves after a
+/// crash or a reboot (see ``LocalServerKeeper``).
 ///
-/// Nobody else on the machine gets at your contacts through it: the server's storage, its
-/// address file and the account's password live in your data directory (mode 0700, files 0600),
-/// and without the password another Unix user can only create an empty account of their own.
+/// The server's storage, its log and the account's password live in the data directory too
+/// (mode 0700, files 0600).
 public struct LocalServer: Sendable {
     public let dataDirectory: String
     /// The program to run as `<executable> server run …`.
@@ -40,8 +43,11 @@ public struct LocalServer: Sendable {
     }
 
     public var serverDirectory: String { dataDirectory + "/server" }
-    /// The port (first line) and process ID (second line) of the last server that listened.
-    public var addressFile: String { serverDirectory + "/address" }
+    /// The socket the server listens on.
+    public var socketPath: String { serverDirectory + "/sync.sock" }
+    /// Where versions before the socket saved their TCP port (first line) and process ID (second line).
+    /// Read only to move such an installation to the socket, then removed.
+    var legacyAddressFile: String { serverDirectory + "/address" }
     public var logFile: String { serverDirectory + "/server.log" }
     public var storagePath: String { serverDirectory + "/server.sqlite" }
     /// Where the local account's name, password and passphrase are kept.
@@ -53,42 +59,24 @@ public struct LocalServer: Sendable {
     /// Present after `contacts server stop`: apps then wait for the server instead of starting it again.
     var stopMarker: String { serverDirectory + "/stopped" }
 
+    /// The server's address: its socket, as a URL every client of the project takes.
+    public var url: URL { ServerEndpoint.url(unixSocketPath: socketPath) }
+
     /// The local server that runs now.
     public struct Running: Sendable, Equatable {
         /// Its process ID.
         public var pid: Int32
-        /// The port it listens on (or, while it starts, will listen on).
-        public var port: Int
-        public var url: URL { LocalServer.url(port: port) }
     }
-
-    static func url(port: Int) -> URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The server that runs now on this data directory's storage, if one does: the process holding the
     /// storage's lock, which the kernel releases however the server ends (even `kill -9`).
     public func running() -> Running? {
-        guard let pid = FileLock.holder(of: storageLockPath) else { return nil }
-        return Running(pid: pid, port: savedPort() ?? 0)
+        FileLock.holder(of: storageLockPath).map(Running.init(pid:))
     }
 
-    /// The port the server listens on, or will listen on when started again.
-    public func savedPort() -> Int? {
-        guard let text = try? String(contentsOfFile: addressFile, encoding: .utf8),
-            let port = text.split(separator: "\n").first.flatMap({ Int($0) }), (1...65535).contains(port)
-        else { return nil }
-        return port
-    }
-
-    /// The server's address, whether it runs now or not (it comes back there).
-    public func knownURL() -> URL? {
-        savedPort().map(Self.url(port:))
-    }
-
-    /// The process ID of the last server that listened, as it recorded it.
+    /// The process ID of the server that runs now, if any.
     public func knownProcessID() -> Int32? {
-        guard let text = try? String(contentsOfFile: addressFile, encoding: .utf8) else { return nil }
-        let lines = text.split(separator: "\n")
-        return lines.count > 1 ? Int32(lines[1]) : nil
+        running()?.pid
     }
 
     /// Whether `contacts server stop` stopped the server, and nothing started it since.
@@ -100,62 +88,70 @@ public struct LocalServer: Sendable {
             == URL(fileURLWithPath: storagePath).standardizedFileURL.path
     }
 
+    /// What makes the server's directory unsafe to hold its socket, or nil: it must be a directory of
+    /// this user's that grants nothing to group or others, and the socket's path must fit a socket
+    /// address.
+    public func socketProblem() -> LocalServerError? {
+        if socketPath.utf8.count > Self.maximumSocketPathBytes {
+            return .socketPathTooLong(socketPath, limit: Self.maximumSocketPathBytes)
+        }
+        if let problem = ServerEndpoint.problem(withSocketDirectoryOf: socketPath) {
+            return .unsafeDirectory(serverDirectory, problem)
+        }
+        return nil
+    }
+
+    /// `sun_path` holds 108 bytes, the last a NUL.
+    static let maximumSocketPathBytes = 107
+
     // MARK: Starting and stopping
 
-    /// The URL of the running local server, starting one when none runs: on `port` if given, else on the
-    /// saved port, else (the first time) on a free one.
-    public func ensureRunning(port: Int? = nil) async throws -> URL {
-        try await start(port: port, respectingStop: false)!
+    /// The URL of the running local server, starting one when none runs.
+    public func ensureRunning() async throws -> URL {
+        try await start(respectingStop: false)!
     }
 
     /// Starts the server again after it died, unless `contacts server stop` stopped it; nil then.
     func restartUnlessStopped() async throws -> URL? {
-        try await start(port: nil, respectingStop: true)
+        try await start(respectingStop: true)
     }
 
-    private func start(port requested: Int?, respectingStop: Bool) async throws -> URL? {
+    private func start(respectingStop: Bool) async throws -> URL? {
         try makePrivateDirectory(dataDirectory)
         try makePrivateDirectory(serverDirectory)
+        if let problem = socketProblem() { throw problem }
         // One process at a time decides whether to start the server; the others then find it running.
         let lock = try await FileLock.acquire(startLockPath, purpose: "starting the local sync server")
         defer { lock.release() }
 
         if let running = running() {
-            if let requested, requested != 0, requested != running.port {
-                throw DeviceError(
-                    "the local sync server already runs on port \(running.port) (pid \(running.pid)); stop it with `contacts server stop` first, then start it with --port \(requested)"
-                )
+            if try await waitUntilAnswering(spawned: nil, within: isLegacyInstallation ? .seconds(2) : .seconds(30)) {
+                return url
             }
-            if try await waitUntilAnswering(running.url, spawned: nil) { return running.url }
-            throw DeviceError(
-                "the local sync server (pid \(running.pid)) runs but does not answer at \(running.url.absoluteString); its log is \(logFile). Stop it with `contacts server stop` and try again"
-            )
+            guard isLegacyInstallation else { throw LocalServerError.notAnswering(pid: running.pid, log: logFile) }
+            // A server of a version before the socket, on its TCP port: stopped, and started again below
+            // on the socket, with its data.
+            try await terminate(running, timeout: .seconds(60))
         }
         if respectingStop && wasStoppedOnPurpose { return nil }
-        let port =
-            try requested.map { $0 == 0 ? try ServerProcess.freePort() : $0 } ?? savedPort() ?? ServerProcess.freePort()
-        guard ServerProcess.canListen(port: port) else { throw portTaken(port) }
         let pid = try ServerProcess.spawn(
-            executable: executable,
-            arguments: ["server", "run", "--data-dir", dataDirectory, "--port", String(port), "--detach"],
+            executable: executable, arguments: ["server", "run", "--data-dir", dataDirectory, "--detach"],
             log: logFile)
-        let url = Self.url(port: port)
-        if try await waitUntilAnswering(url, spawned: pid) { return url }
-        throw DeviceError(
-            "the local sync server did not start within 30 s; its log is \(logFile). Or pass --server URL to use another server"
-        )
+        if try await waitUntilAnswering(spawned: pid, within: .seconds(30)) { return url }
+        throw LocalServerError.didNotStart(log: logFile)
     }
 
-    /// Waits up to 30 s for the server to answer at `url` while it holds the storage lock. Throws when the
-    /// process `spawned` ends first, with the reason from its log.
-    private func waitUntilAnswering(_ url: URL, spawned: pid_t?) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+    /// Whether this data directory was last served by a version that listened on a TCP port.
+    private var isLegacyInstallation: Bool { FileManager.default.fileExists(atPath: legacyAddressFile) }
+
+    /// Waits up to `limit` for the server to answer on its socket while it holds the storage lock.
+    /// Throws when the process `spawned` ends first, with the reason from its log.
+    private func waitUntilAnswering(spawned: pid_t?, within limit: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if running() != nil, await answers(url) { return true }
+            if running() != nil, await answers() { return true }
             if let spawned, ServerProcess.hasExited(spawned) {
-                throw DeviceError(
-                    "the local sync server stopped as it started: \(lastLogLine() ?? "no reason given"); its log is \(logFile)"
-                )
+                throw LocalServerError.stoppedWhileStarting(reason: lastLogLine(), log: logFile)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -173,28 +169,29 @@ public struct LocalServer: Sendable {
         // First, so that no app starts it again as it goes.
         guard
             FileManager.default.createFile(atPath: stopMarker, contents: Data(), attributes: [.posixPermissions: 0o600])
-        else { throw DeviceError("cannot write \(stopMarker)") }
+        else { throw LocalServerError.cannotWrite(stopMarker, reason: "the file could not be created") }
+        try await terminate(running, timeout: timeout)
+        return running.pid
+    }
+
+    private func terminate(_ running: Running, timeout: Duration) async throws {
         guard kill(running.pid, SIGTERM) == 0 else {
-            throw DeviceError(
-                "cannot stop the local sync server (pid \(running.pid)): \(String(cString: strerror(errno)))")
+            throw LocalServerError.cannotStop(pid: running.pid, reason: String(cString: strerror(errno)))
         }
         let deadline = ContinuousClock.now + timeout
         while self.running() != nil {
             ServerProcess.reapSpawned()
             guard ContinuousClock.now < deadline else {
-                throw DeviceError(
-                    "the local sync server (pid \(running.pid)) did not stop within \(timeout) of SIGTERM; `kill -9 \(running.pid)` stops it at once (its data is safe)"
-                )
+                throw LocalServerError.didNotStop(pid: running.pid, timeout: timeout)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return running.pid
     }
 
-    /// Called by the server once it listens: saves its port (it keeps it from now on) and process ID.
-    public func recordListening(port: Int, pid: Int32) throws {
-        try makePrivateDirectory(serverDirectory)
-        try write("\(port)\n\(pid)\n", to: addressFile)
+    /// Called by the server once it listens on its socket: an installation from before the socket
+    /// forgets its TCP port now that it has moved.
+    public func recordListening() {
+        try? FileManager.default.removeItem(atPath: legacyAddressFile)
     }
 
     /// Called by a server as it starts: apps may start it again from now on.
@@ -202,15 +199,9 @@ public struct LocalServer: Sendable {
         try? FileManager.default.removeItem(atPath: stopMarker)
     }
 
-    /// Whether the server at `url` answers its health check.
-    func answers(_ url: URL) async -> Bool {
+    /// Whether the server answers its health check on its socket.
+    func answers() async -> Bool {
         (try? await AccountClient(serverURL: url).health(timeout: .seconds(1))) != nil
-    }
-
-    private func portTaken(_ port: Int) -> DeviceError {
-        DeviceError(
-            "port \(port) on 127.0.0.1, where the local sync server listens (saved in \(addressFile)), is in use by another program. Stop that program (`ss -ltnp 'sport = :\(port)'` shows which), or move the local server: `contacts server start --port 0` picks a free port (then restart open contacts apps)"
-        )
     }
 
     private func lastLogLine() -> String? {
@@ -250,11 +241,6 @@ public struct LocalServer: Sendable {
         try write("\(account.username)\n\(account.password)\n\(passphrase)\n", to: accountFile)
     }
 
-    /// A port nobody listens on now, from the kernel.
-    public static func freePort() throws -> Int {
-        try ServerProcess.freePort()
-    }
-
     // MARK: Files
 
     private func makePrivateDirectory(_ path: String) throws {
@@ -262,17 +248,26 @@ public struct LocalServer: Sendable {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw DeviceError("cannot create \(path): \(error.localizedDescription)")
+            throw LocalServerError.cannotWrite(path, reason: error.localizedDescription)
         }
     }
 
+    /// Replaces `path` with `text` at once: written to a new temporary file beside it (created
+    /// exclusively, never through a symbolic link planted there, mode 0600), flushed, then renamed.
     private func write(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw DeviceError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let temporary = path + ".tmp-" + UUID.random().uuidString
+        let descriptor = open(temporary, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw LocalServerError.cannotWrite(path, reason: String(cString: strerror(errno)))
+        }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        let flushed = fsync(descriptor) == 0
         close(descriptor)
-        guard written == bytes.count, rename(temporary, path) == 0 else { throw DeviceError("cannot write \(path)") }
+        guard written == bytes.count, flushed, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw LocalServerError.cannotWrite(path, reason: reason)
+        }
     }
 }

@@ -5,7 +5,7 @@ import SyncKit
 ///
 /// While the device's push socket is connected the server is surely up, and the keeper only watches. When
 /// the socket drops, it asks the server's health every ``interval``; a server that does not answer is
-/// started again on its port, through the same start lock as every `contacts` command, so that of several
+/// started again on its socket, through the same start lock as every `contacts` command, so that of several
 /// apps racing exactly one starts it and the others find it running. Once the server answers again, the
 /// device's engine reconnects at once instead of waiting out its backoff, which sends what was edited
 /// meanwhile and fetches what other devices sent. A server stopped with `contacts server stop` is not
@@ -29,7 +29,6 @@ public final class LocalServerKeeper: Sendable {
 
     /// Watches until the task is cancelled, reporting what happens through `report`.
     public func run(report: @Sendable (Note) -> Void) async {
-        let url = device.options.serverURL
         var down = false
         var lastProblem: String?
         func problem(_ text: String) {
@@ -40,38 +39,32 @@ public final class LocalServerKeeper: Sendable {
         while !Task.isCancelled {
             ServerProcess.reapSpawned()
             if down || !device.engine.isPushConnected {
-                if await server.answers(url) {
+                if await server.answers() {
                     if down {
                         down = false
                         lastProblem = nil
                         report(
-                            Note(text: "the local sync server answers again at \(url.absoluteString)", isError: false))
+                            Note(text: "the local sync server answers again", isError: false))
                         for engine in device.engines { engine.reconnect() }
                     }
                 } else {
                     if !down {
                         down = true
-                        problem("the local sync server at \(url.absoluteString) does not answer")
+                        problem("the local sync server does not answer on \(server.socketPath)")
                     }
-                    if await restart(url, problem: problem) { continue }
+                    if await restart(problem: problem) { continue }
                 }
             }
             try? await Task.sleep(for: interval)
         }
     }
 
-    /// Starts the server again; whether it now runs where this device expects it.
-    private func restart(_ url: URL, problem: (String) -> Void) async -> Bool {
+    /// Starts the server again; whether it now runs.
+    private func restart(problem: (String) -> Void) async -> Bool {
         do {
-            guard let started = try await server.restartUnlessStopped() else {
+            guard try await server.restartUnlessStopped() != nil else {
                 problem(
                     "the local sync server was stopped with `contacts server stop`; `contacts server start` starts it again"
-                )
-                return false
-            }
-            guard started == url else {
-                problem(
-                    "the local sync server now listens at \(started.absoluteString), not \(url.absoluteString); quit and open contacts again to follow it"
                 )
                 return false
             }

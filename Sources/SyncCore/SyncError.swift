@@ -134,6 +134,12 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// Whether the same request may succeed later: the code's ``Code/isTransient``, except for a
+    /// session the server ended for good (``Reason/endsSession``), which no retry can bring back.
+    public var isTransient: Bool {
+        code.isTransient && !(reason?.endsSession ?? false)
+    }
 }
 
 extension SyncError {

@@ -405,11 +405,11 @@ public final class SyncEngine: Sendable {
             var done =
                 response.savedZones.compactMap { sentSaves[$0.zoneID].map(PendingDatabaseChange.saveZone) }
                 + response.deletedZoneIDs.map(PendingDatabaseChange.deleteZone)
-            for failure in response.failedZoneSaves where !failure.error.code.isTransient {
+            for failure in response.failedZoneSaves where !failure.error.isTransient {
                 done.append(.saveZone(sentSaves[failure.zone.zoneID] ?? failure.zone))
                 firstFailure = firstFailure ?? failure.error
             }
-            for failure in response.failedZoneDeletes where !failure.error.code.isTransient {
+            for failure in response.failedZoneDeletes where !failure.error.isTransient {
                 done.append(.deleteZone(failure.zoneID))
                 firstFailure = firstFailure ?? failure.error
             }
@@ -465,11 +465,11 @@ public final class SyncEngine: Sendable {
         let sent = Dictionary(batch.recordsToSave.map { ($0.recordID, $0) }, uniquingKeysWith: { a, _ in a })
         var settled: [PendingRecordZoneChange] = response.savedRecords.map { .saveRecord($0.recordID) }
         settled += response.deletedRecordIDs.map { .deleteRecord($0) }
-        for failure in response.failedRecordSaves where !failure.error.code.isTransient {
+        for failure in response.failedRecordSaves where !failure.error.isTransient {
             settled.append(.saveRecord(failure.recordID))
             firstFailure = firstFailure ?? failure.error
         }
-        for failure in response.failedRecordDeletes where !failure.error.code.isTransient {
+        for failure in response.failedRecordDeletes where !failure.error.isTransient {
             settled.append(.deleteRecord(failure.recordID))
             firstFailure = firstFailure ?? failure.error
         }
@@ -600,7 +600,7 @@ public final class SyncEngine: Sendable {
                 zoneError = error
             }
             await eventQueue.deliver(.didFetchRecordZoneChanges(.init(zoneID: zoneID, error: zoneError)))
-            if let zoneError, zoneError.code.isTransient { throw zoneError }
+            if let zoneError, zoneError.isTransient { throw zoneError }
         }
         await eventQueue.deliverStateUpdate()
     }
@@ -656,7 +656,7 @@ public final class SyncEngine: Sendable {
             do {
                 return try await attempt()
             } catch let error as SyncError
-                where error.code.isTransient && error.code != .notAuthenticated && attemptNumber < 8
+                where error.isTransient && error.code != .notAuthenticated && attemptNumber < 8
             {
                 let jittered = Double.random(in: 0...delay)
                 let wait = max(jittered, error.retryAfter ?? 0)

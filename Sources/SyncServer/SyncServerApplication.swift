@@ -97,7 +97,7 @@ public enum SyncServerApplication {
     public static func makeApplication(
         store: any RecordStore, configuration: SyncServerConfiguration = .init(), host: String = "127.0.0.1",
         port: Int = 8080, pushHub: PushHub = PushHub(), middleware: [any RouterMiddleware<SyncRequestContext>] = [],
-        services: [any Service] = [], logger: Logger,
+        services: [any Service] = [], logger: Logger, unixSocketPath: String? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = makeRouter(
@@ -108,7 +108,9 @@ public enum SyncServerApplication {
             server: DefendedHTTPChannel.builder(
                 webSocketRouter: WebSocketUpgradeRouter(router: router),
                 webSocket: .init(autoPing: .enabled(timePeriod: .seconds(30))), configuration: configuration),
-            configuration: .init(address: .hostname(host, port: port), serverName: "sync-server"),
+            configuration: .init(
+                address: unixSocketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(host, port: port),
+                serverName: "sync-server"),
             services: [
                 HistoryCompactionService(store: store, configuration: configuration, logger: logger),
                 PushShutdownService(pushHub: pushHub),

@@ -18,6 +18,10 @@ public struct SyncServerRunner: Sendable {
     public var databaseURL: String?
     public var host = "127.0.0.1"
     public var port = 8080
+    /// A Unix domain socket to listen on instead of TCP, created private to the user.
+    public var unixSocketPath: String?
+    /// Whether to listen on TCP (`host`, `port`); false with ``unixSocketPath`` listens on the socket only.
+    public var listensOnTCP = true
     public var configuration = SyncServerConfiguration()
     public var logLevel: Logger.Level = .info
     /// Called with the port once the server listens (the one the kernel chose, for port 0).
@@ -81,12 +85,16 @@ public struct SyncServerRunner: Sendable {
 
     private func serve(store: any RecordStore, storageDescription: String, logger: Logger) async throws {
         let (host, port, onListening) = (self.host, self.port, self.onListening)
+        let socket = listensOnTCP ? nil : unixSocketPath
+        if let socket { try Self.removeStaleSocket(at: socket) }
         let push = await SyncServerApplication.push(for: store, logger: logger)
         let app = SyncServerApplication.makeApplication(
             store: store, configuration: configuration, host: host, port: port, pushHub: push.hub,
-            services: push.services, logger: logger,
+            services: push.services, logger: logger, unixSocketPath: socket,
             onServerRunning: { [logger] port in
-                logger.notice("sync-server listening on http://\(host):\(port) (storage: \(storageDescription))")
+                if let socket { chmod(socket, 0o600) }
+                let address = socket.map { "unix socket \($0)" } ?? "http://\(host):\(port)"
+                logger.notice("sync-server listening on \(address) (storage: \(storageDescription))")
                 onListening?(port)
             })
         let group = ServiceGroup(
@@ -98,6 +106,20 @@ public struct SyncServerRunner: Sendable {
         } catch let error as IOError where error.errnoCode == EACCES {
             throw StartupError("not allowed to listen on \(host):\(port); use a port above 1023")
         }
+    }
+}
+
+extension SyncServerRunner {
+    /// Removes a socket file a server that ended without a word left behind. Called only while this
+    /// server holds its storage's lock, so no other server of this storage listens there; anything
+    /// but a socket at the path is left alone, and refused.
+    static func removeStaleSocket(at path: String) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard status.st_mode & S_IFMT == S_IFSOCK else {
+            throw StartupError("\(path) exists and is not a socket; move it away, or choose another socket path")
+        }
+        unlink(path)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsCore
 import Foundation
+import SyncClient
 
 @main
 struct ContactsCommand: AsyncParsableCommand {
@@ -10,9 +11,10 @@ struct ContactsCommand: AsyncParsableCommand {
         discussion: """
             Run with no subcommand to open the full-screen app. The subcommands are for scripts.
 
-            With no --server, contacts uses a sync server of its own on 127.0.0.1, started in the \
-            background when needed, with an account made for you; every --device in the same \
-            --data-dir syncs through it. Edits are saved locally first and sent when the server answers.
+            With no --server, contacts uses a sync server of its own on a Unix socket in the data \
+            directory, started in the background when needed, with an account made for you; every \
+            --device in the same --data-dir syncs through it. Edits are saved locally first and sent \
+            when the server answers.
             """,
         subcommands: [
             ListCommand.self, ShowCommand.self, AddCommand.self, EditCommand.self, DeleteCommand.self,
@@ -33,8 +35,23 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "The device (one local database each) to use; two devices sync with each other.")
     var device = "default"
 
-    @Option(help: ArgumentHelp("The sync server's URL, such as http://127.0.0.1:8080.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The sync server's URL, such as https://sync.example.org; http:// only for this machine unless --allow-insecure-http.",
+            valueName: "url"))
     var server: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A PEM file of the certificate authorities that may vouch for an https:// server, such as one with a certificate of its own making. (default: $SYNCKIT_CA_FILE, else the system's)",
+            valueName: "file"))
+    var caFile: String?
+
+    @Flag(
+        help:
+            "Send the password and token over plain http:// to a server that is not this machine. Anyone on the network path can read them: only for a network that is yours end to end."
+    )
+    var allowInsecureHTTP = false
 
     @Option(help: ArgumentHelp("Where contacts keeps its data. (default: $XDG_DATA_HOME/contacts)", valueName: "path"))
     var dataDir: String?
@@ -47,11 +64,26 @@ struct GlobalOptions: ParsableArguments {
             throw ValidationError("--device must be 1–64 letters, digits, '-', '_' or '.', such as 'laptop'")
         }
         if let server {
-            guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw ValidationError("--server must be an http:// or https:// URL, such as http://127.0.0.1:8080")
+            guard let url = URL(string: server), (try? ServerEndpoint(url)) != nil else {
+                throw ValidationError(
+                    "--server must be an https://, http:// or http+unix:// URL, such as https://sync.example.org")
             }
+        }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw ValidationError("--ca-file \(caFile) cannot be read; give the path of a PEM certificate file")
         }
     }
 
     var dataDirectory: String { dataDir ?? ContactsPaths.defaultDataDirectory() }
+
+    /// The server to use instead of the local one, if any (checked by ``validate()``).
+    var serverURL: URL? { server.flatMap(URL.init(string:)) }
+
+    /// How requests trust the server: the flags, else the environment.
+    var transportSecurity: TransportSecurity {
+        var security = TransportSecurity.fromEnvironment()
+        if let caFile { security.caFile = caFile }
+        if allowInsecureHTTP { security.allowsInsecureHTTP = true }
+        return security
+    }
 }

@@ -13,11 +13,12 @@ struct ServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "server", abstract: "The local sync server: its status; start, stop, or run it in the foreground.",
         discussion: """
-            With no --server, contacts syncs through a server of its own on 127.0.0.1, with its data in \
-            <data-dir>/server. You rarely need these commands: any command that needs the server starts it in \
-            the background, and an open full-screen app starts it again if it dies, then reconnects by itself. \
-            The server keeps its port (saved in <data-dir>/server/address), so it comes back where every device \
-            expects it. After `contacts server stop`, apps wait for it instead of starting it again.
+            With no --server, contacts syncs through a server of its own, with its data in <data-dir>/server. \
+            It listens only on the Unix socket <data-dir>/server/sync.sock, in a directory only you can enter, \
+            never on a network port: no other user of the machine can reach it or pose as it. You rarely need \
+            these commands: any command that needs the server starts it in the background, and an open \
+            full-screen app starts it again if it dies, then reconnects by itself. After \
+            `contacts server stop`, apps wait for it instead of starting it again.
 
             `contacts server` with no verb is `contacts server run`.
             """,
@@ -43,7 +44,7 @@ struct ServerCommand: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Say whether the local sync server runs, and where: URL, process ID, storage, log.",
+            abstract: "Say whether the local sync server runs, and where: socket, process ID, storage, log.",
             discussion: "Exits 0 when it runs and 3 when it does not, as `systemctl status` does.")
 
         @OptionGroup var options: Options
@@ -51,7 +52,8 @@ struct ServerCommand: AsyncParsableCommand {
 
         struct Report: Encodable {
             var running: Bool
-            var url: String?
+            var url: String
+            var socket: String
             var pid: Int32?
             var stoppedOnPurpose: Bool
             var storage: String
@@ -62,7 +64,7 @@ struct ServerCommand: AsyncParsableCommand {
             let local = options.local
             let running = local.running()
             let report = Report(
-                running: running != nil, url: local.knownURL()?.absoluteString, pid: running?.pid,
+                running: running != nil, url: local.url.absoluteString, socket: local.socketPath, pid: running?.pid,
                 stoppedOnPurpose: running == nil && local.wasStoppedOnPurpose, storage: local.storagePath,
                 log: local.logFile)
             if json {
@@ -75,7 +77,7 @@ struct ServerCommand: AsyncParsableCommand {
                         "not running; `contacts server start` starts it, as does any command that needs it"
                     }
                 print("server:   \(state)")
-                print("url:      \(report.url ?? "none yet: a free port is picked the first time")")
+                print("socket:   \(report.socket)")
                 print("storage:  \(report.storage)")
                 print("log:      \(report.log)")
             }
@@ -87,29 +89,30 @@ struct ServerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "start",
             abstract: "Start the local sync server in the background, unless it runs.",
-            discussion: """
-                It listens on the port saved with the data; the first time on a free one. With --port, on that \
-                port from now on (stop it first if it runs elsewhere; open apps must then be restarted).
-                """)
+            discussion: "It listens on the Unix socket <data-dir>/server/sync.sock, and nowhere else.")
 
         @OptionGroup var options: Options
-        @Option(help: "The port to listen on from now on; 0 picks a free one.") var port: Int?
+        /// Versions before the socket took a port; a script that still passes one learns why it is gone.
+        @Option(help: .hidden) var port: Int?
 
         func validate() throws {
-            if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+            if port != nil {
+                throw ValidationError(
+                    "the local sync server no longer listens on a port, only on its socket <data-dir>/server/sync.sock, which no other user can reach; for a server other machines reach, run sync-server (see its --help)"
+                )
+            }
         }
 
         func run() async throws {
             let local = options.local
             let wasRunning = local.running() != nil
-            let url: URL
             do {
-                url = try await local.ensureRunning(port: port)
-            } catch {
-                throw CommandFailure("\(error)")
+                _ = try await local.ensureRunning()
+            } catch let error as LocalServerError {
+                throw CommandFailure(Session.describe(error))
             }
             let pid = local.running().map { " (pid \($0.pid))" } ?? ""
-            print("the local sync server \(wasRunning ? "already runs" : "runs") at \(url.absoluteString)\(pid)")
+            print("the local sync server \(wasRunning ? "already runs" : "runs") on \(local.socketPath)\(pid)")
             print("its log: \(local.logFile)")
         }
     }
@@ -132,8 +135,8 @@ struct ServerCommand: AsyncParsableCommand {
                 } else {
                     print("the local sync server is not running")
                 }
-            } catch {
-                throw CommandFailure("\(error)")
+            } catch let error as LocalServerError {
+                throw CommandFailure(Session.describe(error))
             }
         }
     }
@@ -143,17 +146,15 @@ struct ServerCommand: AsyncParsableCommand {
             commandName: "run",
             abstract: "Run the local sync server in the foreground, until Ctrl-C or SIGTERM.",
             discussion: """
-                On the data directory's storage it is the local server: commands and apps find it, and it \
-                keeps its port. With --storage elsewhere it is a server of its own (port 8080 by default).
+                On the data directory's storage it is the local server, on its socket \
+                <data-dir>/server/sync.sock only: commands and apps find it there. With --storage elsewhere it \
+                is a server of its own on TCP (127.0.0.1:8080 by default).
                 """)
 
         @OptionGroup var options: Options
-        @Option(
-            help:
-                "The port to listen on; 0 picks a free one. (default: the port saved with the data; the first time, a free one)"
-        )
+        @Option(help: "With --storage: the port to listen on; 0 picks a free one. (default: 8080)")
         var port: Int?
-        @Option(help: "The address to listen on.") var host = "127.0.0.1"
+        @Option(help: "With --storage: the address to listen on.") var host = "127.0.0.1"
         @Option(help: "The SQLite file. (default: <data-dir>/server/server.sqlite)") var storage: String?
         @Flag(help: .hidden) var detach = false
 
@@ -162,6 +163,11 @@ struct ServerCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            if port != nil || host != "127.0.0.1", storage.map(options.local.isLocalStorage) ?? true {
+                throw CommandFailure(
+                    "the local sync server listens only on its socket \(options.local.socketPath), which no other user can reach; --port and --host are for a server of its own (--storage FILE), or run sync-server"
+                )
+            }
             // Started by another contacts command: leave its session, so closing its terminal does not stop it.
             if detach { setsid() }
             let local = options.local
@@ -172,19 +178,15 @@ struct ServerCommand: AsyncParsableCommand {
             if local.isLocalStorage(storage) {
                 if let running = local.running() {
                     throw CommandFailure(
-                        "the local sync server already runs at \(running.url.absoluteString) (pid \(running.pid)); `contacts server stop` stops it"
+                        "the local sync server already runs on \(local.socketPath) (pid \(running.pid)); `contacts server stop` stops it"
                     )
                 }
+                if let problem = local.socketProblem() { throw CommandFailure(Session.describe(problem)) }
                 // Started again: apps that wait for it may start it from now on.
                 local.clearStopMarker()
-                runner.port = port ?? local.savedPort() ?? 0
-                runner.onListening = { port in
-                    do {
-                        try local.recordListening(port: port, pid: getpid())
-                    } catch {
-                        warn("\(error); commands will not find this server")
-                    }
-                }
+                runner.unixSocketPath = local.socketPath
+                runner.listensOnTCP = false
+                runner.onListening = { _ in local.recordListening() }
             } else {
                 runner.port = port ?? 8080
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsCore
 import Foundation
+import SyncClient
 import SyncCore
 
 #if canImport(Glibc)
@@ -13,14 +14,21 @@ enum Session {
     static func open(_ global: GlobalOptions, needsServer: Bool, automaticallySync: Bool = false) async throws
         -> ContactsDevice
     {
+        TransportSecurity.current = global.transportSecurity
         let local = LocalServer(dataDirectory: global.dataDirectory, executable: executablePath())
         let serverURL: URL
-        if let server = global.server {
-            serverURL = URL(string: server)!
+        if let server = global.serverURL {
+            serverURL = server
         } else if needsServer {
-            serverURL = try await local.ensureRunning()
+            do {
+                serverURL = try await local.ensureRunning()
+            } catch let error as LocalServerError {
+                throw CommandFailure(describe(error))
+            }
         } else {
-            serverURL = local.knownURL() ?? URL(string: "http://127.0.0.1:1")!
+            // The socket's path is fixed: whether or not the server runs, it is the only address the
+            // local account's token may go to (and each request checks its directory first).
+            serverURL = local.url
         }
         let device = try ContactsDevice(
             .init(
@@ -46,6 +54,18 @@ enum Session {
         } catch let error as SyncError where error.code == .notAuthenticated || error.code == .unknownItem {
             try await device.signUp(
                 username: account.username, password: account.password, passphrase: account.passphrase)
+        }
+    }
+
+    /// A local server's failure in this program's words, naming its commands.
+    static func describe(_ error: LocalServerError) -> String {
+        switch error {
+        case .notAnswering(let pid, let log):
+            "the local sync server (pid \(pid)) runs but does not answer on its socket; its log is \(log). `contacts server stop` stops it, then try again"
+        case .didNotStart(let log):
+            "the local sync server did not start within 30 s; its log is \(log). Or pass --server URL to use another server"
+        default:
+            error.description
         }
     }
 

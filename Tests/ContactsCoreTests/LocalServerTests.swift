@@ -7,8 +7,8 @@ import Testing
     import Glibc
 #endif
 
-/// The zero-setup local server as a user meets it through the `contacts` program: started when needed, on the
-/// same port every time, managed with `contacts server status | start | stop`, and private to the user.
+/// The zero-setup local server as a user meets it through the `contacts` program: started when needed, on its
+/// Unix socket, managed with `contacts server status | start | stop`, and private to the user.
 @Suite(
     "contacts: the local server", .serialized,
     .enabled(if: ContactsProgram.isBuilt, "the contacts program is not built"))
@@ -37,7 +37,7 @@ struct LocalServerTests {
             for file in [
                 "server/server.sqlite", "server/server.sqlite-wal", "server/server.sqlite-shm",
                 "server/server.sqlite.lock",
-                "server/server.log", "server/address", "server/start.lock", "local-account", "devices/default.sqlite",
+                "server/server.log", "server/sync.sock", "server/start.lock", "local-account", "devices/default.sqlite",
                 "devices/default.sqlite.lock", "devices/laptop.sqlite",
             ] {
                 #expect(seen[file] != nil, "\(file) exists; found \(seen.keys.sorted())")
@@ -46,12 +46,14 @@ struct LocalServerTests {
                 var isDirectory: ObjCBool = false
                 FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory)
                 let expected = isDirectory.boolValue ? 0o700 : 0o600
+                // A socket's mode does not protect it (connecting needs write permission on Linux, which 0600
+                // gives only the owner anyway); the 0700 directory around it does.
                 #expect(mode == expected, "\(path) is \(String(mode, radix: 8)), not \(String(expected, radix: 8))")
             }
         }
     }
 
-    @Test("status, start, stop; killed with kill -9, the server comes back on its port with the next command")
+    @Test("status, start, stop; killed with kill -9, the server comes back on its socket with the next command")
     func lifecycle() async throws {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
@@ -64,21 +66,21 @@ struct LocalServerTests {
 
             let started = try await program.run(["server", "start"])
             #expect(started.status == 0, "\(started.error)")
-            let port = try #require(local.savedPort(), "the port is saved: \(started.output)")
-            #expect(started.output.contains("runs at http://127.0.0.1:\(port)"), "\(started.output)")
+            #expect(started.output.contains("runs on \(local.socketPath)"), "\(started.output)")
             let running = try #require(local.running(), "the server holds its storage's lock")
             let status = try await program.run(["server", "status", "--json"])
             #expect(status.status == 0)
             let report = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
             #expect(report?["running"] as? Bool == true)
-            #expect(report?["url"] as? String == "http://127.0.0.1:\(port)")
+            #expect(report?["url"] as? String == local.url.absoluteString)
+            #expect(report?["socket"] as? String == local.socketPath)
             #expect(report?["pid"] as? Int == Int(running.pid))
             #expect(report?["storage"] as? String == directory + "/server/server.sqlite")
             #expect(report?["log"] as? String == directory + "/server/server.log")
             let again = try await program.run(["server", "start"])
             #expect(again.status == 0 && again.output.contains("already runs"), "\(again.output)")
 
-            // It dies without a word: the next command that needs it starts it again, on the same port.
+            // It dies without a word (its socket file stays): the next command that needs it starts it again.
             kill(running.pid, SIGKILL)
             try await waitUntil("the killed server's lock is released") { local.running() == nil }
             let added = try await program.run(["add", "--name", "Grace Hopper"])
@@ -94,7 +96,6 @@ struct LocalServerTests {
             }
             let back = try #require(local.running(), "the add started the server again")
             #expect(back.pid != running.pid)
-            #expect(local.savedPort() == port, "it kept its port")
 
             // Stopped gracefully: it has exited when stop returns.
             let stopped = try await program.run(["server", "stop"])
@@ -105,47 +106,76 @@ struct LocalServerTests {
             let after = try await program.run(["server", "status"])
             #expect(after.status == 3)
             #expect(after.output.contains("stopped with `contacts server stop`"), "\(after.output)")
-            #expect(after.output.contains("http://127.0.0.1:\(port)"), "\(after.output)")
+            #expect(after.output.contains(local.socketPath), "\(after.output)")
             let twice = try await program.run(["server", "stop"])
             #expect(twice.status == 0 && twice.output.contains("not running"), "\(twice.output)")
 
-            // Any command that needs it starts it again, still on its port.
+            // Any command that needs it starts it again, on its socket.
             let synced = try await program.run(["sync"])
             #expect(synced.status == 0, "\(synced.error)")
             #expect(local.running() != nil)
-            #expect(local.savedPort() == port)
         }
     }
 
-    @Test("its port taken by another program: a message that says what to do; --port 0 moves it to a free port")
-    func portTaken() async throws {
+    @Test("a data directory of the version before the socket moves to it on its first start, data kept")
+    func upgradeFromTheTCPLayout() async throws {
         try await withTemporaryDirectory { directory in
-            let program = ContactsProgram(dataDirectory: directory)
+            // Made by the version before this one (`contacts add` twice, `add --no-sync` once, `server stop`):
+            // the server's storage and its saved port, the local account, two devices' files.
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/local-server-before-socket").path
+            let data = directory + "/contacts"
+            try FileManager.default.copyItem(atPath: fixture, toPath: data)
+            for path in [data, data + "/server", data + "/devices"] { chmod(path, 0o700) }
+            let program = ContactsProgram(dataDirectory: data)
             defer { program.stopLocalServer() }
-            let local = LocalServer(dataDirectory: directory, executable: ContactsProgram.path)
-            #expect(try await program.run(["server", "start"]).status == 0)
-            let port = try #require(local.savedPort())
-            #expect(try await program.run(["server", "stop"]).status == 0)
+            let local = LocalServer(dataDirectory: data, executable: ContactsProgram.path)
+            #expect(FileManager.default.fileExists(atPath: data + "/server/address"))
 
-            let squatter = try Listener(port: port)
-            let refused = try await program.run(["server", "start"])
-            #expect(refused.status != 0)
-            #expect(refused.error.contains("port \(port)"), "\(refused.error)")
-            #expect(refused.error.contains("in use by another program"), "\(refused.error)")
-            #expect(refused.error.contains("contacts server start --port 0"), "\(refused.error)")
-            #expect(local.running() == nil)
-            #expect(local.savedPort() == port, "a failed start keeps the saved port")
-
-            let moved = try await program.run(["server", "start", "--port", "0"])
-            #expect(moved.status == 0, "\(moved.error)")
-            let newPort = try #require(local.savedPort())
-            #expect(newPort != port)
-            #expect(moved.output.contains("http://127.0.0.1:\(newPort)"), "\(moved.output)")
-            withExtendedLifetime(squatter) {}
+            let synced = try await program.run(["sync"])
+            #expect(synced.status == 0, "\(synced.error)")
+            #expect(local.running() != nil, "the server runs again")
+            #expect(FileManager.default.fileExists(atPath: local.socketPath), "on its socket")
+            #expect(!FileManager.default.fileExists(atPath: data + "/server/address"), "the old port is forgotten")
+            #expect(try await program.run(["--device", "laptop", "sync"]).status == 0)
+            let listed = try await program.run(["--device", "laptop", "list"])
+            #expect(listed.status == 0, "\(listed.error)")
+            for name in ["Ada Lovelace", "Grace Hopper", "Offline Edit"] {
+                #expect(listed.output.contains(name), "\(name) reached the second device: \(listed.output)")
+            }
         }
     }
 
-    @Test("contacts server --help explains each verb; a bad --port is refused")
+    @Test("a server of the version before the socket, still running on its port, is moved to the socket")
+    func runningServerOfTheTCPLayoutIsMoved() async throws {
+        try await withTemporaryDirectory { directory in
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/local-server-before-socket").path
+            let data = directory + "/contacts"
+            try FileManager.default.copyItem(atPath: fixture, toPath: data)
+            for path in [data, data + "/server", data + "/devices"] { chmod(path, 0o700) }
+            let program = ContactsProgram(dataDirectory: data)
+            defer { program.stopLocalServer() }
+            let local = LocalServer(dataDirectory: data, executable: ContactsProgram.path)
+            // As the old version ran it: a TCP server on the data directory's storage, holding its lock.
+            let server = URL(fileURLWithPath: ContactsProgram.path).deletingLastPathComponent()
+                .appendingPathComponent("sync-server").path
+            let old = try ChildProcess([server, "--storage", local.storagePath, "--port", "0"])
+            defer { old.terminate() }
+            try await waitUntil("the old-style server holds the storage") { local.running() != nil }
+            let oldPID = try #require(local.running()).pid
+
+            let synced = try await program.run(["sync"])
+            #expect(synced.status == 0, "\(synced.error)")
+            let now = try #require(local.running(), "a server runs")
+            #expect(now.pid != oldPID, "the old server was stopped and a new one started")
+            #expect(FileManager.default.fileExists(atPath: local.socketPath))
+            let listed = try await program.run(["list"])
+            #expect(listed.output.contains("Offline Edit"), "\(listed.output)")
+        }
+    }
+
+    @Test("contacts server --help explains each verb; --port, which only a TCP server had, is refused with why")
     func help() async throws {
         let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
         let help = try await program.run(["server", "--help"])
@@ -157,17 +187,19 @@ struct LocalServerTests {
             let verbHelp = try await program.run(["server", verb, "--help"])
             #expect(verbHelp.status == 0 && verbHelp.output.contains("USAGE"), "\(verb): \(verbHelp.error)")
         }
-        let bad = try await program.run(["server", "start", "--port", "70000"])
-        #expect(bad.status != 0 && bad.error.contains("--port must be from 0 to 65535"), "\(bad.error)")
+        let bad = try await program.run(["server", "start", "--port", "8080"])
+        #expect(bad.status != 0 && bad.error.contains("no longer listens on a port"), "\(bad.error)")
     }
 }
 
 /// A socket listening on a loopback port, as another program would, until released.
 final class Listener {
     private let descriptor: Int32
+    /// The port it listens on (the kernel's choice for port 0).
+    let port: Int
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -183,6 +215,23 @@ final class Listener {
             close(descriptor)
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
         }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
+    }
+
+    /// How many connections were made and not yet accepted (each accepted now, and closed).
+    func connectionsWaiting() -> Int {
+        var count = 0
+        while case let connection = accept(descriptor, nil, nil), connection >= 0 {
+            close(connection)
+            count += 1
+        }
+        return count
     }
 
     deinit { close(descriptor) }

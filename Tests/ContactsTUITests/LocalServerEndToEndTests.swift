@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Two `contacts` apps in tmux on the zero-setup local server, as a user runs them with no setup at all: the
-/// server dies (`kill -9`), and the apps start it again by themselves, on its port, and carry on.
+/// server dies (`kill -9`), and the apps start it again by themselves, on its socket, and carry on.
 @Suite(
     "End to end: two contacts apps survive the local server's crash", .serialized,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
@@ -25,7 +25,6 @@ struct LocalServerEndToEndTests {
         try await world.waitFor(b, "Push      connected")
         try await world.waitFor(b, "› Grace Hopper")
         let first = try #require(local.running(), "the first command started the local server")
-        let port = try #require(local.savedPort())
 
         // Held as a `contacts` command starting the server would hold it: the apps cannot start it again
         // until the test lets go, so that the edit below is surely made while the server is down.
@@ -43,7 +42,7 @@ struct LocalServerEndToEndTests {
         try await world.waitFor(a, "Pending   1 change not on the server yet")
         #expect(local.running() == nil, "the edit was made while no server ran")
 
-        // Let go: the apps start the server again on its port, reconnect, and A's edit reaches B.
+        // Let go: the apps start the server again on its socket, reconnect, and A's edit reaches B.
         startLock.release()
         let released = ContinuousClock.now
         try await world.waitFor(b, "› Grace Brewster Hopper")
@@ -52,8 +51,10 @@ struct LocalServerEndToEndTests {
         try await world.waitFor(a, "Pending   nothing to send")
         let second = try #require(local.running(), "an app started the server again")
         #expect(second.pid != first.pid)
-        #expect(second.port == port, "it listens on its port again")
-        #expect(local.savedPort() == port)
+        #expect(local.url == URL(string: "http+unix://" + local.socketPath.replacingOccurrences(of: "/", with: "%2F")))
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: local.socketPath)[.type] as? FileAttributeType
+                == .typeSocket, "it listens on its socket again")
         // For the record (a figure, not a limit): how long the edit took to reach B once the apps could start
         // the server again, and what B showed then.
         print("local server crash: the edit reached B \(arrival) after the start lock was released; A, then B:")

@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import SyncCore
+import Synchronization
 
 /// The project's one HTTP client for a sync server: the engine, ``Database``, ``AccountClient``,
 /// the test client and the benchmarks all send through it, so that they cannot drift apart.
@@ -53,8 +55,15 @@ package struct ServerConnection: Sendable {
         _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, headers: [(String, String)] = [],
         timeout: TimeAmount = .seconds(60)
     ) async throws -> HTTPAnswer {
+        let endpoint = try ServerEndpoint(serverURL)
+        let security = TransportSecurity.current
+        // A body without a token is a sign-up or sign-in: it carries a password.
+        try endpoint.verify(sendingSecrets: token != nil || body != nil, security)
         var request = HTTPClientRequest(url: base + path)
         request.method = method
+        if case .tcp(_, _, true) = endpoint, security.caFile != nil {
+            request.tlsConfiguration = try Self.tlsConfiguration(security)
+        }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let deviceID { request.headers.add(name: "X-Device-ID", value: deviceID) }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -74,9 +83,42 @@ package struct ServerConnection: Sendable {
             throw SyncError(.operationCancelled, "the request was cancelled")
         } catch {
             throw SyncError(
-                .networkFailure, "could not reach the sync server at \(base): \(error); the engine retries by itself")
+                .networkFailure,
+                "could not reach the sync server at \(endpoint): \(error); the engine retries by itself")
         }
     }
+
+    /// The TLS settings for servers vouched for by ``TransportSecurity/caFile`` (the system's roots
+    /// otherwise); throws, naming the file, when it holds no certificate.
+    static func tlsConfiguration(_ security: TransportSecurity) throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let caFile = security.caFile {
+            let certificates: [NIOSSLCertificate]
+            do {
+                certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+            } catch {
+                throw SyncError(
+                    .invalidArguments,
+                    "the CA file \(caFile) does not read as PEM certificates (\(error)); pass the certificate of the authority that signed the server's"
+                )
+            }
+            guard !certificates.isEmpty else {
+                throw SyncError(.invalidArguments, "the CA file \(caFile) holds no certificate")
+            }
+            configuration.trustRoots = .certificates(certificates)
+        }
+        return configuration
+    }
+
+    /// A TLS context for `security`, made once per setting: loading roots is slow.
+    static func sslContext(_ security: TransportSecurity) throws -> NIOSSLContext {
+        if let cached = contexts.withLock({ $0[security] }) { return cached }
+        let context = try NIOSSLContext(configuration: try tlsConfiguration(security))
+        contexts.withLock { $0[security] = context }
+        return context
+    }
+
+    private static let contexts = Mutex<[TransportSecurity: NIOSSLContext]>([:])
 
     /// Sends a request and returns the body of a successful answer, or throws the server's error.
     package func send(

@@ -210,7 +210,7 @@ struct SchedulerPlan: Sendable {
         }
         if Self.isCancellation(error) { return true }
         failed(work, error: error, date: date)
-        guard let syncError = error as? SyncError, syncError.code.isTransient else {
+        guard let syncError = error as? SyncError, syncError.isTransient else {
             transientFailures = 0
             return true
         }

@@ -43,6 +43,10 @@ extension SyncScheduler {
         public var code: SyncError.Code?
         /// The error, for a person.
         public var message: String
+        /// The error's reason, when the server gave one (a session ended elsewhere, say).
+        public var reason: SyncError.Reason?
+        /// With `quotaExceeded`: the account's storage and its limit.
+        public var quota: StorageUsage?
 
         /// Creates a failure record.
         public init(date: Date, work: Work, code: SyncError.Code?, message: String) {
@@ -56,6 +60,8 @@ extension SyncScheduler {
         init(date: Date, work: Work, error: any Error) {
             let syncError = error as? SyncError
             self.init(date: date, work: work, code: syncError?.code, message: "\(error)")
+            reason = syncError?.reason
+            quota = syncError?.quota
         }
     }
 }
