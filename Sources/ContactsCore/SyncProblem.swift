@@ -38,6 +38,11 @@ public enum SyncProblem {
         describe(code: error.code, reason: error.reason, quota: error.quota, message: error.description)
     }
 
+    /// The words for any error: a ``SyncError``'s as above, anything else as it describes itself.
+    public static func describe(anyError error: any Error) -> String {
+        (error as? SyncError).map(describe) ?? "\(error)"
+    }
+
     /// Whether `error` means this device must sign in again to sync.
     public static func needsSignIn(_ error: SyncError) -> Bool {
         error.reason?.endsSession ?? false

@@ -69,6 +69,13 @@ enum Session {
         }
     }
 
+    /// A sync failure in this program's words: a session ended elsewhere names the command that signs in.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? SyncError else { return "\(error)" }
+        let text = SyncProblem.describe(error)
+        return SyncProblem.needsSignIn(error) ? text + " (`contacts account signin`)" : text
+    }
+
     /// This program, to start as the local server.
     static func executablePath() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -79,7 +86,7 @@ enum Session {
         do {
             try await device.sync()
         } catch {
-            warn("not synced, showing what this device knows: \(error)")
+            warn("not synced, showing what this device knows: \(describe(error))")
         }
     }
 
@@ -89,7 +96,7 @@ enum Session {
             try await device.sync()
         } catch {
             let pending = (try? device.store.pendingCount()) ?? 0
-            warn("saved on this device; not synced yet (\(pending) change(s) pending): \(error)")
+            warn("saved on this device; not synced yet (\(pending) change(s) pending): \(describe(error))")
         }
     }
 }

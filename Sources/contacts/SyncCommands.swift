@@ -23,7 +23,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
         } catch {
-            throw CommandFailure("sync failed: \(error)")
+            throw CommandFailure("sync failed: \(Session.describe(error))")
         }
         let after = try device.store.count()
         let pending = try device.store.pendingCount()

@@ -148,7 +148,7 @@ extension ContactsApp {
                 try await device.sync(fetch: work == .fetch, send: work == .send)
                 inbox.post(.manualSyncFinished(work, error: nil))
             } catch {
-                inbox.post(.manualSyncFinished(work, error: "\(error)"))
+                inbox.post(.manualSyncFinished(work, error: SyncProblem.describe(anyError: error)))
             }
         }
     }

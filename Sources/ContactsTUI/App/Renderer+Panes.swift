@@ -162,7 +162,12 @@ extension Renderer {
                 "reconnected at \(TextFormatting.time($0, now: state.now, timeZone: state.timeZone))"
             } ?? "connected"
         let account =
-            status.account.map { "\($0) on \(status.server ?? "?")" } ?? "not signed in: run contacts account signin"
+            if let ended = status.sessionEnd {
+                "\(status.account ?? "?"): \(ended); run contacts account signin"
+            } else {
+                status.account.map { "\($0) on \(status.server.map(SyncStatus.serverName) ?? "?")" }
+                    ?? "not signed in: run contacts account signin"
+            }
 
         // One line each, by priority, so that a short pane keeps what matters most; then the lines left over
         // let a long error (up to three lines) and the scheduler's decision (two) wrap.

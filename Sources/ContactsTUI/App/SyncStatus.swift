@@ -1,3 +1,4 @@
+import ContactsCore
 import Foundation
 import SyncKit
 
@@ -47,6 +48,22 @@ public struct SyncStatus: Sendable, Equatable {
 
     public init() {}
 
+    /// Why the server no longer takes this device's session ("signed out: this session was ended on another
+    /// device"), while the last failure says so and nothing has succeeded since.
+    public var sessionEnd: String? {
+        guard let scheduler, scheduler.consecutiveFailures > 0, let failure = scheduler.lastFailure,
+            let reason = failure.reason, reason.endsSession
+        else { return nil }
+        return SyncProblem.describe(code: failure.code, reason: reason, quota: nil, message: failure.message)
+            .split(separator: ".").first.map(String.init)
+    }
+
+    /// A server URL as a person reads it: a Unix socket's path rather than its percent-encoded URL.
+    public static func serverName(_ url: String) -> String {
+        guard url.hasPrefix("http+unix://") else { return url }
+        return "socket " + (url.dropFirst("http+unix://".count).removingPercentEncoding ?? url)
+    }
+
     /// Whether the push socket is open, so that other devices' changes arrive at once.
     public var pushConnected: Bool { scheduler?.pushConnected ?? false }
 
@@ -66,7 +83,8 @@ public struct SyncStatus: Sendable, Equatable {
     /// The message of the failure that nothing has made good yet.
     private var currentFailure: String? {
         if let scheduler, scheduler.consecutiveFailures > 0, let failure = scheduler.lastFailure {
-            return failure.message
+            return SyncProblem.describe(
+                code: failure.code, reason: failure.reason, quota: failure.quota, message: failure.message)
         }
         let success = lastSuccess ?? .distantPast
         if let manualFailure, manualFailure.date > success { return manualFailure.message }

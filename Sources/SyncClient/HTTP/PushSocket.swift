@@ -104,8 +104,12 @@ package enum PushSocket {
                         channel.close(promise: nil)
                         return channel.eventLoop.makeSucceededFuture(.refused)
                     })
+                var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                // The server's first message may arrive in the same read as its 101 answer: dropping the
+                // bytes left after the answer (NIO's default) lost that "connected" now and then.
+                pipeline.leftOverBytesStrategy = .forwardBytes
                 return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                    configuration: .init(upgradeConfiguration: configuration))
+                    configuration: pipeline)
             }
         }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
