@@ -141,18 +141,9 @@ public enum ContactValidation {
 }
 
 extension String {
-    /// Input echoed back in a message, with control characters shown as escapes.
+    /// Input echoed back in a message: ``terminalSafe``, and cut at 80 characters.
     var terminalSafeForMessages: String {
-        var result = ""
-        for scalar in unicodeScalars {
-            if scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value)
-            {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
+        let result = terminalSafe
         return result.count > 80 ? String(result.prefix(80)) + "…" : result
     }
 }

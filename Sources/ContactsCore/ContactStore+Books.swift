@@ -46,13 +46,15 @@ extension ContactStore {
             }
         }
         guard let first = matches.first else {
-            let names = books.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            let names = books.map { "\"\($0.name.terminalSafe)\"" }.joined(separator: ", ")
             throw DeviceError(
-                "no book named \"\(wanted)\" on this device; its books are \(names) (`contacts book list`)")
+                "no book named \"\(wanted.terminalSafe)\" on this device; its books are \(names) (`contacts book list`)"
+            )
         }
         guard matches.count == 1 else {
-            let names = matches.map { "\"\($0.name)@\($0.ownerUsername ?? "you")\"" }.joined(separator: ", ")
-            throw DeviceError("\(matches.count) books are named \"\(wanted)\": name one as \(names)")
+            let names = matches.map { "\"\($0.name.terminalSafe)@\(($0.ownerUsername ?? "you").terminalSafe)\"" }
+                .joined(separator: ", ")
+            throw DeviceError("\(matches.count) books are named \"\(wanted.terminalSafe)\": name one as \(names)")
         }
         return first
     }

@@ -43,7 +43,10 @@ extension ContactsDevice {
             try? await AccountClient(serverURL: options.serverURL).signOut(token: session.token)
             throw error
         }
+        let previousUser = try store.setting(.userRecordName)
         try write { transaction in
+            // Contacts kept from a signed-out account are that account's: they never go to another one.
+            if let previousUser, previousUser != session.userRecordName { try transaction.wipe(engineState: true) }
             try ContactStore.setSetting(.token, session.token, transaction.db)
             try ContactStore.setSetting(.username, username, transaction.db)
             try ContactStore.setSetting(.userRecordName, session.userRecordName, transaction.db)
@@ -94,22 +97,27 @@ extension ContactsDevice {
         try await sync()
     }
 
-    /// Signs out: ends the session on the server (when reachable) and wipes this device's contacts,
-    /// as CKSyncEngine's sample does on `signOut`. Contacts on the server stay.
+    /// Signs out: ends the session on the server (when reachable) and removes every secret of the account from
+    /// this device's file: the session token, the passphrase and the account key derived from it (zone keys and
+    /// the sharing key are only ever held in memory, by the engines' keyring, which goes with them). The file is
+    /// then rewritten (`VACUUM`) so that no copy of them is left in its free pages or its write-ahead log.
+    ///
+    /// Contacts and changes not yet sent stay: signing in again to the same account sends them. Signing in to
+    /// another account removes them first (``adopt(session:username:passphrase:)``), as a switch of account does.
     public func signOut() async throws {
         if let token = credentials.token {
             try? await AccountClient(serverURL: options.serverURL).signOut(token: token)
         }
         try write { transaction in
-            try ContactStore.setSetting(.token, nil, transaction.db)
-            try ContactStore.setSetting(.userRecordName, nil, transaction.db)
-            try ContactStore.setSetting(.derivedAccountKey, nil, transaction.db)
+            for setting: Setting in [.token, .passphrase, .derivedAccountKey] {
+                try ContactStore.setSetting(setting, nil, transaction.db)
+            }
         }
         credentials.token = nil
-        // Without automatic sync nobody notices the store changed: tell the engine now.
-        if !options.automaticallySync {
-            for engine in engines { try? await engine.fetchChanges() }
-        }
+        try store.eraseFreedSpace()
+        // New engines without a keyring; they see no account, and stay dormant until the next sign-in.
+        await replaceEngine()
+        for engine in engines { try? await engine.fetchChanges() }
         announce(.accountChanged)
     }
 

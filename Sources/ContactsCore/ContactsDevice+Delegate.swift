@@ -50,7 +50,10 @@ extension ContactsDevice: SyncEngineDelegate {
             case .signIn:
                 // The shared database holds nothing of this device's to upload.
                 if scope == .private { try queueEverything() }
-            case .signOut, .switchAccounts:
+            case .signOut:
+                // The contacts and the outbox stay for the next sign-in (``signOut()`` removed the secrets).
+                break
+            case .switchAccounts:
                 try write { transaction in try transaction.wipe(engineState: false) }
                 announce(.contactsChanged)
             }

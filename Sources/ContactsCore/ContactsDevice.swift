@@ -73,9 +73,9 @@ public final class ContactsDevice: Sendable {
 
     public init(_ options: Options) throws {
         self.options = options
+        // Before anything in it is read: the directory must be the user's alone (created so when missing).
+        try DataDirectory.prepare(options.dataDirectory)
         let directory = options.dataDirectory + "/devices"
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = directory + "/\(options.deviceName).sqlite"
         lock = try DeviceLock(path: path + ".lock", deviceName: options.deviceName)
         store = try ContactStore(path: path)

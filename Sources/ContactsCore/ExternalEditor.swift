@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The person's text editor: `$VISUAL`, else `$EDITOR`, else `vi`, run through the shell (so that
 /// `EDITOR="code --wait"` works) on a file, with this process's terminal.
 public struct ExternalEditor: Sendable {
@@ -55,18 +59,21 @@ public struct ExternalEditor: Sendable {
     /// Edits `contact` as a ``ContactTemplate`` until the file reads as a valid contact, and returns it; nil
     /// when the person changed nothing (quit without saving, saved the file as it was shown, or emptied it).
     /// A file with problems opens again with them at its top.
+    ///
+    /// The file is `contact.txt` (0600) in a directory of its own that `mkdtemp` makes (0700, a name nobody can
+    /// guess, in `$TMPDIR`); each version shown is created anew and exclusively (``PrivateFile``), so a link
+    /// planted at its path is never followed, and the file the editor saved is read without following one.
     public func edit(_ contact: Contact) throws -> Contact? {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "contacts-edit-\(UUID.random().uuidString)")
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("contact.txt")
+        let directory = try Self.makePrivateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/contact.txt"
         var shown = ContactTemplate.text(for: contact)
         while true {
-            try Data(shown.utf8).write(to: file)
-            try open(file.path)
-            let edited = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            // Whatever the editor left at the path (a file, or a link) goes: the next version is a new file.
+            unlink(file)
+            try PrivateFile.create(file, contents: Array(shown.utf8))
+            try open(file)
+            let edited = String(decoding: try PrivateFile.read(file), as: UTF8.self)
             if edited == shown || ContactTemplate.isEmpty(edited) { return nil }
             do {
                 return try ContactTemplate.contact(from: edited, original: contact)
@@ -74,5 +81,15 @@ public struct ExternalEditor: Sendable {
                 shown = ContactTemplate.text(edited, with: error.problems)
             }
         }
+    }
+
+    /// A new directory, mode 0700 from its creation, in the temporary directory.
+    private static func makePrivateDirectory() throws -> String {
+        let base = FileManager.default.temporaryDirectory.path
+        var template = Array((base + "/contacts-edit-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw PrivateFileError.cannotWrite(path: base, reason: errno)
+        }
+        return String(cString: made)
     }
 }

@@ -39,7 +39,8 @@ public struct MailSender: Sendable, Hashable {
             address.index(after: at) != address.endIndex,
             !address.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" || $0 == "," })
         else {
-            throw DeviceError("the From: header holds no single email address ('\(raw.prefix(200))')")
+            throw DeviceError(
+                "the From: header holds no single email address ('\(String(raw.prefix(200)).terminalSafe)')")
         }
         self.address = address
         self.name = name.trimmingCharacters(in: .whitespaces)

@@ -90,17 +90,24 @@ struct AccountCommand: AsyncParsableCommand {
     struct SignOut: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "signout",
-            abstract: "Sign this device out and remove its contacts (the server keeps them).")
+            abstract: "Sign this device out and remove the account's passphrase and keys from it.",
+            discussion: """
+                The session ends on the server, and the session token, the passphrase and the account key are \
+                removed from this device's file. Its contacts and the changes not yet sent stay: they are sent \
+                when this device signs in to the same account again. Signing in to another account removes \
+                them first. To remove the contacts too: contacts wipe --local-data --yes.
+                """)
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: false)
-            let pending = try device.store.pendingCount()
-            if pending > 0 {
-                warn("\(pending) change(s) were not synced and are removed with this device's data")
-            }
+            let username = try device.store.setting(.username) ?? "the same account"
             try await device.signOut()
-            print("signed out; this device's contacts were removed")
+            print("signed out; the passphrase and keys were removed from this device")
+            let pending = try device.store.pendingCount()
+            warn(
+                "\(try device.store.count()) contact(s) stay on this device\(pending > 0 ? ", \(pending) change(s) not synced yet" : ""); they sync when you sign in again as \(username.terminalSafe)"
+            )
         }
     }
 

@@ -19,7 +19,7 @@ struct BirthdaysCommand: AsyncParsableCommand {
         help: ArgumentHelp("Count from this day instead of today, such as 2026-12-01.", valueName: "date"),
         transform: { text in
             guard let date = ContactDate(text), date.year != nil else {
-                throw ValidationError("'\(text.printable)' is not a day; write it as 2026-12-01")
+                throw ValidationError("'\(text.terminalSafe)' is not a day; write it as 2026-12-01")
             }
             return date
         })
@@ -47,7 +47,7 @@ struct BirthdaysCommand: AsyncParsableCommand {
                 default: "in \(item.days) days"
                 }
             let what = item.years.map { "\(item.kind.rawValue) (\($0))" } ?? item.kind.rawValue
-            print([item.date.description, when, item.name.printable, what].joined(separator: "\t"))
+            print([item.date.description, when, item.name.terminalSafe, what].joined(separator: "\t"))
         }
     }
 }

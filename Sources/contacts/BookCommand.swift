@@ -35,7 +35,7 @@ struct BookCommand: AsyncParsableCommand {
             let counts = try device.store.bookCounts()
             for book in try device.store.books() {
                 let columns = [
-                    book.name.printable, contactCount(counts[book.zoneID] ?? 0), book.ownerText,
+                    book.name.terminalSafe, contactCount(counts[book.zoneID] ?? 0), book.ownerText,
                     book.accessText, book.sharingText,
                 ]
                 print(columns.joined(separator: "\t"))
@@ -52,7 +52,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
             let book = try device.createBook(named: name)
-            print("created \"\(book.name.printable)\"")
+            print("created \"\(book.name.terminalSafe)\"")
             if !noSync { await Session.syncAfterEdit(device) }
         }
     }
@@ -69,7 +69,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
             let book = try device.renameBook(try device.store.resolveBook(name), to: newName)
-            print("renamed to \"\(book.name.printable)\"")
+            print("renamed to \"\(book.name.terminalSafe)\"")
             if !noSync { await Session.syncAfterEdit(device) }
         }
     }
@@ -89,11 +89,11 @@ struct BookCommand: AsyncParsableCommand {
             let count = try device.store.bookCounts()[book.zoneID] ?? 0
             guard yes else {
                 throw CommandFailure(
-                    "deleting \"\(book.name.printable)\" deletes its \(count) contact(s) on every device and for everyone it is shared with: run again with --yes to confirm"
+                    "deleting \"\(book.name.terminalSafe)\" deletes its \(count) contact(s) on every device and for everyone it is shared with: run again with --yes to confirm"
                 )
             }
             try device.deleteBook(book)
-            print("deleted \"\(book.name.printable)\" and its \(count) contact(s)")
+            print("deleted \"\(book.name.terminalSafe)\" and its \(count) contact(s)")
             if !noSync { await Session.syncAfterEdit(device) }
         }
     }
@@ -116,7 +116,7 @@ struct BookCommand: AsyncParsableCommand {
             let book = try device.store.resolveBook(name)
             let invitation = try await device.shareBook(book, with: with, readOnly: readOnly)
             warn(
-                "shared \"\(book.name.printable)\" with \(with.printable) (\(readOnly ? "read-only" : "read-write")); they accept it with: contacts book accept INVITATION"
+                "shared \"\(book.name.terminalSafe)\" with \(with.terminalSafe) (\(readOnly ? "read-only" : "read-write")); they accept it with: contacts book accept INVITATION"
             )
             print(invitation.description)
         }
@@ -134,7 +134,7 @@ struct BookCommand: AsyncParsableCommand {
             let book = try await device.acceptInvitation(invitation)
             let count = try device.store.bookCounts()[book.zoneID] ?? 0
             print(
-                "accepted \"\(book.name.printable)\" from \(book.ownerText) (\(book.accessText), \(contactCount(count)))"
+                "accepted \"\(book.name.terminalSafe)\" from \(book.ownerText) (\(book.accessText), \(contactCount(count)))"
             )
         }
     }
@@ -152,12 +152,13 @@ struct BookCommand: AsyncParsableCommand {
             if !noSync { await Session.syncBeforeReading(device) }
             let book = try device.store.resolveBook(name)
             guard !book.participants.isEmpty else {
-                print("\"\(book.name.printable)\" is not shared")
+                print("\"\(book.name.terminalSafe)\" is not shared")
                 return
             }
             for participant in book.participants {
                 let columns = [
-                    participant.username.printable, participant.role == .owner ? "owner" : participant.permission.text,
+                    participant.username.terminalSafe,
+                    participant.role == .owner ? "owner" : participant.permission.text,
                     participant.acceptanceStatus.rawValue,
                 ]
                 print(columns.joined(separator: "\t"))
@@ -177,7 +178,7 @@ struct BookCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: true)
             let book = try device.store.resolveBook(name)
             try await device.unshareBook(book, from: account)
-            print("\"\(book.name.printable)\" is no longer shared with \(account.printable)")
+            print("\"\(book.name.terminalSafe)\" is no longer shared with \(account.terminalSafe)")
         }
     }
 
@@ -193,7 +194,7 @@ struct BookCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: !noSync)
             let book = try device.store.resolveBook(name)
             try device.leaveBook(book)
-            print("left \"\(book.name.printable)\"")
+            print("left \"\(book.name.terminalSafe)\"")
             if !noSync { await Session.syncAfterEdit(device) }
         }
     }
@@ -204,7 +205,7 @@ func contactCount(_ count: Int) -> String { count == 1 ? "1 contact" : "\(count)
 
 extension AddressBook {
     /// Who owns the book, for people to read.
-    var ownerText: String { isOwn ? "yours" : (ownerUsername ?? "shared with you").printable }
+    var ownerText: String { isOwn ? "yours" : (ownerUsername ?? "shared with you").terminalSafe }
 
     var accessText: String {
         switch access {
@@ -218,7 +219,7 @@ extension AddressBook {
     var sharingText: String {
         let others = sharedWith
         guard isOwn, !others.isEmpty else { return "" }
-        return "shared with " + others.map { $0.username.printable }.joined(separator: ", ")
+        return "shared with " + others.map { $0.username.terminalSafe }.joined(separator: ", ")
     }
 }
 

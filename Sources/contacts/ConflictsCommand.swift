@@ -40,11 +40,11 @@ struct ConflictsCommand: AsyncParsableCommand {
             formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
             for entry in entries {
                 print("")
-                print("\(entry.shortID)  \(entry.contactName.printable): \(entry.fieldName)")
+                print("\(entry.shortID)  \(entry.contactName.terminalSafe): \(entry.fieldName)")
                 for (word, side) in [("kept", entry.kept), ("lost", entry.lost)] {
-                    let value = side.value.text.isEmpty ? "(empty)" : side.value.text.printable
+                    let value = side.value.text.isEmpty ? "(empty)" : side.value.text.terminalSafe
                     print(
-                        "  \(word)  \(value)  (\(side.device.printable), edited \(formatter.string(from: side.edited)))"
+                        "  \(word)  \(value)  (\(side.device.terminalSafe), edited \(formatter.string(from: side.edited)))"
                     )
                 }
             }
@@ -63,8 +63,8 @@ struct ConflictsCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: !noSync)
             let entry = try device.store.resolveConflict(id)
             let contact = try device.restoreConflict(entry.id)
-            let value = entry.lost.value.text.isEmpty ? "(empty)" : entry.lost.value.text.printable
-            print("Restored \(contact.name.printable)'s \(entry.fieldName): \(value)")
+            let value = entry.lost.value.text.isEmpty ? "(empty)" : entry.lost.value.text.terminalSafe
+            print("Restored \(contact.name.terminalSafe)'s \(entry.fieldName): \(value)")
             if !noSync { await Session.syncAfterEdit(device) }
         }
     }
@@ -81,7 +81,7 @@ struct ConflictsCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: !noSync)
             let entry = try device.store.resolveConflict(id)
             try device.dismissConflict(entry.id)
-            print("Dismissed the conflict over \(entry.contactName.printable)'s \(entry.fieldName).")
+            print("Dismissed the conflict over \(entry.contactName.terminalSafe)'s \(entry.fieldName).")
             if !noSync { await Session.syncAfterEdit(device) }
         }
     }

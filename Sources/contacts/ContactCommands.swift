@@ -29,7 +29,7 @@ struct ListCommand: AsyncParsableCommand {
             contacts = contacts.filter { $0.isInGroup(group) }
             if contacts.isEmpty && !json {
                 throw CommandFailure(
-                    "no contact is in the group '\(group.printable)'; `contacts groups` shows the groups")
+                    "no contact is in the group '\(group.terminalSafe)'; `contacts groups` shows the groups")
             }
         }
         if json {
@@ -37,7 +37,7 @@ struct ListCommand: AsyncParsableCommand {
             return
         }
         if contacts.isEmpty && !words.isEmpty {
-            throw CommandFailure("no contact matches '\(words.joined(separator: " ").printable)'")
+            throw CommandFailure("no contact matches '\(words.joined(separator: " ").terminalSafe)'")
         }
         if contacts.isEmpty {
             print("No contacts on device '\(global.device)'. Add one with: contacts add --name \"Ada Lovelace\"")
@@ -45,8 +45,8 @@ struct ListCommand: AsyncParsableCommand {
         }
         for contact in contacts {
             let columns = [
-                String(contact.id.uuidString.prefix(8)), contact.name.printable,
-                contact.emails.first?.value.printable ?? "", contact.phones.first?.value.printable ?? "",
+                String(contact.id.uuidString.prefix(8)), contact.name.terminalSafe,
+                contact.emails.first?.value.terminalSafe ?? "", contact.phones.first?.value.terminalSafe ?? "",
             ]
             print(columns.joined(separator: "\t"))
         }
@@ -70,18 +70,20 @@ struct ShowCommand: AsyncParsableCommand {
             return
         }
         print("ID:           \(contact.id.uuidString)")
-        print("Name:         \(contact.name.printable)")
+        print("Name:         \(contact.name.terminalSafe)")
         if let book = try device.store.book(of: contact.id) {
-            print("Book:         \(book.name.printable)\(book.isOwn ? "" : " (\(book.ownerText), \(book.accessText))")")
+            print(
+                "Book:         \(book.name.terminalSafe)\(book.isOwn ? "" : " (\(book.ownerText), \(book.accessText))")"
+            )
         }
-        for email in contact.emails { print("Email:        \(email.value.printable)\(email.label.labelSuffix)") }
-        for phone in contact.phones { print("Phone:        \(phone.value.printable)\(phone.label.labelSuffix)") }
-        if !contact.organization.isEmpty { print("Organisation: \(contact.organization.printable)") }
-        if !contact.address.isEmpty { print("Address:      \(contact.address.singleLine.printable)") }
+        for email in contact.emails { print("Email:        \(email.value.terminalSafe)\(email.label.labelSuffix)") }
+        for phone in contact.phones { print("Phone:        \(phone.value.terminalSafe)\(phone.label.labelSuffix)") }
+        if !contact.organization.isEmpty { print("Organisation: \(contact.organization.terminalSafe)") }
+        if !contact.address.isEmpty { print("Address:      \(contact.address.singleLine.terminalSafe)") }
         if let birthday = contact.birthday { print("Birthday:     \(birthday.spelledOut)") }
         if let anniversary = contact.anniversary { print("Anniversary:  \(anniversary.spelledOut)") }
-        if !contact.groups.isEmpty { print("Groups:       \(contact.groups.joined(separator: ", ").printable)") }
-        if !contact.notes.isEmpty { print("Notes:        \(contact.notes.printable)") }
+        if !contact.groups.isEmpty { print("Groups:       \(contact.groups.joined(separator: ", ").terminalSafe)") }
+        if !contact.notes.isEmpty { print("Notes:        \(contact.notes.terminalSafe)") }
     }
 }
 
@@ -273,22 +275,8 @@ struct DeleteCommand: AsyncParsableCommand {
 }
 
 extension String {
-    /// Text from the server or a file, safe to print to a terminal.
-    var printable: String {
-        var result = ""
-        for scalar in unicodeScalars {
-            if scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value)
-            {
-                result += scalar == "\n" ? "\\n" : "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    var labelSuffix: String { isEmpty ? "" : " (\(printable))" }
+    /// A label in parentheses after its value, escaped for the terminal; nothing when there is no label.
+    var labelSuffix: String { isEmpty ? "" : " (\(terminalSafe))" }
 }
 
 enum ContactJSON {
@@ -296,6 +284,23 @@ enum ContactJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return escapingTerminalControls(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// `json` with DEL, C1 controls, line separators and bidi controls written as `\uXXXX` escapes, as JSON
+    /// allows: a reader gets the exact text back, and a terminal the JSON is printed on acts on none of them.
+    /// (The encoder escapes C0 controls itself; outside strings, JSON has only ASCII.)
+    static func escapingTerminalControls(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && $0.needsTerminalEscape }) else { return json }
+        var result = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard scalar.value >= 0x7F, scalar.needsTerminalEscape else {
+                result.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            result.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+        }
+        return String(result)
     }
 }

@@ -26,12 +26,12 @@ struct DuplicatesCommand: AsyncParsableCommand {
         for (number, group) in groups.enumerated() {
             if number > 0 { print("") }
             print(
-                "\(group.contacts.map(\.name.printable).joined(separator: ", ")): \(group.reasons.joined(separator: ", "))"
+                "\(group.contacts.map(\.name.terminalSafe).joined(separator: ", ")): \(group.reasons.joined(separator: ", "))"
             )
             for contact in group.contacts {
                 let columns = [
-                    "  " + String(contact.id.uuidString.prefix(8)), contact.name.printable,
-                    contact.emails.first?.value.printable ?? "", contact.phones.first?.value.printable ?? "",
+                    "  " + String(contact.id.uuidString.prefix(8)), contact.name.terminalSafe,
+                    contact.emails.first?.value.terminalSafe ?? "", contact.phones.first?.value.terminalSafe ?? "",
                 ]
                 print(columns.joined(separator: "\t"))
             }
@@ -68,7 +68,7 @@ struct MergeCommand: AsyncParsableCommand {
         let device = try await Session.open(global, needsServer: !noSync)
         let resolved = try ids.map { try device.store.resolve($0) }
         let merged = try device.merge(resolved)
-        print("Merged \(resolved.count) contacts into \(merged.name.printable) (\(merged.id.uuidString)).")
+        print("Merged \(resolved.count) contacts into \(merged.name.terminalSafe) (\(merged.id.uuidString)).")
         if !noSync { await Session.syncAfterEdit(device) }
     }
 }

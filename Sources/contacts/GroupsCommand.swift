@@ -21,6 +21,6 @@ struct GroupsCommand: AsyncParsableCommand {
             print("No contact is in a group. Add one with: contacts edit ID --group Family")
             return
         }
-        for group in groups { print("\(group.name.printable)\t\(group.count)") }
+        for group in groups { print("\(group.name.terminalSafe)\t\(group.count)") }
     }
 }

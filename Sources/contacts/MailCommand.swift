@@ -38,11 +38,12 @@ struct AddFromMailCommand: AsyncParsableCommand {
         let outcome = try device.addSender(sender, to: try book.map { try device.store.resolveBook($0).zoneID })
         switch outcome {
         case .added(let contact):
-            print("added \(contact.name.printable) <\(sender.address.printable)> \(contact.id.uuidString)")
+            print("added \(contact.name.terminalSafe) <\(sender.address.terminalSafe)> \(contact.id.uuidString)")
         case .named(let contact):
-            print("named \(contact.name.printable) <\(sender.address.printable)> \(contact.id.uuidString)")
+            print("named \(contact.name.terminalSafe) <\(sender.address.terminalSafe)> \(contact.id.uuidString)")
         case .known(let contact):
-            print("already there: \(contact.name.printable) <\(sender.address.printable)> \(contact.id.uuidString)")
+            print(
+                "already there: \(contact.name.terminalSafe) <\(sender.address.terminalSafe)> \(contact.id.uuidString)")
             return
         }
         if !noSync { await Session.syncAfterEdit(device) }

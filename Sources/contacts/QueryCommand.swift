@@ -37,22 +37,16 @@ struct QueryCommand: AsyncParsableCommand {
                 let fields =
                     format == .mutt
                     ? [email.value, contact.name, contact.organization] : [email.value, contact.name]
-                return fields.map(\.oneLine).joined(separator: "\t")
+                return fields.map(\.terminalSafe).joined(separator: "\t")
             }
         }
         if format == .mutt {
             print(
                 lines.isEmpty
-                    ? "No address matches '\(query.oneLine)'." : "\(lines.count) address(es) match '\(query.oneLine)':")
+                    ? "No address matches '\(query.terminalSafe)'."
+                    : "\(lines.count) address(es) match '\(query.terminalSafe)':")
         }
         for line in lines { print(line) }
         if lines.isEmpty { throw ExitCode(1) }
-    }
-}
-
-extension String {
-    /// The text on one line, with tabs and control characters as spaces: a mail client splits on them.
-    var oneLine: String {
-        String(unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
     }
 }

@@ -88,7 +88,7 @@ struct StatusCommand: AsyncParsableCommand {
         print("scheduler:  \(report.scheduler)")
         if let error = report.lastError {
             print(
-                "last error: \(error.printable)\(report.lastErrorDate.map { " (at \(formatter.string(from: $0)))" } ?? "")"
+                "last error: \(error.terminalSafe)\(report.lastErrorDate.map { " (at \(formatter.string(from: $0)))" } ?? "")"
             )
         }
     }
@@ -129,9 +129,9 @@ struct ImportCommand: AsyncParsableCommand {
                 let (contacts, problems) =
                     Self.isCSV(path) ? try device.csvContacts(utf8: bytes) : device.vCardContacts(utf8: bytes)
                 let preview = try device.preview(contacts, problems: problems)
-                for added in preview.added { print("add \(added.printable)") }
-                for updated in preview.updated { print("update \(updated.printable)") }
-                for problem in preview.problems { print("skip \(name)\(problem.message.printable)") }
+                for added in preview.added { print("add \(added.terminalSafe)") }
+                for updated in preview.updated { print("update \(updated.terminalSafe)") }
+                for problem in preview.problems { print("skip \(name)\(problem.message.terminalSafe)") }
                 total.imported += preview.added.count
                 total.updated += preview.updated.count
                 skipped += preview.problems.count
@@ -141,11 +141,11 @@ struct ImportCommand: AsyncParsableCommand {
             if Self.isCSV(path) {
                 let (contacts, problems) = try device.csvContacts(utf8: try input.readAll())
                 report = try device.importContacts(contacts, into: zoneID)
-                for problem in problems { warn(name + problem.message.printable) }
+                for problem in problems { warn(name + problem.message.terminalSafe) }
                 skipped += problems.count
             } else {
                 report = try importVCards(input, into: zoneID, device)
-                for problem in report.problems { warn(name + problem.message.printable) }
+                for problem in report.problems { warn(name + problem.message.terminalSafe) }
                 skipped += report.problems.count
             }
             total.imported += report.imported
@@ -199,7 +199,7 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export", abstract: "Export every contact as a vCard file (standard output when no file).")
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The .vcf file to write.") var file: String?
+    @Argument(help: "The .vcf file to write (mode 0600; an existing file is replaced whole).") var file: String?
     @Option(help: "vCard version: 3 or 4.") var vcardVersion = 4
     @Option(help: "Only the contacts of this book.") var book: String?
 
@@ -212,13 +212,24 @@ struct ExportCommand: AsyncParsableCommand {
         let text = try device.exportVCards(
             version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.store.resolveBook($0).zoneID })
         guard let file else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            // A terminal shows the cards with control characters escaped, so that a contact cannot drive it;
+            // a pipe or a redirection gets the exact vCard text.
+            let shown = isatty(STDOUT_FILENO) == 1 ? Self.forTerminal(text) : text
+            FileHandle.standardOutput.write(Data(shown.utf8))
             return
         }
-        guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8)) else {
-            throw CommandFailure("cannot write \(file); check the directory exists and is writable")
+        do {
+            try PrivateFile.replace(file, contents: Array(text.utf8))
+        } catch {
+            throw CommandFailure(error.description)
         }
-        warn("exported \(try device.store.count()) contacts to \(file)")
+        warn("exported \(try device.store.count()) contacts to \(file) (readable by you only)")
+    }
+
+    /// vCard text for a terminal: each line (CR LF) on a line of its own, its content made
+    /// ``Swift/String/terminalSafe``.
+    static func forTerminal(_ text: String) -> String {
+        text.components(separatedBy: "\r\n").map(\.terminalSafe).joined(separator: "\n")
     }
 }
 

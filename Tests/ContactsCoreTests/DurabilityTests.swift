@@ -50,7 +50,7 @@ struct DurabilityTests {
         }
     }
 
-    @Test("signing in to another account wipes the device; signing out too")
+    @Test("signing in to another account wipes the device; signing out keeps it until another account signs in")
     func accountSwitchWipes() async throws {
         try await withContactsDevices(1) { server, directory, devices in
             let a = devices[0]
@@ -64,9 +64,14 @@ struct DurabilityTests {
             try await a.signIn(username: "grace", password: "another good password", passphrase: testPassphrase)
             try await a.sync()
             #expect(a.names == ["Grace's friend"], "Ada's data left the device; Grace's arrived")
+            // Signing out keeps Grace's contacts here; signing in as Ada again removes them before Ada's come back.
             try await a.signOut()
-            #expect(a.names.isEmpty)
+            #expect(a.names == ["Grace's friend"])
             #expect(!a.isSignedIn)
+            try await a.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+            #expect(a.names.isEmpty)
+            try await a.sync()
+            #expect(a.names == ["Ada's friend"])
         }
     }
 

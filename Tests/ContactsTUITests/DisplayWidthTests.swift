@@ -1,3 +1,4 @@
+import ContactsCore
 import Testing
 
 @testable import ContactsTUI

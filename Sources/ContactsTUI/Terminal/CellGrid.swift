@@ -1,3 +1,5 @@
+import ContactsCore
+
 /// A screen's worth of cells in memory: screens render into it, tests read it as ``text``, and
 /// ``CursesTerminal`` copies it to the terminal.
 ///

@@ -1,3 +1,5 @@
+import ContactsCore
+
 extension Character {
     /// How many terminal columns this grapheme takes once it is displayed.
     ///

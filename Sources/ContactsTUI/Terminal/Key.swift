@@ -1,4 +1,5 @@
 import CNcursesw
+import ContactsCore
 
 /// A key the user pressed, decoded from what curses reports.
 public enum Key: Hashable, Sendable {

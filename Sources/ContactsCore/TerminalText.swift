@@ -1,6 +1,7 @@
 extension String {
     /// This text with everything a terminal would act on replaced by a visible escape, so that text from a
-    /// server is displayed and never interpreted.
+    /// server, a file or another device is displayed and never interpreted. The one such function of the app:
+    /// the full-screen app draws through it, and every command prints synced text through it.
     ///
     /// | Input | Shown as |
     /// | --- | --- |
@@ -10,9 +11,11 @@ extension String {
     /// | DEL | `^?` |
     /// | C1 controls U+0080–U+009F (CSI is U+009B) | `<U+009B>` |
     /// | bidi embeddings, overrides and isolates U+202A–U+202E, U+2066–U+2069 | `<U+202E>` |
+    /// | bidi marks U+200E, U+200F, U+061C | `<U+200F>` |
     ///
     /// An escape sequence such as `ESC [ 2 J` therefore reads `^[[2J`: its introducer is defused and the rest is
-    /// plain text. Everything else, including combining marks and emoji, is kept.
+    /// plain text. The result holds no tab and no line break, so it can be a field of a tab-separated line.
+    /// Everything else, including combining marks and emoji, is kept.
     public var terminalSafe: String {
         guard unicodeScalars.contains(where: \.needsTerminalEscape) else { return self }
         var result = String.UnicodeScalarView()
@@ -29,34 +32,14 @@ extension String {
         }
         return String(result)
     }
-
-    /// This text for a terminal that is not in a UTF-8 locale: ``terminalSafe``, then every non-ASCII grapheme
-    /// becomes `?`, except the symbols this module draws itself (box drawing, `…`, `↵`, arrows), which become
-    /// their ASCII look-alikes.
-    public var asciiSafe: String {
-        var result = ""
-        for character in terminalSafe {
-            if character.isASCII {
-                result.append(character)
-            } else {
-                result.append(Self.asciiLookAlikes[character] ?? "?")
-            }
-        }
-        return result
-    }
-
-    /// One column each, like the symbols they replace, so that an ASCII screen keeps the Unicode layout.
-    private static let asciiLookAlikes: [Character: Character] = [
-        "─": "-", "│": "|", "┌": "+", "┐": "+", "└": "+", "┘": "+", "├": "+", "┤": "+", "┬": "+", "┴": "+",
-        "┼": "+", "…": "~", "↵": "$", "↑": "^", "↓": "v", "←": "<", "→": ">", "•": "*", "·": ".",
-    ]
 }
 
 extension Unicode.Scalar {
-    /// Whether a terminal could act on this scalar (or, for bidi controls, reorder the text around it).
-    var needsTerminalEscape: Bool {
+    /// Whether a terminal could act on this scalar (or, for bidi controls and marks, reorder the text around
+    /// it so that what is shown is not what is there).
+    public var needsTerminalEscape: Bool {
         switch value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028...0x2029, 0x202A...0x202E, 0x2066...0x2069:
+        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E...0x200F, 0x2028...0x2029, 0x202A...0x202E, 0x2066...0x2069:
             return true
         default:
             return false
@@ -64,7 +47,7 @@ extension Unicode.Scalar {
     }
 
     /// The visible text shown in place of a scalar for which ``needsTerminalEscape`` is true.
-    var terminalEscape: String {
+    public var terminalEscape: String {
         switch value {
         case 0x0A, 0x0D, 0x2028, 0x2029:
             return "↵"
