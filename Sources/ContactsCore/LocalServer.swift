@@ -252,22 +252,13 @@ public struct LocalServer: Sendable {
         }
     }
 
-    /// Replaces `path` with `text` at once: written to a new temporary file beside it (created
-    /// exclusively, never through a symbolic link planted there, mode 0600), flushed, then renamed.
+    /// Replaces `path` with `text` at once (see ``PrivateFile/replace(_:contents:)``: created exclusively,
+    /// never through a symbolic link, 0600, renamed over the old file).
     private func write(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp-" + UUID.random().uuidString
-        let descriptor = open(temporary, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw LocalServerError.cannotWrite(path, reason: String(cString: strerror(errno)))
-        }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        let flushed = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, flushed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw LocalServerError.cannotWrite(path, reason: reason)
+        do {
+            try PrivateFile.replace(path, contents: Array(text.utf8))
+        } catch {
+            throw LocalServerError.cannotWrite(path, reason: "\(error)")
         }
     }
 }

@@ -15,6 +15,8 @@ enum Session {
         -> ContactsDevice
     {
         TransportSecurity.current = global.transportSecurity
+        // Before anything is written there (the local server's storage, the account file).
+        try DataDirectory.prepare(global.dataDirectory)
         let local = LocalServer(dataDirectory: global.dataDirectory, executable: executablePath())
         let serverURL: URL
         if let server = global.serverURL {
