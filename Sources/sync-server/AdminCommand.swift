@@ -4,7 +4,8 @@ import ArgumentParser
 /// running server.
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin",
+        // Parsed as a program of its own (see SyncServerCommand.main), named as it is typed.
+        commandName: "sync-server admin",
         abstract: "Operator tasks on the server's storage (a SQLite file or a PostgreSQL database).",
         discussion: """
             These commands open the storage themselves, the way sync-server does (--storage FILE, or \

@@ -13,9 +13,9 @@ struct SyncServerCommand: AsyncParsableCommand {
             Stores everything in one SQLite file, or with --database in PostgreSQL, where several \
             instances may serve one database; listens on loopback by default. \
             The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
-            it finishes the requests in flight first.
-            """,
-        subcommands: [AdminCommand.self])
+            it finishes the requests in flight first. Operators' tasks on the storage (accounts): \
+            sync-server admin --help.
+            """)
 
     @Option(
         help: .init(
@@ -102,9 +102,11 @@ struct SyncServerCommand: AsyncParsableCommand {
     static func main() async {
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
-            if arguments.first == AdminCommand.configuration.commandName {
-                // `admin …` takes its own options: a configuration file is the server's.
-                var command = try parseAsRoot(arguments)
+            if arguments.first == "admin" {
+                // A command of its own, not a subcommand: the server's options (its --storage
+                // among them) would take the admin commands' options, and a configuration file is
+                // the server's.
+                var command = try AdminCommand.parseAsRoot(Array(arguments.dropFirst()))
                 if var asynchronous = command as? any AsyncParsableCommand {
                     try await asynchronous.run()
                 } else {
