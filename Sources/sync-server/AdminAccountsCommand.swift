@@ -36,7 +36,9 @@ struct AdminAccountsCommand: AsyncParsableCommand {
                 }
             let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
             for row in table {
-                let cells = zip(row, widths).map { cell, width in cell.padding(toLength: width, withPad: " ", startingAt: 0) }
+                let cells = zip(row, widths).map { cell, width in
+                    cell.padding(toLength: width, withPad: " ", startingAt: 0)
+                }
                 print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
             }
         }

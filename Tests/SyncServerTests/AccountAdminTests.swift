@@ -17,7 +17,9 @@ struct AccountAdminTests {
         return try await ServerCommandTests.run(["admin", "accounts"] + arguments + storage)
     }
 
-    @Test("a disabled account is refused at every request, push and sign-in with accountDisabled; enabling restores its sessions")
+    @Test(
+        "a disabled account is refused at every request, push and sign-in with accountDisabled; enabling restores its sessions"
+    )
     func disableAndEnable() async throws {
         try await withServer { server, anonymous in
             let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
@@ -41,7 +43,9 @@ struct AccountAdminTests {
                 // Instances on PostgreSQL hear the command and close the account's open sockets.
                 try await waitUntil("the disabled account's push socket closes") { socket.isClosed }
             }
-            let signIn = await syncError { _ = try await accounts.signIn(username: "ada", password: "correct horse battery") }
+            let signIn = await syncError {
+                _ = try await accounts.signIn(username: "ada", password: "correct horse battery")
+            }
             #expect(signIn?.reason == .accountDisabled)
             // Without the password, nothing tells a guesser the account is disabled.
             let guess = await syncError { _ = try await accounts.signIn(username: "ada", password: "a wrong guess") }
@@ -50,8 +54,11 @@ struct AccountAdminTests {
 
             let list = try await Self.admin(["list"], on: server)
             #expect(list.status == 0, "\(list.output)")
-            let lines = list.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-            #expect(lines.first.map { $0.joined(separator: " ") } == "USERNAME USER RECORD NAME CREATED SESSIONS DISABLED")
+            let lines = list.output.split(separator: "\n").map {
+                $0.split(separator: " ", omittingEmptySubsequences: true)
+            }
+            #expect(
+                lines.first.map { $0.joined(separator: " ") } == "USERNAME USER RECORD NAME CREATED SESSIONS DISABLED")
             let adaRow = try #require(lines.first { $0.first == "ada" })
             let adaID = try #require(try await server.store.account(username: "ada")).userRecordName
             #expect(adaRow.count == 5 && adaRow[1] == Substring(adaID))

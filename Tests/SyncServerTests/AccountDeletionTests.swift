@@ -44,7 +44,9 @@ struct AccountDeletionTests {
             let adaPhoneSocket = try await TestClient(baseURL: server.baseURL, token: adaPhone.token).openPush()
 
             // The wrong password deletes nothing.
-            let wrong = await syncError { try await accounts.deleteAccount(token: try #require(ada.token), password: "not it!!") }
+            let wrong = await syncError {
+                try await accounts.deleteAccount(token: try #require(ada.token), password: "not it!!")
+            }
             #expect(wrong?.code == .permissionFailure && wrong?.message.contains("nothing was deleted") == true)
             #expect(try await grace.listZones(scope: .shared).count == 1)
 
@@ -60,7 +62,8 @@ struct AccountDeletionTests {
             #expect(after.deletions.map(\.zoneID) == [RecordZone.ID(zoneName: "Family", ownerName: adaID)])
             #expect(try await grace.listZones(scope: .shared).isEmpty)
             let lookup = await syncError {
-                _ = try await grace.fetchZoneChanges(RecordZone.ID(zoneName: "Family", ownerName: adaID), scope: .shared)
+                _ = try await grace.fetchZoneChanges(
+                    RecordZone.ID(zoneName: "Family", ownerName: adaID), scope: .shared)
             }
             #expect(lookup?.code == .zoneNotFound)
             // Ada left Grace's share as if she had left it herself.

@@ -140,7 +140,8 @@ struct AccountLifecycleTests {
             var thief = anonymous
             thief.token = stolen.token
             let thiefSocket = try await thief.openPush()
-            let thiefID = try #require(try await accounts.sessions(token: laptop.token).first { $0.label == "thief" }?.id)
+            let thiefID = try #require(
+                try await accounts.sessions(token: laptop.token).first { $0.label == "thief" }?.id)
             try await accounts.endSession(token: laptop.token, id: thiefID)
             try await waitUntil("the ended session's push socket closes") { thiefSocket.isClosed }
             let refused = await Self.refusal { _ = try await accounts.account(token: stolen.token) }
@@ -167,7 +168,8 @@ struct AccountLifecycleTests {
             let grace = try await accounts.signUp(username: "grace", password: Self.password)
             #expect(try await accounts.endOtherSessions(token: laptop.token) == 2)
             for other in others {
-                #expect(await Self.refusal { _ = try await accounts.account(token: other.token) }?.reason == .sessionEnded)
+                #expect(
+                    await Self.refusal { _ = try await accounts.account(token: other.token) }?.reason == .sessionEnded)
             }
             #expect(try await accounts.account(token: laptop.token).username == "ada")
             #expect(try await accounts.account(token: grace.token).username == "grace")

@@ -21,7 +21,8 @@ extension MeasuredRecordStore {
         userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
     ) async throws -> [String] {
         try await timed("endSessions") {
-            try await base.endSessions(userRecordName: userRecordName, id: id, sparing: sparing, reason: reason, at: now)
+            try await base.endSessions(
+                userRecordName: userRecordName, id: id, sparing: sparing, reason: reason, at: now)
         }
     }
     func expireSessions(lastUsedBefore: Date, createdBefore: Date, at now: Date) async throws -> Int {

@@ -157,7 +157,9 @@ extension SQLiteRecordStore {
                     WHERE user_record_name = ? AND role != 'owner' AND status != 'removed'
                     ORDER BY owner, zone_name, share_name
                     """, arguments: [user]
-            ).map { (owner: $0["owner"] as String, zoneName: $0["zone_name"] as String, name: $0["share_name"] as String) }
+            ).map {
+                (owner: $0["owner"] as String, zoneName: $0["zone_name"] as String, name: $0["share_name"] as String)
+            }
         }
         var shares: [StoredShare] = []
         for place in places {
@@ -197,7 +199,8 @@ extension SQLiteRecordStore {
             condition += " AND token_hash != ?"
             arguments += [sparing]
         }
-        let hashes = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE \(condition)", arguments: arguments)
+        let hashes = try String.fetchAll(
+            db, sql: "SELECT token_hash FROM session WHERE \(condition)", arguments: arguments)
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO ended_session (token_hash, user_record_name, reason, ended_at)
