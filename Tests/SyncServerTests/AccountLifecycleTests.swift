@@ -220,8 +220,12 @@ struct AccountLifecycleTests {
             #expect(answer.status == 401)
             #expect(answer.error?.reason == .sessionExpired)
             #expect(answer.error?.message.contains("at most 3 hours") == true, "\(String(describing: answer.error))")
-            // And it stays expired, not unknown, for the device that comes back later.
-            #expect(try await ada.send(.get, "/v1/account").error?.reason == .sessionExpired)
+            // And it stays expired, not unknown, for the device that comes back later; the client
+            // library hands the reason on.
+            let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
+            let later = await Self.refusal { _ = try await accounts.account(token: try #require(ada.token)) }
+            #expect(later?.code == .notAuthenticated && later?.reason == .sessionExpired)
+            #expect(later?.reason?.endsSession == true)
             _ = server
         }
     }
