@@ -51,13 +51,23 @@ public enum SyncServerApplication {
         ).post("accounts", use: accounts.createAccount)
         open.post("sessions", use: accounts.signIn)
 
-        let sessions = SessionLifetime(lifetime: configuration.sessionLifetime, clock: configuration.clock)
+        let sessions = SessionLifetime(
+            lifetime: configuration.sessionLifetime, clock: configuration.clock,
+            maximumLifetime: configuration.sessionMaxLifetime)
         let signedIn = router.group("v1").add(
             middleware: AuthenticationMiddleware(
                 store: store, rateLimiter: RateLimiter(configuration.userRateLimit, clock: configuration.clock),
                 sessions: sessions))
         signedIn.delete("sessions/current", use: accounts.signOut)
         signedIn.get("account", use: accounts.account)
+        let lifecycle = AccountLifecycleRoutes(
+            store: store, pushHub: pushHub, configuration: configuration, body: body, passwords: accounts.passwords)
+        signedIn.put("account/password", use: lifecycle.changePassword)
+        signedIn.post("account/delete", use: lifecycle.deleteAccount)
+        let sessionRoutes = SessionRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
+        signedIn.get("account/sessions", use: sessionRoutes.list)
+        signedIn.delete("account/sessions/:id", use: sessionRoutes.end)
+        signedIn.post("account/sessions/end-others", use: sessionRoutes.endOthers)
         let encryption = AccountEncryptionRoutes(
             store: store, pushHub: pushHub, configuration: configuration, body: body)
         signedIn.get("account/encryption", use: encryption.settings)
@@ -169,11 +179,16 @@ struct HistoryCompactionService: Service {
                 logger.error("history compaction failed", metadata: ["error": "\(error)"])
             }
             do {
-                // Ended sessions answer notAuthenticated already; this only frees their rows.
-                let ended = try await store.deleteSessions(
-                    lastUsedBefore: configuration.clock.now().addingTimeInterval(-configuration.sessionLifetime.seconds)
-                )
-                logger.info("forgot ended sessions", metadata: ["sessionsRemoved": "\(ended)"])
+                // Sessions past either lifetime are told so (sessionExpired) for one more sliding
+                // lifetime; then their traces go too.
+                let now = configuration.clock.now()
+                let expired = try await store.expireSessions(
+                    lastUsedBefore: now.addingTimeInterval(-configuration.sessionLifetime.seconds),
+                    createdBefore: now.addingTimeInterval(-configuration.sessionMaxLifetime.seconds), at: now)
+                let forgotten = try await store.forgetEndedSessions(
+                    endedBefore: now.addingTimeInterval(-configuration.sessionLifetime.seconds))
+                logger.info(
+                    "ended expired sessions", metadata: ["sessionsExpired": "\(expired)", "forgotten": "\(forgotten)"])
             } catch {
                 logger.error("forgetting ended sessions failed", metadata: ["error": "\(error)"])
             }

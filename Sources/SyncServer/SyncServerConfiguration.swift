@@ -45,6 +45,9 @@ public struct SyncServerConfiguration: Sendable {
     /// A session ends this long after its last request (each request moves the end, to within an
     /// hour); then its token answers `notAuthenticated` and its push sockets close.
     public var sessionLifetime: Duration = .seconds(90 * 24 * 3600)
+    /// A session ends this long after it began, however often it is used: a stolen token that is
+    /// kept alive by use still dies.
+    public var sessionMaxLifetime: Duration = .seconds(365 * 24 * 3600)
     /// The clock sessions and throttles go by; tests pass one they move by hand.
     public var clock: ServerClock = .system
     /// Timeouts, head size and connection limits that protect the HTTP layer (see ``HTTPLimits``).

@@ -13,7 +13,8 @@ struct SyncServerCommand: AsyncParsableCommand {
             Stores everything in one SQLite file, or with --database in PostgreSQL, where several \
             instances may serve one database; listens on loopback by default. \
             The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
-            it finishes the requests in flight first.
+            it finishes the requests in flight first. Operators' tasks on the storage (accounts): \
+            sync-server admin --help.
             """)
 
     @Option(
@@ -48,6 +49,9 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     @Option(help: "Days a session lasts after its last request; then the client signs in again.")
     var sessionDays: Int = 90
+
+    @Option(help: "Days a session lasts at most after sign-in, however often it is used.")
+    var sessionMaxDays: Int = 365
 
     @Option(help: "Password hashes (bcrypt) computed at once. (default: half the cores)")
     var passwordHashingConcurrency: Int?
@@ -97,6 +101,19 @@ struct SyncServerCommand: AsyncParsableCommand {
     /// Reads the configuration file, if `--config` names one, before the options.
     static func main() async {
         do {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if arguments.first == "admin" {
+                // A command of its own, not a subcommand: the server's options (its --storage
+                // among them) would take the admin commands' options, and a configuration file is
+                // the server's.
+                var command = try AdminCommand.parseAsRoot(Array(arguments.dropFirst()))
+                if var asynchronous = command as? any AsyncParsableCommand {
+                    try await asynchronous.run()
+                } else {
+                    try command.run()
+                }
+                return
+            }
             let command = try parse(
                 ConfigurationFile.expand(Array(CommandLine.arguments.dropFirst()), known: settingNames))
             try await command.run()
@@ -131,6 +148,9 @@ struct SyncServerCommand: AsyncParsableCommand {
         guard tombstoneDays >= 1 else { throw ValidationError("--tombstone-days must be at least 1") }
         guard (1...3650).contains(sessionDays) else {
             throw ValidationError("--session-days must be between 1 and 3650")
+        }
+        guard (1...3650).contains(sessionMaxDays) else {
+            throw ValidationError("--session-max-days must be between 1 and 3650")
         }
         if let passwordHashingConcurrency, !(1...1024).contains(passwordHashingConcurrency) {
             throw ValidationError("--password-hashing-concurrency must be between 1 and 1024")
@@ -173,6 +193,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         runner.configuration.userRateLimit = .init(requestsPerSecond: rateLimit, burst: rateLimit * 4)
         runner.configuration.tombstoneRetention = .seconds(tombstoneDays * 24 * 3600)
         runner.configuration.sessionLifetime = .seconds(sessionDays * 24 * 3600)
+        runner.configuration.sessionMaxLifetime = .seconds(sessionMaxDays * 24 * 3600)
         if let passwordHashingConcurrency {
             runner.configuration.passwordHashing.concurrency = passwordHashingConcurrency
         }

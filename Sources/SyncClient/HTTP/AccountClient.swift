@@ -3,8 +3,11 @@ import NIOCore
 import NIOHTTP1
 import SyncCore
 
-/// Signs up, in and out on a sync server: what an app's account screen needs before an engine
-/// has credentials. Failures are ``SyncError``s, as everywhere in the engine.
+/// Signs up, in and out on a sync server, and manages the account: its password, its sessions,
+/// its deletion. What an app's account screen needs before (and beside) an engine. Failures are
+/// ``SyncError``s, as everywhere in the engine; a session that can no longer be used answers
+/// `notAuthenticated` with a ``SyncError/reason`` saying why (ended elsewhere, expired, account
+/// deleted or disabled).
 public struct AccountClient: Sendable {
     public let serverURL: URL
 
@@ -27,15 +30,18 @@ public struct AccountClient: Sendable {
     }
 
     /// Creates an account, then signs in to it.
-    public func signUp(username: String, password: String) async throws -> SessionInfo {
+    /// - Parameter deviceLabel: what this device is called in the account's list of sessions.
+    public func signUp(username: String, password: String, deviceLabel: String? = nil) async throws -> SessionInfo {
         let credentials = AccountCredentials(username: username, password: password)
         _ = try await client().send(.POST, "/v1/accounts", body: Array(try JSONEncoder().encode(credentials)))
-        return try await signIn(username: username, password: password)
+        return try await signIn(username: username, password: password, deviceLabel: deviceLabel)
     }
 
     /// Opens a session; its token goes in ``Database/Credentials``.
-    public func signIn(username: String, password: String) async throws -> SessionInfo {
-        let credentials = AccountCredentials(username: username, password: password)
+    /// - Parameter deviceLabel: what this device is called in the account's list of sessions (at
+    ///   most 100 characters, no control characters).
+    public func signIn(username: String, password: String, deviceLabel: String? = nil) async throws -> SessionInfo {
+        let credentials = AccountCredentials(username: username, password: password, deviceLabel: deviceLabel)
         let data = try await client().send(.POST, "/v1/sessions", body: Array(try JSONEncoder().encode(credentials)))
         return try client().decode(SessionInfo.self, data)
     }
@@ -48,5 +54,50 @@ public struct AccountClient: Sendable {
     /// Who `token` signs in as.
     public func account(token: String) async throws -> AccountInfo {
         try await client(token: token).account()
+    }
+
+    /// Changes the account's password. Every other session of the account ends (their devices
+    /// must sign in again with the new password); the session of `token` stays signed in. A wrong
+    /// `oldPassword` throws `permissionFailure`, and repeated ones are throttled as sign-ins are.
+    public func changePassword(token: String, oldPassword: String, newPassword: String) async throws {
+        let change = PasswordChange(oldPassword: oldPassword, newPassword: newPassword)
+        _ = try await client(token: token).send(
+            .PUT, "/v1/account/password", body: Array(try JSONEncoder().encode(change)))
+    }
+
+    /// The account's signed-in sessions, newest first; ``SessionDescription/isCurrent`` marks
+    /// the one of `token`.
+    public func sessions(token: String) async throws -> [SessionDescription] {
+        try client().decode(
+            SessionList.self, try await client(token: token).send(.GET, "/v1/account/sessions", body: nil)
+        ).sessions
+    }
+
+    /// Ends one session of the account by its ``SessionDescription/id``; ending the session of
+    /// `token` itself signs it out. An ID that is not a session of this account throws
+    /// `unknownItem`.
+    public func endSession(token: String, id: String) async throws {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let escaped = id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
+        _ = try await client(token: token).send(.DELETE, "/v1/account/sessions/\(escaped)", body: nil)
+    }
+
+    /// Ends every session of the account but the one of `token`; returns how many ended.
+    @discardableResult
+    public func endOtherSessions(token: String) async throws -> Int {
+        try client().decode(
+            EndedSessions.self,
+            try await client(token: token).send(.POST, "/v1/account/sessions/end-others", body: nil)
+        ).ended
+    }
+
+    /// Deletes the account, after checking its password again: its zones, records and shares
+    /// (the people they were shared with lose them), its places in others' shares, its sessions
+    /// and encryption settings. The username becomes free; every token of the account is refused
+    /// from then on with the reason `accountDeleted`.
+    public func deleteAccount(token: String, password: String) async throws {
+        _ = try await client(token: token).send(
+            .POST, "/v1/account/delete", body: Array(try JSONEncoder().encode(AccountDeletion(password: password))))
     }
 }

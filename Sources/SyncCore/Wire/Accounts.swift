@@ -11,6 +11,18 @@ public struct AccountCredentials: Codable, Sendable, Hashable {
         self.password = password
         self.deviceLabel = deviceLabel
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case username, password, deviceLabel
+    }
+
+    /// Decodes credentials; `deviceLabel` may be left out but is never `null`, as no request member is.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        username = try container.decode(String.self, forKey: .username)
+        password = try container.decode(String.self, forKey: .password)
+        deviceLabel = try container.decodeIfPresentNotNull(String.self, forKey: .deviceLabel)
+    }
 }
 
 /// Who an account is: the answer to `GET /v1/account` and to creating an account.

@@ -1,35 +1,29 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdBcrypt
 import SyncCore
 
 /// Account creation, sign-in and sign-out.
 ///
-/// Password guessing is slow: failed sign-ins are throttled per username and per address
-/// (``SignInThrottle``), and bcrypt runs a few at a time (``PasswordHashingQueue``).
+/// Password guessing is slow: failed sign-ins are throttled per username and per address, and
+/// bcrypt runs a few at a time (``PasswordCheck``).
 struct AccountRoutes {
     let store: any RecordStore
     let pushHub: PushHub
     let configuration: SyncServerConfiguration
     let body: BodyCoding
-    private let throttle: SignInThrottle
-    private let hashing: PasswordHashingQueue
-    /// Checked against when the username is unknown, at the same cost as real hashes, so that
-    /// the time an answer takes does not reveal which usernames exist.
-    private let dummyHash: String
+    /// Shared with the routes that ask for the password again (``AccountLifecycleRoutes``).
+    let passwords: PasswordCheck
+
+    /// The longest device label a session keeps.
+    static let maximumLabelLength = 100
 
     init(store: any RecordStore, pushHub: PushHub, configuration: SyncServerConfiguration, body: BodyCoding) {
         self.store = store
         self.pushHub = pushHub
         self.configuration = configuration
         self.body = body
-        throttle = SignInThrottle(
-            usernames: configuration.usernameSignInThrottle, addresses: configuration.addressSignInThrottle,
-            clock: configuration.clock)
-        hashing = PasswordHashingQueue(configuration.passwordHashing)
-        dummyHash = Bcrypt.hash(Self.prehash("no such user"), cost: configuration.bcryptCost)
+        passwords = PasswordCheck(store: store, configuration: configuration)
     }
 
     func createAccount(_ request: Request, context: SyncRequestContext) async throws -> Response {
@@ -37,8 +31,8 @@ struct AccountRoutes {
         if let problem = NameRules.problem(withUsername: credentials.username) {
             throw SyncError(.invalidArguments, problem)
         }
-        try Self.validate(password: credentials.password)
-        let passwordHash = try await hash(password: credentials.password)
+        try PasswordCheck.validate(password: credentials.password)
+        let passwordHash = try await passwords.hash(password: credentials.password)
         let account = StoredAccount(
             userRecordName: "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
             username: credentials.username, passwordHash: passwordHash, createdAt: configuration.clock.now())
@@ -50,27 +44,28 @@ struct AccountRoutes {
     func signIn(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let credentials = try await body.decode(AccountCredentials.self, from: request)
         let address = context.remoteAddress
-        try checkThrottle(username: credentials.username, address: address)
-        let account = try await store.account(username: credentials.username)
-        let storedHash = account?.passwordHash ?? dummyHash
-        let matches = try await hashing.run(
-            // Failures recorded while this attempt waited its turn count too.
-            afterWaiting: { try checkThrottle(username: credentials.username, address: address) },
-            { Bcrypt.verify(Self.prehash(credentials.password), hash: storedHash) })
-        guard let account, matches else {
-            throttle.recordFailure(username: credentials.username, address: address)
+        guard
+            let account = try await passwords.account(
+                username: credentials.username, password: credentials.password, address: address)
+        else {
             throw SyncError(.notAuthenticated, "the username or password is wrong")
         }
-        throttle.recordSuccess(username: credentials.username)
+        // Checked after the password, so that a wrong password gets the same answer whatever the label.
+        let label = try Self.label(credentials.deviceLabel)
+        // Said only to whoever knows the password: a guesser learns nothing of the account's state.
+        if account.isDisabled { throw SessionRefusal.error(for: .accountDisabled) }
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
         let token = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+        let now = configuration.clock.now()
         try await store.createSession(
-            tokenHash: AuthenticationMiddleware.hash(token: token), userRecordName: account.userRecordName,
-            createdAt: configuration.clock.now())
+            StoredSession(
+                userRecordName: account.userRecordName, createdAt: now, lastUsedAt: now, id: StoredSession.newID(),
+                label: label, address: address),
+            tokenHash: AuthenticationMiddleware.hash(token: token))
         return try body.response(
             SessionInfo(token: token, userRecordName: account.userRecordName), status: .created)
     }
@@ -86,38 +81,31 @@ struct AccountRoutes {
     func account(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         guard let account = try await store.account(userRecordName: user) else {
-            throw SyncError(.notAuthenticated, "the account no longer exists")
+            throw SessionRefusal.error(for: .accountDeleted)
         }
         return try body.response(AccountInfo(userRecordName: account.userRecordName, username: account.username))
     }
 
-    private func hash(password: String) async throws -> String {
-        let cost = configuration.bcryptCost
-        return try await hashing.run { Bcrypt.hash(Self.prehash(password), cost: cost) }
-    }
-
-    /// Throws `requestRateLimited` while the username or the address must wait after failures.
-    /// The message is the same for known and unknown usernames.
-    private func checkThrottle(username: String, address: String) throws {
-        if let wait = throttle.wait(username: username, address: address) {
+    /// A sign-in's device label as kept: nil for none or an empty one. Refuses one that is too
+    /// long or holds control or formatting characters (a bidi override would disguise it in a
+    /// terminal's list of sessions).
+    static func label(_ label: String?) throws -> String? {
+        guard let label, !label.isEmpty else { return nil }
+        guard label.count <= maximumLabelLength else {
             throw SyncError(
-                .requestRateLimited,
-                "too many failed sign-ins for this username or from this address; retry in \(AuthenticationMiddleware.format(wait)) s",
-                retryAfter: wait)
+                .invalidArguments,
+                "deviceLabel: a device label is at most \(maximumLabelLength) characters; this one has \(label.count)")
         }
-    }
-
-    static func validate(password: String) throws {
-        if password.count < 8 {
-            throw SyncError(.invalidArguments, "the password is shorter than 8 characters; choose a longer one")
+        if label.unicodeScalars.contains(where: {
+            $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+                || $0.properties.generalCategory == .lineSeparator
+                || $0.properties.generalCategory == .paragraphSeparator
+        }) {
+            throw SyncError(
+                .invalidArguments,
+                "deviceLabel: a device label may not hold control or formatting characters; use plain text such as 'laptop'"
+            )
         }
-        if password.utf8.count > 1024 {
-            throw SyncError(.invalidArguments, "the password is longer than 1024 bytes; choose a shorter one")
-        }
-    }
-
-    /// bcrypt reads only 72 bytes; hashing first lets every byte of a long password count.
-    static func prehash(_ password: String) -> String {
-        Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
+        return label
     }
 }

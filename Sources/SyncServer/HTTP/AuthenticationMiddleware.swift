@@ -4,8 +4,9 @@ import HTTPTypes
 import Hummingbird
 import SyncCore
 
-/// Requires `Authorization: Bearer <token>` of a live session, then applies the user's rate limit
-/// and records the session's use (which moves its end, see ``SessionLifetime``).
+/// Requires `Authorization: Bearer <token>` of a live session of an enabled account, then applies
+/// the user's rate limit and records the session's use and address (which moves its end, see
+/// ``SessionLifetime``). A token of a session that ended is told why (``SessionRefusal``).
 struct AuthenticationMiddleware: RouterMiddleware {
     let store: any RecordStore
     let rateLimiter: RateLimiter
@@ -23,16 +24,24 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw SyncError(.notAuthenticated, "the Authorization header must read 'Bearer <token>'")
         }
         let tokenHash = Self.hash(token: String(token))
-        guard let session = try await store.session(tokenHash: tokenHash) else {
-            throw SyncError(
-                .notAuthenticated, "the session token is unknown or signed out; sign in again with POST /v1/sessions")
+        // Read at every request, never cached: an operator's disable (another process, on the same
+        // storage) holds from the account's next request.
+        let session: StoredSession
+        switch try await store.sessionState(tokenHash: tokenHash) {
+        case .unknown:
+            throw SessionRefusal.unknown
+        case .ended(let reason):
+            throw SessionRefusal.error(for: reason)
+        case .live(_, accountDisabled: true):
+            throw SessionRefusal.error(for: .accountDisabled)
+        case .live(let live, accountDisabled: false):
+            session = live
         }
         let now = sessions.clock.now()
         if sessions.hasEnded(session, at: now) {
-            try await store.deleteSession(tokenHash: tokenHash)
-            throw SyncError(
-                .notAuthenticated,
-                "the session ended after \(sessions.description) without use; sign in again with POST /v1/sessions")
+            _ = try await store.endSessions(
+                userRecordName: session.userRecordName, id: session.id, sparing: nil, reason: .sessionExpired, at: now)
+            throw SessionRefusal.error(for: .sessionExpired, lifetime: sessions.whyEnded(session))
         }
         let user = session.userRecordName
         if let wait = rateLimiter.acquire(user) {
@@ -41,11 +50,12 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 retryAfter: wait)
         }
         if sessions.needsTouch(session, at: now) {
-            try await store.touchSession(tokenHash: tokenHash, usedAt: now)
+            try await store.touchSession(tokenHash: tokenHash, usedAt: now, address: context.remoteAddress)
         }
         var context = context
         context.userRecordName = user
         context.sessionTokenHash = tokenHash
+        context.sessionID = session.id
         return try await next(request, context)
     }
 

@@ -15,6 +15,8 @@ public struct SyncRequestContext: RequestContext, WebSocketRequestContext {
     public var userRecordName: String?
     /// The SHA-256 of the bearer token the request came with.
     public var sessionTokenHash: String?
+    /// The ID of that session, as the account's list of sessions names it.
+    public var sessionID: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

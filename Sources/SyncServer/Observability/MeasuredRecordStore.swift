@@ -5,7 +5,7 @@ import SyncCore
 struct MeasuredRecordStore: RecordStore {
     let base: any RecordStore
 
-    private func timed<Result>(_ operation: String, _ work: () async throws -> Result) async rethrows -> Result {
+    func timed<Result>(_ operation: String, _ work: () async throws -> Result) async rethrows -> Result {
         let start = ContinuousClock.now
         defer { ServerMetrics.storeTimer(operation).record(since: start) }
         return try await work()

@@ -113,15 +113,15 @@ public final class PostgresRecordStore: RecordStore {
             "SELECT \(unescaped: Self.accountColumns) FROM account WHERE user_record_name = \(userRecordName)")
     }
 
-    private static let accountColumns = "user_record_name, username, password_hash, created_at"
+    private static let accountColumns = "user_record_name, username, password_hash, created_at, disabled"
 
     private func accounts(_ statement: PostgresQuery) async throws -> StoredAccount? {
-        for (name, username, hash, created) in try await query(statement, logger: logger).decode(
-            (String, String, String, Int64).self)
+        for (name, username, hash, created, disabled) in try await query(statement, logger: logger).decode(
+            (String, String, String, Int64, Bool).self)
         {
             return StoredAccount(
                 userRecordName: name, username: username, passwordHash: hash,
-                createdAt: Date(millisecondsSince1970: created))
+                createdAt: Date(millisecondsSince1970: created), isDisabled: disabled)
         }
         return nil
     }
@@ -133,12 +133,10 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
-        let at = createdAt.millisecondsSince1970
-        try await query(
-            """
-            INSERT INTO session (token_hash, user_record_name, created_at, last_used_at)
-            VALUES (\(tokenHash), \(userRecordName), \(at), \(at))
-            """, logger: logger)
+        try await createSession(
+            StoredSession(
+                userRecordName: userRecordName, createdAt: createdAt, lastUsedAt: createdAt, id: StoredSession.newID()),
+            tokenHash: tokenHash)
     }
 
     public func session(tokenHash: String) async throws -> StoredSession? {

@@ -182,6 +182,7 @@ enum PostgresSchema {
                 "ALTER TABLE share_participant DROP CONSTRAINT share_participant_pkey",
                 "ALTER TABLE share_participant ADD PRIMARY KEY (owner, zone_name, share_name, user_record_name)",
             ]),
+        PostgresRecordStore.accountLifecycleMigration,
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

@@ -9,7 +9,7 @@ import SyncCore
 ///
 /// `owner` is the user whose data a call reads or changes: the signed-in user, or the owner of a zone
 /// shared with them once the routes have checked that they may; a store never reads across owners.
-public protocol RecordStore: Sendable, ShareStore {
+public protocol RecordStore: Sendable, ShareStore, AccountStore {
     /// Adds an account. Throws `constraintViolation` when the username is taken (case-insensitively).
     func createAccount(_ account: StoredAccount) async throws
     /// The account with this username, compared case-insensitively.
@@ -94,26 +94,43 @@ public struct StoredAccount: Sendable, Hashable {
     /// The bcrypt hash of the password.
     public var passwordHash: String
     public var createdAt: Date
+    /// Whether an operator disabled it: every request and push of it is refused until enabled.
+    public var isDisabled: Bool
 
-    public init(userRecordName: String, username: String, passwordHash: String, createdAt: Date) {
+    public init(
+        userRecordName: String, username: String, passwordHash: String, createdAt: Date, isDisabled: Bool = false
+    ) {
         self.userRecordName = userRecordName
         self.username = username
         self.passwordHash = passwordHash
         self.createdAt = createdAt
+        self.isDisabled = isDisabled
     }
 }
 
-/// A signed-in session as stored: whose it is and when it was last used.
+/// A signed-in session as stored: whose it is, when it was last used, and how its account lists it.
 public struct StoredSession: Sendable, Hashable {
     public var userRecordName: String
     public var createdAt: Date
     /// When a request last used it (to within the server's touch interval).
     public var lastUsedAt: Date
+    /// Names it in the account's list of sessions; random, not derived from its token.
+    public var id: String
+    /// What the device called itself at sign-in.
+    public var label: String?
+    /// The client address of the sign-in, or of the last request that moved ``lastUsedAt``.
+    public var address: String?
 
-    public init(userRecordName: String, createdAt: Date, lastUsedAt: Date) {
+    public init(
+        userRecordName: String, createdAt: Date, lastUsedAt: Date, id: String = "", label: String? = nil,
+        address: String? = nil
+    ) {
         self.userRecordName = userRecordName
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.id = id
+        self.label = label
+        self.address = address
     }
 }
 

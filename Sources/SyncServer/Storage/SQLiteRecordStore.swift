@@ -162,6 +162,9 @@ public final class SQLiteRecordStore: RecordStore {
         migrator.registerMigration("v7: record hierarchies and record-hierarchy shares") { db in
             try db.execute(sql: SQLiteRecordStore.hierarchyMigration)
         }
+        migrator.registerMigration("v8: account lifecycle") { db in
+            try db.execute(sql: SQLiteRecordStore.accountLifecycleMigration)
+        }
         return migrator
     }
 
@@ -201,19 +204,14 @@ public final class SQLiteRecordStore: RecordStore {
     private static func account(from row: Row) -> StoredAccount {
         StoredAccount(
             userRecordName: row["user_record_name"], username: row["username"], passwordHash: row["password_hash"],
-            createdAt: Date(millisecondsSince1970: row["created_at"]))
+            createdAt: Date(millisecondsSince1970: row["created_at"]), isDisabled: row["disabled"] ?? false)
     }
 
     public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO session (token_hash, user_record_name, created_at, last_used_at) VALUES (?, ?, ?, ?)
-                    """,
-                arguments: [
-                    tokenHash, userRecordName, createdAt.millisecondsSince1970, createdAt.millisecondsSince1970,
-                ])
-        }
+        try await createSession(
+            StoredSession(
+                userRecordName: userRecordName, createdAt: createdAt, lastUsedAt: createdAt, id: StoredSession.newID()),
+            tokenHash: tokenHash)
     }
 
     public func session(tokenHash: String) async throws -> StoredSession? {

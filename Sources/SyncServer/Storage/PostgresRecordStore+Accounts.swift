@@ -1,0 +1,231 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncCore
+
+/// Sessions, ended sessions, disabled and deleted accounts in PostgreSQL (schema version 5).
+extension PostgresRecordStore {
+    /// Schema version 5: each session gets a random ID (existing ones too, so they stay valid and
+    /// can be listed), a label and an address; accounts can be disabled; ended sessions are kept
+    /// with their reason until compaction forgets them.
+    static let accountLifecycleMigration = PostgresSchema.Migration(
+        version: 5, name: "account lifecycle",
+        statements: [
+            "ALTER TABLE session ADD COLUMN id TEXT, ADD COLUMN label TEXT, ADD COLUMN address TEXT",
+            "UPDATE session SET id = replace(gen_random_uuid()::text, '-', '')",
+            "ALTER TABLE session ALTER COLUMN id SET NOT NULL",
+            "CREATE UNIQUE INDEX session_by_id ON session(id)",
+            "CREATE INDEX session_by_user ON session(user_record_name)",
+            "ALTER TABLE account ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE",
+            """
+            CREATE TABLE ended_session (
+                token_hash TEXT PRIMARY KEY,
+                user_record_name TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                ended_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX ended_session_by_end ON ended_session(ended_at)",
+        ])
+
+    private static let sessionColumns = "token_hash, id, user_record_name, label, address, created_at, last_used_at"
+
+    public func createSession(_ session: StoredSession, tokenHash: String) async throws {
+        try await query(
+            """
+            INSERT INTO session (token_hash, id, user_record_name, label, address, created_at, last_used_at)
+            VALUES (\(tokenHash), \(session.id), \(session.userRecordName), \(session.label), \(session.address),
+                \(session.createdAt.millisecondsSince1970), \(session.lastUsedAt.millisecondsSince1970))
+            """, logger: logger)
+    }
+
+    public func sessionState(tokenHash: String) async throws -> SessionState {
+        let rows = try await query(
+            """
+            SELECT s.token_hash, s.id, s.user_record_name, s.label, s.address, s.created_at, s.last_used_at,
+                a.disabled
+            FROM session s JOIN account a ON a.user_record_name = s.user_record_name
+            WHERE s.token_hash = \(tokenHash)
+            """, logger: logger)
+        for row in rows {
+            let (_, id, user, label, address, created, used, disabled) = try row.decode(
+                (String, String, String, String?, String?, Int64, Int64, Bool).self)
+            return .live(
+                Self.session(id: id, user: user, label: label, address: address, created: created, used: used),
+                accountDisabled: disabled)
+        }
+        for reason in try await query(
+            "SELECT reason FROM ended_session WHERE token_hash = \(tokenHash)", logger: logger
+        ).decode(String.self) {
+            return .ended(SyncError.Reason(rawValue: reason))
+        }
+        return .unknown
+    }
+
+    public func touchSession(tokenHash: String, usedAt: Date, address: String) async throws {
+        try await query(
+            """
+            UPDATE session SET last_used_at = \(usedAt.millisecondsSince1970), address = \(address)
+            WHERE token_hash = \(tokenHash)
+            """, logger: logger)
+    }
+
+    public func sessions(userRecordName: String) async throws -> [(tokenHash: String, session: StoredSession)] {
+        try await query(
+            """
+            SELECT \(unescaped: Self.sessionColumns) FROM session WHERE user_record_name = \(userRecordName)
+            ORDER BY created_at DESC, id
+            """, logger: logger
+        ).decode((String, String, String, String?, String?, Int64, Int64).self).map {
+            (hash, id, user, label, address, created, used) in
+            (
+                tokenHash: hash,
+                session: Self.session(id: id, user: user, label: label, address: address, created: created, used: used)
+            )
+        }
+    }
+
+    public func endSessions(
+        userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
+    ) async throws -> [String] {
+        try await transaction { connection in
+            try await Self.endSessions(
+                connection, userRecordName: userRecordName, id: id, sparing: sparing, reason: reason, at: now,
+                logger: self.logger)
+        }
+    }
+
+    public func expireSessions(lastUsedBefore: Date, createdBefore: Date, at now: Date) async throws -> Int {
+        try await query(
+            """
+            WITH ended AS (
+                DELETE FROM session
+                WHERE last_used_at < \(lastUsedBefore.millisecondsSince1970)
+                    OR created_at < \(createdBefore.millisecondsSince1970)
+                RETURNING token_hash, user_record_name
+            )
+            INSERT INTO ended_session (token_hash, user_record_name, reason, ended_at)
+            SELECT token_hash, user_record_name, \(SyncError.Reason.sessionExpired.rawValue),
+                \(now.millisecondsSince1970) FROM ended
+            ON CONFLICT (token_hash) DO UPDATE SET reason = EXCLUDED.reason, ended_at = EXCLUDED.ended_at
+            RETURNING 1
+            """, logger: logger
+        ).count
+    }
+
+    public func forgetEndedSessions(endedBefore: Date) async throws -> Int {
+        try await query(
+            "DELETE FROM ended_session WHERE ended_at < \(endedBefore.millisecondsSince1970) RETURNING 1",
+            logger: logger
+        ).count
+    }
+
+    public func changePassword(userRecordName: String, passwordHash: String, sparing: String, at now: Date)
+        async throws -> [String]
+    {
+        try await transaction { connection in
+            try await connection.query(
+                "UPDATE account SET password_hash = \(passwordHash) WHERE user_record_name = \(userRecordName)",
+                logger: self.logger)
+            return try await Self.endSessions(
+                connection, userRecordName: userRecordName, id: nil, sparing: sparing, reason: .sessionEnded, at: now,
+                logger: self.logger)
+        }
+    }
+
+    public func setDisabled(_ disabled: Bool, userRecordName: String) async throws -> Bool {
+        try await !query(
+            """
+            UPDATE account SET disabled = \(disabled) WHERE user_record_name = \(userRecordName) RETURNING 1
+            """, logger: logger
+        ).isEmpty
+    }
+
+    public func accountSummaries() async throws -> [AccountSummary] {
+        try await query(
+            """
+            SELECT a.user_record_name, a.username, a.created_at, a.disabled,
+                (SELECT COUNT(*) FROM session s WHERE s.user_record_name = a.user_record_name)
+            FROM account a ORDER BY a.username_folded, a.user_record_name
+            """, logger: logger
+        ).decode((String, String, Int64, Bool, Int64).self).map { name, username, created, disabled, sessions in
+            AccountSummary(
+                userRecordName: name, username: username, createdAt: Date(millisecondsSince1970: created),
+                sessionCount: Int(sessions), isDisabled: disabled)
+        }
+    }
+
+    public func memberships(user: String) async throws -> [StoredShare] {
+        let places = try await query(
+            """
+            SELECT DISTINCT owner, zone_name, share_name FROM share_participant
+            WHERE user_record_name = \(user) AND role != 'owner' AND status != 'removed'
+            ORDER BY owner, zone_name, share_name
+            """, logger: logger
+        ).decode((String, String, String).self)
+        var shares: [StoredShare] = []
+        for (owner, zoneName, recordName) in places {
+            if let share = try await share(owner: owner, zoneName: zoneName, recordName: recordName) {
+                shares.append(share)
+            }
+        }
+        return shares
+    }
+
+    public func deleteAccount(userRecordName: String, at now: Date) async throws -> [String] {
+        try await transaction { connection in
+            let logger = self.logger
+            // Writers of the account queue on its row; those after this find no account.
+            _ = try await Self.lockAccount(connection, owner: userRecordName, logger: logger)
+            let ended = try await Self.endSessions(
+                connection, userRecordName: userRecordName, id: nil, sparing: nil, reason: .accountDeleted, at: now,
+                logger: logger)
+            let owner = userRecordName
+            try await connection.query("DELETE FROM record WHERE owner = \(owner)", logger: logger)
+            try await connection.query("DELETE FROM zone WHERE owner = \(owner)", logger: logger)
+            try await connection.query("DELETE FROM share_membership WHERE owner = \(owner)", logger: logger)
+            try await connection.query("DELETE FROM share_participant WHERE owner = \(owner)", logger: logger)
+            try await connection.query("DELETE FROM share WHERE owner = \(owner)", logger: logger)
+            try await connection.query("DELETE FROM client_request WHERE owner = \(owner)", logger: logger)
+            // Its sessions and encryption settings go with the row (ON DELETE CASCADE).
+            try await connection.query(
+                "DELETE FROM account WHERE user_record_name = \(userRecordName)", logger: logger)
+            return ended
+        }
+    }
+
+    // MARK: Rows
+
+    /// Moves live sessions into `ended_session` with `reason`; returns their token hashes.
+    private static func endSessions(
+        _ connection: PostgresConnection, userRecordName: String, id: String?, sparing: String?,
+        reason: SyncError.Reason, at now: Date, logger: Logger
+    ) async throws -> [String] {
+        var hashes: [String] = []
+        for try await hash in try await connection.query(
+            """
+            WITH ended AS (
+                DELETE FROM session
+                WHERE user_record_name = \(userRecordName) AND (\(id)::text IS NULL OR id = \(id))
+                    AND (\(sparing)::text IS NULL OR token_hash <> \(sparing))
+                RETURNING token_hash, user_record_name
+            )
+            INSERT INTO ended_session (token_hash, user_record_name, reason, ended_at)
+            SELECT token_hash, user_record_name, \(reason.rawValue), \(now.millisecondsSince1970) FROM ended
+            ON CONFLICT (token_hash) DO UPDATE SET reason = EXCLUDED.reason, ended_at = EXCLUDED.ended_at
+            RETURNING token_hash
+            """, logger: logger
+        ).decode(String.self) {
+            hashes.append(hash)
+        }
+        return hashes
+    }
+
+    private static func session(
+        id: String, user: String, label: String?, address: String?, created: Int64, used: Int64
+    ) -> StoredSession {
+        StoredSession(
+            userRecordName: user, createdAt: Date(millisecondsSince1970: created),
+            lastUsedAt: Date(millisecondsSince1970: used), id: id, label: label, address: address)
+    }
+}

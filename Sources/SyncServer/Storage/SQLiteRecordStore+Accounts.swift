@@ -1,0 +1,222 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// Sessions, ended sessions, disabled and deleted accounts in the SQLite file (migration v8).
+extension SQLiteRecordStore {
+    /// Migration v8: each session gets a random ID (existing ones too, so they stay valid and can
+    /// be listed), a label and an address; accounts can be disabled; ended sessions are kept with
+    /// their reason until compaction forgets them.
+    static let accountLifecycleMigration = """
+        ALTER TABLE session ADD COLUMN id TEXT;
+        ALTER TABLE session ADD COLUMN label TEXT;
+        ALTER TABLE session ADD COLUMN address TEXT;
+        UPDATE session SET id = lower(hex(randomblob(16))), last_used_at = COALESCE(last_used_at, created_at);
+        CREATE UNIQUE INDEX session_by_id ON session(id);
+        CREATE INDEX session_by_user ON session(user_record_name);
+        ALTER TABLE account ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE ended_session (
+            token_hash TEXT PRIMARY KEY,
+            user_record_name TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            ended_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX ended_session_by_end ON ended_session(ended_at);
+        """
+
+    public func createSession(_ session: StoredSession, tokenHash: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO session (token_hash, id, user_record_name, label, address, created_at, last_used_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    tokenHash, session.id, session.userRecordName, session.label, session.address,
+                    session.createdAt.millisecondsSince1970, session.lastUsedAt.millisecondsSince1970,
+                ])
+        }
+    }
+
+    public func sessionState(tokenHash: String) async throws -> SessionState {
+        try await pool.read { db in
+            if let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT s.*, a.disabled FROM session s JOIN account a ON a.user_record_name = s.user_record_name
+                    WHERE s.token_hash = ?
+                    """, arguments: [tokenHash])
+            {
+                return .live(Self.session(from: row), accountDisabled: row["disabled"])
+            }
+            if let reason = try String.fetchOne(
+                db, sql: "SELECT reason FROM ended_session WHERE token_hash = ?", arguments: [tokenHash])
+            {
+                return .ended(SyncError.Reason(rawValue: reason))
+            }
+            return .unknown
+        }
+    }
+
+    public func touchSession(tokenHash: String, usedAt: Date, address: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE session SET last_used_at = ?, address = ? WHERE token_hash = ?",
+                arguments: [usedAt.millisecondsSince1970, address, tokenHash])
+        }
+    }
+
+    public func sessions(userRecordName: String) async throws -> [(tokenHash: String, session: StoredSession)] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM session WHERE user_record_name = ? ORDER BY created_at DESC, id",
+                arguments: [userRecordName]
+            ).map { (tokenHash: $0["token_hash"], session: Self.session(from: $0)) }
+        }
+    }
+
+    public func endSessions(
+        userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
+    ) async throws -> [String] {
+        try await pool.write { db in
+            try Self.endSessions(
+                db, userRecordName: userRecordName, id: id, sparing: sparing, reason: reason, at: now)
+        }
+    }
+
+    public func expireSessions(lastUsedBefore: Date, createdBefore: Date, at now: Date) async throws -> Int {
+        try await pool.write { db in
+            let condition = "COALESCE(last_used_at, created_at) < ? OR created_at < ?"
+            let arguments: StatementArguments = [
+                lastUsedBefore.millisecondsSince1970, createdBefore.millisecondsSince1970,
+            ]
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO ended_session (token_hash, user_record_name, reason, ended_at)
+                    SELECT token_hash, user_record_name, ?, ? FROM session WHERE \(condition)
+                    """,
+                arguments: [SyncError.Reason.sessionExpired.rawValue, now.millisecondsSince1970] + arguments)
+            try db.execute(sql: "DELETE FROM session WHERE \(condition)", arguments: arguments)
+            return db.changesCount
+        }
+    }
+
+    public func forgetEndedSessions(endedBefore: Date) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM ended_session WHERE ended_at < ?", arguments: [endedBefore.millisecondsSince1970])
+            return db.changesCount
+        }
+    }
+
+    public func changePassword(userRecordName: String, passwordHash: String, sparing: String, at now: Date)
+        async throws -> [String]
+    {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE account SET password_hash = ? WHERE user_record_name = ?",
+                arguments: [passwordHash, userRecordName])
+            return try Self.endSessions(
+                db, userRecordName: userRecordName, id: nil, sparing: sparing, reason: .sessionEnded, at: now)
+        }
+    }
+
+    public func setDisabled(_ disabled: Bool, userRecordName: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE account SET disabled = ? WHERE user_record_name = ?",
+                arguments: [disabled, userRecordName])
+            return db.changesCount > 0
+        }
+    }
+
+    public func accountSummaries() async throws -> [AccountSummary] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.user_record_name, a.username, a.created_at, a.disabled,
+                        (SELECT COUNT(*) FROM session s WHERE s.user_record_name = a.user_record_name) AS sessions
+                    FROM account a ORDER BY a.username COLLATE NOCASE, a.user_record_name
+                    """
+            ).map { row in
+                AccountSummary(
+                    userRecordName: row["user_record_name"], username: row["username"],
+                    createdAt: Date(millisecondsSince1970: row["created_at"]), sessionCount: row["sessions"],
+                    isDisabled: row["disabled"])
+            }
+        }
+    }
+
+    public func memberships(user: String) async throws -> [StoredShare] {
+        let places = try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT owner, zone_name, share_name FROM share_participant
+                    WHERE user_record_name = ? AND role != 'owner' AND status != 'removed'
+                    ORDER BY owner, zone_name, share_name
+                    """, arguments: [user]
+            ).map {
+                (owner: $0["owner"] as String, zoneName: $0["zone_name"] as String, name: $0["share_name"] as String)
+            }
+        }
+        var shares: [StoredShare] = []
+        for place in places {
+            if let share = try await share(owner: place.owner, zoneName: place.zoneName, recordName: place.name) {
+                shares.append(share)
+            }
+        }
+        return shares
+    }
+
+    public func deleteAccount(userRecordName: String, at now: Date) async throws -> [String] {
+        try await pool.write { db in
+            let ended = try Self.endSessions(
+                db, userRecordName: userRecordName, id: nil, sparing: nil, reason: .accountDeleted, at: now)
+            for table in ["record", "zone", "share_membership", "share_participant", "share", "client_request"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE owner = ?", arguments: [userRecordName])
+            }
+            // Its sessions and encryption settings go with the row (ON DELETE CASCADE).
+            try db.execute(sql: "DELETE FROM account WHERE user_record_name = ?", arguments: [userRecordName])
+            return ended
+        }
+    }
+
+    // MARK: Rows
+
+    /// Moves live sessions into `ended_session` with `reason`; returns their token hashes.
+    private static func endSessions(
+        _ db: Database, userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
+    ) throws -> [String] {
+        var condition = "user_record_name = ?"
+        var arguments: StatementArguments = [userRecordName]
+        if let id {
+            condition += " AND id = ?"
+            arguments += [id]
+        }
+        if let sparing {
+            condition += " AND token_hash != ?"
+            arguments += [sparing]
+        }
+        let hashes = try String.fetchAll(
+            db, sql: "SELECT token_hash FROM session WHERE \(condition)", arguments: arguments)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO ended_session (token_hash, user_record_name, reason, ended_at)
+                SELECT token_hash, user_record_name, ?, ? FROM session WHERE \(condition)
+                """, arguments: [reason.rawValue, now.millisecondsSince1970] + arguments)
+        try db.execute(sql: "DELETE FROM session WHERE \(condition)", arguments: arguments)
+        return hashes
+    }
+
+    /// A `session` row as a ``StoredSession``.
+    static func session(from row: Row) -> StoredSession {
+        let created = Date(millisecondsSince1970: row["created_at"])
+        let used: Int64? = row["last_used_at"]
+        return StoredSession(
+            userRecordName: row["user_record_name"], createdAt: created,
+            lastUsedAt: used.map(Date.init(millisecondsSince1970:)) ?? created, id: row["id"] ?? "",
+            label: row["label"], address: row["address"])
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SyncCore
+import SyncServer
+
+/// `sync-server admin accounts …`: list, disable, enable and delete accounts.
+struct AdminAccountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts",
+        abstract: "List, disable, enable or delete accounts.",
+        discussion: """
+            A disabled account keeps its data and sessions, but every request and push socket of it \
+            is refused (notAuthenticated, reason accountDisabled) until it is enabled again; its \
+            sessions then work as before. Deleting an account removes its zones, records and shares \
+            (the people they were shared with see them go), its places in others' shares and its \
+            sessions; its username becomes free.
+            """,
+        subcommands: [List.self, Disable.self, Enable.self, Delete.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every account: username, user record name, created, sessions, disabled.")
+
+        @OptionGroup var storage: AdminStorageOptions
+
+        func run() async throws {
+            let rows = try await storage.withStore { store, _ in try await store.accountSummaries() }
+            let dates = ISO8601DateFormatter()
+            let table =
+                [["USERNAME", "USER RECORD NAME", "CREATED", "SESSIONS", "DISABLED"]]
+                + rows.map {
+                    [
+                        $0.username, $0.userRecordName, dates.string(from: $0.createdAt), String($0.sessionCount),
+                        $0.isDisabled ? "yes" : "no",
+                    ]
+                }
+            let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
+            for row in table {
+                let cells = zip(row, widths).map { cell, width in
+                    cell.padding(toLength: width, withPad: " ", startingAt: 0)
+                }
+                print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Refuse every request and push socket of an account, keeping its data and sessions.")
+
+        @Argument(help: "The account's username.")
+        var username: String
+
+        @OptionGroup var storage: AdminStorageOptions
+
+        func run() async throws {
+            try await storage.withStore { store, hub in
+                let account = try await AdminAccountsCommand.account(username, in: store)
+                _ = try await store.setDisabled(true, userRecordName: account.userRecordName)
+                // Servers on PostgreSQL close the account's open push sockets; their reconnection is refused.
+                for (tokenHash, _) in try await store.sessions(userRecordName: account.userRecordName) {
+                    await hub.closeSession(tokenHash)
+                }
+            }
+            print("disabled \(username): its requests and push sockets are refused until it is enabled")
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a disabled account's requests again; its sessions work as before.")
+
+        @Argument(help: "The account's username.")
+        var username: String
+
+        @OptionGroup var storage: AdminStorageOptions
+
+        func run() async throws {
+            try await storage.withStore { store, _ in
+                let account = try await AdminAccountsCommand.account(username, in: store)
+                _ = try await store.setDisabled(false, userRecordName: account.userRecordName)
+            }
+            print("enabled \(username)")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an account and everything it owns, for good.",
+            discussion: """
+                Removes the account's zones and records, the shares it owns (their participants see \
+                the zones go), its places in others' shares, its sessions and encryption settings. \
+                There is no undo: restore a backup of the storage to get it back.
+                """)
+
+        @Argument(help: "The account's username.")
+        var username: String
+
+        @Flag(help: "Confirm the deletion; without it nothing is deleted.")
+        var yes = false
+
+        @OptionGroup var storage: AdminStorageOptions
+
+        func validate() throws {
+            guard yes else {
+                throw ValidationError(
+                    "deleting \(username) removes its data and shares for good; add --yes to confirm")
+            }
+        }
+
+        func run() async throws {
+            let outcome = try await storage.withStore { store, hub in
+                let account = try await AdminAccountsCommand.account(username, in: store)
+                return try await AccountRemoval(store: store, pushHub: hub).remove(
+                    userRecordName: account.userRecordName, now: Date())
+            }
+            print(
+                "deleted \(username): \(outcome.zonesDeleted) zone(s), \(outcome.sharesLeft) share(s) left, \(outcome.sessionsEnded) session(s) ended"
+            )
+        }
+    }
+
+    /// The account named `username`, or a message naming the command that lists them.
+    static func account(_ username: String, in store: any RecordStore) async throws -> StoredAccount {
+        guard let account = try await store.account(username: username) else {
+            throw AdminError(
+                "there is no account named '\(username)'; 'sync-server admin accounts list' lists them")
+        }
+        return account
+    }
+}

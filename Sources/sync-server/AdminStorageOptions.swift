@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SyncServer
+
+/// Where an `admin` command finds the server's storage: the options `sync-server` itself takes.
+struct AdminStorageOptions: ParsableArguments {
+    @Option(
+        help: .init(
+            "The server's SQLite file. (default: $XDG_DATA_HOME/sync-server/server.sqlite)", valueName: "file"))
+    var storage: String?
+
+    @Option(
+        name: [.customLong("database"), .customLong("database-url")],
+        help: .init(
+            "The server's PostgreSQL database, instead of a SQLite file: postgres://user:password@host:port/database. Also read from $SYNC_SERVER_DATABASE.",
+            valueName: "url"))
+    var database: String?
+
+    private var databaseURL: String? {
+        database ?? ProcessInfo.processInfo.environment["SYNC_SERVER_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func validate() throws {
+        if databaseURL != nil && storage != nil {
+            throw ValidationError("--storage (a SQLite file) and --database (PostgreSQL) exclude each other; pass one")
+        }
+    }
+
+    /// Runs `body` with the store and a push hub whose notices reach the running servers'
+    /// sockets where that is possible (PostgreSQL's instances listen for them; a SQLite server
+    /// in another process cannot be reached).
+    func withStore<T>(_ body: (any RecordStore, PushHub) async throws -> T) async throws -> T {
+        var logger = Logger(label: "sync-server-admin")
+        logger.logLevel = .error
+        if let databaseURL {
+            let store: PostgresRecordStore
+            do {
+                store = try await PostgresRecordStore.connect(url: databaseURL, logger: logger)
+            } catch {
+                throw AdminError(
+                    "cannot use the database: \(String(describing: error)); check the address and that PostgreSQL runs there"
+                )
+            }
+            defer { store.close() }
+            let (hub, _) = await SyncServerApplication.push(for: store, logger: logger)
+            return try await body(store, hub)
+        }
+        let path = storage ?? SyncServerCommand.defaultStoragePath()
+        // Opening would create an empty storage: an operator who mistyped the path must hear it.
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw AdminError(
+                "there is no storage file at \(path); pass --storage with the file the server uses (or --database)")
+        }
+        let store: SQLiteRecordStore
+        do {
+            store = try SQLiteRecordStore(path: path)
+        } catch {
+            throw AdminError("cannot open the storage file \(path): \(error)")
+        }
+        return try await body(store, PushHub())
+    }
+}
+
+/// Why an `admin` command could not do its work; printed as it is, without the usage text.
+struct AdminError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

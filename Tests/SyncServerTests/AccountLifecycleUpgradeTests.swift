@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import SyncCore
+import SyncTesting
+import Testing
+
+@testable import SyncServer
+
+/// A server upgraded to the account lifecycle keeps every session signed in: storage at the schema
+/// before it (SQLite v7, PostgreSQL 4) with a session of Ada's is migrated by a server that then
+/// accepts the session's token, lists it with an ID of its own, and can end it.
+@Suite("Upgrades: sessions made before the account lifecycle")
+struct AccountLifecycleUpgradeTests {
+    static let token = "token-issued-before-the-upgrade"
+
+    /// The rows of the earlier schema, as its server wrote them.
+    private static func earlierRows(postgres: Bool) -> [String] {
+        let hash = AuthenticationMiddleware.hash(token: token)
+        let account =
+            postgres
+            ? "INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at) VALUES ('_ada', 'ada', 'ada', 'x', 0)"
+            : "INSERT INTO account (user_record_name, username, password_hash, created_at) VALUES ('_ada', 'ada', 'x', 0)"
+        // Used an hour ago: well inside both lifetimes.
+        let used = Date().addingTimeInterval(-3600).millisecondsSince1970
+        return [
+            account,
+            """
+            INSERT INTO session (token_hash, user_record_name, created_at, last_used_at)
+            VALUES ('\(hash)', '_ada', \(used), \(used))
+            """,
+        ]
+    }
+
+    @Test("SQLite: a file at schema v7 keeps its sessions signed in")
+    func sqlite() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let earlier = try DatabaseQueue(path: path)
+            try SQLiteRecordStore.migrator.migrate(earlier, upTo: "v7: record hierarchies and record-hierarchy shares")
+            try await earlier.write { db in
+                for statement in Self.earlierRows(postgres: false) { try db.execute(sql: statement) }
+            }
+        }
+        try await TestServer.$backend.withValue(.sqlite) { try await check(storagePath: path) }
+    }
+
+    @Test(
+        "PostgreSQL: a database at schema 4 keeps its sessions signed in",
+        .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+    func postgres() async throws {
+        let logger = Logger(label: "upgrade-test")
+        let path = "lifecycle-upgrade-\(UUID())"
+        let name = TestPostgres.databaseName(for: path)
+        try await TestPostgres.createDatabase(name)
+        do {
+            let client = PostgresClient(
+                configuration: try PostgresRecordStore.configuration(url: try TestPostgres.url(database: name)),
+                backgroundLogger: logger)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                try await client.withConnection { connection in
+                    try await connection.query(
+                        """
+                        CREATE TABLE schema_migration (
+                            version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                        )
+                        """, logger: logger)
+                    for migration in PostgresSchema.migrations where migration.version <= 4 {
+                        for statement in migration.statements {
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
+                        try await connection.query(
+                            "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
+                            logger: logger)
+                    }
+                    for statement in Self.earlierRows(postgres: true) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                }
+                group.cancelAll()
+            }
+            try await TestServer.$backend.withValue(.postgres) { try await check(storagePath: path) }
+            try await TestPostgres.dropDatabase(name)
+        } catch {
+            try? await TestPostgres.dropDatabase(name)
+            throw error
+        }
+    }
+
+    /// Serves the upgraded storage and checks the earlier session from a client's side.
+    private func check(storagePath: String) async throws {
+        let server = try await TestServer.start(storagePath: storagePath)
+        do {
+            let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
+            #expect(try await accounts.account(token: Self.token).username == "ada")
+            let sessions = try await accounts.sessions(token: Self.token)
+            #expect(sessions.count == 1)
+            let session = try #require(sessions.first)
+            #expect(session.isCurrent && session.label == nil)
+            #expect(session.id.count == 32 && session.id.allSatisfy(\.isHexDigit), "\(session.id)")
+            try await accounts.endSession(token: Self.token, id: session.id)
+            #expect(await syncError { _ = try await accounts.account(token: Self.token) }?.code == .notAuthenticated)
+            try await server.stop()
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+}
