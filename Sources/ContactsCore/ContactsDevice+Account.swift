@@ -15,7 +15,7 @@ extension ContactsDevice {
     /// account's contacts; the server never sees it.
     public func signUp(username: String, password: String, passphrase: String) async throws {
         let session = try await AccountClient(serverURL: options.serverURL).signUp(
-            username: username, password: password)
+            username: username, password: password, deviceLabel: sessionLabel)
         try await adopt(session: session, username: username, passphrase: passphrase)
     }
 
@@ -23,7 +23,7 @@ extension ContactsDevice {
     /// new session and throws, changing nothing here.
     public func signIn(username: String, password: String, passphrase: String) async throws {
         let session = try await AccountClient(serverURL: options.serverURL).signIn(
-            username: username, password: password)
+            username: username, password: password, deviceLabel: sessionLabel)
         try await adopt(session: session, username: username, passphrase: passphrase)
     }
 

@@ -235,6 +235,22 @@ public struct LocalServer: Sendable {
         return (username, password, passphrase, true)
     }
 
+    /// Replaces the local account's password (after it was changed on the server).
+    public func setAccountPassword(_ password: String) throws {
+        let account = try account()
+        try write("\(account.username)\n\(password)\n\(account.passphrase)\n", to: accountFile)
+    }
+
+    /// Forgets the local account (after it was deleted on the server): the next command makes a new one.
+    public func forgetAccount() throws {
+        do {
+            try FileManager.default.removeItem(atPath: accountFile)
+        } catch CocoaError.fileNoSuchFile {
+        } catch {
+            throw LocalServerError.cannotWrite(accountFile, reason: error.localizedDescription)
+        }
+    }
+
     /// Replaces the local account's passphrase (after an encrypted-data reset).
     public func setAccountPassphrase(_ passphrase: String) throws {
         let account = try account()

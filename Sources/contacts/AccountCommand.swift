@@ -22,24 +22,14 @@ struct AccountCommand: AsyncParsableCommand {
             """,
         subcommands: [
             SignUp.self, SignIn.self, SignOut.self, Status.self, ShowPassphrase.self, ResetEncryption.self,
+            ChangePassword.self, Sessions.self, Revoke.self, Delete.self,
         ])
 
     struct Credentials: ParsableArguments {
         @Option(help: "The username (letters, digits, '.', '-', '_', '@').") var username: String
 
         func password() throws -> String {
-            if let password = ProcessInfo.processInfo.environment["CONTACTS_PASSWORD"], !password.isEmpty {
-                return password
-            }
-            if isatty(0) == 0 {
-                guard let line = readLine(), !line.isEmpty else {
-                    throw CommandFailure("no password on standard input; pipe it in or set CONTACTS_PASSWORD")
-                }
-                return line
-            }
-            guard let typed = getpass("Password: "), case let password = String(cString: typed), !password.isEmpty
-            else { throw CommandFailure("no password given") }
-            return password
+            try Secret.password(variable: "CONTACTS_PASSWORD", prompt: "Password: ")
         }
 
         /// Signs the device in (creating the account first when asked), then syncs.
@@ -212,6 +202,22 @@ struct AccountCommand: AsyncParsableCommand {
 /// Reads the account's passphrase: $CONTACTS_PASSPHRASE, else a line of standard input when it is not a
 /// terminal, else asked for without echo.
 enum Secret {
+    /// A password: $`variable`, else a line of standard input when it is not a terminal, else asked for
+    /// without echo.
+    static func password(variable: String, prompt: String) throws -> String {
+        if let password = ProcessInfo.processInfo.environment[variable], !password.isEmpty { return password }
+        if isatty(0) == 0 {
+            guard let line = readLine(), !line.isEmpty else {
+                throw CommandFailure("no password on standard input; pipe it in or set \(variable)")
+            }
+            return line
+        }
+        guard let typed = getpass(prompt), case let password = String(cString: typed), !password.isEmpty else {
+            throw CommandFailure("no password given")
+        }
+        return password
+    }
+
     static func passphrase(generateIfEmpty: Bool) throws -> (text: String, generated: Bool) {
         if let text = ProcessInfo.processInfo.environment["CONTACTS_PASSPHRASE"], !text.isEmpty { return (text, false) }
         let typed: String?
