@@ -10,7 +10,8 @@ import Synchronization
 struct ZoneDeleteBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "zone-delete",
-        abstract: "Deleting a zone of 100,000 records: another account's write latency meanwhile, and the delete's time.",
+        abstract:
+            "Deleting a zone of 100,000 records: another account's write latency meanwhile, and the delete's time.",
         discussion: """
             Runs the real sync-server on a throw-away SQLite file, or on the PostgreSQL database \
             --database-url names (the benchmark's accounts get names of their own, so any database \
@@ -40,7 +41,8 @@ struct ZoneDeleteBenchmark: AsyncParsableCommand {
         let server = try await ServerProcess.start(executable: executable, database: databaseURL)
         defer { server.stop() }
         let storage = databaseURL == nil ? "SQLite" : "PostgreSQL"
-        print("sync-bench zone-delete (\(storage)): \(records) records, the other account writes \(writeBatch) at a time")
+        print(
+            "sync-bench zone-delete (\(storage)): \(records) records, the other account writes \(writeBatch) at a time")
 
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let owner = try await TestClient(baseURL: server.baseURL).signedUp(username: "zone-owner-\(suffix)")
