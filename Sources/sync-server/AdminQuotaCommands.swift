@@ -61,6 +61,10 @@ struct AccountsUsageCommand: AsyncParsableCommand {
             Usage is the bytes of the account's stored record fields (what a participant writes into \
             a zone shared with them counts to the zone's owner). A quota of 'default' is the running \
             server's --quota-bytes (1 GiB unless it was given another).
+
+            Examples:
+              sync-server admin accounts usage --storage /var/lib/sync-server/server.sqlite
+              SYNC_SERVER_DATABASE=postgres://sync@db/sync sync-server admin accounts usage ada
             """)
 
     @OptionGroup var storage: AdminStorageOptions
@@ -107,6 +111,11 @@ struct AccountsSetQuotaCommand: AsyncParsableCommand {
             quotaExceeded (nothing of such a request is stored); deletes and saves that shrink it still \
             pass. A quota below what the account uses already is allowed: it then frees space before \
             it can grow. Takes effect at the account's next request, on every instance.
+
+            Examples:
+              sync-server admin accounts set-quota ada 5GiB --storage /var/lib/sync-server/server.sqlite
+              sync-server admin accounts set-quota ada unlimited --database-url postgres://sync@db/sync
+              sync-server admin accounts set-quota ada default
             """)
 
     @OptionGroup var storage: AdminStorageOptions

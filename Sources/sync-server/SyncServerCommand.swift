@@ -112,8 +112,14 @@ struct SyncServerCommand: AsyncParsableCommand {
     /// taken by this command's option of the same name.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == AdminCommand.configuration.commandName {
+        let admin = AdminCommand.configuration.commandName ?? "admin"
+        if arguments.first == admin {
             await AdminCommand.main(Array(arguments.dropFirst()))
+            return
+        }
+        // `sync-server help admin …`, as the admin commands' help suggests.
+        if arguments.prefix(2) == ["help", admin] {
+            await AdminCommand.main(["help"] + arguments.dropFirst(2))
             return
         }
         do {

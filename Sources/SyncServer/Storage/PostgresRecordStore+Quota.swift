@@ -77,35 +77,50 @@ extension PostgresRecordStore {
         }
         var removed = 0
         for zone in zones {
+            // Each chunk starts where the last one ended, in change order: the index entries of the
+            // rows already removed stay until vacuum, and starting from the zone's first change
+            // each time would step over all of them again.
+            var from: Int64 = 0
             while true {
                 // One chunk per transaction, under the owner's lock: a zone made again under the same
                 // name takes that lock too, so a chunk never meets the new zone's records.
-                let chunk = try await transaction { connection in
+                let start = from
+                let (count, last) = try await transaction { connection in
                     _ = try await Self.lockAccount(connection, owner: zone.owner, logger: self.logger)
                     return try await Self.purgeChunk(
-                        connection, owner: zone.owner, zoneName: zone.zoneName, limit: deletedZonePurgeChunk,
-                        logger: self.logger)
+                        connection, owner: zone.owner, zoneName: zone.zoneName, fromSeq: start,
+                        limit: deletedZonePurgeChunk, logger: self.logger)
                 }
-                removed += chunk
-                if chunk < deletedZonePurgeChunk { break }
+                removed += count
+                if count < deletedZonePurgeChunk { break }
+                from = last
             }
         }
         return removed
     }
 
-    /// Removes up to `limit` rows (all for nil) of a zone that is not live; none of a live one.
-    /// The caller holds the owner's lock. Returns how many it removed.
+    /// Removes up to `limit` rows (all for nil) of a zone that is not live, the first in change order
+    /// from `fromSeq` on; none of a live one. The caller holds the owner's lock. Returns how many it
+    /// removed and the last one's change number (rows of one change may share it: the next chunk
+    /// starts at it again, not after it).
     static func purgeChunk(
-        _ connection: PostgresConnection, owner: String, zoneName: String, limit: Int?, logger: Logger
-    ) async throws -> Int {
-        if try await zoneIsLive(connection, owner: owner, zoneName: zoneName, logger: logger) { return 0 }
-        return try await connection.query(
+        _ connection: PostgresConnection, owner: String, zoneName: String, fromSeq: Int64 = 0, limit: Int?,
+        logger: Logger
+    ) async throws -> (count: Int, lastSeq: Int64) {
+        if try await zoneIsLive(connection, owner: owner, zoneName: zoneName, logger: logger) { return (0, fromSeq) }
+        var (count, last) = (0, fromSeq)
+        for try await seq in try await connection.query(
             """
-            DELETE FROM record WHERE ctid = ANY(ARRAY(
-                SELECT ctid FROM record WHERE owner = \(owner) AND zone_name = \(zoneName) LIMIT \(limit)))
-            RETURNING 1
+            WITH chunk AS (
+                SELECT ctid FROM record WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq >= \(fromSeq)
+                ORDER BY seq LIMIT \(limit))
+            DELETE FROM record r USING chunk WHERE r.ctid = chunk.ctid RETURNING r.seq
             """, logger: logger
-        ).collect().count
+        ).decode(Int64.self) {
+            count += 1
+            last = max(last, seq)
+        }
+        return (count, last)
     }
 
     /// The account's usage and limit, read on `connection`.
