@@ -7,7 +7,7 @@ import Testing
 /// `sync-server admin accounts usage` and `set-quota`, run as the built program against a real
 /// storage (a SQLite file, and a PostgreSQL database when the tests have one), and what the server
 /// then does with the quota they set.
-@Suite("sync-server admin accounts usage and set-quota")
+@Suite("sync-server's quota options, admin accounts usage and set-quota")
 struct AdminQuotaCommandTests {
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await ServerCommandTests.run(["admin", "accounts"] + arguments)
@@ -98,6 +98,36 @@ struct AdminQuotaCommandTests {
         let (status, output) = try await Self.run(arguments + ["--storage", path])
         #expect(status != 0, "\(arguments) was accepted: \(output)")
         #expect(output.contains(expected), "\(output)")
+    }
+
+    @Test("--quota-bytes and --max-push-sockets-per-account reach the server; values no server could use are refused")
+    func serverOptions() async throws {
+        let server = try await ServerProcess.start(
+            executable: ServerCommandTests.path,
+            arguments: ["--quota-bytes", "1KiB", "--max-push-sockets-per-account", "1"])
+        defer { server.stop() }
+        let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+        #expect(try await ada.call(.get, "/v1/account/usage") == StorageUsage(usedBytes: 0, limitBytes: 1_024))
+        try await ada.saveZones("Contacts")
+        var note = RecordValue(recordType: "Note", recordID: .init(recordName: "n", zoneID: contactsZone))
+        note["text"] = .string(String(repeating: "x", count: 2_000))
+        #expect(await syncError { try await ada.save([note]) }?.code == .quotaExceeded)
+        let socket = try await ada.openPush()
+        defer { socket.close() }
+        let port = try #require(URLComponents(string: server.baseURL)?.port)
+        let second = try await RawHTTP.exchange(
+            port: port, "GET", "/v1/push",
+            headers: HTTPStatusTests.upgradeHeaders + [("Authorization", "Bearer \(try #require(ada.token))")])
+        #expect(second.status == 413 && second.error?.code == .limitExceeded)
+
+        for (arguments, option) in [
+            (["--quota-bytes", "lots"], "--quota-bytes"),
+            (["--max-push-sockets-per-account", "0"], "--max-push-sockets-per-account"),
+        ] {
+            let (status, output) = try await ServerCommandTests.run(arguments + ["--port", "0"])
+            #expect(status != 0, "\(arguments) was accepted: \(output)")
+            #expect(output.contains(option), "\(output)")
+        }
     }
 
     @Test("a storage file that does not exist is not created: the command says to pass the server's")
