@@ -108,19 +108,19 @@ extension PostgresRecordStore {
         logger: Logger
     ) async throws -> (count: Int, lastSeq: Int64) {
         if try await zoneIsLive(connection, owner: owner, zoneName: zoneName, logger: logger) { return (0, fromSeq) }
-        var (count, last) = (0, fromSeq)
-        for try await seq in try await connection.query(
+        // One row back, not one per row removed.
+        for try await (count, last) in try await connection.query(
             """
             WITH chunk AS (
                 SELECT ctid FROM record WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq >= \(fromSeq)
-                ORDER BY seq LIMIT \(limit))
-            DELETE FROM record r USING chunk WHERE r.ctid = chunk.ctid RETURNING r.seq
+                ORDER BY seq LIMIT \(limit)),
+            gone AS (DELETE FROM record r USING chunk WHERE r.ctid = chunk.ctid RETURNING r.seq)
+            SELECT COUNT(*)::bigint, COALESCE(MAX(seq), \(fromSeq))::bigint FROM gone
             """, logger: logger
-        ).decode(Int64.self) {
-            count += 1
-            last = max(last, seq)
+        ).decode((Int64, Int64).self) {
+            return (Int(count), last)
         }
-        return (count, last)
+        return (0, fromSeq)
     }
 
     /// The account's usage and limit, read on `connection`.
