@@ -68,12 +68,16 @@ public enum SyncServerApplication {
         signedIn.get("account/sessions", use: sessionRoutes.list)
         signedIn.delete("account/sessions/:id", use: sessionRoutes.end)
         signedIn.post("account/sessions/end-others", use: sessionRoutes.endOthers)
+        signedIn.get("account/usage", use: AccountUsageRoutes(store: store, body: body).usage)
         let encryption = AccountEncryptionRoutes(
             store: store, pushHub: pushHub, configuration: configuration, body: body)
         signedIn.get("account/encryption", use: encryption.settings)
         signedIn.put("account/encryption", use: encryption.createSettings)
         signedIn.post("account/encryption/reset", use: encryption.reset)
-        PushRoute(pushHub: pushHub, store: store, sessions: sessions).register(on: signedIn)
+        PushRoute(
+            pushHub: pushHub, store: store, sessions: sessions,
+            maximumSockets: configuration.maximumPushSocketsPerAccount
+        ).register(on: signedIn)
 
         let database = DatabaseRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
         let databases = signedIn.group("databases/:scope")

@@ -52,6 +52,13 @@ public struct SyncServerConfiguration: Sendable {
     public var clock: ServerClock = .system
     /// Timeouts, head size and connection limits that protect the HTTP layer (see ``HTTPLimits``).
     public var http = HTTPLimits()
+    /// The storage quota of an account without one of its own, in bytes of stored record fields
+    /// (``StorageQuota``); nil for none. 1 GiB: far more than contacts need, little for one account
+    /// to take of a shared disk.
+    public var defaultQuotaBytes: Int64? = 1 << 30
+    /// Push sockets one account may have open on one server instance; one more is refused at its
+    /// upgrade with `limitExceeded`. Each open socket holds a connection and memory on the instance.
+    public var maximumPushSocketsPerAccount = 50
 
     public init(
         limits: ServerLimits = ServerLimits(),

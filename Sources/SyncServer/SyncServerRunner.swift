@@ -38,7 +38,8 @@ public struct SyncServerRunner: Sendable {
         if let databaseURL {
             let store: PostgresRecordStore
             do {
-                store = try await PostgresRecordStore.connect(url: databaseURL, logger: logger)
+                store = try await PostgresRecordStore.connect(
+                    url: databaseURL, logger: logger, defaultQuotaBytes: configuration.defaultQuotaBytes)
             } catch let error as SchemaError {
                 throw StartupError(error.description)
             } catch let error as SyncError where error.code == .serviceUnavailable {
@@ -76,7 +77,7 @@ public struct SyncServerRunner: Sendable {
         if created >= 0 { close(created) }
         let store: SQLiteRecordStore
         do {
-            store = try SQLiteRecordStore(path: path)
+            store = try SQLiteRecordStore(path: path, defaultQuotaBytes: configuration.defaultQuotaBytes)
         } catch {
             throw StartupError("cannot open the storage file \(path): \(error)")
         }

@@ -125,11 +125,13 @@ public final class TestServer: Sendable {
         let store: any RecordStore
         switch backend {
         case .sqlite:
-            store = try SQLiteRecordStore(path: path)
+            store = try SQLiteRecordStore(path: path, defaultQuotaBytes: configuration.defaultQuotaBytes)
         case .postgres:
             let name = TestPostgres.databaseName(for: path)
             try await TestPostgres.createDatabase(name)
-            store = try await PostgresRecordStore.connect(url: TestPostgres.url(database: name), logger: logger)
+            store = try await PostgresRecordStore.connect(
+                url: TestPostgres.url(database: name), logger: logger,
+                defaultQuotaBytes: configuration.defaultQuotaBytes)
         }
         let (pushHub, pushServices) = await SyncServerApplication.push(for: store, logger: logger)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)

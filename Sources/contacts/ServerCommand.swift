@@ -173,6 +173,8 @@ struct ServerCommand: AsyncParsableCommand {
             let local = options.local
             let storage = self.storage ?? local.storagePath
             var runner = SyncServerRunner(storagePath: storage)
+            // One user's own server: their disk is the limit, not a quota.
+            runner.configuration.defaultQuotaBytes = nil
             runner.host = host
             runner.logLevel = .notice
             if local.isLocalStorage(storage) {

@@ -7,7 +7,7 @@ import SyncServer
 struct AdminAccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
-        abstract: "List, disable, enable or delete accounts.",
+        abstract: "List, disable, enable or delete accounts; their storage in use and their quotas.",
         discussion: """
             A disabled account keeps its data and sessions, but every request and push socket of it \
             is refused (notAuthenticated, reason accountDisabled) until it is enabled again; its \
@@ -15,7 +15,9 @@ struct AdminAccountsCommand: AsyncParsableCommand {
             (the people they were shared with see them go), its places in others' shares and its \
             sessions; its username becomes free.
             """,
-        subcommands: [List.self, Disable.self, Enable.self, Delete.self])
+        subcommands: [
+            List.self, Disable.self, Enable.self, Delete.self, AccountsUsageCommand.self, AccountsSetQuotaCommand.self,
+        ])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

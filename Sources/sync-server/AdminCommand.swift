@@ -4,8 +4,9 @@ import ArgumentParser
 /// running server.
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        // Parsed as a program of its own (see SyncServerCommand.main), named as it is typed.
-        commandName: "sync-server admin",
+        commandName: "admin",
+        // Parsed apart from sync-server's own options (see SyncServerCommand.main), named as its subcommand.
+        _superCommandName: "sync-server",
         abstract: "Operator tasks on the server's storage (a SQLite file or a PostgreSQL database).",
         discussion: """
             These commands open the storage themselves, the way sync-server does (--storage FILE, or \

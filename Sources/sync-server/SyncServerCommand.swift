@@ -13,8 +13,8 @@ struct SyncServerCommand: AsyncParsableCommand {
             Stores everything in one SQLite file, or with --database in PostgreSQL, where several \
             instances may serve one database; listens on loopback by default. \
             The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
-            it finishes the requests in flight first. Operators' tasks on the storage (accounts): \
-            sync-server admin --help.
+            it finishes the requests in flight first. Operators work on the storage with \
+            'sync-server admin' (see 'sync-server admin --help').
             """)
 
     @Option(
@@ -93,33 +93,55 @@ struct SyncServerCommand: AsyncParsableCommand {
             valueName: "n"))
     var maxConnectionsPerAddress: Int = Self.http.maximumConnectionsPerAddress
 
+    @Option(
+        help: .init(
+            "Storage each account may use, in bytes of stored record fields (a size: 1073741824, 500MB, 5GiB), for accounts without a quota of their own ('sync-server admin accounts set-quota'); 0 or 'unlimited' for no limit.",
+            valueName: "size"))
+    var quotaBytes = "1GiB"
+
+    @Option(
+        help: .init(
+            "Push sockets one account may have open on this server; one more is refused when it connects.",
+            valueName: "n"))
+    var maxPushSocketsPerAccount = SyncServerConfiguration().maximumPushSocketsPerAccount
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     private static let http = SyncServerConfiguration.HTTPLimits()
 
-    /// Reads the configuration file, if `--config` names one, before the options.
+    /// Reads the configuration file, if `--config` names one, before the options. `admin` is a
+    /// command tree of its own, parsed apart: a subcommand of this one would have its `--storage`
+    /// taken by this command's option of the same name.
     static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let admin = AdminCommand.configuration.commandName ?? "admin"
+        if arguments.first == admin {
+            await AdminCommand.main(Array(arguments.dropFirst()))
+            return
+        }
+        // `sync-server help admin …`, as the admin commands' help suggests.
+        if arguments.prefix(2) == ["help", admin] {
+            await AdminCommand.main(["help"] + arguments.dropFirst(2))
+            return
+        }
         do {
-            let arguments = Array(CommandLine.arguments.dropFirst())
-            if arguments.first == "admin" {
-                // A command of its own, not a subcommand: the server's options (its --storage
-                // among them) would take the admin commands' options, and a configuration file is
-                // the server's.
-                var command = try AdminCommand.parseAsRoot(Array(arguments.dropFirst()))
-                if var asynchronous = command as? any AsyncParsableCommand {
-                    try await asynchronous.run()
-                } else {
-                    try command.run()
-                }
-                return
-            }
-            let command = try parse(
-                ConfigurationFile.expand(Array(CommandLine.arguments.dropFirst()), known: settingNames))
+            let command = try parse(ConfigurationFile.expand(arguments, known: settingNames))
             try await command.run()
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// `--quota-bytes` as bytes; nil for no limit.
+    static func quota(_ text: String) throws -> Int64? {
+        if text.lowercased() == "unlimited" { return nil }
+        guard let bytes = ByteCount.parse(text) else {
+            throw ValidationError(
+                "--quota-bytes must be a size (1073741824, 500MB, 5GiB), or 0 or 'unlimited' for no limit; '\(text)' is not"
+            )
+        }
+        return bytes == 0 ? nil : bytes
     }
 
     /// The options a configuration file may set: every option but `--config`, as spelled on the command line.
@@ -178,6 +200,10 @@ struct SyncServerCommand: AsyncParsableCommand {
         guard (1...maxConnections).contains(maxConnectionsPerAddress) else {
             throw ValidationError("--max-connections-per-address must be between 1 and --max-connections")
         }
+        _ = try Self.quota(quotaBytes)
+        guard (1...100_000).contains(maxPushSocketsPerAccount) else {
+            throw ValidationError("--max-push-sockets-per-account must be between 1 and 100000")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -198,6 +224,8 @@ struct SyncServerCommand: AsyncParsableCommand {
             runner.configuration.passwordHashing.concurrency = passwordHashingConcurrency
         }
         runner.configuration.limits.maximumRequestBytes = maxRequestBytes
+        runner.configuration.defaultQuotaBytes = try Self.quota(quotaBytes)
+        runner.configuration.maximumPushSocketsPerAccount = maxPushSocketsPerAccount
         runner.configuration.http = .init(
             requestHeadTimeout: .milliseconds(Int64((requestHeadTimeout * 1000).rounded())),
             idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded())),

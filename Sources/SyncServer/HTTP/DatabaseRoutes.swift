@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import SyncCore
 
 /// The routes under `/v1/databases/{scope}`: zones, records and their changes.
@@ -77,6 +78,7 @@ struct DatabaseRoutes {
                 await pushHub.notify(user: participant, scope: .shared, excludingDevice: nil)
             }
         }
+        await purgeRecords(ofDeletedZones: outcome.deleted, owner: user, context: context)
         let missing = Set(outcome.missing)
         return try body.response(
             ModifyZonesResponse(
@@ -88,6 +90,20 @@ struct DatabaseRoutes {
                 failedZoneDeletes: modification.deletes.filter { missing.contains($0.zoneName) }.map {
                     .init(zoneID: $0, error: SyncError(.zoneNotFound, "zone '\($0.zoneName)' does not exist"))
                 }))
+    }
+
+    /// Removes the records of zones just deleted, in chunks that let other writers in between. The
+    /// zones are gone for everyone already (their tombstones are written, their usage no longer
+    /// counts), so a failure here is only logged: compaction, or the zone's next creation, finishes it.
+    func purgeRecords(ofDeletedZones zoneNames: [String], owner: String, context: SyncRequestContext) async {
+        guard !zoneNames.isEmpty else { return }
+        do {
+            try await store.purgeDeletedZones(owner: owner, zoneNames: zoneNames)
+        } catch {
+            context.logger.error(
+                "removing deleted zones' records failed; compaction will finish it",
+                metadata: ["error": "\(String(reflecting: error))"])
+        }
     }
 
     func fetchDatabaseChanges(_ request: Request, context: SyncRequestContext) async throws -> Response {

@@ -90,6 +90,21 @@ struct MeasuredRecordStore: RecordStore {
         }
     }
 
+    // MARK: Quotas
+
+    func storageUsage(owner: String) async throws -> StorageUsage {
+        try await timed("storageUsage") { try await base.storageUsage(owner: owner) }
+    }
+    func accountStorage(username: String?) async throws -> [AccountStorage] {
+        try await timed("accountStorage") { try await base.accountStorage(username: username) }
+    }
+    func setQuota(username: String, _ quota: AccountQuota) async throws -> AccountStorage? {
+        try await timed("setQuota") { try await base.setQuota(username: username, quota) }
+    }
+    func purgeDeletedZones(owner: String?, zoneNames: [String]?) async throws -> Int {
+        try await timed("purgeDeletedZones") { try await base.purgeDeletedZones(owner: owner, zoneNames: zoneNames) }
+    }
+
     // MARK: Shares
 
     func saveShare(

@@ -44,6 +44,15 @@ public actor PushHub {
         return (id, stream)
     }
 
+    /// Registers a socket as ``subscribe(user:session:device:)`` does, unless `user` has `limit`
+    /// sockets open already: then nil, and nothing is registered.
+    public func subscribe(user: String, session: String, device: String?, limit: Int) -> (
+        id: UUID, messages: AsyncStream<PushMessage>
+    )? {
+        guard connectionCount(user: user) < limit else { return nil }
+        return subscribe(user: user, session: session, device: device)
+    }
+
     /// Removes a socket.
     public func unsubscribe(user: String, id: UUID) {
         guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { return }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
+import NIOWebSocket
 import SyncCore
 
 /// `GET /v1/push`: a signed-in client's WebSocket, on which the server says when a database changed.
@@ -12,10 +13,12 @@ struct PushRoute {
     let pushHub: PushHub
     let store: any RecordStore
     let sessions: SessionLifetime
+    /// Push sockets one account may have open on this instance.
+    let maximumSockets: Int
 
     func register(on group: RouterGroup<SyncRequestContext>) {
         group.ws("push") { request, context in
-            _ = try context.requireUser()
+            let user = try context.requireUser()
             _ = try DeviceID.validated(
                 request.uri.queryParameters["device"].map(String.init), source: "the device query parameter")
             // A plain GET reaches this route too: say what it takes rather than answer an empty 200.
@@ -27,13 +30,22 @@ struct PushRoute {
                     ),
                     status: .upgradeRequired, headers: [.upgrade: "websocket"])
             }
+            // Refused at the upgrade, with a body saying why, rather than opened and dropped.
+            if await pushHub.connectionCount(user: user) >= maximumSockets { throw tooManySockets }
             return .upgrade([WebSocketUpgradeRouter.acceptedHeader: "1"])
         } onUpgrade: { inbound, outbound, context in
             let user = try context.requestContext.requireUser()
             guard let session = context.requestContext.sessionTokenHash else { return }
             let device = try DeviceID.validated(
                 context.request.uri.queryParameters["device"].map(String.init), source: "the device query parameter")
-            let (id, messages) = await pushHub.subscribe(user: user, session: session, device: device)
+            // Counted again as it registers: sockets opening at once may have passed the check together.
+            guard
+                let (id, messages) = await pushHub.subscribe(
+                    user: user, session: session, device: device, limit: maximumSockets)
+            else {
+                try await outbound.close(.policyViolation, reason: "too many push sockets for this account")
+                return
+            }
             defer { Task { await pushHub.unsubscribe(user: user, id: id) } }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -58,6 +70,14 @@ struct PushRoute {
                 group.cancelAll()
             }
         }
+    }
+
+    /// The refusal of a socket beyond ``maximumSockets``.
+    private var tooManySockets: SyncError {
+        SyncError(
+            .limitExceeded,
+            "this account has \(maximumSockets) push sockets open on this server, the most it allows; close the push connection of a device you no longer use (signing that device out closes it), then connect again"
+        )
     }
 
     /// Returns once the session is gone or has ended: it sleeps until the session's end, then looks

@@ -96,12 +96,15 @@ public enum RecordModificationPlanner {
     ///   - savedFields: each save's fields as ``FieldCoding`` encodes them, when the caller has
     ///     them already (encoding tens of thousands of fields is a large part of a save).
     ///   - hierarchy: what the store read of the records' hierarchies, and a participant's limits.
+    ///   - usage: the owner's storage in use and its limit, read in the same transaction; nil leaves
+    ///     the quota unchecked. A plan that would grow usage past the limit throws `quotaExceeded`
+    ///     (``StorageQuota``): nothing of the request is written.
     public static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, writer: String = "",
         liveZones: Set<String>,
         existing: [RecordKey: StoredRecord],
         currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil,
-        hierarchy: RecordHierarchy.Context = .init()
+        hierarchy: RecordHierarchy.Context = .init(), usage: StorageUsage? = nil
     ) throws -> Plan {
         // Chains are walked as the request leaves them; a save that fails leaves its record as stored,
         // so the others are decided again without it until none fails anew. A save whose chain loops
@@ -217,6 +220,11 @@ public enum RecordModificationPlanner {
             }
         }
         plan.endSeq = seq
+        if let usage {
+            try StorageQuota.check(
+                growth: StorageQuota.growth(of: plan.rows, replacing: existing), usage: usage,
+                isOwner: modifier == owner)
+        }
         return plan
     }
 

@@ -39,7 +39,10 @@ extension PostgresRecordStore: ShareStore {
                 zoneShares: try await Self.loadShares(connection, owner: owner, zoneName: zoneName, logger: logger),
                 root: root?.record, storedRoot: storedRoot, atName: try await stored(recordName))
             if let root {
-                try await Self.saveRoot(root, shareName: recordName, owner: owner, now: now, connection, logger: logger)
+                let usage = try await Self.storageUsage(
+                    connection, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes, logger: logger)
+                try await Self.saveRoot(
+                    root, shareName: recordName, owner: owner, now: now, usage: usage, connection, logger: logger)
             }
             let share = try change(existing)
             try await Self.write(share, actor: owner, now: now, connection, logger: logger)
@@ -260,9 +263,11 @@ extension PostgresRecordStore: ShareStore {
 
     /// Saves a record-hierarchy share's root as the owner's change, with `shareName` as its share
     /// (nil: no longer shared); throws the save's error when it cannot be saved.
+    /// A root saved with a new share counts against the owner's quota (`usage`); one left as the
+    /// share goes (nil) always passes.
     private static func saveRoot(
-        _ root: ShareRoot, shareName: String?, owner: String, now: Date, _ connection: PostgresConnection,
-        logger: Logger
+        _ root: ShareRoot, shareName: String?, owner: String, now: Date, usage: StorageUsage? = nil,
+        _ connection: PostgresConnection, logger: Logger
     ) async throws {
         var hierarchy = RecordHierarchy.Context()
         hierarchy.shareNames[RecordKey(root.record.recordID)] = .some(shareName)
@@ -271,7 +276,7 @@ extension PostgresRecordStore: ShareStore {
         let currentSeq = try await lockAccount(connection, owner: owner, logger: logger).current
         let plan = try await plan(
             request, owner: owner, modifier: owner, writer: "", limits: root.limits, now: now, currentSeq: currentSeq,
-            savedFields: nil, hierarchy: hierarchy, connection, logger: logger)
+            savedFields: nil, hierarchy: hierarchy, usage: usage, connection, logger: logger)
         if let failure = plan.failedSaves.first { throw failure.error }
         try await apply(plan, owner: owner, now: now, connection, logger: logger)
     }

@@ -20,20 +20,28 @@ public final class PostgresRecordStore: RecordStore {
     /// Where the store logs (its queries log at debug).
     public let logger: Logger
     private let runTask: Task<Void, Never>
+    /// The storage quota of accounts without one of their own, in bytes; nil for none.
+    public let defaultQuotaBytes: Int64?
 
-    private init(client: PostgresClient, logger: Logger, runTask: Task<Void, Never>) {
+    private init(client: PostgresClient, logger: Logger, runTask: Task<Void, Never>, defaultQuotaBytes: Int64?) {
         self.client = client
         self.logger = logger
         self.runTask = runTask
+        self.defaultQuotaBytes = defaultQuotaBytes
     }
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`), brings its
     /// schema up to date and returns the store; ``close()`` ends its connections.
-    public static func connect(url: String, logger: Logger) async throws -> PostgresRecordStore {
+    /// - Parameter defaultQuotaBytes: the storage quota of accounts without one of their own (see
+    ///   ``StorageQuota``); nil for none.
+    public static func connect(url: String, logger: Logger, defaultQuotaBytes: Int64? = nil) async throws
+        -> PostgresRecordStore
+    {
         let configuration = try PostgresURL.configuration(url)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runTask = Task { await client.run() }
-        let store = PostgresRecordStore(client: client, logger: logger, runTask: runTask)
+        let store = PostgresRecordStore(
+            client: client, logger: logger, runTask: runTask, defaultQuotaBytes: defaultQuotaBytes)
         do {
             try await PostgresSchema.migrate(client, logger: logger)
         } catch {
@@ -45,6 +53,9 @@ public final class PostgresRecordStore: RecordStore {
 
     /// The newest schema version this server knows; a database at a newer one is refused.
     public static var schemaVersion: Int { PostgresSchema.currentVersion }
+
+    /// Every schema version this server knows, in order (numbers may be skipped).
+    public static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version) }
 
     /// The client settings for a database address, for tools that connect beside a store.
     public static func configuration(url: String) throws -> PostgresClient.Configuration {
@@ -186,6 +197,8 @@ public final class PostgresRecordStore: RecordStore {
     public func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
         -> ZoneModificationOutcome
     {
+        // A zone made again must start empty: what its deleted namesake left goes first, in chunks.
+        try await purgeDeletedZones(owner: owner, zoneNames: saves.map(\.zoneName))
         let at = now.millisecondsSince1970
         return try await transaction { connection in
             var seq = try await Self.lockAccount(connection, owner: owner, logger: self.logger).current
@@ -216,6 +229,9 @@ public final class PostgresRecordStore: RecordStore {
                     outcome.saved.append(save)
                 case .create:
                     seq += 1
+                    // Anything left of a deleted zone of this name (a purge is not done yet) goes now.
+                    _ = try await Self.purgeChunk(
+                        connection, owner: owner, zoneName: name, limit: nil, logger: self.logger)
                     let version = save.encryptionKey.map { Int64($0.keyVersion) }
                     try await connection.query(
                         """
@@ -226,7 +242,7 @@ public final class PostgresRecordStore: RecordStore {
                         ON CONFLICT (owner, zone_name) DO UPDATE SET
                             incarnation = EXCLUDED.incarnation, change_seq = EXCLUDED.change_seq, deleted = FALSE,
                             deletion_reason = NULL, modified_at = EXCLUDED.modified_at,
-                            key_version = EXCLUDED.key_version, wrapped_key = EXCLUDED.wrapped_key
+                            key_version = EXCLUDED.key_version, wrapped_key = EXCLUDED.wrapped_key, used_bytes = 0
                         """, logger: self.logger)
                     outcome.created.append(name)
                     outcome.saved.append(save)
@@ -247,14 +263,15 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
-    /// Deletes a live zone's records and turns the zone into a tombstone that remembers why it
-    /// went; its key goes with it.
+    /// Turns a live zone into a tombstone that remembers why it went; its key goes with it, and its
+    /// usage leaves the owner's at once. Its records are unreachable from now on; they are removed in
+    /// chunks afterwards (``purgeDeletedZones(owner:zoneNames:)``), so that deleting a large zone is
+    /// not one long transaction.
     static func deleteZone(
         _ connection: PostgresConnection, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64,
         now: Date, logger: Logger
     ) async throws {
-        try await connection.query(
-            "DELETE FROM record WHERE owner = \(owner) AND zone_name = \(zoneName)", logger: logger)
+        try await uncountZone(connection, owner: owner, zoneName: zoneName, logger: logger)
         try await connection.query(
             "DELETE FROM share_membership WHERE owner = \(owner) AND zone_name = \(zoneName)", logger: logger)
         // Its share goes with it: the participants see the zone leave their shared databases.
@@ -298,9 +315,12 @@ public final class PostgresRecordStore: RecordStore {
 
             var hierarchy = RecordHierarchy.Context()
             hierarchy.access = hierarchyAccess
+            let usage = try await Self.storageUsage(
+                connection, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes, logger: self.logger)
             let plan = try await Self.plan(
                 request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
-                currentSeq: currentSeq, savedFields: savedFields, hierarchy: hierarchy, connection, logger: self.logger)
+                currentSeq: currentSeq, savedFields: savedFields, hierarchy: hierarchy, usage: usage, connection,
+                logger: self.logger)
             try await Self.apply(plan, owner: owner, now: now, connection, logger: self.logger)
             let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
             if let requestID = request.clientRequestID, let bodyHash {
@@ -319,7 +339,7 @@ public final class PostgresRecordStore: RecordStore {
     static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
         now: Date, currentSeq: Int64, savedFields: [Data]?, hierarchy: RecordHierarchy.Context,
-        _ connection: PostgresConnection, logger: Logger
+        usage: StorageUsage? = nil, _ connection: PostgresConnection, logger: Logger
     ) async throws -> RecordModificationPlanner.Plan {
         let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
         var liveZones = Set<String>()
@@ -345,7 +365,7 @@ public final class PostgresRecordStore: RecordStore {
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: currentSeq, now: now.millisecondsSince1970, limits: limits, savedFields: savedFields,
             hierarchy: try await hierarchyContext(
-                connection, owner: owner, request: request, base: hierarchy, logger: logger))
+                connection, owner: owner, request: request, base: hierarchy, logger: logger), usage: usage)
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
@@ -376,11 +396,12 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// Writes record rows in one statement, a column per array (a request has no key twice: validation
-    /// refuses that before). postgres-nio's arrays hold no NULL, so a missing name travels as "" (a
-    /// name is never empty) and turns back into NULL here.
+    /// refuses that before), and counts them in the zones' and the owner's usage. postgres-nio's arrays
+    /// hold no NULL, so a missing name travels as "" (a name is never empty) and turns back into NULL here.
     static func upsert(
         _ rows: [StoredRecord], owner: String, _ connection: PostgresConnection, logger: Logger
     ) async throws {
+        try await countUsage(of: rows, owner: owner, connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO record (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
@@ -489,6 +510,8 @@ public final class PostgresRecordStore: RecordStore {
     // MARK: History
 
     public func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
+        // Records deleted zones left (a purge cut short) go before their zones' tombstones can.
+        try await purgeDeletedZones(owner: nil, zoneNames: nil)
         let cutoff = tombstonesBefore.millisecondsSince1970
         return try await transaction { connection in
             try await connection.query(

@@ -183,6 +183,8 @@ enum PostgresSchema {
                 "ALTER TABLE share_participant ADD PRIMARY KEY (owner, zone_name, share_name, user_record_name)",
             ]),
         PostgresRecordStore.accountLifecycleMigration,
+        // Each account's and each zone's usage, counted from what is stored already.
+        Migration(version: 6, name: "storage quotas", statements: PostgresRecordStore.quotaMigration),
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

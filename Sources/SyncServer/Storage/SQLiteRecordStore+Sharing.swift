@@ -54,7 +54,9 @@ extension SQLiteRecordStore: ShareStore {
                 place, existing: existing, zoneShares: try Self.loadShares(db, owner: owner, zoneName: zoneName),
                 root: root?.record, storedRoot: storedRoot, atName: try stored(recordName))
             if let root {
-                try Self.saveRoot(root, shareName: recordName, owner: owner, now: now, db)
+                try Self.saveRoot(
+                    root, shareName: recordName, owner: owner, now: now,
+                    usage: try Self.storageUsage(db, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes), db)
             }
             let share = try change(existing)
             try Self.write(share, actor: owner, now: now, db)
@@ -249,16 +251,18 @@ extension SQLiteRecordStore: ShareStore {
 
     /// Saves a record-hierarchy share's root as the owner's change, with `shareName` as its share
     /// (nil: no longer shared); throws the save's error when it cannot be saved.
-    private static func saveRoot(_ root: ShareRoot, shareName: String?, owner: String, now: Date, _ db: Database)
-        throws
-    {
+    /// A root saved with a new share counts against the owner's quota (`usage`); one left as the
+    /// share goes (nil) always passes.
+    private static func saveRoot(
+        _ root: ShareRoot, shareName: String?, owner: String, now: Date, usage: StorageUsage? = nil, _ db: Database
+    ) throws {
         var hierarchy = RecordHierarchy.Context()
         hierarchy.shareNames[RecordKey(root.record.recordID)] = .some(shareName)
         let request = ModifyRecordsRequest(
             saves: [root.record], savePolicy: shareName == nil ? .allKeys : .ifServerRecordUnchanged)
         let plan = try plan(
             request, owner: owner, modifier: owner, writer: "", limits: root.limits, now: now, savedFields: nil,
-            hierarchy: hierarchy, db)
+            hierarchy: hierarchy, usage: usage, db)
         if let failure = plan.failedSaves.first { throw failure.error }
         try apply(plan, owner: owner, now: now, db)
     }

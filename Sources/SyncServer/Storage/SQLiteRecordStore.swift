@@ -8,6 +8,8 @@ import SyncCore
 public final class SQLiteRecordStore: RecordStore {
     /// Internal, for the extensions in other files (`SQLiteRecordStore+Encryption.swift`).
     let pool: DatabasePool
+    /// The storage quota of accounts without one of their own, in bytes; nil for none.
+    public let defaultQuotaBytes: Int64?
 
     /// Most bytes of the file each connection maps into memory.
     static let mappedBytes = 1 << 30
@@ -15,7 +17,10 @@ public final class SQLiteRecordStore: RecordStore {
     static let cacheKiB = 32 * 1024
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    /// - Parameter defaultQuotaBytes: the storage quota of accounts without one of their own (see
+    ///   ``StorageQuota``); nil for none.
+    public init(path: String, defaultQuotaBytes: Int64? = nil) throws {
+        self.defaultQuotaBytes = defaultQuotaBytes
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -165,6 +170,10 @@ public final class SQLiteRecordStore: RecordStore {
         migrator.registerMigration("v8: account lifecycle") { db in
             try db.execute(sql: SQLiteRecordStore.accountLifecycleMigration)
         }
+        migrator.registerMigration("v9: storage quotas") { db in
+            // Each account's and each zone's usage, counted from what is stored already.
+            try db.execute(sql: SQLiteRecordStore.quotaMigration)
+        }
         return migrator
     }
 
@@ -270,7 +279,9 @@ public final class SQLiteRecordStore: RecordStore {
     public func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
         -> ZoneModificationOutcome
     {
-        try await pool.write { db in
+        // A zone made again must start empty: what its deleted namesake left goes first, in chunks.
+        try await purgeDeletedZones(owner: owner, zoneNames: saves.map(\.zoneName))
+        return try await pool.write { db in
             var seq = try Self.changeSeq(db, owner: owner)
             var outcome = ZoneModificationOutcome(saved: [], created: [], keyed: [], deleted: [], missing: [])
             for save in saves {
@@ -296,6 +307,8 @@ public final class SQLiteRecordStore: RecordStore {
                     outcome.saved.append(save)
                 case .create:
                     seq += 1
+                    // Anything left of a deleted zone of this name (a purge is not done yet) goes now.
+                    _ = try Self.purgeChunk(db, owner: owner, zoneName: name, limit: nil)
                     try db.execute(
                         sql: """
                             INSERT OR REPLACE INTO zone
@@ -324,14 +337,16 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
-    /// Deletes a live zone's records and turns the zone into a tombstone that remembers why it
-    /// went; its key goes with it.
+    /// Turns a live zone into a tombstone that remembers why it went; its key goes with it, and its
+    /// usage leaves the owner's at once. Its records are unreachable from now on; they are removed in
+    /// chunks afterwards (``purgeDeletedZones(owner:zoneNames:)``), so that deleting a large zone
+    /// does not hold the writer (and every other account's writes) for the whole of it.
     static func deleteZone(
         _ db: Database, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64, now: Date
     ) throws {
-        for table in ["record", "share_membership"] {
-            try db.execute(sql: "DELETE FROM \(table) WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
-        }
+        try uncountZone(db, owner: owner, zoneName: zoneName)
+        try db.execute(
+            sql: "DELETE FROM share_membership WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
         // Its share goes with it: the participants see the zone leave their shared databases.
         try deleteShareRows(db, owner: owner, zoneName: zoneName)
         try db.execute(
@@ -377,7 +392,8 @@ public final class SQLiteRecordStore: RecordStore {
             hierarchy.access = hierarchyAccess
             let plan = try Self.plan(
                 request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
-                savedFields: savedFields, hierarchy: hierarchy, db)
+                savedFields: savedFields, hierarchy: hierarchy,
+                usage: try Self.storageUsage(db, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes), db)
             try Self.apply(plan, owner: owner, now: now, db)
             let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
             if let requestID = request.clientRequestID, let bodyHash {
@@ -397,7 +413,8 @@ public final class SQLiteRecordStore: RecordStore {
     /// Reads what a modification touches and plans it (``RecordModificationPlanner``), inside a write.
     static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
-        now: Date, savedFields: [Data]?, hierarchy: RecordHierarchy.Context, _ db: Database
+        now: Date, savedFields: [Data]?, hierarchy: RecordHierarchy.Context, usage: StorageUsage? = nil,
+        _ db: Database
     ) throws -> RecordModificationPlanner.Plan {
         let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
         var liveZones = Set<String>()
@@ -410,7 +427,7 @@ public final class SQLiteRecordStore: RecordStore {
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: try changeSeq(db, owner: owner), now: now.millisecondsSince1970, limits: limits,
             savedFields: savedFields,
-            hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy))
+            hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy), usage: usage)
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
@@ -514,7 +531,9 @@ public final class SQLiteRecordStore: RecordStore {
     // MARK: History
 
     public func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
-        try await pool.write { db in
+        // Records deleted zones left (a purge cut short) go before their zones' tombstones can.
+        try await purgeDeletedZones(owner: nil, zoneNames: nil)
+        return try await pool.write { db in
             let cutoff = tombstonesBefore.millisecondsSince1970
             try db.execute(
                 sql: """
@@ -565,8 +584,10 @@ public final class SQLiteRecordStore: RecordStore {
         return found
     }
 
-    /// Writes record rows (new ones, new versions, tombstones) as they are.
+    /// Writes record rows (new ones, new versions, tombstones) as they are, and counts them in the
+    /// zones' and the owner's usage.
     static func upsert(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
+        try countUsage(of: rows, owner: owner, db)
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record
