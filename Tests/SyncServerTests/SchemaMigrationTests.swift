@@ -46,7 +46,7 @@ struct PostgresSchemaTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             defer { for store in stores { store.close() } }
-            #expect(try await versions(stores[0]) == Array(1...PostgresRecordStore.schemaVersion))
+            #expect(try await versions(stores[0]) == PostgresRecordStore.schemaVersions)
             for (index, store) in stores.enumerated() {
                 try await store.createAccount(
                     StoredAccount(
@@ -77,7 +77,7 @@ struct PostgresSchemaTests {
                 refusal?.description.contains("newer than this sync-server knows") == true,
                 "\(String(describing: refusal))")
             #expect(refusal?.description.contains("run the newer sync-server") == true)
-            #expect(try await versions(store) == Array(1...newer), "nothing was changed")
+            #expect(try await versions(store) == PostgresRecordStore.schemaVersions + [newer], "nothing was changed")
             store.close()
         }
     }

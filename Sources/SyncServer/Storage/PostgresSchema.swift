@@ -182,6 +182,9 @@ enum PostgresSchema {
                 "ALTER TABLE share_participant DROP CONSTRAINT share_participant_pkey",
                 "ALTER TABLE share_participant ADD PRIMARY KEY (owner, zone_name, share_name, user_record_name)",
             ]),
+        Migration(
+            version: 7, name: "change-token keys",
+            statements: [PostgresRecordStore.changeTokenKeyTable]),
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

@@ -162,6 +162,9 @@ public final class SQLiteRecordStore: RecordStore {
         migrator.registerMigration("v7: record hierarchies and record-hierarchy shares") { db in
             try db.execute(sql: SQLiteRecordStore.hierarchyMigration)
         }
+        migrator.registerMigration("v10: change-token keys") { db in
+            try db.execute(sql: SQLiteRecordStore.changeTokenKeyTable)
+        }
         return migrator
     }
 
