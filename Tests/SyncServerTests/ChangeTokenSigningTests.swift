@@ -165,6 +165,30 @@ struct ChangeTokenInstancesTests {
         token.data.dropFirst().prefix(4).reduce(0) { $0 << 8 | Int($1) }
     }
 
+    @Test("instances creating the first key at once end up with one key")
+    func firstKeyOnce() async throws {
+        let path = "token-first-key-\(UUID())"
+        let (one, two) = try await TestServer.$backend.withValue(.postgres) {
+            (try await TestServer.start(storagePath: path), try await TestServer.start(storagePath: path))
+        }
+        do {
+            let now = Date()
+            let seen = try await withThrowingTaskGroup(of: [ChangeTokenKey].self) { group in
+                for store in Array(repeating: one.store, count: 4) + Array(repeating: two.store, count: 4) {
+                    group.addTask { try await store.changeTokenKeys(now: now) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(seen.count == 8)
+            #expect(Set(seen).count == 1 && seen.first?.count == 1, "\(seen.map { $0.map(\.id) })")
+        } catch {
+            Issue.record(error)
+        }
+        try await one.stop()
+        try await two.stop()
+        try await TestPostgres.dropDatabase(TestPostgres.databaseName(for: path))
+    }
+
     @Test("two instances accept each other's tokens, and one takes up a key rotated through the other")
     func sharedKeys() async throws {
         let path = "token-keys-\(UUID())"

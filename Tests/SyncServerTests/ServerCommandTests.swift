@@ -144,4 +144,22 @@ struct ServerCommandTests {
         #expect(
             missing.contains("cannot read the configuration file \(file).missing: there is no such file"), "\(missing)")
     }
+
+    @Test("a storage directory other users can write in is refused, naming the fix; nothing is created in it")
+    func storageDirectoryChecked() async throws {
+        for mode in [0o777, 0o770, 0o722] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sync-dir-\(UUID().uuidString)"
+            )
+            .path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            // Set after creating: the umask would take the group and others' write bits away.
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory)
+            let (status, output) = try await Self.run(["--port", "0", "--storage", directory + "/s.sqlite"])
+            #expect(status != 0, "mode \(String(mode, radix: 8)) was accepted: \(output)")
+            #expect(output.contains("run chmod 700 \(directory)"), "\(output)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/s.sqlite"))
+        }
+    }
 }

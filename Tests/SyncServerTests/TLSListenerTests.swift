@@ -83,7 +83,7 @@ struct TLSListenerTests {
             defer { server.stop() }
             let port = try #require(server.port("https"), "\(server.printed)")
             let tls = try trusting(files)
-            #expect(try await get("https://127.0.0.1:\(port)/v1/health", tls: tls) == 200)
+            #expect(try await get("https://localhost:\(port)/v1/health", tls: tls) == 200)
 
             // An account over HTTPS, then its push socket over wss.
             var configuration = HTTPClient.Configuration()
@@ -94,7 +94,7 @@ struct TLSListenerTests {
                 let credentials = try JSONEncoder().encode(
                     AccountCredentials(username: "ada", password: "correct horse battery"))
                 for path in ["/v1/accounts", "/v1/sessions"] {
-                    var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)\(path)")
+                    var request = HTTPClientRequest(url: "https://localhost:\(port)\(path)")
                     request.method = .POST
                     request.headers.add(name: "Content-Type", value: "application/json")
                     request.body = .bytes(ByteBuffer(bytes: credentials))
@@ -102,7 +102,7 @@ struct TLSListenerTests {
                     _ = try await response.body.collect(upTo: 1 << 20)
                     #expect(response.status.code < 300, "\(path): \(response.status)")
                 }
-                var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)/v1/sessions")
+                var request = HTTPClientRequest(url: "https://localhost:\(port)/v1/sessions")
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(ByteBuffer(bytes: credentials))
@@ -120,7 +120,7 @@ struct TLSListenerTests {
             let logger = Logger(label: "tls-test")
             let first = Mutex<String?>(nil)
             try await WebSocketClient.connect(
-                url: "wss://127.0.0.1:\(port)/v1/push?device=laptop", configuration: .init(additionalHeaders: headers),
+                url: "wss://localhost:\(port)/v1/push?device=laptop", configuration: .init(additionalHeaders: headers),
                 tlsConfiguration: tls, logger: logger
             ) { inbound, _, _ in
                 for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -138,7 +138,7 @@ struct TLSListenerTests {
             #expect(plain == nil, "answered over plain HTTP: \(String(describing: plain))")
             // A client that does not trust the CA refuses the server.
             await #expect(throws: (any Error).self) {
-                _ = try await get("https://127.0.0.1:\(port)/v1/health", tls: .makeClientConfiguration())
+                _ = try await get("https://localhost:\(port)/v1/health", tls: .makeClientConfiguration())
             }
         }
     }

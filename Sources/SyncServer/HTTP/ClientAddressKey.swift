@@ -1,9 +1,5 @@
 import NIOCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The key under which a client's address is counted by every per-address limit: the rate limits
 /// on account creation and sign-in, the sign-in throttle, and the connection counter.
 ///
@@ -23,16 +19,25 @@ enum ClientAddressKey {
 
     /// The key of a connection's peer.
     static func key(for address: SocketAddress?) -> String {
+        guard let address else { return unknown }
         switch address {
-        case .v4(let v4)?:
-            return key(ipv4: withUnsafeBytes(of: v4.address.sin_addr.s_addr) { Array($0) })
-        case .v6(let v6)?:
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            return key(ipv6: bytes)
-        case .unixDomainSocket?:
+        case .v4:
+            // sockaddr_in: family (2 bytes), port (2), the address (4), in network order.
+            return key(ipv4: bytes(of: address, offset: 4, count: 4))
+        case .v6:
+            // sockaddr_in6: family (2 bytes), port (2), flow information (4), the address (16).
+            return key(ipv6: bytes(of: address, offset: 8, count: 16))
+        case .unixDomainSocket:
             return local
-        case nil:
-            return unknown
+        }
+    }
+
+    /// `count` bytes of the socket address structure, from `offset`.
+    private static func bytes(of address: SocketAddress, offset: Int, count: Int) -> [UInt8] {
+        address.withSockAddr { pointer, size in
+            guard offset + count <= size else { return [UInt8](repeating: 0, count: count) }
+            let raw = UnsafeRawPointer(pointer)
+            return (0..<count).map { raw.load(fromByteOffset: offset + $0, as: UInt8.self) }
         }
     }
 
