@@ -28,7 +28,7 @@ struct RotateTokenKeyCommand: AsyncParsableCommand {
             valueName: "url"))
     var databaseURL: String?
 
-    @Option(help: "Days the previous keys stay valid. (default: 30, the default tombstone retention)")
+    @Option(help: "Days the previous keys stay valid (30 is the default tombstone retention).")
     var graceDays: Int = 30
 
     private var database: String? {

@@ -123,8 +123,23 @@ struct SyncServerCommand: AsyncParsableCommand {
     /// Reads the configuration file, if `--config` names one, before the options.
     static func main() async {
         do {
-            var command = try parseAsRoot(
-                ConfigurationFile.expand(Array(CommandLine.arguments.dropFirst()), known: settingNames))
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            // `admin …` has options named as the server's (--storage): parsed as a command of its
+            // own, or ArgumentParser would give them to the server's options.
+            if arguments.first == AdminCommand.configuration.commandName {
+                do {
+                    var command = try AdminCommand.parseAsRoot(Array(arguments.dropFirst()))
+                    if var command = command as? any AsyncParsableCommand {
+                        try await command.run()
+                    } else {
+                        try command.run()
+                    }
+                } catch {
+                    AdminCommand.exit(withError: error)
+                }
+                return
+            }
+            var command = try parseAsRoot(ConfigurationFile.expand(arguments, known: settingNames))
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
