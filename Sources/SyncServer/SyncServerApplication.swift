@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -10,14 +12,15 @@ public enum SyncServerApplication {
     /// The server's version, reported at `GET /v1/health`.
     public static let version = "0.1.0"
 
-    /// Builds the router with every route of the API (see `openapi.yaml`).
+    /// Builds the router with every route of the API (see `openapi.yaml`). `GET /metrics` is not
+    /// one of them: ``MetricsListener`` serves it on an address of its own.
     /// - Parameter middleware: extra middleware run before every route, after error mapping
     ///   (SyncTesting injects faults here).
     public static func makeRouter(
         store: any RecordStore, pushHub: PushHub, configuration: SyncServerConfiguration,
         middleware: [any RouterMiddleware<SyncRequestContext>] = []
     ) -> Router<SyncRequestContext> {
-        ServerMetrics.bootstrap()
+        let tokens = ChangeTokenSigner(store: store, clock: configuration.clock)
         let store = MeasuredRecordStore(base: store)
         let body = BodyCoding(limits: configuration.limits)
         let router = Router(context: SyncRequestContext.self)
@@ -25,12 +28,6 @@ public enum SyncServerApplication {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware())
         for item in middleware { add(item, to: router) }
-
-        router.get("metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.exposition())))
-        }
 
         router.get("v1/health") { _, _ in
             try body.response(HealthInfo(status: "ok", version: version))
@@ -79,7 +76,8 @@ public enum SyncServerApplication {
             maximumSockets: configuration.maximumPushSocketsPerAccount
         ).register(on: signedIn)
 
-        let database = DatabaseRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
+        let database = DatabaseRoutes(
+            store: store, pushHub: pushHub, configuration: configuration, body: body, tokens: tokens)
         let databases = signedIn.group("databases/:scope")
         databases.post("zones/list", use: database.listZones)
         databases.post("zones/modify", use: database.modifyZones)
@@ -104,33 +102,73 @@ public enum SyncServerApplication {
         router.add(middleware: middleware)
     }
 
-    /// Builds the application, ready to run in a `ServiceGroup`.
+    /// Builds the application, ready to run in a `ServiceGroup`: one TCP listener, with the
+    /// server's background work.
     /// - Parameters:
     ///   - host: the address to listen on; keep the default loopback unless the server should be reachable from other machines.
     ///   - port: the port; 0 picks a free one, reported through `onServerRunning`.
     public static func makeApplication(
         store: any RecordStore, configuration: SyncServerConfiguration = .init(), host: String = "127.0.0.1",
         port: Int = 8080, pushHub: PushHub = PushHub(), middleware: [any RouterMiddleware<SyncRequestContext>] = [],
-        services: [any Service] = [], logger: Logger, unixSocketPath: String? = nil,
+        services: [any Service] = [], logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = makeRouter(
             store: store, pushHub: pushHub, configuration: configuration, middleware: middleware)
-        return Application(
-            router: router,
-            // Push sockets are exempt from the HTTP timeouts: the automatic ping ends dead ones.
-            server: DefendedHTTPChannel.builder(
-                webSocketRouter: WebSocketUpgradeRouter(router: router),
-                webSocket: .init(autoPing: .enabled(timePeriod: .seconds(30))), configuration: configuration),
-            configuration: .init(
-                address: unixSocketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(host, port: port),
-                serverName: "sync-server"),
-            services: [
-                HistoryCompactionService(store: store, configuration: configuration, logger: logger),
-                PushShutdownService(pushHub: pushHub),
-            ] + services,
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+        return application(
+            router: router, address: .hostname(host, port: port), server: defendedChannel(router, configuration),
+            services: backgroundServices(store: store, pushHub: pushHub, configuration: configuration, logger: logger)
+                + services, logger: logger, onServerRunning: onServerRunning)
+    }
+
+    /// One listener of a server: `router` served at `address`, with the HTTP defences, push
+    /// sockets, and TLS when `tls` is given. Several listeners may share one router (and so one
+    /// store and push hub); each runs its own `services` (give the background work to one).
+    /// - Parameter onServerRunning: called with the TCP port once it listens (0 on a Unix socket).
+    public static func makeListener(
+        router: Router<SyncRequestContext>, address: BindAddress, tls: TLSConfiguration? = nil,
+        configuration: SyncServerConfiguration, services: [any Service] = [], logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let defended = defendedChannel(router, configuration)
+        // The TLS handler goes in front of the defended channel's HTTP handlers; the connection
+        // guard and the timeouts stay in front of it, so that a handshake counts and is timed.
+        let server = try tls.map { try HTTPServerBuilder.tls(defended, tlsConfiguration: $0) } ?? defended
+        return application(
+            router: router, address: address, server: server, services: services, logger: logger,
+            onServerRunning: onServerRunning)
+    }
+
+    /// Hummingbird's HTTP/1.1 channel with push sockets and the HTTP defences.
+    private static func defendedChannel(_ router: Router<SyncRequestContext>, _ configuration: SyncServerConfiguration)
+        -> HTTPServerBuilder
+    {
+        // Push sockets are exempt from the HTTP timeouts: the automatic ping ends dead ones.
+        DefendedHTTPChannel.builder(
+            webSocketRouter: WebSocketUpgradeRouter(router: router),
+            webSocket: .init(autoPing: .enabled(timePeriod: .seconds(30))), configuration: configuration)
+    }
+
+    private static func application(
+        router: Router<SyncRequestContext>, address: BindAddress, server: HTTPServerBuilder, services: [any Service],
+        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router, server: server, configuration: .init(address: address, serverName: "sync-server"),
+            services: services,
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// The work a server does besides answering: compacting history, closing push sockets when
+    /// it stops.
+    public static func backgroundServices(
+        store: any RecordStore, pushHub: PushHub, configuration: SyncServerConfiguration, logger: Logger
+    ) -> [any Service] {
+        [
+            HistoryCompactionService(store: store, configuration: configuration, logger: logger),
+            PushShutdownService(pushHub: pushHub),
+        ]
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
+import Hummingbird
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import SyncCore
 import UnixSignals
@@ -11,6 +13,10 @@ import UnixSignals
 
 /// Runs a server on a storage file, or on a PostgreSQL database, until SIGTERM or SIGINT: what
 /// `sync-server` does, and what `contacts server` does for the app's zero-setup local server.
+///
+/// It listens on TCP (``host``, ``port``, with TLS when ``tls`` is set), on a Unix domain socket
+/// (``unixSocketPath``), or both: one router, one push hub and one store behind every listener.
+/// `GET /metrics` is served only on a listener of its own (``metricsAddress``).
 public struct SyncServerRunner: Sendable {
     public var storagePath: String
     /// A PostgreSQL database's address (`postgres://user@host:port/database`); when set, the server
@@ -18,14 +24,25 @@ public struct SyncServerRunner: Sendable {
     public var databaseURL: String?
     public var host = "127.0.0.1"
     public var port = 8080
-    /// A Unix domain socket to listen on instead of TCP, created private to the user.
-    public var unixSocketPath: String?
-    /// Whether to listen on TCP (`host`, `port`); false with ``unixSocketPath`` listens on the socket only.
+    /// Whether the server listens on TCP at ``host``:``port``. False serves ``unixSocketPath`` alone.
     public var listensOnTCP = true
+    /// A Unix domain socket to listen on, made mode 0600 (only this user may connect) and removed
+    /// when the server stops gracefully. A socket left at the path by a server that is gone is
+    /// replaced; a server answering there, or a file that is not a socket, stops the start.
+    public var unixSocketPath: String?
+    /// A certificate and key to serve TLS with on the TCP listener (never on the Unix socket,
+    /// whose directory's mode is what keeps others out).
+    public var tls: TLSFiles?
+    /// Where `GET /metrics` is served; nowhere when nil. Never on the public listeners.
+    public var metricsAddress: ListenAddress?
     public var configuration = SyncServerConfiguration()
     public var logLevel: Logger.Level = .info
-    /// Called with the port once the server listens (the one the kernel chose, for port 0).
+    /// Called with the port once the server listens on TCP (the one the kernel chose, for port 0).
     public var onListening: (@Sendable (Int) -> Void)?
+    /// Called with the path once the server listens on the Unix socket, and the socket is private.
+    public var onSocketListening: (@Sendable (String) -> Void)?
+    /// Called with the port once the metrics listener listens.
+    public var onMetricsListening: (@Sendable (Int) -> Void)?
 
     public init(storagePath: String) {
         self.storagePath = storagePath
@@ -33,6 +50,13 @@ public struct SyncServerRunner: Sendable {
 
     /// Opens the storage and serves.
     public func run() async throws {
+        guard listensOnTCP || unixSocketPath != nil else {
+            throw StartupError("the server has nothing to listen on: give it a TCP port or a Unix socket")
+        }
+        // Read before the storage is opened: a typo in a file name costs nothing.
+        let tlsConfiguration = try tls?.serverConfiguration()
+        // Process-wide: swift-metrics has one backend per process.
+        ServerMetrics.bootstrap()
         var logger = Logger(label: "sync-server")
         logger.logLevel = logLevel
         if let databaseURL {
@@ -52,14 +76,15 @@ public struct SyncServerRunner: Sendable {
                 )
             }
             defer { store.close() }
-            try await serve(store: store, storageDescription: "PostgreSQL", logger: logger)
+            try await serve(
+                store: store, storageDescription: "PostgreSQL", tls: tlsConfiguration, logger: logger)
         } else {
-            try await serveSQLite(logger: logger)
+            try await serveSQLite(tls: tlsConfiguration, logger: logger)
         }
     }
 
     /// Opens the storage file (creating its directory, private to the user), takes its lock, and serves.
-    private func serveSQLite(logger: Logger) async throws {
+    private func serveSQLite(tls: TLSConfiguration?, logger: Logger) async throws {
         let path = storagePath
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -69,6 +94,7 @@ public struct SyncServerRunner: Sendable {
         } catch {
             throw StartupError("cannot create the storage directory \(directory): \(error.localizedDescription)")
         }
+        try StorageDirectory.check(directory.isEmpty ? "." : directory)
         let lock = try StorageLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
 
@@ -81,46 +107,76 @@ public struct SyncServerRunner: Sendable {
         } catch {
             throw StartupError("cannot open the storage file \(path): \(error)")
         }
-        try await serve(store: store, storageDescription: path, logger: logger)
+        try await serve(store: store, storageDescription: path, tls: tls, logger: logger)
     }
 
-    private func serve(store: any RecordStore, storageDescription: String, logger: Logger) async throws {
-        let (host, port, onListening) = (self.host, self.port, self.onListening)
-        let socket = listensOnTCP ? nil : unixSocketPath
-        if let socket { try Self.removeStaleSocket(at: socket) }
+    private func serve(
+        store: any RecordStore, storageDescription: String, tls: TLSConfiguration?, logger: Logger
+    ) async throws {
+        let (host, port) = (self.host, self.port)
+        let (onListening, onSocketListening, onMetricsListening) = (
+            self.onListening, self.onSocketListening, self.onMetricsListening
+        )
+        // After the storage's lock: a second server of the same storage is told about the storage.
+        if let unixSocketPath { try UnixSocketFile.prepare(unixSocketPath) }
         let push = await SyncServerApplication.push(for: store, logger: logger)
-        let app = SyncServerApplication.makeApplication(
-            store: store, configuration: configuration, host: host, port: port, pushHub: push.hub,
-            services: push.services, logger: logger, unixSocketPath: socket,
-            onServerRunning: { [logger] port in
-                if let socket { chmod(socket, 0o600) }
-                let address = socket.map { "unix socket \($0)" } ?? "http://\(host):\(port)"
-                logger.notice("sync-server listening on \(address) (storage: \(storageDescription))")
-                onListening?(port)
-            })
+        let router = SyncServerApplication.makeRouter(store: store, pushHub: push.hub, configuration: configuration)
+        // The server's background work runs with the first listener.
+        var background =
+            SyncServerApplication.backgroundServices(
+                store: store, pushHub: push.hub, configuration: configuration, logger: logger)
+            + push.services
+        var services: [any Service] = []
+        if listensOnTCP {
+            let scheme = tls == nil ? "http" : "https"
+            services.append(
+                try SyncServerApplication.makeListener(
+                    router: router, address: .hostname(host, port: port), tls: tls, configuration: configuration,
+                    services: background, logger: logger,
+                    onServerRunning: { [logger] port in
+                        logger.notice(
+                            "sync-server listening on \(scheme)://\(host):\(port) (storage: \(storageDescription))")
+                        onListening?(port)
+                    }))
+            background = []
+        }
+        if let path = unixSocketPath {
+            services.append(
+                try SyncServerApplication.makeListener(
+                    router: router, address: .unixDomainSocket(path: path), tls: nil, configuration: configuration,
+                    services: background, logger: logger,
+                    onServerRunning: { [logger] _ in
+                        do {
+                            try UnixSocketFile.makePrivate(path)
+                        } catch {
+                            // Not announced: whoever waits for the socket keeps waiting, and the log says why.
+                            logger.critical("\(error)")
+                            return
+                        }
+                        logger.notice("sync-server listening on unix socket \(path) (storage: \(storageDescription))")
+                        onSocketListening?(path)
+                    }))
+        }
+        if let metrics = metricsAddress {
+            services.append(
+                MetricsListener.makeApplication(
+                    host: metrics.host, port: metrics.port, logger: logger,
+                    onServerRunning: { [logger] port in
+                        logger.notice("sync-server serves metrics at http://\(metrics.host):\(port)/metrics")
+                        onMetricsListening?(port)
+                    }))
+        }
         let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        defer { if let unixSocketPath { UnixSocketFile.remove(unixSocketPath) } }
         do {
             try await group.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw StartupError("\(host):\(port) is already in use; stop what listens there or pass another --port")
+            let addresses = metricsAddress.map { "\(host):\(port) or \($0)" } ?? "\(host):\(port)"
+            throw StartupError("\(addresses) is already in use; stop what listens there or pass another --port")
         } catch let error as IOError where error.errnoCode == EACCES {
             throw StartupError("not allowed to listen on \(host):\(port); use a port above 1023")
         }
-    }
-}
-
-extension SyncServerRunner {
-    /// Removes a socket file a server that ended without a word left behind. Called only while this
-    /// server holds its storage's lock, so no other server of this storage listens there; anything
-    /// but a socket at the path is left alone, and refused.
-    static func removeStaleSocket(at path: String) throws {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return }
-        guard status.st_mode & S_IFMT == S_IFSOCK else {
-            throw StartupError("\(path) exists and is not a socket; move it away, or choose another socket path")
-        }
-        unlink(path)
     }
 }
 

@@ -121,6 +121,8 @@ public final class TestServer: Sendable {
         var logger = Logger(label: "test-server")
         logger.logLevel =
             ProcessInfo.processInfo.environment["SYNC_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        // Process-wide, as the runner does it: the tests' servers report into one registry.
+        ServerMetrics.bootstrap()
         let backend = Self.backend
         let store: any RecordStore
         switch backend {

@@ -188,7 +188,7 @@ struct ServerCommand: AsyncParsableCommand {
                 local.clearStopMarker()
                 runner.unixSocketPath = local.socketPath
                 runner.listensOnTCP = false
-                runner.onListening = { _ in local.recordListening() }
+                runner.onSocketListening = { _ in local.recordListening() }
             } else {
                 runner.port = port ?? 8080
             }

@@ -13,5 +13,5 @@ struct AdminCommand: AsyncParsableCommand {
             --database URL / $SYNC_SERVER_DATABASE), so they work whether or not a server is running \
             on it. A running server sees their changes at the next request of the account concerned.
             """,
-        subcommands: [AdminAccountsCommand.self])
+        subcommands: [AdminAccountsCommand.self, RotateTokenKeyCommand.self])
 }

@@ -8,6 +8,9 @@ import Foundation
 /// database = postgres://sync:secret@db.internal:5432/sync
 /// host = 0.0.0.0
 /// port = 8443
+/// tls-certificate = /etc/sync-server/fullchain.pem
+/// tls-key = /etc/sync-server/key.pem
+/// metrics-listen = 10.0.0.5:9090
 /// rate-limit = 100
 /// ```
 ///

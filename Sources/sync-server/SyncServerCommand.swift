@@ -11,7 +11,8 @@ struct SyncServerCommand: AsyncParsableCommand {
         abstract: "A CloudKit-style record server: accounts, zones, records, change tokens and push.",
         discussion: """
             Stores everything in one SQLite file, or with --database in PostgreSQL, where several \
-            instances may serve one database; listens on loopback by default. \
+            instances may serve one database; listens on loopback by default, on a Unix socket with \
+            --unix-socket, with TLS with --tls-certificate and --tls-key. \
             The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
             it finishes the requests in flight first. Operators work on the storage with \
             'sync-server admin' (see 'sync-server admin --help').
@@ -32,11 +33,35 @@ struct SyncServerCommand: AsyncParsableCommand {
             valueName: "url"))
     var database: String?
 
-    @Option(help: "The address to listen on. Use 0.0.0.0 only behind TLS on a trusted network.")
-    var host = "127.0.0.1"
+    @Option(
+        help:
+            "The address to listen on. Use 0.0.0.0 only with TLS (--tls-certificate) or behind a TLS proxy. (default: 127.0.0.1)"
+    )
+    var host: String?
 
-    @Option(help: "The TCP port to listen on (0 picks a free one).")
-    var port = 8080
+    @Option(help: "The TCP port to listen on (0 picks a free one). (default: 8080)")
+    var port: Int?
+
+    @Option(
+        help: .init(
+            "Listen on a Unix domain socket at this path, made readable by this user alone (mode 0600) and removed when the server stops. Without --host or --port, on the socket alone; with either, on both.",
+            valueName: "path"))
+    var unixSocket: String?
+
+    @Option(
+        help: .init(
+            "Serve TLS on the TCP port with this certificate chain (PEM, the server's certificate first). Needs --tls-key.",
+            valueName: "file"))
+    var tlsCertificate: String?
+
+    @Option(help: .init("The private key of --tls-certificate (PEM, unencrypted).", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(
+        help: .init(
+            "Serve GET /metrics (Prometheus) on this address of its own, HOST:PORT or [IPV6]:PORT; never on the public listener. (default: off)",
+            valueName: "address"))
+    var metricsListen: String?
 
     @Option(help: "bcrypt cost for password hashes (4–31).")
     var bcryptCost: UInt8 = 12
@@ -155,6 +180,9 @@ struct SyncServerCommand: AsyncParsableCommand {
         return Set(names).subtracting(["config"])
     }
 
+    /// With --unix-socket, TCP only when --host or --port asks for it too.
+    private var listensOnTCP: Bool { unixSocket == nil || host != nil || port != nil }
+
     /// --database, or $SYNC_SERVER_DATABASE.
     private var databaseURL: String? {
         database ?? ProcessInfo.processInfo.environment["SYNC_SERVER_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
@@ -165,7 +193,19 @@ struct SyncServerCommand: AsyncParsableCommand {
             throw ValidationError("--storage (a SQLite file) and --database (PostgreSQL) exclude each other; pass one")
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
+        if let unixSocket, unixSocket.isEmpty { throw ValidationError("--unix-socket needs a path") }
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-certificate and --tls-key go together; pass both, or neither")
+        }
+        if tlsCertificate != nil && !listensOnTCP {
+            throw ValidationError(
+                "TLS is served on the TCP port, and with --unix-socket alone there is none; add --port, or leave TLS out"
+            )
+        }
+        if let metricsListen, ListenAddress(metricsListen) == nil {
+            throw ValidationError("--metrics-listen must be HOST:PORT or [IPV6]:PORT, such as 127.0.0.1:9090")
+        }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be above 0") }
         guard tombstoneDays >= 1 else { throw ValidationError("--tombstone-days must be at least 1") }
         guard (1...3650).contains(sessionDays) else {
@@ -212,8 +252,14 @@ struct SyncServerCommand: AsyncParsableCommand {
     func run() async throws {
         var runner = SyncServerRunner(storagePath: storage ?? Self.defaultStoragePath())
         runner.databaseURL = databaseURL
-        runner.host = host
-        runner.port = port
+        runner.host = host ?? "127.0.0.1"
+        runner.port = port ?? 8080
+        runner.listensOnTCP = listensOnTCP
+        runner.unixSocketPath = unixSocket
+        if let tlsCertificate, let tlsKey {
+            runner.tls = TLSFiles(certificatePath: tlsCertificate, keyPath: tlsKey)
+        }
+        runner.metricsAddress = metricsListen.flatMap(ListenAddress.init)
         runner.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         runner.configuration.bcryptCost = bcryptCost
         runner.configuration.userRateLimit = .init(requestsPerSecond: rateLimit, burst: rateLimit * 4)

@@ -432,6 +432,32 @@ struct EngineRecoveryTests {
         }
     }
 
+    @Test(
+        "tokens the server no longer accepts (their key rotated out) make the engine fetch the database and zone anew")
+    func invalidTokensRefetch() async throws {
+        let clock = TestClock()
+        var configuration = SyncServerConfiguration.testing
+        configuration.clock = ServerClock(clock, startingAt: Date())
+        try await withDevices(configuration: configuration) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            a.save(id: "x", name: "One")
+            try await a.engine.sendChanges()
+            try await b.engine.fetchChanges()
+            a.save(id: "z", name: "Two")
+            try await a.engine.sendChanges()
+            // Every token B holds is signed with key 1, refused from now on (no grace); the server
+            // reads its keys again within a minute.
+            let now = configuration.clock.now()
+            try await server.store.rotateChangeTokenKey(now: now, previousValidUntil: now)
+            await clock.advance(by: .seconds(61))
+            b.fetchedRecordNames.withLock { $0 = [] }
+            try await b.engine.fetchChanges()
+            // "x" did not change since B's last fetch: only a fetch from the start brings it again.
+            #expect(b.fetchedRecordNames.withLock { $0 }.sorted() == ["x", "z"])
+            #expect(b.names.contains("Two"))
+        }
+    }
+
     @Test("the delegate's nextFetchChangesOptions can leave a zone for later")
     func nextFetchOptionsNarrowsScope() async throws {
         try await withDevices { _, account, devices in

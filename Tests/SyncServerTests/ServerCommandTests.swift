@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 import SyncTesting
 import Testing
 
@@ -143,5 +144,67 @@ struct ServerCommandTests {
         #expect(missingStatus != 0)
         #expect(
             missing.contains("cannot read the configuration file \(file).missing: there is no such file"), "\(missing)")
+    }
+
+    @Test("a storage directory other users can write in is refused, naming the fix; nothing is created in it")
+    func storageDirectoryChecked() async throws {
+        for mode in [0o777, 0o770, 0o722] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sync-dir-\(UUID().uuidString)"
+            )
+            .path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            // Set after creating: the umask would take the group and others' write bits away.
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory)
+            let (status, output) = try await Self.run(["--port", "0", "--storage", directory + "/s.sqlite"])
+            #expect(status != 0, "mode \(String(mode, radix: 8)) was accepted: \(output)")
+            #expect(output.contains("run chmod 700 \(directory)"), "\(output)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/s.sqlite"))
+        }
+    }
+
+    @Test("admin rotate-token-key: a new key signs; with --grace-days 0 tokens of the old key are refused")
+    func rotateTokenKey() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-keys-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = directory + "/s.sqlite"
+        let keyID = { (token: ServerChangeToken) in token.data.dropFirst().prefix(4).reduce(0) { $0 << 8 | Int($1) } }
+
+        var server = try await ServerProgram(
+            ["--storage", storage, "--port", "0"], log: directory + "/one.log", waitFor: ["listening on http://"])
+        var ada = try await TestClient(baseURL: "http://127.0.0.1:\(try #require(server.port()))").signedUp(
+            username: "ada")
+        let old = try await ada.fetchDatabaseChanges().changeToken
+        #expect(keyID(old) == 1)
+        server.stop()
+
+        let (status, output) = try await Self.run([
+            "admin", "rotate-token-key", "--storage", storage, "--grace-days", "0",
+        ])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("key 2 signs change tokens from now on"), "\(output)")
+
+        server = try await ServerProgram(
+            ["--storage", storage, "--port", "0"], log: directory + "/two.log", waitFor: ["listening on http://"])
+        defer { server.stop() }
+        ada.baseURL = "http://127.0.0.1:\(try #require(server.port()))"
+        let refused = await syncError { _ = try await ada.fetchDatabaseChanges(since: old) }
+        #expect(
+            refused?.code == .changeTokenExpired && refused?.reason == .changeTokenInvalid,
+            "\(String(describing: refused))")
+        #expect(keyID(try await ada.fetchDatabaseChanges().changeToken) == 2)
+
+        let (both, bothOutput) = try await Self.run([
+            "admin", "rotate-token-key", "--storage", storage, "--database-url", "postgres://x@localhost/x",
+        ])
+        #expect(both != 0 && bothOutput.contains("exclude each other"), "\(bothOutput)")
+        let (missing, missingOutput) = try await Self.run([
+            "admin", "rotate-token-key", "--storage", directory + "/none.sqlite",
+        ])
+        #expect(missing != 0 && missingOutput.contains("there is no storage file"), "\(missingOutput)")
     }
 }

@@ -63,8 +63,7 @@ struct AccountEncryptionRoutes {
         if !deleted.isEmpty {
             await pushHub.notify(user: user, scope: .private, excludingDevice: device)
         }
-        await DatabaseRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
-            .purgeRecords(ofDeletedZones: deleted, owner: user, context: context)
+        await DatabaseRoutes.purgeRecords(ofDeletedZones: deleted, owner: user, store: store, context: context)
         return try body.response(
             EncryptedDataResetResponse(deletedZoneIDs: deleted.map { RecordZone.ID(zoneName: $0) }))
     }

@@ -24,8 +24,9 @@ final class ConnectionGuard: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        // The connection's own address, never a header a client could forge.
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        // The connection's own address, never a header a client could forge; an IPv6 client counts
+        // by its /64 (see ClientAddressKey).
+        let address = ClientAddressKey.key(for: context.channel.remoteAddress)
         let refusal = counter.admit(from: address)
         if refusal == nil { countedAddress = address }
         context.fireChannelActive()

@@ -16,9 +16,8 @@ extension DatabaseRoutes {
         owner: String, fetch: FetchZoneChangesRequest, visibleRoots: Set<String>, limit: Int
     ) async throws -> Response {
         let zoneName = fetch.zoneID.zoneName
-        let cursor = try fetch.since.map {
-            try ChangeCursor(token: $0, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
-        }
+        let cursor = try await cursor(
+            from: fetch.since, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
         if let cursor, cursor.roots.map(Set.init) != visibleRoots {
             throw SyncError(
                 .changeTokenExpired,
@@ -60,6 +59,6 @@ extension DatabaseRoutes {
         let answer = ZoneChangePage(
             modifications: changes.modified.map(RecordHierarchy.seenByParticipant), deletions: changes.deleted,
             cursor: next, moreComing: page.moreComing || upper < page.cursor.seq)
-        return zoneChangesResponse(answer, in: fetch.zoneID)
+        return try await zoneChangesResponse(answer, in: fetch.zoneID)
     }
 }

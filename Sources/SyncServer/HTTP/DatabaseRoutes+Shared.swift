@@ -77,14 +77,17 @@ extension DatabaseRoutes {
     }
 
     func fetchSharedDatabaseChanges(user: String, _ fetch: FetchDatabaseChangesRequest) async throws -> Response {
-        let cursor = try fetch.since.map { try SharedDatabaseCursor(token: $0, user: user) }
+        var cursor: SharedDatabaseCursor?
+        if let since = fetch.since {
+            cursor = try SharedDatabaseCursor(content: try await tokens.content(of: since), user: user)
+        }
         let zones = try await store.sharedZones(user: user)
         let (modified, deleted, restarted) = cursor?.changes(now: zones) ?? (zones.map(\.zoneID), [], [])
         let next = SharedDatabaseCursor(user: user, zones: zones.filter { !restarted.contains($0.zoneID) })
         return try body.response(
             FetchDatabaseChangesResponse(
                 modifications: modified, deletions: deleted.map { .init(zoneID: $0, reason: .deleted) },
-                changeToken: next.token, moreComing: !restarted.isEmpty))
+                changeToken: try await tokens.token(for: next), moreComing: !restarted.isEmpty))
     }
 
     /// Checks every item against the caller's shares, writes what they may write as its owner's
@@ -196,9 +199,8 @@ extension DatabaseRoutes {
         if let roots = zone.visibleRoots {
             return try await hierarchyChangesResponse(owner: owner, fetch: fetch, visibleRoots: roots, limit: limit)
         }
-        if let token = fetch.since,
-            try ChangeCursor(token: token, expecting: .zone, owner: owner, scope: .private, zoneName: zone.zoneName)
-                .roots != nil
+        if try await cursor(
+            from: fetch.since, expecting: .zone, owner: owner, scope: .private, zoneName: zone.zoneName)?.roots != nil
         {
             throw SyncError(
                 .changeTokenExpired,

@@ -13,6 +13,8 @@ struct DatabaseRoutes {
     let pushHub: PushHub
     let configuration: SyncServerConfiguration
     let body: BodyCoding
+    /// Signs the change tokens handed out, and verifies those sent back.
+    let tokens: ChangeTokenSigner
 
     static let deviceHeader = HTTPField.Name("X-Device-ID")!
     /// Names the writer (an engine instance) of a modification, so that its fetches can leave out
@@ -96,6 +98,13 @@ struct DatabaseRoutes {
     /// zones are gone for everyone already (their tombstones are written, their usage no longer
     /// counts), so a failure here is only logged: compaction, or the zone's next creation, finishes it.
     func purgeRecords(ofDeletedZones zoneNames: [String], owner: String, context: SyncRequestContext) async {
+        await Self.purgeRecords(ofDeletedZones: zoneNames, owner: owner, store: store, context: context)
+    }
+
+    /// ``purgeRecords(ofDeletedZones:owner:context:)`` for routes that have a store but no database routes.
+    static func purgeRecords(
+        ofDeletedZones zoneNames: [String], owner: String, store: any RecordStore, context: SyncRequestContext
+    ) async {
         guard !zoneNames.isEmpty else { return }
         do {
             try await store.purgeDeletedZones(owner: owner, zoneNames: zoneNames)
@@ -112,15 +121,14 @@ struct DatabaseRoutes {
         let fetch = try await body.decode(FetchDatabaseChangesRequest.self, from: request)
         let limit = try resultsLimit(fetch.resultsLimit)
         guard scope == .private else { return try await fetchSharedDatabaseChanges(user: user, fetch) }
-        let cursor = try fetch.since.map {
-            try ChangeCursor(token: $0, expecting: .database, owner: user, scope: scope, zoneName: nil)
-        }
+        let cursor = try await cursor(
+            from: fetch.since, expecting: .database, owner: user, scope: scope, zoneName: nil)
         let page = try await store.databaseChanges(owner: user, since: cursor, limit: limit)
         return try body.response(
             FetchDatabaseChangesResponse(
                 modifications: page.modifiedZoneNames.map(Self.ownZoneID),
                 deletions: page.deletions.map { .init(zoneID: Self.ownZoneID($0.zoneName), reason: $0.reason) },
-                changeToken: page.cursor.token, moreComing: page.moreComing))
+                changeToken: try await tokens.token(for: page.cursor), moreComing: page.moreComing))
     }
 
     // MARK: Records
@@ -170,17 +178,28 @@ struct DatabaseRoutes {
     /// A page of changes of `owner`'s zone, named in the answer as the request named it.
     func zoneChangesResponse(owner: String, fetch: FetchZoneChangesRequest, limit: Int) async throws -> Response {
         let zoneName = fetch.zoneID.zoneName
-        let cursor = try fetch.since.map {
-            try ChangeCursor(token: $0, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
-        }
+        let cursor = try await cursor(
+            from: fetch.since, expecting: .zone, owner: owner, scope: .private, zoneName: zoneName)
         let page = try await store.zoneChanges(
             owner: owner, zoneName: zoneName, since: cursor, limit: limit, excludingWriter: fetch.excludingWriter)
         let zoneID = owner == fetch.zoneID.ownerName ? fetch.zoneID : Self.ownZoneID(zoneName)
-        return zoneChangesResponse(page, in: zoneID)
+        return try await zoneChangesResponse(page, in: zoneID)
+    }
+
+    /// The cursor of a token a client sent: signed by this server, and for this database or zone.
+    func cursor(
+        from token: ServerChangeToken?, expecting kind: ChangeCursor.Kind, owner: String, scope: DatabaseScope,
+        zoneName: String?
+    ) async throws -> ChangeCursor? {
+        guard let token else { return nil }
+        return try ChangeCursor(
+            content: try await tokens.content(of: token), expecting: kind, owner: owner, scope: scope,
+            zoneName: zoneName)
     }
 
     /// A zone changes answer, naming records in `zoneID`.
-    func zoneChangesResponse(_ page: ZoneChangePage, in zoneID: RecordZone.ID) -> Response {
+    func zoneChangesResponse(_ page: ZoneChangePage, in zoneID: RecordZone.ID) async throws -> Response {
+        let token = try await tokens.token(for: page.cursor)
         // Written by hand: records dominate the body, and their stored fields splice in as they are.
         var writer = JSONWriter(capacity: 300 * (page.modifications.count + page.deletions.count + 1))
         writer.raw("{\"modifications\":")
@@ -194,7 +213,7 @@ struct DatabaseRoutes {
             writer.raw("}")
         }
         writer.raw(",\"changeToken\":")
-        writer.string(page.cursor.token.data.base64EncodedString())
+        writer.string(token.data.base64EncodedString())
         writer.raw(page.moreComing ? ",\"moreComing\":true}" : ",\"moreComing\":false}")
         return body.response(bytes: writer.bytes)
     }

@@ -7,7 +7,8 @@ import NIOCore
 public struct SyncRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
-    /// The client's IP address, for per-address rate limits.
+    /// The client's address as every per-address limit counts it (``ClientAddressKey``): an IPv4
+    /// address, an IPv6 address's /64, or `local` on the Unix socket.
     public let remoteAddress: String
     /// The connection the request arrived on (test helpers close it to simulate a lost response).
     public let channel: any Channel
@@ -21,7 +22,7 @@ public struct SyncRequestContext: RequestContext, WebSocketRequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        remoteAddress = ClientAddressKey.key(for: source.channel.remoteAddress)
         channel = source.channel
     }
 

@@ -150,3 +150,14 @@ struct MeasuredRecordStore: RecordStore {
         }
     }
 }
+
+extension MeasuredRecordStore {
+    func changeTokenKeys(now: Date) async throws -> [ChangeTokenKey] {
+        try await timed("changeTokenKeys") { try await base.changeTokenKeys(now: now) }
+    }
+    func rotateChangeTokenKey(now: Date, previousValidUntil: Date) async throws -> ChangeTokenKey {
+        try await timed("rotateChangeTokenKey") {
+            try await base.rotateChangeTokenKey(now: now, previousValidUntil: previousValidUntil)
+        }
+    }
+}

@@ -2,7 +2,8 @@ import Foundation
 import SyncCore
 
 /// What a server change token means: how far into one owner's database, or one incarnation of
-/// one zone, a client has read. Clients only ever see it encoded as an opaque ``ServerChangeToken``.
+/// one zone, a client has read. Clients only ever see it encoded as an opaque ``ServerChangeToken``,
+/// signed by ``ChangeTokenSigner``: a client cannot make one up or change one.
 public struct ChangeCursor: Codable, Sendable, Hashable {
     /// A database token or a zone token.
     public enum Kind: String, Codable, Sendable {
@@ -59,17 +60,13 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
         self.roots = roots
     }
 
-    /// The opaque token handed to clients.
-    public var token: ServerChangeToken { ServerChangeToken(position: self) }
-
-    /// Reads a token a client sent and checks that it belongs where the client used it.
+    /// Reads the content of a token a client sent (its signature verified by ``ChangeTokenSigner``)
+    /// and checks that it belongs where the client used it.
     ///
     /// - Throws: `invalidArguments` when the token is not one of ours or belongs to another
     ///   database, zone or user.
-    public init(token: ServerChangeToken, expecting kind: Kind, owner: String, scope: DatabaseScope, zoneName: String?)
-        throws
-    {
-        guard let cursor = try? JSONDecoder().decode(ChangeCursor.self, from: token.data), cursor.version == 1 else {
+    init(content: Data, expecting kind: Kind, owner: String, scope: DatabaseScope, zoneName: String?) throws {
+        guard let cursor = try? JSONDecoder().decode(ChangeCursor.self, from: content), cursor.version == 1 else {
             throw SyncError(
                 .invalidArguments,
                 "the change token is not one this server issued; fetch again without a token to start over")
@@ -111,15 +108,5 @@ public struct ChangeCursor: Codable, Sendable, Hashable {
                 "the change token is newer than this server's history (was the server restored from a backup?); fetch again without a token"
             )
         }
-    }
-}
-
-extension ServerChangeToken {
-    /// The opaque token of a position: its JSON with sorted keys, so that the same position always
-    /// gives the same token. The positions are structs of strings and integers, whose encoding cannot fail.
-    init(position: some Encodable) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        self.init(data: (try? encoder.encode(position)) ?? Data())
     }
 }

@@ -50,11 +50,10 @@ struct SharedDatabaseCursor: Codable, Hashable {
         }
     }
 
-    var token: ServerChangeToken { ServerChangeToken(position: self) }
-
-    /// Reads a token a client sent to the shared database of `user`.
-    init(token: ServerChangeToken, user: String) throws {
-        guard let cursor = try? JSONDecoder().decode(Self.self, from: token.data), cursor.version == 1,
+    /// Reads the content of a token a client sent to the shared database of `user` (its signature
+    /// verified by ``ChangeTokenSigner``).
+    init(content: Data, user: String) throws {
+        guard let cursor = try? JSONDecoder().decode(Self.self, from: content), cursor.version == 1,
             cursor.kind == "sdb"
         else {
             throw SyncError(

@@ -53,9 +53,9 @@ public final class PostgresRecordStore: RecordStore {
 
     /// The newest schema version this server knows; a database at a newer one is refused.
     public static var schemaVersion: Int { PostgresSchema.currentVersion }
-
-    /// Every schema version this server knows, in order (numbers may be skipped).
+    /// Every schema version this server knows, in order (numbers may skip: branches merged).
     public static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version) }
+
 
     /// The client settings for a database address, for tools that connect beside a store.
     public static func configuration(url: String) throws -> PostgresClient.Configuration {

@@ -185,6 +185,9 @@ enum PostgresSchema {
         PostgresRecordStore.accountLifecycleMigration,
         // Each account's and each zone's usage, counted from what is stored already.
         Migration(version: 6, name: "storage quotas", statements: PostgresRecordStore.quotaMigration),
+        Migration(
+            version: 7, name: "change-token keys",
+            statements: [PostgresRecordStore.changeTokenKeyTable]),
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

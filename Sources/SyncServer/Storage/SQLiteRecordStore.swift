@@ -174,6 +174,9 @@ public final class SQLiteRecordStore: RecordStore {
             // Each account's and each zone's usage, counted from what is stored already.
             try db.execute(sql: SQLiteRecordStore.quotaMigration)
         }
+        migrator.registerMigration("v10: change-token keys") { db in
+            try db.execute(sql: SQLiteRecordStore.changeTokenKeyTable)
+        }
         return migrator
     }
 
