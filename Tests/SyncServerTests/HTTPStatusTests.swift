@@ -82,6 +82,10 @@ struct HTTPStatusTests {
                 (.post, "/v1/push", "GET"),
                 (.get, "/v1/databases/private/zones/list", "POST"),
                 (.delete, "/v1/databases/shared/records/modify", "POST"),
+                (.patch, "/v1/account/password", "PUT"),
+                (.post, "/v1/account/sessions/0123abcd", "DELETE"),
+                // A literal path beside a parameter one: end-others is not a session ID.
+                (.get, "/v1/account/sessions/end-others", "POST"),
             ]
             for (method, path, allowed) in cases {
                 // Signed in or not: which methods a path has is no secret.

@@ -40,11 +40,21 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     }
 
     /// The methods of the routes whose pattern matches `path`; none when no route has the path.
+    /// Where patterns of both kinds match, the ones with fewer parameters win, as the router's do:
+    /// `/v1/account/sessions/end-others` is the POST route's path, not a session ID.
     func methods(forPath path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var methods: [HTTPRequest.Method] = []
+        var fewestParameters = Int.max
         for route in routes where route.path.components.count == segments.count {
-            if zip(route.path.components, segments).allSatisfy({ $0 ~= $1 }) {
+            guard zip(route.path.components, segments).allSatisfy({ $0 ~= $1 }) else { continue }
+            let parameters = route.path.description.split(separator: "/").filter {
+                $0.hasPrefix(":") || $0.hasPrefix("*") || $0.hasPrefix("{")
+            }.count
+            if parameters < fewestParameters {
+                (methods, fewestParameters) = ([], parameters)
+            }
+            if parameters == fewestParameters {
                 methods += route.methods.filter { !methods.contains($0) }
             }
         }
