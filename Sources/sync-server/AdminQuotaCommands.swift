@@ -105,7 +105,9 @@ struct AccountsSetQuotaCommand: AsyncParsableCommand {
 
     func run() async throws {
         let setting = try Self.parse(quota)
-        guard let account = try await storage.withStore({ store, _ in try await store.setQuota(username: user, setting) }) else {
+        guard
+            let account = try await storage.withStore({ store, _ in try await store.setQuota(username: user, setting) })
+        else {
             throw AdminError("there is no account named '\(user)'; 'sync-server admin accounts usage' lists them all")
         }
         print(

@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import SyncServer
 import SyncTesting
 import Testing
 
@@ -78,5 +79,59 @@ struct AccountLifecycleCommandTests {
                 #expect(signin.status != 0, "the account is gone: \(signin.output)")
             }
         }
+    }
+}
+
+/// An account whose storage on the server is full, as its owner meets it: edits are kept on the device and
+/// the commands say how full the account is; once there is room, the next sync sends them.
+@Suite(
+    "contacts on a server whose storage for the account is full", .serialized,
+    .enabled(if: ContactsProgram.isBuilt, "the contacts program is not built"))
+struct QuotaCommandTests {
+    @Test("over quota: the edit stays pending, the message gives used and limit; with room again it is sent")
+    func fullAccount() async throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("quota-\(UUID().uuidString).sqlite")
+            .path
+        var configuration = SyncServerConfiguration.testing
+        configuration.defaultQuotaBytes = 4_000
+        let server = try await TestServer.start(configuration: configuration, storagePath: storage)
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        do {
+            try await withTemporaryDirectory { directory in
+                var program = ContactsProgram(dataDirectory: directory)
+                program.environment["CONTACTS_PASSWORD"] = "correct horse battery"
+                program.environment["CONTACTS_PASSPHRASE"] = "orbit maple quiet lantern"
+                let arguments = ["--server", server.baseURL]
+                #expect(try await program.run(arguments + ["account", "signup", "--username", "ada"]).status == 0)
+                let note = String(repeating: "A long note that takes room. ", count: 60)
+                var refused: ContactsProgram.Outcome?
+                for index in 1...6 {
+                    let added = try await program.run(arguments + ["add", "--name", "Person \(index)", "--note", note])
+                    #expect(added.status == 0, "\(added.error)")
+                    if added.error.contains("storage for this account is full") {
+                        refused = added
+                        break
+                    }
+                }
+                let full = try #require(refused, "some add went over the 4,000-byte quota")
+                #expect(full.error.contains(" of 4.0 KB)"), "used and limit: \(full.error)")
+                let status = try await program.run(arguments + ["sync"])
+                #expect(status.status != 0 && status.error.contains("storage for this account is full"))
+                let pending = try await program.run(arguments + ["status"])
+                #expect(
+                    !pending.output.contains("pending:    0 change"),
+                    "the refused edit stays pending: \(pending.output)")
+
+                // The operator gives the account room: the next sync sends what waited.
+                _ = try await server.store.setQuota(username: "ada", .unlimited)
+                let synced = try await program.run(arguments + ["sync"])
+                #expect(synced.status == 0, "\(synced.error)")
+                #expect(synced.output.contains(", 0 pending"), "\(synced.output)")
+            }
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
     }
 }

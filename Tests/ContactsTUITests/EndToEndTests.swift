@@ -183,7 +183,11 @@ final class EndToEnd {
 
     func startServer() async throws {
         server = try ChildProcess(
-            [contacts, "server", "--port", "\(port)", "--data-dir", directory.path],
+            // A server of its own on TCP (the apps pass --server): its storage is not the data directory's.
+            [
+                contacts, "server", "--port", "\(port)", "--data-dir", directory.path, "--storage",
+                directory.appendingPathComponent("tcp-server.sqlite").path,
+            ],
             output: .file(directory.appendingPathComponent("server.log").path))
         let port = self.port
         let log = directory.appendingPathComponent("server.log").path

@@ -12,7 +12,7 @@ import Testing
 
 /// The client side of a server on a Unix socket, as the contacts app's local server is reached: requests,
 /// sign-in and the push socket all go through `http+unix://`, and nothing goes once the directory is unsafe.
-@Suite("SyncClient over a Unix socket: requests and the push socket")
+@Suite("SyncClient over a Unix socket: requests and the push socket", .timeLimit(.minutes(2)))
 struct UnixSocketClientTests {
     @Test("sign up, a record saved and fetched, and a push heard, all over the socket")
     func requestsAndPush() async throws {
@@ -27,7 +27,7 @@ struct UnixSocketClientTests {
         runner.listensOnTCP = false
         runner.configuration = .testing
         let (listening, listened) = AsyncStream.makeStream(of: Void.self)
-        runner.onListening = { _ in listened.yield() }
+        runner.onSocketListening = { _ in listened.yield() }
         let server = Task { try await runner.run() }
         defer { server.cancel() }
         var iterator = listening.makeAsyncIterator()

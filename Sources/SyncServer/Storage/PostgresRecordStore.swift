@@ -56,7 +56,6 @@ public final class PostgresRecordStore: RecordStore {
     /// Every schema version this server knows, in order (numbers may skip: branches merged).
     public static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version) }
 
-
     /// The client settings for a database address, for tools that connect beside a store.
     public static func configuration(url: String) throws -> PostgresClient.Configuration {
         try PostgresURL.configuration(url)
