@@ -35,7 +35,7 @@ struct UnixSocketClientTests {
 
         let url = ServerEndpoint.url(unixSocketPath: socket)
         let accounts = AccountClient(serverURL: url)
-        #expect(try await accounts.health().status == "ok")
+        #expect(try await accounts.health(timeout: .seconds(60)).status == "ok")
         let session = try await accounts.signUp(username: "ada", password: "correct horse")
         #expect(try await accounts.account(token: session.token).username == "ada")
 

@@ -162,8 +162,9 @@ extension Renderer {
                 "reconnected at \(TextFormatting.time($0, now: state.now, timeZone: state.timeZone))"
             } ?? "connected"
         let account =
-            if let ended = status.sessionEnd {
-                "\(status.account ?? "?"): \(ended); run contacts account signin"
+            if status.isSignedOutByServer {
+                // The state above says why; here, what to do.
+                "\(status.account ?? "?"): signed out; run contacts account signin"
             } else {
                 status.account.map { "\($0) on \(status.server.map(SyncStatus.serverName) ?? "?")" }
                     ?? "not signed in: run contacts account signin"

@@ -48,14 +48,11 @@ public struct SyncStatus: Sendable, Equatable {
 
     public init() {}
 
-    /// Why the server no longer takes this device's session ("signed out: this session was ended on another
-    /// device"), while the last failure says so and nothing has succeeded since.
-    public var sessionEnd: String? {
-        guard let scheduler, scheduler.consecutiveFailures > 0, let failure = scheduler.lastFailure,
-            let reason = failure.reason, reason.endsSession
-        else { return nil }
-        return SyncProblem.describe(code: failure.code, reason: reason, quota: nil, message: failure.message)
-            .split(separator: ".").first.map(String.init)
+    /// Whether the server no longer takes this device's session (ended on another device, expired, the
+    /// account deleted or disabled), as the last failure says while nothing has succeeded since.
+    public var isSignedOutByServer: Bool {
+        guard let scheduler, scheduler.consecutiveFailures > 0 else { return false }
+        return scheduler.lastFailure?.reason?.endsSession ?? false
     }
 
     /// A server URL as a person reads it: a Unix socket's path rather than its percent-encoded URL.

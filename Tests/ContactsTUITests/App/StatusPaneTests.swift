@@ -85,6 +85,40 @@ struct StatusPaneTests {
             ])
     }
 
+    @Test("a session ended on another device: the state and the account say signed out and how to sign in again")
+    func sessionEnded() {
+        var status = Self.base
+        var failure = SyncScheduler.Failure(
+            date: Fixtures.now, work: .send, code: .notAuthenticated,
+            message: "notAuthenticated: this session was ended on another device; sign in again")
+        failure.reason = .sessionEnded
+        status.scheduler = SyncScheduler.Status(
+            decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
+            pushConnected: false, consecutiveFailures: 1)
+        status.pendingChanges = 2
+        let lines = pane(status).joined(separator: "\n")
+        #expect(lines.contains("✖ error: signed out: this session was ended on\n"), "\(lines)")
+        #expect(lines.contains("another device. Contacts and pending changes stay"), "\(lines)")
+        #expect(lines.contains("Pending   2 changes not on the server yet"), "\(lines)")
+        #expect(lines.contains("Account   ada: signed out; run contacts account signin"), "\(lines)")
+    }
+
+    @Test("an account whose storage is full: used and limit, and the edits stay pending")
+    func storageFull() {
+        var status = Self.base
+        var failure = SyncScheduler.Failure(
+            date: Fixtures.now, work: .send, code: .quotaExceeded, message: "quotaExceeded: over quota")
+        failure.quota = StorageUsage(usedBytes: 1_048_000, limitBytes: 1_000_000)
+        status.scheduler = SyncScheduler.Status(
+            decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
+            pushConnected: true, consecutiveFailures: 1)
+        status.pendingChanges = 3
+        let lines = pane(status).joined(separator: "\n")
+        #expect(lines.contains("the server's storage for this"), "\(lines)")
+        #expect(lines.contains("(1.0 MB of 1.0 MB)"), "\(lines)")
+        #expect(lines.contains("Pending   3 changes not on the server yet"), "\(lines)")
+    }
+
     @Test("the scheduler's wait counts down between its statuses")
     func countdown() {
         var status = Self.base
