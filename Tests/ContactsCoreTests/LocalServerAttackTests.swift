@@ -25,7 +25,7 @@ struct LocalServerAttackTests {
 
             // The layout of a version that listened on TCP: its port saved, the server stopped. Another user
             // listens there now, as the 15-line listener of the report did.
-            let squatter = try Listener(port: 0)
+            let squatter = try TCPSquatter(port: 0)
             try "\(squatter.port)\n4242\n".write(
                 toFile: directory + "/server/address", atomically: true, encoding: .utf8)
 
@@ -55,7 +55,7 @@ struct LocalServerAttackTests {
 
             // Another user's socket where the server's was, in a directory that lets them in.
             chmod(local.serverDirectory, 0o777)
-            let squatter = try UnixListener(path: local.socketPath)
+            let squatter = try UnixSquatter(path: local.socketPath)
             for arguments in [["sync"], ["server", "start"], ["add", "--name", "Grace Hopper"]] {
                 let outcome = try await program.run(arguments)
                 let said = outcome.error
@@ -79,42 +79,4 @@ struct LocalServerAttackTests {
             chown(local.serverDirectory, getuid(), getgid())
         }
     }
-}
-
-/// A Unix socket listening at a path, as another program would, until released.
-final class UnixListener {
-    private let descriptor: Int32
-
-    init(path: String) throws {
-        unlink(path)
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, 8) == 0 else {
-            close(descriptor)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
-        }
-        _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
-        self.descriptor = descriptor
-    }
-
-    /// How many connections were made and not yet accepted (each accepted now, and closed).
-    func connectionsWaiting() -> Int {
-        var count = 0
-        while case let connection = accept(descriptor, nil, nil), connection >= 0 {
-            close(connection)
-            count += 1
-        }
-        return count
-    }
-
-    deinit { close(descriptor) }
 }
