@@ -117,16 +117,23 @@ struct LocalServerTests {
         }
     }
 
+    /// A copy, in `directory`, of a data directory made by the version before the socket (`contacts add`
+    /// twice, `add --no-sync` once, `server stop`): the server's storage and its saved port, the local
+    /// account, two devices' files.
+    static func dataDirectoryBeforeTheSocket(in directory: String) throws -> String {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/local-server-before-socket").path
+        let data = directory + "/contacts"
+        try FileManager.default.copyItem(atPath: fixture, toPath: data)
+        // Git keeps no directory modes.
+        for path in [data, data + "/server", data + "/devices"] { chmod(path, 0o700) }
+        return data
+    }
+
     @Test("a data directory of the version before the socket moves to it on its first start, data kept")
     func upgradeFromTheTCPLayout() async throws {
         try await withTemporaryDirectory { directory in
-            // Made by the version before this one (`contacts add` twice, `add --no-sync` once, `server stop`):
-            // the server's storage and its saved port, the local account, two devices' files.
-            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Fixtures/local-server-before-socket").path
-            let data = directory + "/contacts"
-            try FileManager.default.copyItem(atPath: fixture, toPath: data)
-            for path in [data, data + "/server", data + "/devices"] { chmod(path, 0o700) }
+            let data = try Self.dataDirectoryBeforeTheSocket(in: directory)
             let program = ContactsProgram(dataDirectory: data)
             defer { program.stopLocalServer() }
             let local = LocalServer(dataDirectory: data, executable: ContactsProgram.path)
@@ -149,11 +156,7 @@ struct LocalServerTests {
     @Test("a server of the version before the socket, still running on its port, is moved to the socket")
     func runningServerOfTheTCPLayoutIsMoved() async throws {
         try await withTemporaryDirectory { directory in
-            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Fixtures/local-server-before-socket").path
-            let data = directory + "/contacts"
-            try FileManager.default.copyItem(atPath: fixture, toPath: data)
-            for path in [data, data + "/server", data + "/devices"] { chmod(path, 0o700) }
+            let data = try Self.dataDirectoryBeforeTheSocket(in: directory)
             let program = ContactsProgram(dataDirectory: data)
             defer { program.stopLocalServer() }
             let local = LocalServer(dataDirectory: data, executable: ContactsProgram.path)
