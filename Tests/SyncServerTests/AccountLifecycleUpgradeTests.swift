@@ -56,32 +56,9 @@ struct AccountLifecycleUpgradeTests {
         let name = TestPostgres.databaseName(for: path)
         try await TestPostgres.createDatabase(name)
         do {
-            let client = PostgresClient(
-                configuration: try PostgresRecordStore.configuration(url: try TestPostgres.url(database: name)),
-                backgroundLogger: logger)
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await client.run() }
-                try await client.withConnection { connection in
-                    try await connection.query(
-                        """
-                        CREATE TABLE schema_migration (
-                            version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                        )
-                        """, logger: logger)
-                    for migration in PostgresSchema.migrations where migration.version <= 4 {
-                        for statement in migration.statements {
-                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                        }
-                        try await connection.query(
-                            "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
-                            logger: logger)
-                    }
-                    for statement in Self.earlierRows(postgres: true) {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                }
-                group.cancelAll()
-            }
+            try await PostgresEarlierSchema.make(
+                url: try TestPostgres.url(database: name), version: 4, rows: Self.earlierRows(postgres: true),
+                logger: logger)
             try await TestServer.$backend.withValue(.postgres) { try await check(storagePath: path) }
             try await TestPostgres.dropDatabase(name)
         } catch {

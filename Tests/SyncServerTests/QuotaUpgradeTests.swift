@@ -74,7 +74,8 @@ struct QuotaUpgradeTests {
         try await TestPostgres.createDatabase(name)
         do {
             let url = try TestPostgres.url(database: name)
-            try await migrateEarlier(url: url, logger: logger)
+            try await PostgresEarlierSchema.make(
+                url: url, version: 4, rows: Self.earlierRows(postgres: true), logger: logger)
             let store = try await PostgresRecordStore.connect(url: url, logger: logger, defaultQuotaBytes: 1_000)
             defer { store.close() }
             try await check(store)
@@ -82,34 +83,6 @@ struct QuotaUpgradeTests {
         } catch {
             try? await TestPostgres.dropDatabase(name)
             throw error
-        }
-    }
-
-    private func migrateEarlier(url: String, logger: Logger) async throws {
-        let client = PostgresClient(
-            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await client.run() }
-            try await client.withConnection { connection in
-                try await connection.query(
-                    """
-                    CREATE TABLE schema_migration (
-                        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                    )
-                    """, logger: logger)
-                for migration in PostgresSchema.migrations where migration.version <= 4 {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
-                        logger: logger)
-                }
-                for statement in Self.earlierRows(postgres: true) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-            }
-            group.cancelAll()
         }
     }
 

@@ -71,31 +71,8 @@ struct ShareUpgradeTests {
     }
 
     private func migrateEarlierAndCheck(url: String, logger: Logger) async throws {
-        let client = PostgresClient(
-            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await client.run() }
-            try await client.withConnection { connection in
-                try await connection.query(
-                    """
-                    CREATE TABLE schema_migration (
-                        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                    )
-                    """, logger: logger)
-                for migration in PostgresSchema.migrations where migration.version <= 3 {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
-                        logger: logger)
-                }
-                for statement in Self.earlierRows(postgres: true) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-            }
-            group.cancelAll()
-        }
+        try await PostgresEarlierSchema.make(
+            url: url, version: 3, rows: Self.earlierRows(postgres: true), logger: logger)
         let store = try await PostgresRecordStore.connect(url: url, logger: logger)
         defer { store.close() }
         try await check(store)
