@@ -34,6 +34,7 @@ public struct ShareParticipant: Codable, Sendable, Hashable {
     public var role: Role
     public var permission: Permission
     public var acceptanceStatus: AcceptanceStatus
+    public var sharedKeyVersion: Int?
 
     public init(
         userRecordName: String, username: String, role: Role, permission: Permission,
@@ -127,10 +128,15 @@ public struct SaveShareRequest: Codable, Sendable, Hashable {
     public struct Invitee: Codable, Sendable, Hashable {
         public var userRecordName: String
         public var permission: ShareParticipant.Permission
+        public var encryptionKey: RecordZone.EncryptionKey?
 
-        public init(userRecordName: String, permission: ShareParticipant.Permission) {
+        public init(
+            userRecordName: String, permission: ShareParticipant.Permission,
+            encryptionKey: RecordZone.EncryptionKey? = nil
+        ) {
             self.userRecordName = userRecordName
             self.permission = permission
+            self.encryptionKey = encryptionKey
         }
     }
 
