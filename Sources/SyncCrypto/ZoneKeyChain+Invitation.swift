@@ -10,7 +10,7 @@ import Foundation
 /// newest version. A single key of format 2 (shares made before chains) opens as a chain of one.
 extension ZoneKeyChain {
     /// The format byte of a chain wrapped by an invitation secret.
-    static let invitationFormat: UInt8 = 6
+    public static let invitationFormat: UInt8 = 6
 
     /// The link secret of the share with URL token `token`: derived from the newest key.
     public func invitationSecret(token: String) -> InvitationSecret {
