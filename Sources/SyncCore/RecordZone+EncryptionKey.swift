@@ -12,7 +12,7 @@ extension RecordZone {
         public static let keyVersionRange: ClosedRange<Int> = 1...Int(Int32.max)
         /// The lengths a wrapped key may have, in bytes: room for any key-wrapping format, small
         /// enough that a zone listing stays small.
-        public static let wrappedKeyByteCountRange: ClosedRange<Int> = 1...16384
+        public static let wrappedKeyByteCountRange: ClosedRange<Int> = 1...1024
 
         /// The generation of the zone's key, from 1.
         public var keyVersion: Int

@@ -53,7 +53,6 @@ public struct RecordZone: Codable, Sendable, Hashable {
     /// that has a key with another key answers the zone with the stored key, so that two devices
     /// creating the zone at once end up using the same one.
     public var encryptionKey: EncryptionKey?
-    public var sharedKey: EncryptionKey?
 
     /// Creates a zone with the given ID and, optionally, its wrapped key.
     public init(zoneID: ID, encryptionKey: EncryptionKey? = nil) {
@@ -67,7 +66,7 @@ public struct RecordZone: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case zoneID, encryptionKey, sharedKey
+        case zoneID, encryptionKey
     }
 
     /// Decodes a zone; `encryptionKey` may be left out but not sent as `null`.
@@ -75,6 +74,5 @@ public struct RecordZone: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         zoneID = try container.decode(ID.self, forKey: .zoneID)
         encryptionKey = try container.decodeIfPresentNotNull(EncryptionKey.self, forKey: .encryptionKey)
-        sharedKey = try container.decodeIfPresent(EncryptionKey.self, forKey: .sharedKey)
     }
 }

@@ -35,7 +35,6 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
     /// Something only the right key opens (a sealed constant), so that a device knows at once
     /// whether a passphrase is right.
     public var verifier: Data
-    public var keyPair: AccountKeyPair?
 
     /// Creates settings. Values outside their ranges are refused where they are decoded (the
     /// server answers `invalidArguments`); ``problem`` tells beforehand.
@@ -49,7 +48,7 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier, keyPair
+        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier
     }
 
     /// Decodes settings, refusing any member outside its range (the error names the member).
@@ -61,7 +60,6 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
         parallelismP = try container.decode(Int.self, forKey: .parallelismP)
         keyVersion = try container.decode(Int.self, forKey: .keyVersion)
         verifier = try container.decode(Data.self, forKey: .verifier)
-        keyPair = try container.decodeIfPresent(AccountKeyPair.self, forKey: .keyPair)
         for key in CodingKeys.allCases {
             if let problem = problem(of: key) {
                 throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
@@ -95,7 +93,6 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
         case .keyVersion:
             Self.keyVersionRange.contains(keyVersion)
                 ? nil : "\(keyVersion) is not a key version; send one from \(Self.range(Self.keyVersionRange))"
-        case .keyPair: nil
         case .verifier:
             Self.verifierByteCountRange.contains(verifier.count)
                 ? nil
@@ -117,15 +114,5 @@ public struct EncryptedDataResetResponse: Codable, Sendable, Hashable {
 
     public init(deletedZoneIDs: [RecordZone.ID]) {
         self.deletedZoneIDs = deletedZoneIDs
-    }
-}
-
-// TEMP stub until S's wire types are merged.
-public struct AccountKeyPair: Codable, Sendable, Hashable {
-    public var publicKey: Data
-    public var wrappedPrivateKey: Data
-    public init(publicKey: Data, wrappedPrivateKey: Data) {
-        self.publicKey = publicKey
-        self.wrappedPrivateKey = wrappedPrivateKey
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A username and password, to create an account or sign in.
 public struct AccountCredentials: Codable, Sendable, Hashable {
     public var username: String
@@ -32,12 +30,10 @@ public struct AccountInfo: Codable, Sendable, Hashable {
     /// The user's record name: the account's stable identity (CloudKit's user record ID).
     public var userRecordName: String
     public var username: String
-    public var publicKey: Data?
 
-    public init(userRecordName: String, username: String, publicKey: Data? = nil) {
+    public init(userRecordName: String, username: String) {
         self.userRecordName = userRecordName
         self.username = username
-        self.publicKey = publicKey
     }
 }
 

@@ -34,7 +34,6 @@ public struct ShareParticipant: Codable, Sendable, Hashable {
     public var role: Role
     public var permission: Permission
     public var acceptanceStatus: AcceptanceStatus
-    public var sharedKeyVersion: Int?
 
     public init(
         userRecordName: String, username: String, role: Role, permission: Permission,
@@ -128,15 +127,10 @@ public struct SaveShareRequest: Codable, Sendable, Hashable {
     public struct Invitee: Codable, Sendable, Hashable {
         public var userRecordName: String
         public var permission: ShareParticipant.Permission
-        public var encryptionKey: RecordZone.EncryptionKey?
 
-        public init(
-            userRecordName: String, permission: ShareParticipant.Permission,
-            encryptionKey: RecordZone.EncryptionKey? = nil
-        ) {
+        public init(userRecordName: String, permission: ShareParticipant.Permission) {
             self.userRecordName = userRecordName
             self.permission = permission
-            self.encryptionKey = encryptionKey
         }
     }
 
