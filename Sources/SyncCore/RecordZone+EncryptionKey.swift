@@ -10,9 +10,9 @@ extension RecordZone {
         /// The versions a key may have: from 1 to the largest 32-bit signed integer, which every
         /// client's integers hold.
         public static let keyVersionRange: ClosedRange<Int> = 1...Int(Int32.max)
-        /// The lengths a wrapped key may have, in bytes: room for any key-wrapping format, small
-        /// enough that a zone listing stays small.
-        public static let wrappedKeyByteCountRange: ClosedRange<Int> = 1...1024
+        /// The lengths a wrapped key may have, in bytes: room for a chain of every version of a
+        /// zone's key (a few hundred versions), small enough that a zone listing stays small.
+        public static let wrappedKeyByteCountRange: ClosedRange<Int> = 1...16384
 
         /// The generation of the zone's key, from 1.
         public var keyVersion: Int

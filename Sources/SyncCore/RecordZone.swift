@@ -52,12 +52,20 @@ public struct RecordZone: Codable, Sendable, Hashable {
     /// The server stores it as opaque bytes and keeps the first one a zone gets: saving a zone
     /// that has a key with another key answers the zone with the stored key, so that two devices
     /// creating the zone at once end up using the same one.
+    ///
+    /// In the shared database: the participant's own slot, the zone key wrapped by the
+    /// participant's account key, which the participant sent when accepting (or again later).
     public var encryptionKey: EncryptionKey?
+    /// In the shared database only: the zone's keys as the owner wrapped them to the participant's
+    /// public key (with the share save's `participants[].encryptionKey`); absent until the owner
+    /// has done so. Never in the private database.
+    public var sharedKey: EncryptionKey?
 
     /// Creates a zone with the given ID and, optionally, its wrapped key.
-    public init(zoneID: ID, encryptionKey: EncryptionKey? = nil) {
+    public init(zoneID: ID, encryptionKey: EncryptionKey? = nil, sharedKey: EncryptionKey? = nil) {
         self.zoneID = zoneID
         self.encryptionKey = encryptionKey
+        self.sharedKey = sharedKey
     }
 
     /// Creates a zone owned by the signed-in user.
@@ -66,13 +74,14 @@ public struct RecordZone: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case zoneID, encryptionKey
+        case zoneID, encryptionKey, sharedKey
     }
 
-    /// Decodes a zone; `encryptionKey` may be left out but not sent as `null`.
+    /// Decodes a zone; `encryptionKey` and `sharedKey` may be left out but not sent as `null`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         zoneID = try container.decode(ID.self, forKey: .zoneID)
         encryptionKey = try container.decodeIfPresentNotNull(EncryptionKey.self, forKey: .encryptionKey)
+        sharedKey = try container.decodeIfPresentNotNull(EncryptionKey.self, forKey: .sharedKey)
     }
 }

@@ -70,6 +70,7 @@ public enum SyncServerApplication {
             store: store, pushHub: pushHub, configuration: configuration, body: body)
         signedIn.get("account/encryption", use: encryption.settings)
         signedIn.put("account/encryption", use: encryption.createSettings)
+        signedIn.put("account/encryption/key-pair", use: encryption.createKeyPair)
         signedIn.post("account/encryption/reset", use: encryption.reset)
         PushRoute(
             pushHub: pushHub, store: store, sessions: sessions,

@@ -147,7 +147,7 @@ struct OpenAPIRequestSchemaTests {
     static let validBodies: [String: String] = [
         "lookupUsers": #"{"usernames":["grace","nobody"]}"#,
         "saveShare":
-            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"publicPermission":"none","participants":[{"userRecordName":"GRACE","permission":"readWrite"}],"invitationKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
+            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"publicPermission":"none","participants":[{"userRecordName":"GRACE","permission":"readWrite","encryptionKey":{"keyVersion":1,"wrappedKey":"AQID"}}],"invitationKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
         "fetchShare": #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}"#,
         "deleteShare": #"{"zoneID":{"zoneName":"Gone","ownerName":"__defaultOwner__"},"shareRecordName":"share-gone"}"#,
         "fetchShareMetadata": #"{"token":"SHARE_TOKEN"}"#,
@@ -161,6 +161,8 @@ struct OpenAPIRequestSchemaTests {
             #"{"saves":[{"zoneID":{"zoneName":"Walk","ownerName":"__defaultOwner__"},"encryptionKey":{"keyVersion":1,"wrappedKey":"AQID"}}],"deletes":[{"zoneName":"Gone","ownerName":"__defaultOwner__"}]}"#,
         "putAccountEncryption":
             #"{"salt":"AAECAwQFBgcICQoLDA0ODw==","costN":1024,"blockSizeR":8,"parallelismP":1,"keyVersion":1,"verifier":"AQID"}"#,
+        "putAccountKeyPair":
+            #"{"publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","wrappedPrivateKey":"AQID"}"#,
         "resetEncryptedData": "{}",
         "fetchDatabaseChanges": #"{"since":"DATABASE_TOKEN","resultsLimit":5}"#,
         "fetchZoneChanges":

@@ -98,6 +98,20 @@ package struct DatabaseClient: Sendable {
         _ = try await send(.PUT, "/v1/account/encryption", body: Array(try JSONEncoder().encode(settings)))
     }
 
+    /// Publishes the account's key pair. Answers the key pair the account has now: this one, or
+    /// the one another device published first (which this device adopts; the server keeps the
+    /// first). Throws `unknownItem` when the account has no encryption settings yet.
+    package func createKeyPair(_ keyPair: AccountKeyPair) async throws -> AccountKeyPair {
+        do {
+            return try decode(
+                AccountKeyPair.self,
+                try await send(.PUT, "/v1/account/encryption/key-pair", body: Array(try JSONEncoder().encode(keyPair))))
+        } catch let error as SyncError where error.code == .serverRecordChanged {
+            guard let stored = error.serverEncryptionSettings?.keyPair else { throw error }
+            return stored
+        }
+    }
+
     /// Deletes the account's encryption settings and every zone with encrypted values.
     package func resetEncryption() async throws {
         _ = try await send(.POST, "/v1/account/encryption/reset", body: Array("{}".utf8))

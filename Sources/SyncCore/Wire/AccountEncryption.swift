@@ -35,20 +35,36 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
     /// Something only the right key opens (a sealed constant), so that a device knows at once
     /// whether a passphrase is right.
     public var verifier: Data
+    /// The account's key pair, in answers only (`GET /v1/account/encryption`, and the stored
+    /// settings a conflict carries) once a device has published one with
+    /// `PUT /v1/account/encryption/key-pair`. Requests that store settings leave it out.
+    public var keyPair: AccountKeyPair?
 
     /// Creates settings. Values outside their ranges are refused where they are decoded (the
     /// server answers `invalidArguments`); ``problem`` tells beforehand.
-    public init(salt: Data, costN: Int, blockSizeR: Int, parallelismP: Int, keyVersion: Int, verifier: Data) {
+    public init(
+        salt: Data, costN: Int, blockSizeR: Int, parallelismP: Int, keyVersion: Int, verifier: Data,
+        keyPair: AccountKeyPair? = nil
+    ) {
         self.salt = salt
         self.costN = costN
         self.blockSizeR = blockSizeR
         self.parallelismP = parallelismP
         self.keyVersion = keyVersion
         self.verifier = verifier
+        self.keyPair = keyPair
+    }
+
+    /// These settings without the key pair: what derives the account key, which two devices
+    /// compare to tell whether they set up the same account key.
+    public var withoutKeyPair: AccountEncryptionSettings {
+        var settings = self
+        settings.keyPair = nil
+        return settings
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier
+        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier, keyPair
     }
 
     /// Decodes settings, refusing any member outside its range (the error names the member).
@@ -60,6 +76,7 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
         parallelismP = try container.decode(Int.self, forKey: .parallelismP)
         keyVersion = try container.decode(Int.self, forKey: .keyVersion)
         verifier = try container.decode(Data.self, forKey: .verifier)
+        keyPair = try container.decodeIfPresentNotNull(AccountKeyPair.self, forKey: .keyPair)
         for key in CodingKeys.allCases {
             if let problem = problem(of: key) {
                 throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
@@ -97,11 +114,77 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
             Self.verifierByteCountRange.contains(verifier.count)
                 ? nil
                 : "the verifier is \(verifier.count) bytes long; send \(Self.range(Self.verifierByteCountRange)) bytes"
+        case .keyPair:
+            keyPair?.problem
         }
     }
 
     private static func range(_ range: ClosedRange<Int>) -> String {
         "\(range.lowerBound) to \(range.upperBound)"
+    }
+}
+
+/// An account's X25519 key pair as the server keeps it: the public key, which the server hands to
+/// anyone who looks the account up (so that sharing can wrap a zone key to it), and the private
+/// key wrapped (sealed) by the account key, which only the account's devices can open.
+///
+/// The body of `PUT /v1/account/encryption/key-pair`, and ``AccountEncryptionSettings/keyPair``.
+/// Decoding checks both lengths, so a value read from the network is sane before anything
+/// stores it or wraps a key to it.
+public struct AccountKeyPair: Codable, Sendable, Hashable {
+    /// The length of ``publicKey``: an X25519 public key is 32 bytes.
+    public static let publicKeyByteCount = 32
+    /// Lengths of ``wrappedPrivateKey``, in bytes: room for any wrapping of a 32-byte key.
+    public static let wrappedPrivateKeyByteCountRange: ClosedRange<Int> = 1...512
+
+    /// The X25519 public key, 32 bytes.
+    public var publicKey: Data
+    /// The private key sealed by the account key; opaque to the server.
+    public var wrappedPrivateKey: Data
+
+    /// Creates a key pair. Lengths outside their ranges are refused where they are decoded (the
+    /// server answers `invalidArguments`); ``problem`` tells beforehand.
+    public init(publicKey: Data, wrappedPrivateKey: Data) {
+        self.publicKey = publicKey
+        self.wrappedPrivateKey = wrappedPrivateKey
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case publicKey, wrappedPrivateKey
+    }
+
+    /// Decodes a key pair, refusing a length outside its range (the error names the member).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        publicKey = try container.decode(Data.self, forKey: .publicKey)
+        wrappedPrivateKey = try container.decode(Data.self, forKey: .wrappedPrivateKey)
+        if let problem = Self.problem(publicKey: publicKey) {
+            throw DecodingError.dataCorruptedError(forKey: .publicKey, in: container, debugDescription: problem)
+        }
+        if let problem = Self.problem(wrappedPrivateKey: wrappedPrivateKey) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .wrappedPrivateKey, in: container, debugDescription: problem)
+        }
+    }
+
+    /// What is wrong with this key pair, naming the member, or nil when nothing is.
+    public var problem: String? {
+        Self.problem(publicKey: publicKey).map { "publicKey: \($0)" }
+            ?? Self.problem(wrappedPrivateKey: wrappedPrivateKey).map { "wrappedPrivateKey: \($0)" }
+    }
+
+    /// Why `publicKey` cannot be a public key, or nil if it can.
+    public static func problem(publicKey: Data) -> String? {
+        publicKey.count == publicKeyByteCount
+            ? nil
+            : "the public key is \(publicKey.count) bytes long; an X25519 public key is \(publicKeyByteCount) bytes"
+    }
+
+    /// Why `wrappedPrivateKey` cannot be a wrapped private key, or nil if it can.
+    public static func problem(wrappedPrivateKey: Data) -> String? {
+        wrappedPrivateKeyByteCountRange.contains(wrappedPrivateKey.count)
+            ? nil
+            : "the wrapped private key is \(wrappedPrivateKey.count) bytes long; send \(wrappedPrivateKeyByteCountRange.lowerBound) to \(wrappedPrivateKeyByteCountRange.upperBound) bytes"
     }
 }
 

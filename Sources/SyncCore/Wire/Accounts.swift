@@ -1,3 +1,5 @@
+import Foundation
+
 /// A username and password, to create an account or sign in.
 public struct AccountCredentials: Codable, Sendable, Hashable {
     public var username: String
@@ -30,10 +32,29 @@ public struct AccountInfo: Codable, Sendable, Hashable {
     /// The user's record name: the account's stable identity (CloudKit's user record ID).
     public var userRecordName: String
     public var username: String
+    /// The account's X25519 public key (32 bytes), once one of its devices published a key pair;
+    /// sharing wraps a zone's key to it. Absent for an account without one.
+    public var publicKey: Data?
 
-    public init(userRecordName: String, username: String) {
+    public init(userRecordName: String, username: String, publicKey: Data? = nil) {
         self.userRecordName = userRecordName
         self.username = username
+        self.publicKey = publicKey
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case userRecordName, username, publicKey
+    }
+
+    /// Decodes an identity; `publicKey` may be left out, and one that is not 32 bytes is refused.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userRecordName = try container.decode(String.self, forKey: .userRecordName)
+        username = try container.decode(String.self, forKey: .username)
+        publicKey = try container.decodeIfPresentNotNull(Data.self, forKey: .publicKey)
+        if let publicKey, let problem = AccountKeyPair.problem(publicKey: publicKey) {
+            throw DecodingError.dataCorruptedError(forKey: .publicKey, in: container, debugDescription: problem)
+        }
     }
 }
 

@@ -34,16 +34,21 @@ public struct ShareParticipant: Codable, Sendable, Hashable {
     public var role: Role
     public var permission: Permission
     public var acceptanceStatus: AcceptanceStatus
+    /// The newest key version the owner wrapped to this participant's public key (see
+    /// ``SaveShareRequest/Invitee/encryptionKey``); absent when the owner has wrapped none. The
+    /// owner compares it with the zone's key version to see who is behind.
+    public var sharedKeyVersion: Int?
 
     public init(
         userRecordName: String, username: String, role: Role, permission: Permission,
-        acceptanceStatus: AcceptanceStatus
+        acceptanceStatus: AcceptanceStatus, sharedKeyVersion: Int? = nil
     ) {
         self.userRecordName = userRecordName
         self.username = username
         self.role = role
         self.permission = permission
         self.acceptanceStatus = acceptanceStatus
+        self.sharedKeyVersion = sharedKeyVersion
     }
 }
 
@@ -127,10 +132,29 @@ public struct SaveShareRequest: Codable, Sendable, Hashable {
     public struct Invitee: Codable, Sendable, Hashable {
         public var userRecordName: String
         public var permission: ShareParticipant.Permission
+        /// The zone's keys wrapped to this person's public key, stored as their shared key
+        /// (replacing the one stored before); left out, the stored one stays.
+        public var encryptionKey: RecordZone.EncryptionKey?
 
-        public init(userRecordName: String, permission: ShareParticipant.Permission) {
+        public init(
+            userRecordName: String, permission: ShareParticipant.Permission,
+            encryptionKey: RecordZone.EncryptionKey? = nil
+        ) {
             self.userRecordName = userRecordName
             self.permission = permission
+            self.encryptionKey = encryptionKey
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case userRecordName, permission, encryptionKey
+        }
+
+        /// Decodes an invitee; `encryptionKey` may be left out but not sent as `null`.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            userRecordName = try container.decode(String.self, forKey: .userRecordName)
+            permission = try container.decode(ShareParticipant.Permission.self, forKey: .permission)
+            encryptionKey = try container.decodeIfPresentNotNull(RecordZone.EncryptionKey.self, forKey: .encryptionKey)
         }
     }
 
@@ -205,7 +229,8 @@ public struct ShareZoneRequest: Codable, Sendable, Hashable {
 public struct ShareTokenRequest: Codable, Sendable, Hashable {
     public var token: String
     /// For `accept`: the zone's key wrapped by the participant's own account key, which the server
-    /// hands back with the zone in the participant's shared database.
+    /// hands back with the zone in the participant's shared database. A participant who accepted
+    /// already replaces their slot by accepting again with a new one; without one, it stays.
     public var encryptionKey: RecordZone.EncryptionKey?
 
     public init(token: String, encryptionKey: RecordZone.EncryptionKey? = nil) {

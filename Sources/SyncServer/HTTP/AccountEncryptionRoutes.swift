@@ -37,13 +37,19 @@ struct AccountEncryptionRoutes {
     func createSettings(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let settings = try await body.decode(AccountEncryptionSettings.self, from: request)
+        guard settings.keyPair == nil else {
+            throw SyncError(
+                .invalidArguments,
+                "keyPair: settings are stored without a key pair; once they are, publish the key pair with PUT /v1/account/encryption/key-pair"
+            )
+        }
         guard
             let existing = try await store.createEncryptionSettings(
                 owner: user, settings, now: configuration.clock.now())
         else {
             return try body.response(settings, status: .created)
         }
-        guard existing == settings else {
+        guard existing.withoutKeyPair == settings else {
             throw SyncError(
                 .serverRecordChanged,
                 "this account has encryption settings already (another device set them up); use those (included as serverEncryptionSettings) with the account's passphrase, or reset encrypted data to start again",
@@ -52,8 +58,37 @@ struct AccountEncryptionRoutes {
         return try body.response(existing)
     }
 
-    /// `POST /v1/account/encryption/reset`: forgets the settings and deletes every zone of the
-    /// private database that has an encryption key, with the reason `encryptedDataReset`.
+    /// `PUT /v1/account/encryption/key-pair`: publishes the account's key pair when it has none
+    /// (`201`); the public key is then in every answer that identifies the account.
+    ///
+    /// As with the settings: the same key pair again answers `200` (a retry), another answers
+    /// `409 serverRecordChanged` carrying the stored settings with their key pair (another device
+    /// published first: adopt that one), and an account without settings answers `404 unknownItem`
+    /// (no account key exists to wrap the private key). Only a reset removes a key pair; a
+    /// passphrase change re-wraps its private key, never replaces it.
+    func createKeyPair(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let keyPair = try await body.decode(AccountKeyPair.self, from: request)
+        switch try await store.createKeyPair(owner: user, keyPair) {
+        case .created:
+            return try body.response(keyPair, status: .created)
+        case .noSettings:
+            throw SyncError(
+                .unknownItem,
+                "this account has no encryption settings yet, so no account key can have wrapped this private key; set up encrypted data first (PUT /v1/account/encryption)"
+            )
+        case .exists(let settings):
+            guard settings.keyPair != keyPair else { return try body.response(keyPair) }
+            throw SyncError(
+                .serverRecordChanged,
+                "this account has a key pair already (another device published it); use that one (included in serverEncryptionSettings as keyPair), which the account key opens",
+                serverEncryptionSettings: settings)
+        }
+    }
+
+    /// `POST /v1/account/encryption/reset`: forgets the settings (and the key pair) and deletes
+    /// every zone of the private database that has an encryption key, with the reason
+    /// `encryptedDataReset`.
     func reset(_ request: Request, context: SyncRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let device = try DeviceID.validated(

@@ -83,7 +83,10 @@ struct AccountRoutes {
         guard let account = try await store.account(userRecordName: user) else {
             throw SessionRefusal.error(for: .accountDeleted)
         }
-        return try body.response(AccountInfo(userRecordName: account.userRecordName, username: account.username))
+        return try body.response(
+            AccountInfo(
+                userRecordName: account.userRecordName, username: account.username,
+                publicKey: try await store.publicKey(owner: account.userRecordName)))
     }
 
     /// A sign-in's device label as kept: nil for none or an empty one. Refuses one that is too

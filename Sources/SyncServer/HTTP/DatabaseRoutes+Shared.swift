@@ -29,7 +29,7 @@ extension DatabaseRoutes {
         try body.response(
             ListZonesResponse(
                 zones: try await store.sharedZones(user: user).map {
-                    RecordZone(zoneID: $0.zoneID, encryptionKey: $0.encryptionKey)
+                    RecordZone(zoneID: $0.zoneID, encryptionKey: $0.encryptionKey, sharedKey: $0.sharedKey)
                 }))
     }
 

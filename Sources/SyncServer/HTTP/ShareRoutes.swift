@@ -30,7 +30,10 @@ struct ShareRoutes {
                 response.failures.append(
                     .init(username: username, error: SyncError(.invalidArguments, "an account name is 1 to 255 bytes")))
             } else if let account = try await store.account(username: username) {
-                response.users.append(AccountInfo(userRecordName: account.userRecordName, username: account.username))
+                response.users.append(
+                    AccountInfo(
+                        userRecordName: account.userRecordName, username: account.username,
+                        publicKey: try await store.publicKey(owner: account.userRecordName)))
             } else {
                 response.failures.append(
                     .init(
@@ -56,7 +59,7 @@ struct ShareRoutes {
             )
         }
         let owner = try await identity(of: user)
-        var invitees: [(account: AccountInfo, permission: ShareParticipant.Permission)] = []
+        var invitees: [ShareRules.Invitee] = []
         var seen: Set<String> = [user]
         for (index, invitee) in save.participants.enumerated() {
             guard invitee.permission != .none else {
@@ -86,7 +89,10 @@ struct ShareRoutes {
                 )
             }
             invitees.append(
-                (AccountInfo(userRecordName: account.userRecordName, username: account.username), invitee.permission))
+                (
+                    AccountInfo(userRecordName: account.userRecordName, username: account.username),
+                    invitee.permission, invitee.encryptionKey
+                ))
         }
         let zoneName = save.zoneID.zoneName
         let before = try await store.share(owner: user, zoneName: zoneName, recordName: recordName)
@@ -152,7 +158,7 @@ struct ShareRoutes {
         let lookup = try await body.decode(ShareTokenRequest.self, from: request)
         guard ShareRules.isWellFormed(token: lookup.token), let share = try await store.share(token: lookup.token)
         else { throw ShareRules.notOpen }
-        return try body.response(try metadata(of: share, for: user))
+        return try body.response(try await metadata(of: share, for: user))
     }
 
     /// `POST /v1/shares/accept`: joins a share; its zone appears in the caller's shared database.
@@ -166,7 +172,7 @@ struct ShareRoutes {
             try ShareRules.accepted($0, by: identity, key: accept.encryptionKey)
         }
         await audience.notify(owner: share.owner, zoneNames: [share.zoneName], by: user, device: device)
-        return try body.response(try metadata(of: share, for: user))
+        return try body.response(try await metadata(of: share, for: user))
     }
 
     /// The record name of the share a save names: the zone-wide share's, a hierarchy's given name,
@@ -202,7 +208,7 @@ struct ShareRoutes {
         return name
     }
 
-    private func metadata(of share: StoredShare, for user: String) throws -> ShareMetadata {
+    private func metadata(of share: StoredShare, for user: String) async throws -> ShareMetadata {
         let participant = share.participant(user)
         let role: ShareParticipant.Role
         let permission: ShareParticipant.Permission
@@ -219,7 +225,9 @@ struct ShareRoutes {
         guard let owner = share.participants.first(where: { $0.role == .owner }) else { throw ShareRules.notOpen }
         return ShareMetadata(
             share: ShareRules.wire(share, zoneID: RecordZone.ID(zoneName: share.zoneName, ownerName: share.owner)),
-            ownerIdentity: AccountInfo(userRecordName: owner.userRecordName, username: owner.username),
+            ownerIdentity: AccountInfo(
+                userRecordName: owner.userRecordName, username: owner.username,
+                publicKey: try await store.publicKey(owner: owner.userRecordName)),
             participantRole: role, participantPermission: permission, participantStatus: status)
     }
 

@@ -84,6 +84,12 @@ struct MeasuredRecordStore: RecordStore {
     func resetEncryptedData(owner: String, now: Date) async throws -> [String] {
         try await timed("resetEncryptedData") { try await base.resetEncryptedData(owner: owner, now: now) }
     }
+    func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation {
+        try await timed("createKeyPair") { try await base.createKeyPair(owner: owner, keyPair) }
+    }
+    func publicKey(owner: String) async throws -> Data? {
+        try await timed("publicKey") { try await base.publicKey(owner: owner) }
+    }
     func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
         try await timed("compactHistory") {
             try await base.compactHistory(tombstonesBefore: tombstonesBefore, requestsBefore: requestsBefore)

@@ -3,6 +3,12 @@ import SyncCore
 
 /// What saving, accepting and leaving a share do, whatever the store.
 public enum ShareRules {
+    /// Someone a share save invites: their account, already looked up, what they may do, and the
+    /// shared key sent for them (nil: keep the stored one).
+    typealias Invitee = (
+        account: AccountInfo, permission: ShareParticipant.Permission, sharedKey: RecordZone.EncryptionKey?
+    )
+
     /// A new share URL's secret: 128 random bits, URL-safe base64 without padding.
     static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -21,30 +27,33 @@ public enum ShareRules {
     }
 
     /// The share after its owner saved it: the owner first; the people invited, each keeping the
-    /// acceptance they had (someone invited again after leaving is pending again); people no
-    /// longer invited are gone, public users stay while the share is public.
+    /// acceptance, own key slot and shared key they had (someone invited again after leaving is
+    /// pending again, with neither); people no longer invited are gone, public users stay while the
+    /// share is public. A shared key sent for an invitee replaces the one they had.
     ///
     /// - Parameters:
     ///   - place: the zone, the share's record name and, for a record-hierarchy share, its root.
-    ///   - invitees: the accounts invited, already looked up, in the request's order.
+    ///   - invitees: the accounts invited, already looked up, in the request's order, each with the
+    ///     shared key sent for them (nil: keep the stored one).
     static func saved(
         existing: StoredShare?, owner: AccountInfo, place: SharePlace, publicPermission: ShareParticipant.Permission,
-        invitees: [(account: AccountInfo, permission: ShareParticipant.Permission)],
-        invitationKey: RecordZone.EncryptionKey?
+        invitees: [Invitee], invitationKey: RecordZone.EncryptionKey?
     ) -> StoredShare {
         var participants = [
             StoredParticipant(
                 userRecordName: owner.userRecordName, username: owner.username, role: .owner, permission: .readWrite,
                 status: .accepted)
         ]
-        for (account, permission) in invitees {
+        for (account, permission, sharedKey) in invitees {
             var participant = StoredParticipant(
                 userRecordName: account.userRecordName, username: account.username, role: .privateUser,
                 permission: permission, status: .pending)
             if let kept = existing?.participant(account.userRecordName), kept.status != .removed {
                 participant.status = kept.status
                 participant.encryptionKey = kept.encryptionKey
+                participant.sharedKey = kept.sharedKey
             }
+            participant.sharedKey = sharedKey ?? participant.sharedKey
             participants.append(participant)
         }
         if publicPermission != .none {
@@ -160,6 +169,7 @@ public enum ShareRules {
         else { throw notOpen }
         share.participants[index].status = .removed
         share.participants[index].encryptionKey = nil
+        share.participants[index].sharedKey = nil
         return share
     }
 
@@ -189,7 +199,8 @@ public enum ShareRules {
     static func wire(_ participant: StoredParticipant) -> ShareParticipant {
         ShareParticipant(
             userRecordName: participant.userRecordName, username: participant.username, role: participant.role,
-            permission: participant.permission, acceptanceStatus: participant.status)
+            permission: participant.permission, acceptanceStatus: participant.status,
+            sharedKeyVersion: participant.sharedKey?.keyVersion)
     }
 
     /// The share's record in its zone: a `cloudkit.share` (named `cloudkit.zoneshare` for a zone-wide
@@ -199,9 +210,12 @@ public enum ShareRules {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let participants = share.participants.map { participant in
+            // The record says who is in the share, not which key versions they hold: a new shared
+            // key does not change the share's record.
+            var entry = wire(participant)
+            entry.sharedKeyVersion = nil
             // Encoding a struct of strings cannot fail.
-            FieldValue.string(
-                String(decoding: (try? encoder.encode(wire(participant))) ?? Data(), as: UTF8.self))
+            return FieldValue.string(String(decoding: (try? encoder.encode(entry)) ?? Data(), as: UTF8.self))
         }
         var fields: [String: FieldValue] = [
             "publicPermission": .string(share.publicPermission.rawValue),

@@ -138,21 +138,24 @@ extension PostgresRecordStore: ShareStore {
 
     public func sharedZones(user: String) async throws -> [SharedZone] {
         var rows: [(zone: SharedZone, root: String?, shareRecordName: String)] = []
-        for (owner, zoneName, shareName, root, permission, version, wrapped, seq) in try await query(
-            """
-            SELECT p.owner, p.zone_name, p.share_name, s.root_record_name, p.permission, p.key_version,
-                p.wrapped_key, z.change_seq
-            FROM share_participant p
-            JOIN share s ON s.owner = p.owner AND s.zone_name = p.zone_name AND s.record_name = p.share_name
-            JOIN zone z ON z.owner = p.owner AND z.zone_name = p.zone_name AND NOT z.deleted
-            WHERE p.user_record_name = \(user) AND p.status = 'accepted' AND p.role <> 'owner'
-            ORDER BY p.owner COLLATE "C", p.zone_name COLLATE "C", p.share_name COLLATE "C"
-            """, logger: logger
-        ).decode((String, String, String, String?, String, Int64?, Data?, Int64).self) {
+        for (owner, zoneName, shareName, root, permission, version, wrapped, sharedVersion, shared, seq)
+            in try await query(
+                """
+                SELECT p.owner, p.zone_name, p.share_name, s.root_record_name, p.permission, p.key_version,
+                    p.wrapped_key, p.shared_key_version, p.shared_key, z.change_seq
+                FROM share_participant p
+                JOIN share s ON s.owner = p.owner AND s.zone_name = p.zone_name AND s.record_name = p.share_name
+                JOIN zone z ON z.owner = p.owner AND z.zone_name = p.zone_name AND NOT z.deleted
+                WHERE p.user_record_name = \(user) AND p.status = 'accepted' AND p.role <> 'owner'
+                ORDER BY p.owner COLLATE "C", p.zone_name COLLATE "C", p.share_name COLLATE "C"
+                """, logger: logger
+            ).decode((String, String, String, String?, String, Int64?, Data?, Int64?, Data?, Int64).self)
+        {
             let zone = SharedZone(
                 owner: owner, zoneName: zoneName,
                 permission: ShareParticipant.Permission(rawValue: permission) ?? .none,
-                encryptionKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped), changeSeq: seq)
+                encryptionKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped),
+                sharedKey: RecordZone.EncryptionKey(storedVersion: sharedVersion, wrapped: shared), changeSeq: seq)
             rows.append((zone, root, shareName))
         }
         return SharedZone.gathering(rows)
@@ -212,21 +215,25 @@ extension PostgresRecordStore: ShareStore {
                     participants: []))
         }
         for index in shares.indices {
-            for try await (user, username, role, permission, status, version, wrapped) in try await connection.query(
-                """
-                SELECT user_record_name, username, role, permission, status, key_version, wrapped_key
-                FROM share_participant
-                WHERE owner = \(owner) AND zone_name = \(zoneName) AND share_name = \(shares[index].recordName)
-                ORDER BY position
-                """, logger: logger
-            ).decode((String, String, String, String, String, Int64?, Data?).self) {
+            for try await (user, username, role, permission, status, version, wrapped, sharedVersion, shared)
+                in try await connection.query(
+                    """
+                    SELECT user_record_name, username, role, permission, status, key_version, wrapped_key,
+                        shared_key_version, shared_key
+                    FROM share_participant
+                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND share_name = \(shares[index].recordName)
+                    ORDER BY position
+                    """, logger: logger
+                ).decode((String, String, String, String, String, Int64?, Data?, Int64?, Data?).self)
+            {
                 shares[index].participants.append(
                     StoredParticipant(
                         userRecordName: user, username: username,
                         role: ShareParticipant.Role(rawValue: role) ?? .privateUser,
                         permission: ShareParticipant.Permission(rawValue: permission) ?? .none,
                         status: ShareParticipant.AcceptanceStatus(rawValue: status) ?? .removed,
-                        encryptionKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped)))
+                        encryptionKey: RecordZone.EncryptionKey(storedVersion: version, wrapped: wrapped),
+                        sharedKey: RecordZone.EncryptionKey(storedVersion: sharedVersion, wrapped: shared)))
             }
         }
         return shares
@@ -250,11 +257,12 @@ extension PostgresRecordStore: ShareStore {
             try await connection.query(
                 """
                 INSERT INTO share_participant (owner, zone_name, share_name, position, user_record_name, username,
-                    role, permission, status, key_version, wrapped_key)
+                    role, permission, status, key_version, wrapped_key, shared_key_version, shared_key)
                 VALUES (\(share.owner), \(share.zoneName), \(share.recordName), \(Int64(position)),
                     \(participant.userRecordName), \(participant.username), \(participant.role.rawValue),
                     \(participant.permission.rawValue), \(participant.status.rawValue),
-                    \(participant.encryptionKey.map { Int64($0.keyVersion) }), \(participant.encryptionKey?.wrappedKey))
+                    \(participant.encryptionKey.map { Int64($0.keyVersion) }), \(participant.encryptionKey?.wrappedKey),
+                    \(participant.sharedKey.map { Int64($0.keyVersion) }), \(participant.sharedKey?.wrappedKey))
                 """, logger: logger)
         }
         try await writeShareRecord(

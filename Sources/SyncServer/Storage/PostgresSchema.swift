@@ -188,6 +188,7 @@ enum PostgresSchema {
         Migration(
             version: 7, name: "change-token keys",
             statements: [PostgresRecordStore.changeTokenKeyTable]),
+        PostgresRecordStore.keyPairMigration,
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

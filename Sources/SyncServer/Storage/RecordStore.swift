@@ -67,6 +67,11 @@ public protocol RecordStore: Sendable, ShareStore, AccountStore, QuotaStore, Cha
     /// an encryption key, with its records, recording each deletion with the reason
     /// `encryptedDataReset`. Returns the names of the deleted zones, sorted.
     func resetEncryptedData(owner: String, now: Date) async throws -> [String]
+    /// Stores the account's key pair unless it has one, in the same transaction as reading the
+    /// settings it belongs to (see ``KeyPairCreation``).
+    func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation
+    /// The account's public key, or nil when it has no key pair (or no such account).
+    func publicKey(owner: String) async throws -> Data?
 
     /// Forgets tombstones modified before `tombstonesBefore` (tokens older than them then get
     /// `changeTokenExpired`) and replay answers stored before `requestsBefore`.
@@ -268,4 +273,14 @@ public struct LookupOutcome: Sendable {
     }
 
     public var items: [Item]
+}
+
+/// What ``RecordStore/createKeyPair(owner:_:)`` did.
+public enum KeyPairCreation: Sendable, Hashable {
+    /// The key pair was stored.
+    case created
+    /// The account has a key pair already: nothing was stored; these are its settings with it.
+    case exists(AccountEncryptionSettings)
+    /// The account has no encryption settings, so no account key could have wrapped the private key.
+    case noSettings
 }

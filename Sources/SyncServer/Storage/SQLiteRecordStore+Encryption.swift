@@ -5,6 +5,16 @@ import SyncCore
 /// The account's encryption settings and the reset of encrypted data. The server keeps only what
 /// devices give it to share among themselves; nothing here can open an encrypted value.
 extension SQLiteRecordStore {
+    /// Migration v11: the account's key pair beside its settings (a reset, which deletes the
+    /// settings, deletes it too), and each share participant's shared key: the zone's keys the
+    /// owner wrapped to the participant's public key. Existing rows have neither.
+    static let keyPairMigration = """
+        ALTER TABLE encryption_settings ADD COLUMN public_key BLOB;
+        ALTER TABLE encryption_settings ADD COLUMN wrapped_private_key BLOB;
+        ALTER TABLE share_participant ADD COLUMN shared_key_version INTEGER;
+        ALTER TABLE share_participant ADD COLUMN shared_key BLOB;
+        """
+
     public func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings? {
         try await pool.read { db in try Self.encryptionSettings(db, owner: owner) }
     }
@@ -48,13 +58,33 @@ extension SQLiteRecordStore {
         }
     }
 
-    private static func encryptionSettings(_ db: Database, owner: String) throws -> AccountEncryptionSettings? {
+    public func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation {
+        // One transaction: of two devices publishing at once, one stores and the other is told.
+        try await pool.write { db in
+            guard let settings = try Self.encryptionSettings(db, owner: owner) else { return .noSettings }
+            if settings.keyPair != nil { return .exists(settings) }
+            try db.execute(
+                sql: """
+                    UPDATE encryption_settings SET public_key = ?, wrapped_private_key = ?
+                    WHERE user_record_name = ?
+                    """,
+                arguments: [keyPair.publicKey, keyPair.wrappedPrivateKey, owner])
+            return .created
+        }
+    }
+
+    public func publicKey(owner: String) async throws -> Data? {
+        try await pool.read { db in try Self.encryptionSettings(db, owner: owner)?.keyPair?.publicKey }
+    }
+
+    static func encryptionSettings(_ db: Database, owner: String) throws -> AccountEncryptionSettings? {
         guard
             let row = try Row.fetchOne(
                 db, sql: "SELECT * FROM encryption_settings WHERE user_record_name = ?", arguments: [owner])
         else { return nil }
         return AccountEncryptionSettings(
             salt: row["salt"], costN: row["cost_n"], blockSizeR: row["block_size_r"],
-            parallelismP: row["parallelism_p"], keyVersion: row["key_version"], verifier: row["verifier"])
+            parallelismP: row["parallelism_p"], keyVersion: row["key_version"], verifier: row["verifier"],
+            keyPair: AccountKeyPair(storedPublicKey: row["public_key"], wrappedPrivateKey: row["wrapped_private_key"]))
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import SyncCore
 
-/// Shares in the SQLite file: a row per share, a row per participant (tables of migration v7).
+/// Shares in the SQLite file: a row per share, a row per participant (tables of migration v7, the
+/// participants' shared keys of v11).
 extension SQLiteRecordStore: ShareStore {
     static let shareTables = """
         CREATE TABLE share (
@@ -120,7 +121,7 @@ extension SQLiteRecordStore: ShareStore {
                     db,
                     sql: """
                         SELECT p.owner, p.zone_name, p.share_name, s.root_record_name, p.permission, p.key_version,
-                            p.wrapped_key, z.change_seq
+                            p.wrapped_key, p.shared_key_version, p.shared_key, z.change_seq
                         FROM share_participant p
                         JOIN share s ON s.owner = p.owner AND s.zone_name = p.zone_name AND s.record_name = p.share_name
                         JOIN zone z ON z.owner = p.owner AND z.zone_name = p.zone_name AND z.deleted = 0
@@ -133,6 +134,8 @@ extension SQLiteRecordStore: ShareStore {
                         permission: ShareParticipant.Permission(rawValue: row["permission"]) ?? .none,
                         encryptionKey: RecordZone.EncryptionKey(
                             storedVersion: row["key_version"], wrapped: row["wrapped_key"]),
+                        sharedKey: RecordZone.EncryptionKey(
+                            storedVersion: row["shared_key_version"], wrapped: row["shared_key"]),
                         changeSeq: row["change_seq"])
                     return (zone, row["root_record_name"], row["share_name"])
                 })
@@ -208,7 +211,9 @@ extension SQLiteRecordStore: ShareStore {
                 role: ShareParticipant.Role(rawValue: row["role"]) ?? .privateUser,
                 permission: ShareParticipant.Permission(rawValue: row["permission"]) ?? .none,
                 status: ShareParticipant.AcceptanceStatus(rawValue: row["status"]) ?? .removed,
-                encryptionKey: RecordZone.EncryptionKey(storedVersion: row["key_version"], wrapped: row["wrapped_key"]))
+                encryptionKey: RecordZone.EncryptionKey(storedVersion: row["key_version"], wrapped: row["wrapped_key"]),
+                sharedKey: RecordZone.EncryptionKey(
+                    storedVersion: row["shared_key_version"], wrapped: row["shared_key"]))
         }
         return StoredShare(
             owner: owner, zoneName: zoneName, recordName: recordName, rootRecordName: row["root_record_name"],
@@ -235,15 +240,16 @@ extension SQLiteRecordStore: ShareStore {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO share_participant (owner, zone_name, share_name, position, user_record_name, username, role,
-                    permission, status, key_version, wrapped_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    permission, status, key_version, wrapped_key, shared_key_version, shared_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for (position, participant) in share.participants.enumerated() {
             try insert.execute(arguments: [
                 share.owner, share.zoneName, share.recordName, position, participant.userRecordName,
                 participant.username, participant.role.rawValue, participant.permission.rawValue,
                 participant.status.rawValue, participant.encryptionKey?.keyVersion,
-                participant.encryptionKey?.wrappedKey,
+                participant.encryptionKey?.wrappedKey, participant.sharedKey?.keyVersion,
+                participant.sharedKey?.wrappedKey,
             ])
         }
         try writeShareRecord(share, at: SharePlace(share), owner: share.owner, actor: actor, now: now, db)

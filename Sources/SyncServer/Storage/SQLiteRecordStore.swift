@@ -177,6 +177,9 @@ public final class SQLiteRecordStore: RecordStore {
         migrator.registerMigration("v10: change-token keys") { db in
             try db.execute(sql: SQLiteRecordStore.changeTokenKeyTable)
         }
+        migrator.registerMigration("v11: account key pairs, participants' shared keys") { db in
+            try db.execute(sql: SQLiteRecordStore.keyPairMigration)
+        }
         return migrator
     }
 

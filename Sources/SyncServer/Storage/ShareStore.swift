@@ -103,11 +103,14 @@ public struct StoredParticipant: Sendable, Hashable {
     public var status: ShareParticipant.AcceptanceStatus
     /// The zone key wrapped by this participant's account key, given when they accepted.
     public var encryptionKey: RecordZone.EncryptionKey?
+    /// The zone's keys wrapped by the owner to this participant's public key (the participant's
+    /// shared key), given with a share save.
+    public var sharedKey: RecordZone.EncryptionKey?
 
     public init(
         userRecordName: String, username: String, role: ShareParticipant.Role,
         permission: ShareParticipant.Permission, status: ShareParticipant.AcceptanceStatus,
-        encryptionKey: RecordZone.EncryptionKey? = nil
+        encryptionKey: RecordZone.EncryptionKey? = nil, sharedKey: RecordZone.EncryptionKey? = nil
     ) {
         self.userRecordName = userRecordName
         self.username = username
@@ -115,6 +118,7 @@ public struct StoredParticipant: Sendable, Hashable {
         self.permission = permission
         self.status = status
         self.encryptionKey = encryptionKey
+        self.sharedKey = sharedKey
     }
 }
 
@@ -140,6 +144,8 @@ public struct SharedZone: Sendable, Hashable {
     public var permission: ShareParticipant.Permission
     /// The zone key wrapped by the caller's account key, if they gave one when accepting.
     public var encryptionKey: RecordZone.EncryptionKey?
+    /// The zone's keys the owner wrapped to the caller's public key, if the owner has.
+    public var sharedKey: RecordZone.EncryptionKey?
     /// The zone's newest change number in its owner's history: it moves whenever the zone changes.
     public var changeSeq: Int64
 
@@ -148,12 +154,14 @@ public struct SharedZone: Sendable, Hashable {
 
     public init(
         owner: String, zoneName: String, permission: ShareParticipant.Permission,
-        encryptionKey: RecordZone.EncryptionKey?, changeSeq: Int64, hierarchies: [Hierarchy] = []
+        encryptionKey: RecordZone.EncryptionKey?, sharedKey: RecordZone.EncryptionKey? = nil, changeSeq: Int64,
+        hierarchies: [Hierarchy] = []
     ) {
         self.owner = owner
         self.zoneName = zoneName
         self.permission = permission
         self.encryptionKey = encryptionKey
+        self.sharedKey = sharedKey
         self.changeSeq = changeSeq
         self.hierarchies = hierarchies
     }
@@ -179,6 +187,8 @@ public struct SharedZone: Sendable, Hashable {
         for (row, root, shareRecordName) in rows {
             var zone = zones.last?.zoneID == row.zoneID ? zones.removeLast() : row
             zone.encryptionKey = zone.encryptionKey ?? row.encryptionKey
+            // Of the caller's shares of the zone (record hierarchies), the newest key the owner gave.
+            if let key = row.sharedKey, key.keyVersion > zone.sharedKey?.keyVersion ?? 0 { zone.sharedKey = key }
             zone.permission = max(zone.permission, row.permission)
             if let root {
                 zone.hierarchies.append(
