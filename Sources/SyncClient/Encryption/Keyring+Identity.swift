@@ -11,22 +11,15 @@ extension Keyring {
     func identityKey(client: DatabaseClient) async throws -> AccountIdentityKey {
         if let identity = keys.withLock({ $0.identity }) { return identity }
         let accountKey = try await accountKey(client: client)
-        var stored = try await client.encryptionSettings()?.keyPair
-        if stored == nil {
+        let stored: AccountKeyPair
+        if let existing = try await client.encryptionSettings()?.keyPair {
+            stored = existing
+        } else {
             let made = AccountIdentityKey.generate()
-            let pair = AccountKeyPair(publicKey: made.publicKey, wrappedPrivateKey: made.wrappedPrivateKey(by: accountKey))
-            do {
-                try await client.createKeyPair(pair)
-                stored = pair
-            } catch let error as SyncError where error.code == .serverRecordChanged {
-                // Another device published one first: use theirs.
-                stored = try await client.encryptionSettings()?.keyPair
-            }
-        }
-        guard let stored else {
-            throw SyncError(
-                .internalError,
-                "the server neither kept this account's key pair nor sent the one it has; sync again later")
+            // The server keeps the first pair an account gets: when another device published one first,
+            // this answers theirs, which this device adopts.
+            stored = try await client.createKeyPair(
+                AccountKeyPair(publicKey: made.publicKey, wrappedPrivateKey: made.wrappedPrivateKey(by: accountKey)))
         }
         let identity: AccountIdentityKey
         do {
