@@ -185,18 +185,24 @@ extension Container {
         keyring?.forget(zoneIDs: [sharedZoneID])
         if key == nil, let keyring,
             let zone = try await sharedClient.listZones().zones.first(where: { $0.zoneID == sharedZoneID }),
-            zone.sharedKey != nil
+            zone.sharedKey != nil || zone.encryptionKey != nil
         {
-            guard let ownerKey else {
+            if zone.sharedKey != nil, ownerKey == nil {
                 throw SyncError(
                     .notAuthenticated,
                     "the share is accepted, but its owner's account publishes no public key, so the book's keys cannot be checked; ask the owner to sync with this version, then accept again"
                 )
             }
-            // Opens the owner's wrap with the pinned key and writes this account's own slot.
-            _ = try await keyring.participantChain(for: zone, client: sharedClient, ownerKey: ownerKey)
+            // Opens the owner's wrap with the owner's key from the metadata, pinned from now on, and
+            // keeps the chain in this share's own slot (a zone shared record by record has one per share).
+            var chain = try await keyring.participantChain(for: zone, client: sharedClient, ownerKey: ownerKey)
+            chain.pinnedOwnerKey = chain.pinnedOwnerKey ?? ownerKey
+            chain.shareToken = invitation.token
+            accepted = try await sharedClient.acceptShare(
+                ShareTokenRequest(
+                    token: invitation.token,
+                    encryptionKey: try await keyring.ownSlot(chain, for: sharedZoneID, client: sharedClient)))
             keyring.forget(zoneIDs: [sharedZoneID])
-            accepted = try await shareMetadata(for: invitation)
         }
         return accepted
     }
