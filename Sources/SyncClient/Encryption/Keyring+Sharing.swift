@@ -102,7 +102,8 @@ extension Keyring {
                     unwrapping: slot.wrappedKey, with: accountKey, zoneName: zoneID.zoneName,
                     ownerName: zoneID.ownerName)
             } catch let error as EncryptionError {
-                throw SyncError(.internalError, "this account's key of shared zone \(zoneID) does not open: \(error.message)")
+                throw SyncError(
+                    .internalError, "this account's key of shared zone \(zoneID) does not open: \(error.message)")
             }
         }
         guard let shared = zone.sharedKey,
@@ -124,8 +125,10 @@ extension Keyring {
             return chain
         } catch {
             // Only the pin was missing (a slot from before key pairs) and the keys held still open everything
-            // the zone has: keep them; the pin is taken at a later sync.
-            if let own, shared.keyVersion <= own.newest.version { return own }
+            // the zone has: keep them; the pin is taken at a later sync. A wrap that does not open as the
+            // pinned owner's is never taken in: the keys held stay, and values sealed with a version they
+            // lack do not open (each is reported where it is read).
+            if let own, own.pinnedOwnerKey != nil || shared.keyVersion <= own.newest.version { return own }
             throw error
         }
     }
