@@ -92,6 +92,13 @@ extension ContactsDevice {
         guard account.userRecordName != (try store.setting(.userRecordName)) else {
             throw DeviceError("\"\(username)\" is you: share the book with someone else")
         }
+        guard try account.publicKey != nil || store.setting(.passphrase) == nil else {
+            // The book's keys are wrapped to each participant's public key, which an account gets when one
+            // of its devices first signs in with this version and its passphrase.
+            throw DeviceError(
+                "\"\(username)\" cannot receive encrypted books yet: their account has no key pair. They sync once with this version and their passphrase (`contacts sync`), then share the book again"
+            )
+        }
         let current = try await container.share(for: book.zoneID)
         let invitees =
             Self.invitees(of: current).filter { $0.userRecordName != account.userRecordName }
@@ -124,6 +131,38 @@ extension ContactsDevice {
                 book.zoneID, with: rest, publicPermission: current.publicPermission)
             try keepParticipants(share.participants, of: book)
         }
+    }
+
+    /// Makes a new key version for one of the person's books: what is written to it from now on is
+    /// sealed with the new key, which only the people it is shared with now receive. Nothing already
+    /// in the book is sealed again. Returns the new version.
+    @discardableResult
+    public func rotateBookKey(_ book: AddressBook) async throws -> Int {
+        guard book.isOwn else {
+            throw DeviceError(
+                "\"\(book.name)\" is \(book.ownerUsername ?? "someone else")'s book: only its owner changes its key")
+        }
+        _ = try signedInToken()
+        guard try store.setting(.passphrase) != nil else {
+            throw DeviceError(
+                "this device has no passphrase, so it holds no keys: run `contacts account passphrase --set` first")
+        }
+        try await sync()
+        let upkeep = try await sharingContainer().rotateZoneKey(for: book.zoneID)
+        // The device's own engine learns the new version at this sync's fetch.
+        try await sync()
+        return upkeep.newestVersion ?? 0
+    }
+
+    /// The owner's side of shared books' keys, at each sync: a new key version when someone who held the
+    /// newest one is no longer in the share (they left, or another device removed them), the keys wrapped
+    /// to participants who lack the newest version, and shares made before key pairs moved to them.
+    func keepSharedBookKeys() async throws {
+        guard isSignedIn, try store.setting(.passphrase) != nil else { return }
+        let shared = try store.books().filter { $0.isOwn && $0.participants.contains { $0.role != .owner } }
+        guard !shared.isEmpty else { return }
+        let container = try sharingContainer()
+        for book in shared { try await container.updateZoneKeys(for: book.zoneID) }
     }
 
     /// Accepts an invitation (the text `contacts book share` printed): the book appears among this
@@ -164,7 +203,7 @@ extension ContactsDevice {
     // MARK: Helpers
 
     /// A container for the sharing calls, signed in as this device, with its keyring (an encrypted
-    /// book's key travels in the invitation).
+    /// book's keys are wrapped to each participant's public key).
     private func sharingContainer() throws -> Container {
         Container(
             identifier: "contacts", serverURL: options.serverURL, credentials: .store(credentials),

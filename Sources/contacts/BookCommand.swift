@@ -20,7 +20,7 @@ struct BookCommand: AsyncParsableCommand {
                      contacts book accept "$(cat invitation.txt)"     (on Grace's device)
             """,
         subcommands: [
-            List.self, Create.self, Rename.self, Delete.self, Share.self, Accept.self, Participants.self, Unshare.self,
+            List.self, Create.self, Rename.self, Delete.self, Share.self, Accept.self, Participants.self, Unshare.self, RotateKey.self,
             Leave.self,
         ])
 
@@ -104,7 +104,9 @@ struct BookCommand: AsyncParsableCommand {
             abstract: "Share one of your books with an account; prints the invitation to hand them.",
             discussion: """
                 Only the invitation goes to standard output (explanations go to standard error), so a \
-                script can capture it. The invitation holds the book's key: hand it over privately.
+                script can capture it. The invitation holds no key: the book's keys are wrapped to the \
+                account's public key, so only that account can open them. The account must have synced \
+                once with its passphrase.
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
@@ -169,7 +171,9 @@ struct BookCommand: AsyncParsableCommand {
     struct Unshare: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "unshare",
-            abstract: "Stop sharing one of your books with an account; it disappears from their devices.")
+            abstract:
+                "Stop sharing one of your books with an account; it disappears from their devices, and the book gets a new key."
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
         @Argument(help: "The account to remove.") var account: String
@@ -179,6 +183,26 @@ struct BookCommand: AsyncParsableCommand {
             let book = try device.store.resolveBook(name)
             try await device.unshareBook(book, from: account)
             print("\"\(book.name.terminalSafe)\" is no longer shared with \(account.terminalSafe)")
+        }
+    }
+
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Give one of your books a new key; only the people it is shared with now receive it.",
+            discussion: """
+                What is written to the book from now on is sealed with the new key. Contacts already in it \
+                keep their key until they are next edited; nothing is encrypted again in bulk. Removing \
+                someone (`contacts book unshare`) and someone leaving do this by themselves.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The book's name.") var name: String
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: true)
+            let book = try device.store.resolveBook(name)
+            let version = try await device.rotateBookKey(book)
+            print("\"\(book.name.terminalSafe)\" has a new key (version \(version))")
         }
     }
 
