@@ -108,6 +108,7 @@ let package = Package(
             name: "SyncTesting",
             dependencies: [
                 "SyncCore",
+                "SyncCrypto",
                 "SyncClient",
                 "SyncServer",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -154,14 +154,16 @@ extension ContactsDevice {
         return upkeep.newestVersion ?? 0
     }
 
-    /// The owner's side of shared books' keys, at each sync: a new key version when someone who held the
+    /// This account's key pair, and the owner's side of shared books' keys, at each sync: a new key version when someone who held the
     /// newest one is no longer in the share (they left, or another device removed them), the keys wrapped
     /// to participants who lack the newest version, and shares made before key pairs moved to them.
     func keepSharedBookKeys() async throws {
         guard isSignedIn, try store.setting(.passphrase) != nil else { return }
-        let shared = try store.books().filter { $0.isOwn && $0.participants.contains { $0.role != .owner } }
-        guard !shared.isEmpty else { return }
         let container = try sharingContainer()
+        // Others can share books with this account only once it has a key pair: an account set up before
+        // key pairs gets one at its first sync with this version (one request when it has one).
+        try await container.keyring?.unlock(for: container.privateCloudDatabase)
+        let shared = try store.books().filter { $0.isOwn && $0.participants.contains { $0.role != .owner } }
         for book in shared { try await container.updateZoneKeys(for: book.zoneID) }
     }
 

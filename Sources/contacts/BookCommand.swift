@@ -20,7 +20,8 @@ struct BookCommand: AsyncParsableCommand {
                      contacts book accept "$(cat invitation.txt)"     (on Grace's device)
             """,
         subcommands: [
-            List.self, Create.self, Rename.self, Delete.self, Share.self, Accept.self, Participants.self, Unshare.self, RotateKey.self,
+            List.self, Create.self, Rename.self, Delete.self, Share.self, Accept.self, Participants.self, Unshare.self,
+            RotateKey.self,
             Leave.self,
         ])
 

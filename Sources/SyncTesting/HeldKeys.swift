@@ -6,9 +6,9 @@ import SyncTesting
 /// Every zone key a participant can get at from the server with their own passphrase: their own slot,
 /// and the chain the owner wrapped to them. A test keeps what a participant held before they were
 /// removed, to show that nothing written afterwards opens with any of it.
-enum HeldKeys {
+public enum HeldKeys {
     /// The chains `client`'s account holds for the shared zone `zoneID` now (none once it is gone).
-    static func chains(
+    public static func chains(
         of client: TestClient, passphrase: String, zoneID: RecordZone.ID, ownerPublicKey: Data
     ) async throws -> [ZoneKeyChain] {
         let wire: AccountEncryptionSettings = try await client.call(.get, "/v1/account/encryption")
@@ -41,10 +41,15 @@ enum HeldKeys {
     }
 
     /// The key version the sealed field `field` of `record` names.
-    static func version(of field: String, in record: RecordValue) throws -> Int {
+    public static func version(of field: String, in record: RecordValue) throws -> Int {
         guard let sealed = record.fields[field]?.encryptedValue else {
             throw SyncError(.invalidArguments, "field \(field) of \(record.recordID) is not sealed")
         }
         return try FieldCipher.keyVersion(of: sealed)
+    }
+
+    /// The key versions every sealed field of `record` names.
+    public static func versions(in record: RecordValue) throws -> Set<Int> {
+        Set(try record.fields.values.compactMap(\.encryptedValue).map { try FieldCipher.keyVersion(of: $0) })
     }
 }
