@@ -183,6 +183,8 @@ let package = Package(
             dependencies: [
                 "ContactsCore", "SyncCore", "SyncCrypto", "SyncKit", "SyncTesting", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // Read from the source tree by path (UpgradeTests).
             exclude: ["Fixtures"],

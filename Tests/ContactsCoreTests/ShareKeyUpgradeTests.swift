@@ -1,5 +1,6 @@
 import ContactsCore
 import Foundation
+import Logging
 import SyncCore
 import SyncCrypto
 import SyncServer
@@ -31,27 +32,66 @@ struct ShareKeyUpgradeTests {
     )
     func sharedBookMovesToKeyPairs() async throws {
         try await withTemporaryDirectory { directory in
-            let devices = directory + "/devices"
-            try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
-            for name in ["ada", "grace", "bob"] {
-                try FileManager.default.copyItem(
-                    atPath: Self.fixture.appendingPathComponent("\(name).sqlite").path,
-                    toPath: devices + "/\(name).sqlite")
-            }
+            try copyDevices(to: directory)
             let serverFile = directory + "/server.sqlite"
             try FileManager.default.copyItem(
                 atPath: Self.fixture.appendingPathComponent("server.sqlite").path, toPath: serverFile)
-            var configuration = SyncServerConfiguration.testing
-            configuration.clock = ServerClock(TestClock(), startingAt: Self.madeAt)
-            let server = try await TestServer.start(configuration: configuration, storagePath: serverFile)
-            do {
+            try await withServer(storagePath: serverFile) { server in
                 try await check(server: server, directory: directory)
+            }
+        }
+    }
+
+    @Test(
+        "PostgreSQL: the same fixture's rows at schema 7: Grace and Bob still read Family, Ada's next sync moves it to their public keys, and a removal keeps Grace out",
+        .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+    func sharedBookMovesToKeyPairsOnPostgres() async throws {
+        try await withTemporaryDirectory { directory in
+            try copyDevices(to: directory)
+            // The test server's database for this path: made here at schema 7 with the fixture's rows, then
+            // opened (and migrated) by this version's server.
+            let storagePath = directory + "/server-postgres"
+            let name = TestPostgres.databaseName(for: storagePath)
+            try await TestPostgres.createDatabase(name)
+            do {
+                try await SQLiteFixtureInPostgres.copy(
+                    sqlite: Self.fixture.appendingPathComponent("server.sqlite").path,
+                    toPostgres: try TestPostgres.url(database: name), version: 7,
+                    logger: Logger(label: "upgrade-test"))
+                try await TestServer.$backend.withValue(.postgres) {
+                    try await withServer(storagePath: storagePath) { server in
+                        try await check(server: server, directory: directory)
+                    }
+                }
+                try await TestPostgres.dropDatabase(name)
             } catch {
-                try? await server.stop()
+                try? await TestPostgres.dropDatabase(name)
                 throw error
             }
-            try await server.stop()
         }
+    }
+
+    private func copyDevices(to directory: String) throws {
+        let devices = directory + "/devices"
+        try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
+        for name in ["ada", "grace", "bob"] {
+            try FileManager.default.copyItem(
+                atPath: Self.fixture.appendingPathComponent("\(name).sqlite").path, toPath: devices + "/\(name).sqlite")
+        }
+    }
+
+    /// A server on `storagePath` whose clock starts when the fixture was made, stopped after `body`.
+    private func withServer(storagePath: String, _ body: (TestServer) async throws -> Void) async throws {
+        var configuration = SyncServerConfiguration.testing
+        configuration.clock = ServerClock(TestClock(), startingAt: Self.madeAt)
+        let server = try await TestServer.start(configuration: configuration, storagePath: storagePath)
+        do {
+            try await body(server)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
     }
 
     private func check(server: TestServer, directory: String) async throws {
