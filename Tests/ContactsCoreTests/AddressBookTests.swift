@@ -139,6 +139,46 @@ struct AddressBookTests {
         }
     }
 
+    @Test(
+        "book keys: only the owner rotates; Grace reads what Ada writes after a rotation; Grace leaving makes Ada's next sync rotate, once"
+    )
+    func bookKeys() async throws {
+        try await withPeople { people in
+            let (ada, adaPhone, grace) = (people.ada, people.adaPhone, people.grace)
+            let family = try ada.createBook(named: "Family")
+            try ada.add(Contact(name: "Mum"), to: family.zoneID)
+            let invitation = try await ada.shareBook(family, with: "grace", readOnly: false)
+            #expect(!invitation.description.contains("#"), "a private share's invitation carries no key")
+            try await grace.acceptInvitation(invitation.description)
+            #expect(try names(grace, in: "Family") == ["Mum"])
+            let client = try await TestClient(baseURL: people.server.baseURL).signedIn(
+                username: "ada", password: "correct horse battery")
+            func version() async throws -> Int? {
+                try await client.listZones().first { $0.zoneID == family.zoneID }?.encryptionKey?.keyVersion
+            }
+
+            await #expect(throws: DeviceError.self) { try await grace.rotateBookKey(try book(grace, "Family")) }
+            let before = try #require(try await version())
+            #expect(try await ada.rotateBookKey(family) == before + 1)
+            #expect(try await version() == before + 1)
+            try await adaPhone.sync()
+            try adaPhone.add(Contact(name: "Cousin"), to: family.zoneID)
+            try await adaPhone.sync()
+            try await grace.sync()
+            #expect(try names(grace, in: "Family") == ["Cousin", "Mum"])
+
+            // Grace leaves: Ada's next sync notices and makes a new version; the one after changes nothing.
+            try grace.leaveBook(try book(grace, "Family"))
+            try await grace.sync()
+            try await ada.sync()
+            #expect(try await version() == before + 2)
+            try await ada.sync()
+            try await adaPhone.sync()
+            #expect(try await version() == before + 2)
+            #expect(try names(adaPhone, in: "Family") == ["Cousin", "Mum"])
+        }
+    }
+
     @Test("an invitation for another server, a garbled one, or one withdrawn is refused with what to do")
     func badInvitations() async throws {
         try await withPeople { people in

@@ -202,7 +202,7 @@ struct CommandLineTests {
             [], ["list"], ["add"], ["edit"], ["delete"], ["sync"], ["status"], ["import"], ["export"], ["account"],
             ["wipe"], ["query"], ["add-from-mail"], ["book"], ["book", "share"], ["book", "accept"],
             ["book", "unshare"],
-            ["book", "leave"],
+            ["book", "leave"], ["book", "rotate-key"],
         ]
         for command in commands {
             let result = try await program.run(command + ["--help"])
