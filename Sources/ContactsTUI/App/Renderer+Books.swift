@@ -23,7 +23,7 @@ extension Renderer {
             tail += TextFormatting.wrap(text, width: inner).map { ($0, notice.isError ? Theme.error : .plain) }
         }
         if let invitation = panel.invitation {
-            tail.append(("Invitation (copy it whole; it holds the book's key):", Theme.label))
+            tail.append(("Invitation (copy it whole; only that account can open the book):", Theme.label))
             tail += TextFormatting.wrap(invitation, width: inner).map { ($0, CellStyle(bold: true)) }
         }
         // The books get what room is left, at least one line, scrolled to keep the selection in view.
