@@ -23,6 +23,13 @@ extension Container {
 
     /// Shares a zone of the private database with `participants`, or changes who it is shared with
     /// (people left out lose it). Returns the share and the invitation to hand to them.
+    ///
+    /// For a zone with encrypted values, the zone's keys are then wrapped to each participant's public
+    /// key, and a new key version is made whenever the people holding the newest one change (so someone
+    /// left out cannot open anything written afterwards): see ``updateZoneKeys(for:)``. The invitation of
+    /// a private share carries no secret; a public link share's (`publicPermission` other than `.none`)
+    /// carries the link secret in its fragment. Participants whose accounts publish no public key yet are
+    /// given the keys by the owner's next upkeep after they have one.
     @discardableResult
     public func share(
         _ zoneID: RecordZone.ID, with participants: [SaveShareRequest.Invitee],
@@ -30,14 +37,11 @@ extension Container {
     ) async throws -> (share: Share, invitation: ShareInvitation) {
         var share = try await privateClient.saveShare(
             SaveShareRequest(zoneID: zoneID, publicPermission: publicPermission, participants: participants))
-        let invitation = try await keyring?.invitation(for: zoneID, token: share.token, client: privateClient)
-        if share.invitationKey == nil, let key = invitation?.key {
-            // A new share of an encrypted zone: leave the zone's key with it, for the invitation to open.
-            share = try await privateClient.saveShare(
-                SaveShareRequest(
-                    zoneID: zoneID, publicPermission: publicPermission, participants: participants, invitationKey: key))
+        if keyring != nil {
+            let upkeep = try await keepZoneKeys(for: zoneID, share: share, forceRotation: false)
+            if upkeep.newestVersion != nil { share = try await self.share(for: zoneID) ?? share }
         }
-        return (share, ShareInvitation(serverURL: serverURL, token: share.token, secret: invitation?.secret))
+        return (share, try await invitation(for: share))
     }
 
     /// Shares `rootRecord` and every record whose parent chain leads to it with `participants`
@@ -61,15 +65,32 @@ extension Container {
         var share = try await privateClient.saveShare(request)
         let saved = try await privateCloudDatabase.record(for: rootRecord.recordID)
         rootRecord.update { $0 = saved.value }
-        let invitation = try await keyring?.invitation(for: zoneID, token: share.token, client: privateClient)
-        if share.invitationKey == nil, let key = invitation?.key {
-            // A new share of an encrypted zone: leave the zone's key with it, for the invitation to open.
+        if let keyring, let chain = try await keyring.currentOwnChain(for: zoneID, client: privateClient) {
+            // A record hierarchy's participants get the zone's newest chain wrapped to their public keys
+            // (rotation on removal is kept for zone-wide shares, see `updateZoneKeys(for:)`).
+            var wrapped = false
             request.rootRecord = nil
             request.shareRecordName = share.recordName
-            request.invitationKey = key
-            share = try await privateClient.saveShare(request)
+            let keys = try await publicKeys(
+                of: share.participants.filter { $0.role == .privateUser && $0.acceptanceStatus != .removed })
+            for index in request.participants.indices {
+                let name = request.participants[index].userRecordName
+                guard let key = keys[name],
+                    share.participants.first(where: { $0.userRecordName == name })?.sharedKeyVersion
+                        != chain.newest.version
+                else { continue }
+                request.participants[index].encryptionKey = try await keyring.wrap(
+                    chain, toParticipant: name, publicKey: key, zoneName: zoneID.zoneName, shareToken: share.token,
+                    client: privateClient)
+                wrapped = true
+            }
+            if publicPermission != .none {
+                request.invitationKey = keyring.linkInvitation(chain, token: share.token, zoneName: zoneID.zoneName).key
+                wrapped = true
+            }
+            if wrapped { share = try await privateClient.saveShare(request) }
         }
-        return (share, ShareInvitation(serverURL: serverURL, token: share.token, secret: invitation?.secret))
+        return (share, try await invitation(for: share))
     }
 
     /// A share of the private database by its record ID: a zone's zone-wide share, or the share a
@@ -94,9 +115,16 @@ extension Container {
             shareRecordName: shareID.recordName == Share.zoneWideRecordName ? nil : shareID.recordName)
     }
 
-    /// The invitation of one of the signed-in user's shares: the same every time it is asked for.
+    /// The invitation of one of the signed-in user's shares: the same every time it is asked for, until
+    /// the zone's keys are rotated. Only a public link share's carries a secret (the link secret, derived
+    /// from the newest key); people invited by name open the keys with their own key pairs.
     public func invitation(for share: Share) async throws -> ShareInvitation {
-        let secret = try await keyring?.invitation(for: share.zoneID, token: share.token, client: privateClient)?.secret
+        var secret: InvitationSecret?
+        if share.publicPermission != .none, let keyring,
+            let chain = try await keyring.currentOwnChain(for: share.zoneID, client: privateClient)
+        {
+            secret = keyring.linkInvitation(chain, token: share.token, zoneName: share.zoneID.zoneName).secret
+        }
         return ShareInvitation(serverURL: serverURL, token: share.token, secret: secret)
     }
 
@@ -109,9 +137,11 @@ extension Container {
         }
     }
 
-    /// Stops sharing a zone of the private database: it leaves every participant's shared database.
+    /// Stops sharing a zone of the private database: it leaves every participant's shared database, and
+    /// (for a zone with encrypted values) a new key version seals what is written afterwards.
     public func deleteShare(for zoneID: RecordZone.ID) async throws {
         try await privateClient.deleteShare(ShareZoneRequest(zoneID: zoneID))
+        if keyring != nil { try await keepZoneKeys(for: zoneID, share: nil, forceRotation: false) }
     }
 
     /// What an invitation opens (`CKContainer.shareMetadata(for:)`): the share, its owner, and the
@@ -121,33 +151,59 @@ extension Container {
     }
 
     /// Accepts a share (`CKContainer.accept(_:)`): its zone appears in ``sharedCloudDatabase``. For
-    /// an encrypted zone the invitation's key is opened here and the zone's key kept, wrapped by
-    /// this account's key; the server never holds it open.
+    /// an encrypted zone the keys the owner wrapped to this account's public key are opened here, as
+    /// coming from the owner's public key in the share's metadata (which this account pins from now on),
+    /// and kept in this account's own slot, wrapped by its account key; the server never holds them open.
+    /// A public link share's keys open with the link's secret instead (the part after '#').
     @discardableResult
     public func accept(_ invitation: ShareInvitation) async throws -> ShareMetadata {
         let metadata = try await shareMetadata(for: invitation)
         let sharedZoneID = metadata.share.zoneID
+        let sharedClient = DatabaseClient(database: sharedCloudDatabase)
+        let ownerKey = metadata.ownerIdentity.publicKey.flatMap { AccountIdentityKey.isPublicKey($0) ? $0 : nil }
         var key: RecordZone.EncryptionKey?
-        if let invitationKey = metadata.share.invitationKey {
-            guard let secret = invitation.secret else {
-                throw SyncError(
-                    .invalidArguments,
-                    "the shared zone is encrypted, but this invitation has no key (the part after '#'); ask its owner for the whole invitation"
-                )
-            }
+        if let invitationKey = metadata.share.invitationKey, let secret = invitation.secret {
             guard let keyring else {
                 throw SyncError(
                     .notAuthenticated,
                     "the shared zone is encrypted and this device has no passphrase; set this account's passphrase first"
                 )
             }
-            key = try await keyring.participantKey(
-                from: invitationKey, secret: secret, sharedZoneID: sharedZoneID,
-                client: DatabaseClient(database: sharedCloudDatabase))
+            var chain = try keyring.invitationChain(from: invitationKey, secret: secret, sharedZoneID: sharedZoneID)
+            chain.pinnedOwnerKey = ownerKey
+            chain.shareToken = invitation.token
+            key = try await keyring.ownSlot(chain, for: sharedZoneID, client: sharedClient)
+        } else if metadata.share.invitationKey != nil, metadata.share.publicPermission != .none,
+            metadata.participantRole != .privateUser
+        {
+            throw SyncError(
+                .invalidArguments,
+                "the shared zone is encrypted, but this invitation has no key (the part after '#'); ask its owner for the whole invitation"
+            )
         }
-        let accepted = try await DatabaseClient(database: sharedCloudDatabase).acceptShare(
-            ShareTokenRequest(token: invitation.token, encryptionKey: key))
+        var accepted = try await sharedClient.acceptShare(ShareTokenRequest(token: invitation.token, encryptionKey: key))
         keyring?.forget(zoneIDs: [sharedZoneID])
+        if key == nil, let keyring,
+            let zone = try await sharedClient.listZones().zones.first(where: { $0.zoneID == sharedZoneID }),
+            zone.sharedKey != nil || zone.encryptionKey != nil
+        {
+            if zone.sharedKey != nil, ownerKey == nil {
+                throw SyncError(
+                    .notAuthenticated,
+                    "the share is accepted, but its owner's account publishes no public key, so the book's keys cannot be checked; ask the owner to sync with this version, then accept again"
+                )
+            }
+            // Opens the owner's wrap with the owner's key from the metadata, pinned from now on, and
+            // keeps the chain in this share's own slot (a zone shared record by record has one per share).
+            var chain = try await keyring.participantChain(for: zone, client: sharedClient, ownerKey: ownerKey)
+            chain.pinnedOwnerKey = chain.pinnedOwnerKey ?? ownerKey
+            chain.shareToken = invitation.token
+            accepted = try await sharedClient.acceptShare(
+                ShareTokenRequest(
+                    token: invitation.token,
+                    encryptionKey: try await keyring.ownSlot(chain, for: sharedZoneID, client: sharedClient)))
+            keyring.forget(zoneIDs: [sharedZoneID])
+        }
         return accepted
     }
 }

@@ -101,4 +101,12 @@ public struct ZoneKey: Sendable {
         context.append(accountVersion)
         return context
     }
+
+    /// Whether both are the same 256 bits with the same version.
+    func sameKey(as other: ZoneKey) -> Bool {
+        version == other.version && rawBytes == other.rawBytes
+    }
+
+    /// The key's 32 bytes, for encodings that seal them.
+    var rawBytes: Data { key.withUnsafeBytes { Data($0) } }
 }

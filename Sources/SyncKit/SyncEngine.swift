@@ -559,7 +559,8 @@ public final class SyncEngine: Sendable {
             }
             // Keys fetched before a reset open nothing written after it; a deleted zone's key is gone.
             if deleted.contains(where: { $0.reason == .encryptedDataReset }) { database.keyring?.forget() }
-            database.keyring?.forget(zoneIDs: deleted.map(\.zoneID))
+            // A changed zone may have a new key version (its owner rotated it): new values are sealed with it.
+            database.keyring?.forget(zoneIDs: deleted.map(\.zoneID) + modified)
             if !modified.isEmpty || !deleted.isEmpty {
                 await eventQueue.deliver(
                     .fetchedDatabaseChanges(

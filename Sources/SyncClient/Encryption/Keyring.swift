@@ -4,15 +4,19 @@ import SyncCrypto
 import Synchronization
 
 /// The keys that open an account's encrypted values on this device: the account key, derived
-/// from a passphrase the server never sees, and each zone's key, which the server keeps only
-/// wrapped by the account key.
+/// from a passphrase the server never sees; the account's X25519 key pair, whose private half the
+/// server keeps only wrapped by the account key; and each zone's chain of key versions, which the
+/// server keeps wrapped by the account key (the owner's, and each participant's own slot) or by the
+/// owner to a participant's public key.
 ///
 /// One keyring per container, shared by its databases and engines. Keys are fetched or created
 /// on first use and kept in memory; ``forget()`` drops them (after an encrypted-data reset).
 public final class Keyring: Sendable, Hashable {
-    private struct Keys {
+    struct Keys {
         var account: AccountKey?
-        var zones: [RecordZone.ID: ZoneKey] = [:]
+        var identity: AccountIdentityKey?
+        var userRecordName: String?
+        var zones: [RecordZone.ID: ZoneKeyChain] = [:]
     }
 
     /// Where a device keeps the account keys its keyrings derived, so that a process started again
@@ -35,7 +39,7 @@ public final class Keyring: Sendable, Hashable {
     private let passphrase: String
     private let parameters: ScryptParameters
     private let derivedKeys: DerivedKeys?
-    private let keys = Mutex(Keys())
+    let keys = Mutex(Keys())
 
     /// A keyring opening encrypted values with `passphrase`. `parameters` set the cost of deriving
     /// the account key when this device is the account's first to encrypt (tests pass cheap ones).
@@ -67,8 +71,11 @@ public final class Keyring: Sendable, Hashable {
     /// has none) and derives the account key, so that a wrong passphrase is told now, at sign-in, rather
     /// than at the first encrypted value. Throws `notAuthenticated` when the passphrase does not open the
     /// account.
+    /// Also makes the account's key pair when it has none, so that others can share with it.
     public func unlock(for database: Database) async throws {
-        _ = try await accountKey(client: DatabaseClient(database: database))
+        let client = DatabaseClient(database: database)
+        _ = try await accountKey(client: client)
+        _ = try await identityKey(client: client)
     }
 
     // MARK: Sealing and opening
@@ -96,11 +103,13 @@ public final class Keyring: Sendable, Hashable {
         let encrypted = record.fields.compactMap { key, value in value.encryptedValue.map { (key, $0) } }
         guard !encrypted.isEmpty else { return record }
         let zoneID = record.recordID.zoneID
-        let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
         var opened = record
         for (key, ciphertext) in encrypted {
             let plaintext: Data
             do {
+                // Each value names the key version it was sealed with: older values keep their versions.
+                let version = try FieldCipher.keyVersion(of: ciphertext)
+                let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, version: version, client: client))
                 plaintext = try cipher.open(
                     ciphertext, recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
                     ownerName: Self.sealingOwnerName, fieldName: key)
@@ -122,45 +131,78 @@ public final class Keyring: Sendable, Hashable {
 
     // MARK: Keys
 
-    /// The zone's key: held, or unwrapped from the zone, or made now and stored with the zone
-    /// (the server keeps the first key a zone gets, so racing devices agree on it).
+    /// The zone's newest key, which seals new values.
     func zoneKey(for zoneID: RecordZone.ID, client: DatabaseClient) async throws -> ZoneKey {
-        if let key = keys.withLock({ $0.zones[zoneID] }) { return key }
-        let accountKey = try await accountKey(client: client)
+        try await zoneKeyChain(for: zoneID, client: client).newest
+    }
+
+    /// The zone's key of `version`, which opens values sealed with it. A version this device does not
+    /// hold yet (another device rotated the zone's key) makes it fetch the zone's keys again, once.
+    func zoneKey(for zoneID: RecordZone.ID, version: Int, client: DatabaseClient) async throws -> ZoneKey {
+        if let key = try await zoneKeyChain(for: zoneID, client: client).key(version: version) { return key }
+        forget(zoneIDs: [zoneID])
+        if let key = try await zoneKeyChain(for: zoneID, client: client).key(version: version) { return key }
+        throw SyncError(
+            .internalError,
+            "a value in zone \(zoneID) was sealed with key version \(version), which the zone's keys on the server do not hold: it was forged or its key was lost; fetch the record again"
+        )
+    }
+
+    /// The zone's chain of keys: held, or unwrapped from the zone, or (for an own zone without one)
+    /// made now and stored with the zone (the server keeps the first key a zone gets, so racing
+    /// devices agree on it). A shared zone's keys come from the participant's own slot and the chain
+    /// its owner wrapped to them (``participantChain(for:client:ownerKey:)``).
+    func zoneKeyChain(for zoneID: RecordZone.ID, client: DatabaseClient) async throws -> ZoneKeyChain {
+        if let chain = keys.withLock({ $0.zones[zoneID] }) { return chain }
         guard var zone = try await client.listZones().zones.first(where: { $0.zoneID == zoneID }) else {
             throw SyncError(.zoneNotFound, "zone \(zoneID.zoneName) does not exist; save the zone first")
         }
-        if zone.encryptionKey == nil, client.database.scope == .shared {
-            throw SyncError(
-                .notAuthenticated,
-                "this device holds no key for shared zone \(zoneID): accept the share's invitation on this device (the key travels with the invitation)"
-            )
-        }
-        if zone.encryptionKey == nil {
-            let key = try ZoneKey.generate()
-            zone.encryptionKey = RecordZone.EncryptionKey(
-                keyVersion: key.version,
-                wrappedKey: key.wrapped(by: accountKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName))
-            let response = try await client.modifyZones(ModifyZonesRequest(saves: [zone], deletes: []))
-            if let failure = response.failedZoneSaves.first { throw failure.error }
-            guard let stored = response.savedZones.first(where: { $0.zoneID == zoneID }) else {
-                throw SyncError(.internalError, "the server's answer left out zone \(zoneID)")
+        let chain: ZoneKeyChain
+        if client.database.scope == .shared {
+            chain = try await participantChain(for: zone, client: client)
+        } else {
+            let accountKey = try await accountKey(client: client)
+            if zone.encryptionKey == nil {
+                let chain = try ZoneKeyChain.generate()
+                zone.encryptionKey = RecordZone.EncryptionKey(
+                    keyVersion: chain.newest.version,
+                    wrappedKey: chain.wrapped(by: accountKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName))
+                zone = try await saveZone(zone, client: client)
             }
-            zone = stored
+            chain = try ownChain(of: zone, accountKey: accountKey)
         }
+        keys.withLock { $0.zones[zoneID] = chain }
+        return chain
+    }
+
+    /// Saves an own zone (with a new key or chain) and returns it as the server stored it: with the key
+    /// it kept, which is another device's when that device stored one first (or a higher version).
+    func saveZone(_ zone: RecordZone, client: DatabaseClient) async throws -> RecordZone {
+        let response = try await client.modifyZones(ModifyZonesRequest(saves: [zone], deletes: []))
+        if let failure = response.failedZoneSaves.first { throw failure.error }
+        guard let stored = response.savedZones.first(where: { $0.zoneID == zone.zoneID }) else {
+            throw SyncError(.internalError, "the server's answer left out zone \(zone.zoneID)")
+        }
+        return stored
+    }
+
+    /// The chain an own zone's key opens to (format 1, one key, or format 3).
+    func ownChain(of zone: RecordZone, accountKey: AccountKey) throws -> ZoneKeyChain {
         guard let wrapped = zone.encryptionKey else {
-            throw SyncError(.internalError, "the server kept no key for zone \(zoneID)")
+            throw SyncError(.internalError, "the server kept no key for zone \(zone.zoneID)")
         }
-        let key: ZoneKey
         do {
-            key = try ZoneKey(
-                unwrapping: wrapped.wrappedKey, with: accountKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName
-            )
+            return try ZoneKeyChain(
+                unwrapping: wrapped.wrappedKey, with: accountKey, zoneName: zone.zoneID.zoneName,
+                ownerName: zone.zoneID.ownerName)
         } catch let error as EncryptionError {
-            throw SyncError(.internalError, "the key of zone \(zoneID) does not open: \(error.message)")
+            throw SyncError(.internalError, "the key of zone \(zone.zoneID) does not open: \(error.message)")
         }
-        keys.withLock { $0.zones[zoneID] = key }
-        return key
+    }
+
+    /// Keeps `chain` as the zone's keys on this device (after a rotation or an upgrade).
+    func hold(_ chain: ZoneKeyChain, for zoneID: RecordZone.ID) {
+        keys.withLock { $0.zones[zoneID] = chain }
     }
 
     /// The account key: held, or derived from the passphrase and the account's settings, which

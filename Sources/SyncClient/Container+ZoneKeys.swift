@@ -1,0 +1,139 @@
+import Foundation
+import SyncCore
+import SyncCrypto
+
+/// Keeping a shared zone's keys right, on the owner's devices: a new key version whenever the set of
+/// people holding the newest one changes (someone removed or gone, someone new), the chain wrapped to
+/// each participant's public key, and a link share's key re-wrapped by the link's new secret. Nothing is
+/// sealed again: older values keep opening under their versions, and each is sealed with the newest key
+/// when next edited.
+///
+/// Every change of holders is a new version because the server keeps an own zone's key until one of a
+/// higher version replaces it: the holders are stored inside the owner's chain, so that any of the owner's
+/// devices can tell later that one of them is gone.
+extension Container {
+    /// What ``updateZoneKeys(for:)`` or ``rotateZoneKey(for:)`` did.
+    public struct ZoneKeyUpkeep: Sendable, Hashable {
+        /// The newest key version after the call; nil when the zone has no keys (nothing in it is encrypted).
+        public var newestVersion: Int?
+        /// Whether the call (or another of the owner's devices, at the same time) made a new version.
+        public var rotated: Bool
+        /// The participants the chain was wrapped to now, by user record name.
+        public var wrappedTo: Set<String>
+        /// Participants who cannot be given the keys yet: their accounts publish no public key (they have
+        /// not signed in with this version and their passphrase). By user name.
+        public var waitingForKeys: [String]
+
+        public init(newestVersion: Int?, rotated: Bool, wrappedTo: Set<String>, waitingForKeys: [String]) {
+            self.newestVersion = newestVersion
+            self.rotated = rotated
+            self.wrappedTo = wrappedTo
+            self.waitingForKeys = waitingForKeys
+        }
+    }
+
+    /// Brings the keys of an own zone's zone-wide share up to date (run by the owner's devices on sync):
+    /// rotates when someone who held the newest version is no longer a participant (removed, or left),
+    /// or when new participants are to get it; wraps the chain to participants without the newest
+    /// version; moves shares made before key pairs to the public-key wrapping. Does nothing (and sends
+    /// nothing) when all is in order.
+    @discardableResult
+    public func updateZoneKeys(for zoneID: RecordZone.ID) async throws -> ZoneKeyUpkeep {
+        try await keepZoneKeys(for: zoneID, share: nil, forceRotation: false)
+    }
+
+    /// Makes a new key version of an own zone (`contacts book rotate-key`): new values are sealed with it,
+    /// the zone's participants receive it wrapped to their public keys, a link share gets a new link
+    /// secret (retiring the old link). Nothing already sealed is sealed again.
+    @discardableResult
+    public func rotateZoneKey(for zoneID: RecordZone.ID) async throws -> ZoneKeyUpkeep {
+        guard keyring != nil else {
+            throw SyncError(
+                .notAuthenticated, "this device has no passphrase, so it holds no keys to rotate; set the passphrase first")
+        }
+        let upkeep = try await keepZoneKeys(for: zoneID, share: nil, forceRotation: true)
+        guard upkeep.newestVersion != nil else {
+            throw SyncError(
+                .invalidArguments, "zone \(zoneID) has no keys: nothing in it is encrypted yet, so there is nothing to rotate")
+        }
+        return upkeep
+    }
+
+    /// The upkeep behind both: `share` is the zone-wide share as just saved (nil: fetch it).
+    func keepZoneKeys(for zoneID: RecordZone.ID, share knownShare: Share?, forceRotation: Bool) async throws
+        -> ZoneKeyUpkeep
+    {
+        let client = DatabaseClient(database: privateCloudDatabase)
+        guard let keyring, var chain = try await keyring.currentOwnChain(for: zoneID, client: client) else {
+            return ZoneKeyUpkeep(newestVersion: nil, rotated: false, wrappedTo: [], waitingForKeys: [])
+        }
+        let share: Share?
+        if let knownShare {
+            share = knownShare
+        } else {
+            share = try await self.share(for: zoneID)
+        }
+        let targets = (share?.participants ?? []).filter { $0.role == .privateUser && $0.acceptanceStatus != .removed }
+        let publicKeys = try await publicKeys(of: targets)
+        let keyed = Set(targets.map(\.userRecordName).filter { publicKeys[$0] != nil })
+        var rotated = false
+        var mustRotate = forceRotation
+        for _ in 0..<3 where mustRotate || chain.holders != keyed {
+            let (stored, isOurs) = try await keyring.storeRotation(of: chain, holders: keyed, for: zoneID, client: client)
+            chain = stored
+            rotated = true
+            // Another device rotated at the same time: theirs counts as this rotation; look at it again.
+            mustRotate = false
+            if isOurs { break }
+        }
+        guard let share else {
+            return ZoneKeyUpkeep(
+                newestVersion: chain.newest.version, rotated: rotated, wrappedTo: [], waitingForKeys: [])
+        }
+        var wrappedTo: Set<String> = []
+        var invitees: [SaveShareRequest.Invitee] = []
+        for participant in targets {
+            var invitee = SaveShareRequest.Invitee(
+                userRecordName: participant.userRecordName, permission: participant.permission)
+            if let publicKey = publicKeys[participant.userRecordName],
+                rotated || participant.sharedKeyVersion != chain.newest.version
+            {
+                invitee.encryptionKey = try await keyring.wrap(
+                    chain, toParticipant: participant.userRecordName, publicKey: publicKey, zoneName: zoneID.zoneName,
+                    shareToken: share.token, client: client)
+                wrappedTo.insert(participant.userRecordName)
+            }
+            invitees.append(invitee)
+        }
+        var linkKey: RecordZone.EncryptionKey?
+        if share.publicPermission != .none,
+            rotated || share.invitationKey?.keyVersion != chain.newest.version
+                || share.invitationKey?.wrappedKey.first != ZoneKeyChain.invitationFormat
+        {
+            linkKey = keyring.linkInvitation(chain, token: share.token, zoneName: zoneID.zoneName).key
+        }
+        if !wrappedTo.isEmpty || linkKey != nil {
+            _ = try await client.saveShare(
+                SaveShareRequest(
+                    zoneID: zoneID, publicPermission: share.publicPermission, participants: invitees,
+                    invitationKey: linkKey))
+        }
+        return ZoneKeyUpkeep(
+            newestVersion: chain.newest.version, rotated: rotated, wrappedTo: wrappedTo,
+            waitingForKeys: targets.filter { publicKeys[$0.userRecordName] == nil }.map(\.username).sorted())
+    }
+
+    /// The published public keys of `participants`, by user record name; those without a usable one are
+    /// left out.
+    func publicKeys(of participants: [ShareParticipant]) async throws -> [String: Data] {
+        guard !participants.isEmpty else { return [:] }
+        let client = DatabaseClient(database: privateCloudDatabase)
+        let found = try await client.lookupUsers(LookupUsersRequest(usernames: participants.map(\.username)))
+        let wanted = Set(participants.map(\.userRecordName))
+        var keys: [String: Data] = [:]
+        for user in found.users where wanted.contains(user.userRecordName) {
+            if let key = user.publicKey, AccountIdentityKey.isPublicKey(key) { keys[user.userRecordName] = key }
+        }
+        return keys
+    }
+}

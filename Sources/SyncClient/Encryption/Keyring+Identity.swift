@@ -1,0 +1,42 @@
+import Foundation
+import SyncCore
+import SyncCrypto
+import Synchronization
+
+/// The account's X25519 key pair: made by the first device that holds the passphrase and finds none,
+/// published with the account (others wrap zone keys to its public half), its private half stored on
+/// the server wrapped by the account key.
+extension Keyring {
+    /// The account's key pair: held, or opened from the account's settings, or made now and published.
+    func identityKey(client: DatabaseClient) async throws -> AccountIdentityKey {
+        if let identity = keys.withLock({ $0.identity }) { return identity }
+        let accountKey = try await accountKey(client: client)
+        let stored: AccountKeyPair
+        if let existing = try await client.encryptionSettings()?.keyPair {
+            stored = existing
+        } else {
+            let made = AccountIdentityKey.generate()
+            // The server keeps the first pair an account gets: when another device published one first,
+            // this answers theirs, which this device adopts.
+            stored = try await client.createKeyPair(
+                AccountKeyPair(publicKey: made.publicKey, wrappedPrivateKey: made.wrappedPrivateKey(by: accountKey)))
+        }
+        let identity: AccountIdentityKey
+        do {
+            identity = try AccountIdentityKey(
+                unwrapping: stored.wrappedPrivateKey, publicKey: stored.publicKey, with: accountKey)
+        } catch let error as EncryptionError {
+            throw SyncError(.internalError, "this account's key pair does not work: \(error.message)")
+        }
+        keys.withLock { $0.identity = identity }
+        return identity
+    }
+
+    /// The signed-in account's user record name (participants' wraps name it).
+    func userRecordName(client: DatabaseClient) async throws -> String {
+        if let name = keys.withLock({ $0.userRecordName }) { return name }
+        let name = try await client.account().userRecordName
+        keys.withLock { $0.userRecordName = name }
+        return name
+    }
+}
