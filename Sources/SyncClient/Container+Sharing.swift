@@ -181,7 +181,8 @@ extension Container {
                 "the shared zone is encrypted, but this invitation has no key (the part after '#'); ask its owner for the whole invitation"
             )
         }
-        var accepted = try await sharedClient.acceptShare(ShareTokenRequest(token: invitation.token, encryptionKey: key))
+        var accepted = try await sharedClient.acceptShare(
+            ShareTokenRequest(token: invitation.token, encryptionKey: key))
         keyring?.forget(zoneIDs: [sharedZoneID])
         if key == nil, let keyring,
             let zone = try await sharedClient.listZones().zones.first(where: { $0.zoneID == sharedZoneID }),

@@ -49,12 +49,14 @@ extension Container {
     public func rotateZoneKey(for zoneID: RecordZone.ID) async throws -> ZoneKeyUpkeep {
         guard keyring != nil else {
             throw SyncError(
-                .notAuthenticated, "this device has no passphrase, so it holds no keys to rotate; set the passphrase first")
+                .notAuthenticated,
+                "this device has no passphrase, so it holds no keys to rotate; set the passphrase first")
         }
         let upkeep = try await keepZoneKeys(for: zoneID, share: nil, forceRotation: true)
         guard upkeep.newestVersion != nil else {
             throw SyncError(
-                .invalidArguments, "zone \(zoneID) has no keys: nothing in it is encrypted yet, so there is nothing to rotate")
+                .invalidArguments,
+                "zone \(zoneID) has no keys: nothing in it is encrypted yet, so there is nothing to rotate")
         }
         return upkeep
     }
@@ -79,7 +81,8 @@ extension Container {
         var rotated = false
         var mustRotate = forceRotation
         for _ in 0..<3 where mustRotate || chain.holders != keyed {
-            let (stored, isOurs) = try await keyring.storeRotation(of: chain, holders: keyed, for: zoneID, client: client)
+            let (stored, isOurs) = try await keyring.storeRotation(
+                of: chain, holders: keyed, for: zoneID, client: client)
             chain = stored
             rotated = true
             // Another device rotated at the same time: theirs counts as this rotation; look at it again.

@@ -30,7 +30,8 @@ extension ZoneKeyChain {
         guard let recipient = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: participantKey) else {
             throw EncryptionError(
                 .damaged,
-                "the public key of participant '\(participantName)' is not an X25519 key: the server sent a damaged one")
+                "the public key of participant '\(participantName)' is not an X25519 key: the server sent a damaged one"
+            )
         }
         let newestVersion = UInt32(newest.version)
         let info = Self.participantInfo(

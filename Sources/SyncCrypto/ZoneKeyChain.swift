@@ -88,7 +88,8 @@ public struct ZoneKeyChain: Sendable {
     ///   ``EncryptionError/Code/damaged`` past ``maximumVersions``.
     public func rotated() throws -> ZoneKeyChain {
         try ZoneKeyChain(
-            keys: keys + [try ZoneKey.generate(version: newest.version + 1)], holders: [], pinnedOwnerKey: pinnedOwnerKey,
+            keys: keys + [try ZoneKey.generate(version: newest.version + 1)], holders: [],
+            pinnedOwnerKey: pinnedOwnerKey,
             shareToken: shareToken)
     }
 
@@ -155,7 +156,8 @@ public struct ZoneKeyChain: Sendable {
         guard format == Self.wrappedFormat else {
             throw EncryptionError(
                 .unsupportedFormat,
-                "the keys of \(zone) were written in format \(format), which this version does not know; update the app")
+                "the keys of \(zone) were written in format \(format), which this version does not know; update the app"
+            )
         }
         guard bytes.count >= 9 + SealedBytes.overhead else { throw damaged }
         let newestVersion = SealedBytes.uint32(in: bytes, at: 1)

@@ -102,7 +102,8 @@ extension Keyring {
                     unwrapping: slot.wrappedKey, with: accountKey, zoneName: zoneID.zoneName,
                     ownerName: zoneID.ownerName)
             } catch let error as EncryptionError {
-                throw SyncError(.internalError, "this account's key of shared zone \(zoneID) does not open: \(error.message)")
+                throw SyncError(
+                    .internalError, "this account's key of shared zone \(zoneID) does not open: \(error.message)")
             }
         }
         guard let shared = zone.sharedKey,
