@@ -68,7 +68,9 @@ struct SharingEngineTests {
             let (share, invitation) = try await setup.adaContainer.share(
                 TestDevice.zoneID, with: [.init(userRecordName: grace.id, permission: .readWrite)])
             #expect(share.participants.map(\.username) == ["ada", "grace"])
-            #expect(invitation.secret == nil, "the zone's keys are wrapped to Grace's public key, not carried in the invitation")
+            #expect(
+                invitation.secret == nil,
+                "the zone's keys are wrapped to Grace's public key, not carried in the invitation")
             #expect(try await setup.adaContainer.invitation(for: share) == invitation, "the same every time")
 
             // Grace has only the text Ada sent her.

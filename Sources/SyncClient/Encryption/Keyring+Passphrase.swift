@@ -118,8 +118,15 @@ extension Keyring {
 
     /// The error for a passphrase that another device changed: the account key this device holds, or
     /// derives from its passphrase, is no longer the account's.
-    static let changedElsewhere = SyncError(
-        .notAuthenticated,
-        "the passphrase of this account's encrypted data was changed on another device; enter the new one on this device (its contacts and pending changes stay here until then)"
+    static let changedElsewhere = passphraseRejected(
+        "the passphrase of this account's encrypted data was changed on another device; enter the new one on this device (its data and pending changes stay here until then)"
     )
+
+    /// A passphrase that does not open the account's settings (reason `passphraseRejected`), so that an
+    /// app that checked its passphrase before can say that it was changed on another device.
+    static func passphraseRejected(_ message: String) -> SyncError {
+        var error = SyncError(.notAuthenticated, message)
+        error.reason = .passphraseRejected
+        return error
+    }
 }

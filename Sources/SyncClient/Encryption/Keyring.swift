@@ -226,7 +226,7 @@ public final class Keyring: Sendable, Hashable {
                 }
             }
         } catch let error as EncryptionError where error.code == .wrongPassphrase {
-            throw SyncError(.notAuthenticated, error.message)
+            throw Self.passphraseRejected(error.message)
         } catch let error as EncryptionError {
             throw SyncError(.internalError, "this account's encryption settings do not work: \(error.message)")
         }
