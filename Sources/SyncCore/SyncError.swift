@@ -138,7 +138,7 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     /// Whether the same request may succeed later: the code's ``Code/isTransient``, except for a
     /// session the server ended for good (``Reason/endsSession``), which no retry can bring back.
     public var isTransient: Bool {
-        code.isTransient && !(reason?.endsSession ?? false) && reason != .passphraseRejected
+        code.isTransient && !(reason?.endsSession ?? false)
     }
 }
 
