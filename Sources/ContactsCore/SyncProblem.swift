@@ -20,6 +20,11 @@ public enum SyncProblem {
         case .accountDisabled?:
             return
                 "the server's operator disabled this account. Contacts and pending changes stay on this device; ask the operator"
+        case .passphraseRejected?:
+            // The device keeps only a passphrase it checked: one that no longer opens the account was
+            // changed (or the encrypted data reset) on another device since.
+            return
+                "the passphrase was changed on another device: this device's passphrase no longer opens the account's contacts. Contacts and pending changes stay on this device; enter the new passphrase to send them"
         default:
             break
         }
@@ -46,6 +51,11 @@ public enum SyncProblem {
     /// Whether `error` means this device must sign in again to sync.
     public static func needsSignIn(_ error: SyncError) -> Bool {
         error.reason?.endsSession ?? false
+    }
+
+    /// Whether `error` means this device needs the account's new passphrase to sync.
+    public static func needsPassphrase(_ error: SyncError) -> Bool {
+        error.reason == .passphraseRejected
     }
 
     /// "812 KB", "12.4 MB", "1.0 GB": decimal units, as disks are sold.

@@ -162,6 +162,11 @@ extension SyncError {
         public static let accountDisabled = Reason(rawValue: "accountDisabled")
         /// `changeTokenExpired`: the change token was not issued by this server, or was altered.
         public static let changeTokenInvalid = Reason(rawValue: "changeTokenInvalid")
+        /// `notAuthenticated`, from the client library, never the server: the passphrase a device holds
+        /// does not open the account's current encryption settings. For a passphrase the device checked
+        /// before, it was changed (or the encrypted data reset) on another device: the device needs
+        /// the new one, and keeps its data and pending changes until then.
+        public static let passphraseRejected = Reason(rawValue: "passphraseRejected")
 
         /// Whether signing in again is the only way on: the token will never be accepted again.
         public var endsSession: Bool {

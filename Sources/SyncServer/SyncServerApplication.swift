@@ -71,6 +71,7 @@ public enum SyncServerApplication {
         signedIn.get("account/encryption", use: encryption.settings)
         signedIn.put("account/encryption", use: encryption.createSettings)
         signedIn.put("account/encryption/key-pair", use: encryption.createKeyPair)
+        signedIn.post("account/encryption/change", use: encryption.change)
         signedIn.post("account/encryption/reset", use: encryption.reset)
         PushRoute(
             pushHub: pushHub, store: store, sessions: sessions,

@@ -21,8 +21,8 @@ struct AccountCommand: AsyncParsableCommand {
             the next), else asked for without echo.
             """,
         subcommands: [
-            SignUp.self, SignIn.self, SignOut.self, Status.self, ShowPassphrase.self, ResetEncryption.self,
-            ChangePassword.self, Sessions.self, Revoke.self, Delete.self,
+            SignUp.self, SignIn.self, SignOut.self, Status.self, ShowPassphrase.self, ChangePassphrase.self,
+            ResetEncryption.self, ChangePassword.self, Sessions.self, Revoke.self, Delete.self,
         ])
 
     struct Credentials: ParsableArguments {

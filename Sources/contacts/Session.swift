@@ -75,6 +75,7 @@ enum Session {
     static func describe(_ error: any Error) -> String {
         guard let error = error as? SyncError else { return "\(error)" }
         let text = SyncProblem.describe(error)
+        if SyncProblem.needsPassphrase(error) { return text + " (`contacts account passphrase --set`)" }
         return SyncProblem.needsSignIn(error) ? text + " (`contacts account signin`)" : text
     }
 

@@ -163,6 +163,11 @@ struct OpenAPIRequestSchemaTests {
             #"{"salt":"AAECAwQFBgcICQoLDA0ODw==","costN":1024,"blockSizeR":8,"parallelismP":1,"keyVersion":1,"verifier":"AQID"}"#,
         "putAccountKeyPair":
             #"{"publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","wrappedPrivateKey":"AQID"}"#,
+        "changeAccountEncryption": """
+        {"expectedKeyVersion":1,"settings":{"salt":"AAECAwQFBgcICQoLDA0ODw==","costN":1024,"blockSizeR":8,"parallelismP":1,"keyVersion":2,"verifier":"AgID"},
+        "zoneKeys":[{"zoneID":{"zoneName":"Keyed","ownerName":"__defaultOwner__"},"encryptionKey":{"keyVersion":1,"wrappedKey":"AgIE"}}],
+        "sharedZoneKeys":[],"keyPair":{"publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","wrappedPrivateKey":"AgID"}}
+        """,
         "resetEncryptedData": "{}",
         "fetchDatabaseChanges": #"{"since":"DATABASE_TOKEN","resultsLimit":5}"#,
         "fetchZoneChanges":
@@ -270,9 +275,27 @@ struct OpenAPIRequestSchemaTests {
             var refusals: [(Operation, Mutation)] = []
             // A valid deletion takes its account away: each is sent by an account of its own (the
             // refused ones, by Ada: they never reach the password).
+            // A passphrase change must cover what the account has: each is sent by a new account
+            // with settings (key version 1) and one keyed zone.
             func sender(_ operation: Operation) async throws -> TestClient? {
-                guard operation.id == "deleteAccount" else { return nil }
-                return try await anonymous.signedUp(username: "doomed-\(UUID().uuidString.prefix(8))")
+                switch operation.id {
+                case "deleteAccount":
+                    return try await anonymous.signedUp(username: "doomed-\(UUID().uuidString.prefix(8))")
+                case "changeAccountEncryption":
+                    let client = try await anonymous.signedUp(username: "rewrap-\(UUID().uuidString.prefix(8))")
+                    let settings = try #require(Self.validBodies["putAccountEncryption"])
+                    #expect(
+                        try await client.send(.put, "/v1/account/encryption", body: Data(settings.utf8)).status == 201)
+                    _ = try await client.modifyZones(
+                        ModifyZonesRequest(saves: [
+                            RecordZone(
+                                zoneID: RecordZone.ID(zoneName: "Keyed"),
+                                encryptionKey: RecordZone.EncryptionKey(keyVersion: 1, wrappedKey: Data([1, 2, 4])))
+                        ]))
+                    return client
+                default:
+                    return nil
+                }
             }
             for operation in operations {
                 let valid = try body(for: operation)

@@ -61,9 +61,18 @@ public final class Keyring: Sendable, Hashable {
 
     /// Drops the key held for a zone: the zone was deleted, created again or not found, so the
     /// key it has on the server now (if any) is the one to use.
+    ///
+    /// The account key goes too: a zone's key wrapped anew may be wrapped by a newer account key (the
+    /// passphrase was changed on another device), which the next use then finds out and says
+    /// (``SyncError/Reason/passphraseRejected``) instead of failing to open the zone's key.
     public func forget(zoneIDs: some Sequence<RecordZone.ID>) {
         keys.withLock { keys in
-            for zoneID in zoneIDs { keys.zones[zoneID] = nil }
+            var forgotten = false
+            for zoneID in zoneIDs {
+                forgotten = forgotten || keys.zones[zoneID] != nil
+                keys.zones[zoneID] = nil
+            }
+            if forgotten { keys.account = nil }
         }
     }
 
@@ -226,7 +235,7 @@ public final class Keyring: Sendable, Hashable {
                 }
             }
         } catch let error as EncryptionError where error.code == .wrongPassphrase {
-            throw SyncError(.notAuthenticated, error.message)
+            throw Self.passphraseRejected(error.message)
         } catch let error as EncryptionError {
             throw SyncError(.internalError, "this account's encryption settings do not work: \(error.message)")
         }

@@ -112,6 +112,12 @@ package struct DatabaseClient: Sendable {
         }
     }
 
+    /// Changes the passphrase: the new settings and every key wrapped again, at once. Answers the
+    /// settings now stored.
+    package func changeEncryption(_ request: EncryptionChangeRequest) async throws -> AccountEncryptionSettings {
+        try await post("/v1/account/encryption/change", request)
+    }
+
     /// Deletes the account's encryption settings and every zone with encrypted values.
     package func resetEncryption() async throws {
         _ = try await send(.POST, "/v1/account/encryption/reset", body: Array("{}".utf8))

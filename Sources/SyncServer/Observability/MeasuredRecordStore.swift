@@ -90,6 +90,11 @@ struct MeasuredRecordStore: RecordStore {
     func publicKey(owner: String) async throws -> Data? {
         try await timed("publicKey") { try await base.publicKey(owner: owner) }
     }
+    func changeEncryption(owner: String, _ change: EncryptionChangeRequest, now: Date) async throws
+        -> (settings: AccountEncryptionSettings, applied: Bool)
+    {
+        try await timed("changeEncryption") { try await base.changeEncryption(owner: owner, change, now: now) }
+    }
     func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
         try await timed("compactHistory") {
             try await base.compactHistory(tombstonesBefore: tombstonesBefore, requestsBefore: requestsBefore)

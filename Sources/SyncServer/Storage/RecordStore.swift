@@ -72,6 +72,12 @@ public protocol RecordStore: Sendable, ShareStore, AccountStore, QuotaStore, Cha
     func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation
     /// The account's public key, or nil when it has no key pair (or no such account).
     func publicKey(owner: String) async throws -> Data?
+    /// A passphrase change, checked by ``PassphraseChange`` against what is stored and applied in
+    /// one transaction: the new settings, the zones' keys (each zone a change other devices
+    /// see), the own slots of accepted shares, the key pair. Returns the settings now stored and
+    /// whether anything was written (false for a retry of a change applied already).
+    func changeEncryption(owner: String, _ change: EncryptionChangeRequest, now: Date) async throws
+        -> (settings: AccountEncryptionSettings, applied: Bool)
 
     /// Forgets tombstones modified before `tombstonesBefore` (tokens older than them then get
     /// `changeTokenExpired`) and replay answers stored before `requestsBefore`.

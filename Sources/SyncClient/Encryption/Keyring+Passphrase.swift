@@ -1,0 +1,132 @@
+import Foundation
+import SyncCore
+import SyncCrypto
+import Synchronization
+
+/// A passphrase change: the account key changes, the keys it wraps do not. Every zone key chain, every
+/// own slot of an accepted share and the account's private key are opened with the old account key and
+/// wrapped again with the new one, and the server stores all of it with the new settings in one request.
+/// No record is sealed again.
+extension Keyring {
+    /// Changes the account's passphrase to `newPassphrase`, through the clients of the private and the
+    /// shared database. Answers the settings now stored. Afterwards this keyring holds the new account
+    /// key; keyrings made later need `newPassphrase`.
+    ///
+    /// - Throws: `notAuthenticated` when this keyring's passphrase no longer opens the account (it was
+    ///   changed on another device); `serverRecordChanged` when another device changed it meanwhile;
+    ///   `unknownItem` when the account has no encrypted data yet.
+    func changePassphrase(to newPassphrase: String, client: DatabaseClient, shared: DatabaseClient) async throws
+        -> AccountEncryptionSettings
+    {
+        // A device can make a zone, accept a share or publish a key pair while this runs: the server then
+        // refuses the change (changing nothing) and it is made again from what the server holds.
+        for attempt in 1...3 {
+            do {
+                return try await changeOnce(to: newPassphrase, client: client, shared: shared)
+            } catch let error as SyncError where error.code == .constraintViolation && attempt < 3 {
+                continue
+            }
+        }
+        throw SyncError(.internalError, "unreachable: the last attempt returns or throws")
+    }
+
+    private func changeOnce(to newPassphrase: String, client: DatabaseClient, shared: DatabaseClient) async throws
+        -> AccountEncryptionSettings
+    {
+        guard let wire = try await client.encryptionSettings() else {
+            throw SyncError(
+                .unknownItem,
+                "this account has no encrypted data yet, so it has no passphrase to change; the passphrase this device has is the one the first encrypted save sets up"
+            )
+        }
+        let oldKey = try await accountKey(client: client)
+        guard oldKey.keyVersion == wire.keyVersion else {
+            // The key held is of older settings: another device changed the passphrase since.
+            forget()
+            throw Self.changedElsewhere
+        }
+        let (settings, newKey): (EncryptionSettings, AccountKey)
+        do {
+            // The account keeps its cost parameters; only the passphrase, the salt and the version change.
+            (settings, newKey) = try EncryptionSettings.create(
+                passphrase: newPassphrase,
+                parameters: try ScryptParameters(
+                    costN: wire.costN, blockSizeR: wire.blockSizeR, parallelismP: wire.parallelismP),
+                keyVersion: wire.keyVersion + 1)
+        } catch let error as EncryptionError {
+            throw SyncError(.invalidArguments, "the new passphrase cannot be used: \(error.message)")
+        }
+
+        var zoneKeys: [ZoneKeyUpdate] = []
+        for zone in try await client.listZones().zones {
+            guard let wrapped = zone.encryptionKey else { continue }
+            let chain = try ownChain(of: zone, accountKey: oldKey)
+            zoneKeys.append(
+                ZoneKeyUpdate(
+                    zoneID: zone.zoneID,
+                    encryptionKey: RecordZone.EncryptionKey(
+                        keyVersion: wrapped.keyVersion,
+                        wrappedKey: chain.wrapped(
+                            by: newKey, zoneName: zone.zoneID.zoneName, ownerName: zone.zoneID.ownerName))))
+        }
+        var sharedZoneKeys: [ZoneKeyUpdate] = []
+        for zone in try await shared.listZones().zones {
+            guard let slot = zone.encryptionKey else { continue }
+            let zoneID = zone.zoneID
+            var rewrapped = slot
+            // A slot that does not open with the old key opens with nothing this device has: it goes back
+            // as it is (the server wants every slot named), and the owner's wrap to this account's key
+            // pair still gives the zone's keys.
+            if let chain = try? ZoneKeyChain(
+                unwrapping: slot.wrappedKey, with: oldKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName)
+            {
+                rewrapped.wrappedKey = chain.wrapped(by: newKey, zoneName: zoneID.zoneName, ownerName: zoneID.ownerName)
+            }
+            sharedZoneKeys.append(ZoneKeyUpdate(zoneID: zoneID, encryptionKey: rewrapped))
+        }
+        var keyPair: AccountKeyPair?
+        if let stored = wire.keyPair {
+            let identity: AccountIdentityKey
+            do {
+                identity = try AccountIdentityKey(
+                    unwrapping: stored.wrappedPrivateKey, publicKey: stored.publicKey, with: oldKey)
+            } catch let error as EncryptionError {
+                throw SyncError(.internalError, "this account's key pair does not open: \(error.message)")
+            }
+            keyPair = AccountKeyPair(
+                publicKey: stored.publicKey, wrappedPrivateKey: identity.wrappedPrivateKey(by: newKey))
+        }
+
+        let request = EncryptionChangeRequest(
+            expectedKeyVersion: wire.keyVersion,
+            settings: AccountEncryptionSettings(
+                salt: settings.salt, costN: settings.parameters.costN, blockSizeR: settings.parameters.blockSizeR,
+                parallelismP: settings.parameters.parallelismP, keyVersion: settings.keyVersion,
+                verifier: settings.verifier),
+            zoneKeys: zoneKeys, sharedZoneKeys: sharedZoneKeys, keyPair: keyPair)
+        let stored: AccountEncryptionSettings
+        do {
+            stored = try await client.changeEncryption(request)
+        } catch let error as SyncError where error.code == .serverRecordChanged {
+            forget()
+            throw Self.changedElsewhere
+        }
+        // The zone keys and the key pair held stay right: only their wrapping changed.
+        keys.withLock { $0.account = newKey }
+        return stored
+    }
+
+    /// The error for a passphrase that another device changed: the account key this device holds, or
+    /// derives from its passphrase, is no longer the account's.
+    static let changedElsewhere = passphraseRejected(
+        "the passphrase of this account's encrypted data was changed on another device; enter the new one on this device (its data and pending changes stay here until then)"
+    )
+
+    /// A passphrase that does not open the account's settings (reason `passphraseRejected`), so that an
+    /// app that checked its passphrase before can say that it was changed on another device.
+    static func passphraseRejected(_ message: String) -> SyncError {
+        var error = SyncError(.notAuthenticated, message)
+        error.reason = .passphraseRejected
+        return error
+    }
+}
