@@ -238,4 +238,65 @@ struct KeyRotationTests {
             #expect(held.allSatisfy { !$0.agrees(with: forgedChain) })
         }
     }
+
+    @Test("two of Ada's devices rotate at once: one version wins on the server, both end up with it, Bob reads it")
+    func concurrentRotations() async throws {
+        try await withSetup { setup in
+            let bob = try await setup.person("bob")
+            let (_, invitation) = try await setup.adaContainer.share(
+                TestDevice.zoneID, with: [.init(userRecordName: bob.id, permission: .readWrite)])
+            try await bob.container.accept(invitation)
+            let before = try #require(try await setup.adaContainer.updateZoneKeys(for: TestDevice.zoneID).newestVersion)
+            let phone = Container(
+                identifier: "iCloud.com.example.Contacts", serverURL: URL(string: setup.server.baseURL)!,
+                credentials: .token(setup.ada.token!), deviceID: "ada-phone", keyring: TestDevice.keyring())
+            async let fromLaptop = setup.adaContainer.rotateZoneKey(for: TestDevice.zoneID)
+            async let fromPhone = phone.rotateZoneKey(for: TestDevice.zoneID)
+            let (laptop, phoneResult) = try await (fromLaptop, fromPhone)
+            #expect(laptop.rotated && phoneResult.rotated)
+            let newest = try #require(try await setup.ada.listZones().first?.encryptionKey?.keyVersion)
+            #expect(newest > before)
+            // Both devices' next upkeep agrees with the server and has nothing left to do.
+            let settled = try await phone.updateZoneKeys(for: TestDevice.zoneID)
+            #expect(settled.newestVersion == newest && !settled.rotated && settled.wrappedTo.isEmpty, "\(settled)")
+            #expect(try await setup.adaContainer.updateZoneKeys(for: TestDevice.zoneID).newestVersion == newest)
+
+            try await setup.adaDevice.engine.fetchChanges()
+            setup.adaDevice.save(id: "ida", name: "Ida", date: Date(timeIntervalSinceReferenceDate: 2_000))
+            try await setup.adaDevice.engine.sendChanges()
+            #expect(try HeldKeys.version(of: "name", in: try await setup.stored("ida")) == newest)
+            let bobDevice = setup.sharedDevice("bob", client: bob.client)
+            try await bobDevice.engine.fetchChanges()
+            #expect(bobDevice.names == ["Alan", "Ida"])
+        }
+    }
+
+    @Test("a public link carries the link secret; after a rotation the old link opens nothing, the new one does")
+    func linkShareRotation() async throws {
+        try await withSetup { setup in
+            let carol = try await setup.person("carol")
+            let dan = try await setup.person("dan")
+            let (share, link) = try await setup.adaContainer.share(
+                TestDevice.zoneID, with: [], publicPermission: .readOnly)
+            #expect(link.secret != nil, "a link share's keys open with the secret in the link")
+            try await carol.container.accept(try ShareInvitation(link.description))
+            let carolDevice = setup.sharedDevice("carol", client: carol.client)
+            try await carolDevice.engine.fetchChanges()
+            #expect(carolDevice.names == ["Alan"])
+
+            try await setup.adaContainer.rotateZoneKey(for: TestDevice.zoneID)
+            let newLink = try await setup.adaContainer.invitation(
+                for: try #require(try await setup.adaContainer.share(for: TestDevice.zoneID)))
+            #expect(newLink.token == share.token)
+            #expect(newLink.secret != link.secret)
+            let error = await #expect(throws: SyncError.self) {
+                try await dan.container.accept(try ShareInvitation(link.description))
+            }
+            #expect(error?.code == .invalidArguments)
+            try await dan.container.accept(try ShareInvitation(newLink.description))
+            let danDevice = setup.sharedDevice("dan", client: dan.client)
+            try await danDevice.engine.fetchChanges()
+            #expect(danDevice.names == ["Alan"], "the new link opens every version, older ones included")
+        }
+    }
 }
