@@ -42,7 +42,7 @@ extension Container {
         try await keepZoneKeys(for: zoneID, share: nil, forceRotation: false)
     }
 
-    /// Makes a new key version of an own zone (`contacts book rotate-key`): new values are sealed with it,
+    /// Makes a new key version of an own zone, on demand: new values are sealed with it,
     /// the zone's participants receive it wrapped to their public keys, a link share gets a new link
     /// secret (retiring the old link). Nothing already sealed is sealed again.
     @discardableResult
