@@ -73,46 +73,22 @@ public final class Keyring: Sendable, Hashable {
 
     // MARK: Sealing and opening
 
-    /// `record` with its encrypted values sealed into `encrypted` fields, as it goes on the wire.
-    func seal(_ record: RecordValue, client: DatabaseClient) async throws -> RecordValue {
+    /// `record` with its encrypted values sealed into `encrypted` fields, as it goes on the wire, with the
+    /// version above its own (``RecordSeal/nextVersion(after:)``) inside each seal. For a `declared` type
+    /// (``SealedRecordTypes``) every sealed field is marked changed.
+    func seal(_ record: RecordValue, declared: Bool = false, client: DatabaseClient) async throws -> RecordValue {
         guard !record.encryptedValues.isEmpty else { return record }
-        let zoneID = record.recordID.zoneID
-        let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
-        var sealed = record
-        for (key, value) in record.encryptedValues {
-            var writer = JSONWriter(capacity: 64)
-            writer.fieldValue(value)
-            let ciphertext = cipher.seal(
-                Data(writer.bytes), recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
-                ownerName: Self.sealingOwnerName, fieldName: key)
-            sealed.replaceWithoutChange(encrypted: key, by: nil)
-            sealed.replaceWithoutChange(field: key, by: .encrypted(ciphertext))
-        }
-        return sealed
+        let cipher = FieldCipher(zoneKey: try await zoneKey(for: record.recordID.zoneID, client: client))
+        return RecordSeal.seal(record, with: cipher, declared: declared)
     }
 
-    /// `record` with its `encrypted` fields opened into its encrypted values.
-    func open(_ record: RecordValue, client: DatabaseClient) async throws -> RecordValue {
-        let encrypted = record.fields.compactMap { key, value in value.encryptedValue.map { (key, $0) } }
-        guard !encrypted.isEmpty else { return record }
-        let zoneID = record.recordID.zoneID
-        let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
-        var opened = record
-        for (key, ciphertext) in encrypted {
-            let plaintext: Data
-            do {
-                plaintext = try cipher.open(
-                    ciphertext, recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
-                    ownerName: Self.sealingOwnerName, fieldName: key)
-            } catch let error as EncryptionError {
-                throw SyncError(
-                    .internalError, "the encrypted field \(key) of \(record.recordID) does not open: \(error.message)")
-            }
-            let value = try JSONReader.decode(FieldValue.self, from: plaintext)
-            opened.replaceWithoutChange(field: key, by: nil)
-            opened.replaceWithoutChange(encrypted: key, by: value)
-        }
-        return opened
+    /// `record` with its `encrypted` fields opened into its encrypted values and its sealed version read.
+    /// Throws `recordTampered` for a value that does not open (``RecordSeal/open(_:declared:cipher:)``).
+    func open(_ record: RecordValue, declared: Bool = false, client: DatabaseClient) async throws -> RecordValue {
+        guard RecordSeal.hasSealedFields(record) else { return record }
+        let zoneKey = try await zoneKey(for: record.recordID.zoneID, client: client)
+        // One key per zone for now: a value of another version says so (keyVersionMismatch).
+        return try await RecordSeal.open(record, declared: declared) { _ in FieldCipher(zoneKey: zoneKey) }
     }
 
     /// The owner name sealed values are bound to. The owner names their zone with the default owner
