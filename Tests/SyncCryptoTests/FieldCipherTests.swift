@@ -192,10 +192,10 @@ import Testing
     @Test func aValueRelabelledWithAnotherKeyVersionDoesNotOpenUnderThatVersion() throws {
         // A hostile server rewrites the header's key version to 2, to have the value opened with the key of
         // version 2: the associated data binds the version, so it does not open even with the right bytes.
-        let key = try ZoneKey.generate(version: 1)
-        var sealed = Self.seal(Self.phone, with: FieldCipher(zoneKey: key))
+        let raw = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        var sealed = Self.seal(Self.phone, with: FieldCipher(zoneKey: try ZoneKey(rawBytes: raw, version: 1)))
         sealed[4] = 2
-        let relabelled = FieldCipher(zoneKey: try ZoneKey(rawBytes: key.key.withUnsafeBytes { Data($0) }, version: 2))
+        let relabelled = FieldCipher(zoneKey: try ZoneKey(rawBytes: raw, version: 2))
         let error = #expect(throws: EncryptionError.self) { try Self.open(sealed, with: relabelled) }
         #expect(error?.code == .damaged)
     }
