@@ -51,7 +51,8 @@ extension ContactStore {
             let chunk = Array(names[start..<min(start + 500, names.count)])
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let rows = try Row.fetchAll(
-                db, sql: "SELECT id, sealedVersion FROM serverRecord WHERE sealedVersion IS NOT NULL AND id IN (\(marks))",
+                db,
+                sql: "SELECT id, sealedVersion FROM serverRecord WHERE sealedVersion IS NOT NULL AND id IN (\(marks))",
                 arguments: StatementArguments(chunk))
             for row in rows {
                 versions[row["id"]] = UInt64(bitPattern: row["sealedVersion"] as Int64)

@@ -17,7 +17,8 @@ extension ContactsDevice {
         let now = Date()
         try write(durable: false) { transaction in
             for failure in refused {
-                try ContactStore.putTampered(TamperedRecord(record: failure.record, error: failure.error, date: now), transaction.db)
+                try ContactStore.putTampered(
+                    TamperedRecord(record: failure.record, error: failure.error, date: now), transaction.db)
             }
         }
         for failure in refused { announce(.failure(failure.error.message, date: now)) }

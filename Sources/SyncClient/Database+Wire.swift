@@ -124,7 +124,9 @@ extension Database {
     {
         try await ConcurrentMap.map(values) { value in
             do {
-                return (value, .success(Record(try await self.opened(value, seenVersion: seenVersions[value.recordID]))))
+                return (
+                    value, .success(Record(try await self.opened(value, seenVersion: seenVersions[value.recordID])))
+                )
             } catch let error as SyncError where error.code == .recordTampered {
                 return (value, .failure(error))
             }
@@ -157,8 +159,8 @@ extension Database {
         }
         guard RecordSeal.hasSealedFields(value) else {
             // A record of a type sealed whole with nothing sealed in it (every field dropped) would read as an
-            // empty record: a forgery too.
-            if fields == .all {
+            // empty record: a forgery too. (A saved record rebuilt from what was sent holds its values opened.)
+            if fields == .all, value.encryptedValues.isEmpty {
                 throw SyncError.tampered(
                     value.recordID, recordType: value.recordType, .plainField,
                     "it holds no sealed value, where \(value.recordType) records are always sealed")

@@ -22,7 +22,8 @@ extension SyncError.Reason {
 
 extension SyncError {
     /// A `recordTampered` error for `recordID`, for `reason`, saying `what` was wrong.
-    static func tampered(_ recordID: RecordValue.ID, recordType: String, _ reason: Reason, _ what: String) -> SyncError {
+    static func tampered(_ recordID: RecordValue.ID, recordType: String, _ reason: Reason, _ what: String) -> SyncError
+    {
         var error = SyncError(
             .recordTampered,
             "\(recordType) record \(recordID) was refused as tampered: \(what); it was not applied, and this device "

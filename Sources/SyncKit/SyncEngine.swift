@@ -628,7 +628,8 @@ public final class SyncEngine: Sendable {
                     case .success(let record): modified.append(.init(record: record))
                     case .failure(let error):
                         logger.warning(
-                            "refused a fetched record", metadata: ["record": "\(arrived.recordID)", "error": "\(error)"])
+                            "refused a fetched record",
+                            metadata: ["record": "\(arrived.recordID)", "error": "\(error)"])
                         refused.append(.init(record: arrived, error: error))
                     }
                 }

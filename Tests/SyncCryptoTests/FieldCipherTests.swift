@@ -85,7 +85,9 @@ import Testing
         Place(ownerName: "_alicep", fieldName: "hone"),
         Place(recordName: "", zoneName: "contact-1Contacts"),
         Place(recordType: "AddressBook"),
-        Place(recordType: "Contact", recordName: "contact-1", zoneName: "Contacts", ownerName: "_alice", fieldName: "device"),
+        Place(
+            recordType: "Contact", recordName: "contact-1", zoneName: "Contacts", ownerName: "_alice",
+            fieldName: "device"),
         Place(recordType: "Contactc", recordName: "ontact-1"),
         Place(recordType: "", recordName: "Contactcontact-1"),
     ]
@@ -211,7 +213,8 @@ import Testing
             ownerName: place.ownerName, fieldName: place.fieldName, version: 4)
         sealed.append(SealedBytes.seal(Self.phone, using: key.key, authenticating: context))
         let cipher = FieldCipher(zoneKey: key)
-        #expect(try Self.openWithVersion(sealed, with: cipher) == FieldCipher.Opened(recordVersion: 0, value: Self.phone))
+        #expect(
+            try Self.openWithVersion(sealed, with: cipher) == FieldCipher.Opened(recordVersion: 0, value: Self.phone))
         #expect(try FieldCipher.keyVersion(of: sealed) == 4)
         // Still bound to its record, field and zone.
         #expect(throws: EncryptionError.self) { try Self.open(sealed, with: cipher, at: Place(fieldName: "email")) }
