@@ -190,8 +190,8 @@ extension Renderer {
                 LabeledText(
                     label: "Refused",
                     value: TextFormatting.plural(state.tamperedCount, "record")
-                        + " refused as tampered: run contacts tampered",
-                    style: Theme.error)
+                        + " refused as tampered: see contacts tampered",
+                    style: Theme.error, maxLines: 2)
             ]
         let entries: [LabeledText] =
             [
