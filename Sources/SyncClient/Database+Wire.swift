@@ -135,12 +135,13 @@ extension Database {
 
     /// An error that came from the server, with its server record's encrypted values opened
     /// (or, when they cannot be, or it fails its sealed type's checks, without the server record and saying
-    /// why).
-    package func incoming(_ error: SyncError) async -> SyncError {
+    /// why). `seenVersion`: the sealed version the app last saw of the record, below which the server's
+    /// record is refused as a rollback.
+    package func incoming(_ error: SyncError, seenVersion: UInt64? = nil) async -> SyncError {
         guard let record = error.serverRecordValue else { return error }
         var opened = error
         do {
-            opened.serverRecordValue = try await self.opened(record, seenVersion: nil)
+            opened.serverRecordValue = try await self.opened(record, seenVersion: seenVersion)
         } catch {
             opened.serverRecordValue = nil
             opened.message += " (the server's record could not be read here: \(error))"

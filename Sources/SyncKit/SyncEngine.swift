@@ -482,10 +482,19 @@ public final class SyncEngine: Sendable {
             writerID.withLock { $0 = UUID().uuidString }
             throw error
         }
+        // A conflict's server record of a sealed type may not go below what the app has seen either.
+        let conflicting = response.failedRecordSaves.compactMap(\.error.serverRecordValue)
+            .filter { database.sealedRecordTypes.contains($0.recordType) }.map(\.recordID)
+        var seen: [Record.ID: UInt64] = [:]
+        if !conflicting.isEmpty, let delegate {
+            seen = await delegate.lastKnownSealedVersions(of: conflicting, syncEngine: self)
+        }
         var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
         for failure in response.failedRecordSaves {
             guard let record = sent[failure.recordID] else { continue }
-            failedRecordSaves.append(.init(record: record, error: await database.incoming(failure.error)))
+            failedRecordSaves.append(
+                .init(
+                    record: record, error: await database.incoming(failure.error, seenVersion: seen[failure.recordID])))
         }
         await eventQueue.deliver(
             .sentRecordZoneChanges(

@@ -17,8 +17,10 @@ public protocol SyncEngineDelegate: AnyObject, Sendable {
 
     /// The sealed version (``Record/sealedVersion``) of the last server record the app keeps for each of
     /// `recordIDs`, for records of sealed types (``SealedRecordTypes``) about to be handed over: one below it
-    /// is refused as a rollback (`recordTampered`, reason `rollback`). Asked once per fetched page; leave out
-    /// records the app keeps none of. By default nothing is known, and nothing is refused as a rollback.
+    /// is refused as a rollback (`recordTampered`, reason `rollback`). Asked once per fetched page, and for
+    /// the server records of a sent batch's conflicts (a conflict's server record below it comes without its
+    /// server record, saying why); leave out records the app keeps none of. By default nothing is known, and
+    /// nothing is refused as a rollback.
     func lastKnownSealedVersions(of recordIDs: [Record.ID], syncEngine: SyncEngine) async -> [Record.ID: UInt64]
 }
 
