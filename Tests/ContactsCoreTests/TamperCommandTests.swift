@@ -56,6 +56,8 @@ struct TamperCommandTests {
                 let record = try #require(entry["record"] as? [String: Any])
                 let fields = try #require(record["fields"] as? [String: Any])
                 #expect(fields["name"] != nil, "the record as it arrived: \(record)")
+                let status = try await run(["status"])
+                #expect(status.output.contains("refused:    1 record(s) refused as tampered"), "\(status.output)")
 
                 // Nothing was sent back: the server still holds the forgery as it was stored.
                 let now = try await client.lookupRecords([recordID]).records.first
