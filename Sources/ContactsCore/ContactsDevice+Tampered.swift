@@ -14,14 +14,20 @@ extension ContactsDevice {
     /// Keeps each refused record (``TamperedRecord``) and says so; nothing else changes.
     func applyRefused(_ refused: [SyncEngine.Event.FetchedRecordZoneChanges.FailedRecordFetch]) throws {
         guard !refused.isEmpty else { return }
-        let now = Date()
-        try write(durable: false) { transaction in
+        let now = options.clock()
+        // Durable, unlike the sync's bookkeeping: a report of a forgery is worth a commit of its own.
+        try write { transaction in
             for failure in refused {
                 try ContactStore.putTampered(
                     TamperedRecord(record: failure.record, error: failure.error, date: now), transaction.db)
             }
         }
-        for failure in refused { announce(.failure(failure.error.message, date: now)) }
+        // One line for a page, however many a hostile server sent: the store keeps each.
+        let first = refused[0].error.message
+        announce(
+            .failure(
+                refused.count == 1 ? first : "\(refused.count) records refused as tampered; the first: \(first)",
+                date: now))
         announce(.contactsChanged)
     }
 
