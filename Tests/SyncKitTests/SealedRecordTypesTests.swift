@@ -130,6 +130,7 @@ struct SealedRecordTypesTests {
         let asked = Mutex<[[Record.ID]]>([])
 
         func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+            if case .sentRecordZoneChanges(let sent) = event { failedSaves.withLock { $0 += sent.failedRecordSaves } }
             guard case .fetchedRecordZoneChanges(let changes) = event else { return }
             fetched.withLock { fetched in
                 for modification in changes.modifications {
@@ -139,9 +140,18 @@ struct SealedRecordTypesTests {
             refused.withLock { $0 += changes.failedRecordFetches }
         }
 
+        /// The record to send next, if any, and the failed saves the engine reported.
+        let toSend = Mutex<Record?>(nil)
+        let failedSaves = Mutex<[SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave]>([])
+
         func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
             -> SyncEngine.RecordZoneChangeBatch?
-        { nil }
+        {
+            toSend.withLock { record in
+                defer { record = nil }
+                return record.map { SyncEngine.RecordZoneChangeBatch(recordsToSave: [$0]) }
+            }
+        }
 
         func lastKnownSealedVersions(of recordIDs: [Record.ID], syncEngine: SyncEngine) async -> [Record.ID: UInt64] {
             asked.withLock { $0.append(recordIDs) }
@@ -185,6 +195,44 @@ struct SealedRecordTypesTests {
             #expect(refused.first?.error.reason == .rollback)
             #expect(refused.first?.record.fields["text"] == earlier["text"], "the record as it arrived")
             #expect(device.asked.withLock { $0 } == [[saved.recordID], [saved.recordID]])
+        }
+    }
+
+    @Test("a conflict whose server record is an earlier value served again comes without that record, saying why")
+    func engineRefusesRollbackInAConflict() async throws {
+        try await TestServer.with { server in
+            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+            let database = database(server, account)
+            try await database.save(RecordZone(zoneID: Self.zoneID))
+            let saved = try await database.save(note("n", "one"))
+            let earlier = try #require(try await account.lookupRecords([saved.recordID]).records.first)
+            saved.encryptedValues["text"] = "two"
+            _ = try await database.save(saved)
+
+            let device = Device()
+            var writer = database
+            writer.deviceID = "writer"
+            var configuration = SyncEngine.Configuration(database: writer, stateSerialization: nil, delegate: device)
+            configuration.automaticallySync = false
+            configuration.schedulerProbes = []
+            let engine = SyncEngine(configuration)
+            try await engine.fetchChanges()
+            let seen = try #require(device.fetched.withLock { $0[saved.recordID] })
+            #expect(seen.sealedVersion == 2)
+
+            // The server serves version 1 again; the device, not knowing, saves an edit built on version 2.
+            var replay = try #require(try await account.lookupRecords([saved.recordID]).records.first)
+            replay["text"] = earlier["text"]
+            _ = try await account.modifyRecords(ModifyRecordsRequest(saves: [replay]))
+            seen.encryptedValues["text"] = "three"
+            device.toSend.withLock { $0 = seen }
+            engine.state.add(pendingRecordZoneChanges: [.saveRecord(saved.recordID)])
+            let thrown = await #expect(throws: SyncError.self) { try await engine.sendChanges() }
+            #expect(thrown?.code == .serverRecordChanged)
+            let failure = try #require(device.failedSaves.withLock { $0.first })
+            #expect(failure.error.code == .serverRecordChanged)
+            #expect(failure.error.serverRecord == nil, "the earlier value is not handed over as the server's record")
+            #expect(failure.error.message.contains("older than version 2"), "\(failure.error.message)")
         }
     }
 }
