@@ -142,6 +142,20 @@ public final class ContactStore: Sendable {
             try db.execute(
                 sql: "CREATE INDEX outboxShared ON outbox(key) WHERE \(OutboxEntry.scopeCondition(.shared))")
         }
+        migrator.registerMigration("v10: tampered records and sealed versions") { db in
+            // Each last known server record's sealed version (``SyncCore/RecordValue/sealedVersion``), read
+            // without decoding its JSON when a fetched page asks which versions this device has seen; and the
+            // records the sync library refused as tampered (``TamperedRecord``), kept whole in `json`, with the
+            // record as it arrived in `arrived` (the same record refused twice is kept once).
+            try db.execute(
+                sql: """
+                    ALTER TABLE serverRecord ADD COLUMN sealedVersion INTEGER;
+                    CREATE TABLE tamperedRecord (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, date REAL NOT NULL, recordName TEXT NOT NULL,
+                        arrived TEXT NOT NULL, json BLOB NOT NULL);
+                    CREATE INDEX tamperedRecordName ON tamperedRecord(recordName);
+                    """)
+        }
         try migrator.migrate(queue)
     }
 
@@ -303,7 +317,7 @@ public final class ContactStore: Sendable {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT json, contact,
+                        SELECT json, contact, sealedVersion,
                             CASE WHEN sharesContact THEN (SELECT json FROM contact WHERE id = serverRecord.id) END
                                 AS sharedContact
                         FROM serverRecord WHERE id = ?
@@ -313,6 +327,7 @@ public final class ContactStore: Sendable {
         if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
             record.replaceWithoutChange(encrypted: Contact.contactField, by: .bytes(contact))
         }
+        record.sealedVersion = (row["sealedVersion"] as Int64?).map { UInt64(bitPattern: $0) }
         return record
     }
 
@@ -341,13 +356,14 @@ public final class ContactStore: Sendable {
             }
             try db.cachedStatement(
                 sql: """
-                    INSERT OR REPLACE INTO serverRecord (id, json, changeTag, contact, sharesContact)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO serverRecord (id, json, changeTag, contact, sharesContact, sealedVersion)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """
             )
             .execute(
                 arguments: [
                     name, StoredServerRecord(record).encoded(), record.recordChangeTag, contact, sharesContact,
+                    record.sealedVersion.map { Int64(bitPattern: $0) },
                 ])
         } else {
             try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [name])

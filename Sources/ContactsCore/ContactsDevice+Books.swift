@@ -209,7 +209,8 @@ extension ContactsDevice {
     private func sharingContainer() throws -> Container {
         Container(
             identifier: "contacts", serverURL: options.serverURL, credentials: .store(credentials),
-            deviceID: try store.setting(.deviceID), keyring: try store.setting(.passphrase).map(keyring))
+            deviceID: try store.setting(.deviceID), keyring: try store.setting(.passphrase).map(keyring),
+            sealedRecordTypes: Self.sealedRecordTypes)
     }
 
     private func checkShareable(_ book: AddressBook) throws {

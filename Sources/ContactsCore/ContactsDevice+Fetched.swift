@@ -8,6 +8,7 @@ import Synchronization
 extension ContactsDevice {
     func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) throws {
         fetchedCount.withLock { $0 += changes.modifications.count + changes.deletions.count }
+        try applyRefused(changes.failedRecordFetches)
         let userRecordName = try store.setting(.userRecordName)
         let now = options.clock()
         let serverDate = changes.modifications.compactMap(\.record.value.modificationDate).max()
@@ -96,7 +97,10 @@ extension ContactsDevice {
         let recordID = serverRecord.recordID
         // The last known server record's change tag; nil when there is no last known server record.
         let knownTag = try ContactStore.serverChangeTag(recordID.recordName, db)
-        if let tag = serverRecord.recordChangeTag, knownTag == .some(tag), !Contact.hasPlainFields(serverRecord) {
+        // (A contact record holding a plain field never gets here: the sync library refuses it as tampered, since
+        // the device declares contacts sealed; versions before encryption wrote such records, and they are not
+        // adopted any more: see ``applyRefused(_:)``.)
+        if let tag = serverRecord.recordChangeTag, knownTag == .some(tag) {
             // This device holds this version already (it saved it, or fetched it before): nothing to merge.
             return nil
         }
@@ -117,8 +121,6 @@ extension ContactsDevice {
             }
             try ContactStore.put(remote, storedForm: Contact.storedForm(in: serverRecord), in: recordID.zoneID, db)
             try ContactStore.putServerRecord(serverRecord, for: id, db)
-            // Written by a version before encryption: saved again, encrypted.
-            if Contact.hasPlainFields(serverRecord) { try transaction.enqueue(.record(.saveRecord(recordID))) }
             return remote.lastModified
         }
         if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {
@@ -144,7 +146,7 @@ extension ContactsDevice {
         }
         try ContactStore.put(merged, in: recordID.zoneID, db)
         try ContactStore.putServerRecord(serverRecord, for: id, db)
-        if merged == remote && !Contact.hasPlainFields(serverRecord) {
+        if merged == remote {
             if pending == .save { try transaction.settle(.record(.saveRecord(recordID))) }
         } else {
             try transaction.enqueue(.record(.saveRecord(recordID)))

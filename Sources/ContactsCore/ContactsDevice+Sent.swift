@@ -46,8 +46,9 @@ extension ContactsDevice {
                 let recordID = failure.record.recordID
                 let isBook = AddressBook.isBookRecord(recordID)
                 switch failure.error.code {
-                case .serverRecordChanged where isBook:
-                    // Renamed on two devices at once: this device's name, sent over the server's.
+                case .serverRecordChanged where isBook && failure.error.serverRecordValue != nil:
+                    // Renamed on two devices at once: this device's name, sent over the server's. (Without the
+                    // server's record, refused as tampered, nothing is sent again: the next fetch says more.)
                     try Self.putServerRecord(failure.error.serverRecordValue, for: recordID, db)
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .serverRecordChanged:

@@ -101,7 +101,7 @@ public final class ContactsDevice: Sendable {
         func engine(_ scope: DatabaseScope, state: SyncEngine.State.Serialization?) throws -> SyncEngine {
             let database = Database(
                 serverURL: options.serverURL, credentials: .store(credentials), scope: scope,
-                deviceID: try store.setting(.deviceID), keyring: keyring)
+                deviceID: try store.setting(.deviceID), keyring: keyring, sealedRecordTypes: Self.sealedRecordTypes)
             var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
             configuration.automaticallySync = options.automaticallySync
             // The outbox is the one record of what is pending: the saved states leave the lists out.

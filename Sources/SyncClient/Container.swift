@@ -19,43 +19,54 @@ public final class Container: Sendable {
     public let deviceID: String?
     /// Opens and seals the databases' `encryptedValues`; `nil` without a passphrase.
     public let keyring: Keyring?
+    /// The record types whose values are always sealed, in both databases (see ``SealedRecordTypes``).
+    public let sealedRecordTypes: SealedRecordTypes
     /// Why the container has no account, when its configuration gave none: said by every error.
     private let configurationProblem: String?
 
     /// A container whose server and account come from the environment or the configuration file
     /// (``ContainerConfiguration/load(identifier:)``). Without a configuration every request fails
     /// with `notAuthenticated`, naming what to set.
-    public convenience init(identifier: String) {
-        self.init(identifier: identifier, environment: ProcessInfo.processInfo.environment)
+    /// `sealedRecordTypes` declares the record types whose values are always sealed.
+    public convenience init(identifier: String, sealedRecordTypes: SealedRecordTypes = .none) {
+        self.init(
+            identifier: identifier, environment: ProcessInfo.processInfo.environment,
+            sealedRecordTypes: sealedRecordTypes)
     }
 
     /// A container configured from `environment` (and the configuration file it names).
-    package convenience init(identifier: String, environment: [String: String]) {
+    package convenience init(
+        identifier: String, environment: [String: String], sealedRecordTypes: SealedRecordTypes = .none
+    ) {
         do {
             let configuration = try ContainerConfiguration.load(identifier: identifier, environment: environment)
-            self.init(identifier: identifier, configuration: configuration)
+            self.init(identifier: identifier, configuration: configuration, sealedRecordTypes: sealedRecordTypes)
         } catch {
             // Every request says what to set, rather than the container acting signed out.
             let problem = "\(error)"
             self.init(
                 identifier: identifier, serverURL: URL(fileURLWithPath: "/"),
                 credentials: .store(CredentialStore { throw SyncError(.notAuthenticated, problem) }), deviceID: nil,
-                keyring: nil, problem: problem)
+                keyring: nil, sealedRecordTypes: sealedRecordTypes, problem: problem)
         }
     }
 
-    /// A container on `serverURL`, signing in with `credentials`.
+    /// A container on `serverURL`, signing in with `credentials`; `sealedRecordTypes` declares the record
+    /// types whose values are always sealed.
     public convenience init(
         identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String? = nil,
-        keyring: Keyring? = nil
+        keyring: Keyring? = nil, sealedRecordTypes: SealedRecordTypes = .none
     ) {
         self.init(
             identifier: identifier, serverURL: serverURL, credentials: credentials, deviceID: deviceID,
-            keyring: keyring, problem: nil)
+            keyring: keyring, sealedRecordTypes: sealedRecordTypes, problem: nil)
     }
 
-    /// A container set up by `configuration`.
-    public convenience init(identifier: String, configuration: ContainerConfiguration) {
+    /// A container set up by `configuration`; `sealedRecordTypes` declares the record types whose values are
+    /// always sealed.
+    public convenience init(
+        identifier: String, configuration: ContainerConfiguration, sealedRecordTypes: SealedRecordTypes = .none
+    ) {
         let accounts = AccountClient(serverURL: configuration.serverURL)
         let store = CredentialStore { [configuration] in
             do {
@@ -68,18 +79,20 @@ public final class Container: Sendable {
         }
         self.init(
             identifier: identifier, serverURL: configuration.serverURL, credentials: .store(store), deviceID: nil,
-            keyring: configuration.passphrase.map { Keyring(passphrase: $0) }, problem: nil)
+            keyring: configuration.passphrase.map { Keyring(passphrase: $0) }, sealedRecordTypes: sealedRecordTypes,
+            problem: nil)
     }
 
     private init(
         identifier: String, serverURL: URL, credentials: Database.Credentials, deviceID: String?, keyring: Keyring?,
-        problem: String?
+        sealedRecordTypes: SealedRecordTypes, problem: String?
     ) {
         containerIdentifier = identifier
         self.serverURL = serverURL
         self.credentials = credentials
         self.deviceID = deviceID
         self.keyring = keyring
+        self.sealedRecordTypes = sealedRecordTypes
         configurationProblem = problem
     }
 
@@ -93,7 +106,9 @@ public final class Container: Sendable {
     public func database(with scope: DatabaseScope) -> Database { database(scope) }
 
     private func database(_ scope: DatabaseScope) -> Database {
-        Database(serverURL: serverURL, credentials: credentials, scope: scope, deviceID: deviceID, keyring: keyring)
+        Database(
+            serverURL: serverURL, credentials: credentials, scope: scope, deviceID: deviceID, keyring: keyring,
+            sealedRecordTypes: sealedRecordTypes)
     }
 
     /// Deletes the account's encrypted data, for when its passphrase is lost: every zone holding

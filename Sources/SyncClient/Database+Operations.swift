@@ -20,11 +20,14 @@ extension Database {
         return try result.get()
     }
 
-    /// Fetches records by ID; each ID gets its record or its error (`unknownItem` for none).
+    /// Fetches records by ID; each ID gets its record or its error (`unknownItem` for none, `recordTampered`
+    /// for one that does not open or fails its sealed type's checks).
     public func records(for ids: [Record.ID]) async throws -> [Record.ID: Result<Record, any Error>] {
         let response = try await client.lookupRecords(LookupRecordsRequest(recordIDs: ids))
         var results: [Record.ID: Result<Record, any Error>] = [:]
-        for record in try await incoming(response.records) { results[record.recordID] = .success(record) }
+        for (arrived, result) in try await incomingChecked(response.records) {
+            results[arrived.recordID] = result.mapError { $0 }
+        }
         for failure in response.failures { results[failure.recordID] = .failure(await incoming(failure.error)) }
         return results
     }
@@ -58,7 +61,9 @@ extension Database {
             saving: recordsToSave, deleting: recordIDsToDelete, savePolicy: savePolicy, atomically: atomically,
             through: { try await client.modifyRecords($0) })
         var saves: [Record.ID: Result<Record, any Error>] = [:]
-        for record in try await incoming(response.savedRecords) { saves[record.recordID] = .success(record) }
+        for (arrived, result) in try await incomingChecked(response.savedRecords) {
+            saves[arrived.recordID] = result.mapError { $0 }
+        }
         for failure in response.failedRecordSaves { saves[failure.recordID] = .failure(await incoming(failure.error)) }
         var deletes: [Record.ID: Result<Void, any Error>] = [:]
         for id in response.deletedRecordIDs { deletes[id] = .success(()) }

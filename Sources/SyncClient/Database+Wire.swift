@@ -2,11 +2,13 @@ import Foundation
 import SyncCore
 
 /// Where records cross between the app's ``Record`` objects and the wire's ``RecordValue``s: the
-/// one place that seals `encryptedValues` before they leave and opens them when they arrive.
+/// one place that seals `encryptedValues` before they leave and opens them when they arrive, and that
+/// holds records of sealed types (``SealedRecordTypes``) to their checks both ways.
 extension Database {
     /// Saves and deletes records in one request sent through `exchange`, with encrypted values
     /// sealed first. A record whose zone does not exist cannot be sealed (the zone holds its key):
-    /// it fails with `zoneNotFound`, as the server would answer it, and the rest are sent.
+    /// it fails with `zoneNotFound`, as the server would answer it, and the rest are sent. So does a record
+    /// of a sealed type with a plain value where a sealed one belongs, with `invalidArguments`.
     ///
     /// With `keepingSentFields` (not for the `changedKeys` policy, whose saves the server merges with
     /// what it holds), the server answers with system fields only (`desiredKeys` empty) and each saved
@@ -26,7 +28,7 @@ extension Database {
         let sealing = try await ConcurrentMap.map(records.map(\.value)) { plain in
             do {
                 return (plain, Result<RecordValue, SyncError>.success(try await self.outgoing(plain)))
-            } catch let error as SyncError where error.code == .zoneNotFound {
+            } catch let error as SyncError where error.code == .zoneNotFound || error.code == .invalidArguments {
                 return (plain, .failure(error))
             }
         }
@@ -35,6 +37,8 @@ extension Database {
             case .success(let sealed):
                 saves.append(sealed)
                 if keepingSentFields {
+                    var value = value
+                    value.sealedVersion = sealed.sealedVersion
                     kept[value.recordID] = value
                 } else if !value.encryptedValues.isEmpty {
                     sent[value.recordID] = (sealed, value)
@@ -85,28 +89,59 @@ extension Database {
             reopened.replaceWithoutChange(field: key, by: nil)
             reopened.replaceWithoutChange(encrypted: key, by: plaintext)
         }
+        reopened.sealedVersion = sent.sealed.sealedVersion
         return reopened
     }
 
-    /// The record as it goes on the wire: encrypted values sealed, never in plaintext.
+    /// The record as it goes on the wire: encrypted values sealed, never in plaintext. A record of a sealed
+    /// type with a plain value where a sealed one belongs is refused here, before it leaves.
     package func outgoing(_ value: RecordValue) async throws -> RecordValue {
+        if let field = sealedRecordTypes.plainField(in: value) {
+            throw SyncError(
+                .invalidArguments,
+                "\(value.recordType) record \(value.recordID) holds field '\(field)' in plain, but the app declared "
+                    + "\(value.recordType) records sealed: set it through encryptedValues, so that it is encrypted "
+                    + "before it leaves this device")
+        }
         guard !value.encryptedValues.isEmpty else { return value }
         guard let keyring else { throw Self.noPassphrase(value.recordID) }
-        return try await keyring.seal(value, client: DatabaseClient(database: self))
+        return try await keyring.seal(
+            value, declared: sealedRecordTypes.contains(value.recordType), client: DatabaseClient(database: self))
     }
 
-    /// Records that came from the server, with their encrypted values opened.
+    /// Records that came from the server, with their encrypted values opened; throws at the first that does
+    /// not open or fails its sealed type's checks. For what the app did not ask to read (a save's answer).
     package func incoming(_ values: [RecordValue]) async throws -> [Record] {
-        try await ConcurrentMap.map(values) { try await self.opened($0) }.map(Record.init)
+        try await ConcurrentMap.map(values) { try await self.opened($0, seenVersion: nil) }.map(Record.init)
+    }
+
+    /// Records that came from the server, each opened and checked on its own: one that does not open, or of a
+    /// sealed type that fails its checks, comes back as its `recordTampered` error (with the record as it
+    /// arrived), and the others as records. `seenVersions`: the sealed version the app last saw of each
+    /// record, below which one is refused as a rollback. Other failures (no key, no network) throw.
+    package func incomingChecked(_ values: [RecordValue], seenVersions: [Record.ID: UInt64] = [:]) async throws
+        -> [(arrived: RecordValue, result: Result<Record, SyncError>)]
+    {
+        try await ConcurrentMap.map(values) { value in
+            do {
+                return (
+                    value, .success(Record(try await self.opened(value, seenVersion: seenVersions[value.recordID])))
+                )
+            } catch let error as SyncError where error.code == .recordTampered {
+                return (value, .failure(error))
+            }
+        }
     }
 
     /// An error that came from the server, with its server record's encrypted values opened
-    /// (or, when they cannot be, without the server record and saying why).
-    package func incoming(_ error: SyncError) async -> SyncError {
+    /// (or, when they cannot be, or it fails its sealed type's checks, without the server record and saying
+    /// why). `seenVersion`: the sealed version the app last saw of the record, below which the server's
+    /// record is refused as a rollback.
+    package func incoming(_ error: SyncError, seenVersion: UInt64? = nil) async -> SyncError {
         guard let record = error.serverRecordValue else { return error }
         var opened = error
         do {
-            opened.serverRecordValue = try await self.opened(record)
+            opened.serverRecordValue = try await self.opened(record, seenVersion: seenVersion)
         } catch {
             opened.serverRecordValue = nil
             opened.message += " (the server's record could not be read here: \(error))"
@@ -114,10 +149,34 @@ extension Database {
         return opened
     }
 
-    private func opened(_ value: RecordValue) async throws -> RecordValue {
-        guard value.fields.values.contains(where: { $0.encryptedValue != nil }) else { return value }
+    /// A record opened and checked: for a sealed type, no plain value where a sealed one belongs, every
+    /// sealed value opening for its place and of one version, and that version not below `seenVersion`.
+    private func opened(_ value: RecordValue, seenVersion: UInt64?) async throws -> RecordValue {
+        let fields = sealedRecordTypes.fields(of: value.recordType)
+        if let field = sealedRecordTypes.plainField(in: value) {
+            throw SyncError.tampered(
+                value.recordID, recordType: value.recordType, .plainField,
+                "its field '\(field)' arrived in plain, where \(value.recordType) records hold only sealed values")
+        }
+        guard RecordSeal.hasSealedFields(value) else {
+            // A record of a type sealed whole with nothing sealed in it (every field dropped) would read as an
+            // empty record: a forgery too. (A saved record rebuilt from what was sent holds its values opened.)
+            if fields == .all, value.encryptedValues.isEmpty {
+                throw SyncError.tampered(
+                    value.recordID, recordType: value.recordType, .plainField,
+                    "it holds no sealed value, where \(value.recordType) records are always sealed")
+            }
+            return value
+        }
         guard let keyring else { throw Self.noPassphrase(value.recordID) }
-        return try await keyring.open(value, client: DatabaseClient(database: self))
+        let opened = try await keyring.open(value, declared: fields != nil, client: DatabaseClient(database: self))
+        if fields != nil, let seenVersion, let version = opened.sealedVersion, version < seenVersion {
+            throw SyncError.tampered(
+                value.recordID, recordType: value.recordType, .rollback,
+                "it is version \(version) of the record, older than version \(seenVersion) this device has seen "
+                    + "(an earlier value served again)")
+        }
+        return opened
     }
 
     private static func noPassphrase(_ recordID: RecordValue.ID) -> SyncError {

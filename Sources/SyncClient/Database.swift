@@ -44,15 +44,20 @@ public struct Database: Sendable, Hashable {
     public var deviceID: String?
     /// Opens and seals `encryptedValues`; without one, records holding them cannot be read or saved.
     public var keyring: Keyring?
+    /// The record types whose values are always sealed: a fetched one that fails the checks is reported as
+    /// `recordTampered`, never handed over as data, and one saved with a plain value where a sealed one
+    /// belongs is refused before it leaves (see ``SealedRecordTypes``).
+    public var sealedRecordTypes: SealedRecordTypes
 
     public init(
         serverURL: URL, credentials: Credentials, scope: DatabaseScope = .private, deviceID: String? = nil,
-        keyring: Keyring? = nil
+        keyring: Keyring? = nil, sealedRecordTypes: SealedRecordTypes = .none
     ) {
         self.serverURL = serverURL
         self.credentials = credentials
         self.scope = scope
         self.deviceID = deviceID
         self.keyring = keyring
+        self.sealedRecordTypes = sealedRecordTypes
     }
 }

@@ -69,6 +69,8 @@ public struct RecordValue: Sendable, Hashable {
         public var lastModifiedUserRecordID: ID?
         public var parent: Reference?
         public var share: Reference?
+        /// The record's sealed version (see ``RecordValue/sealedVersion``); kept on the device, never on the wire.
+        public var sealedVersion: UInt64?
     }
 
     /// The record's identity.
@@ -101,6 +103,12 @@ public struct RecordValue: Sendable, Hashable {
     /// The share whose root this record is (`CKRecord.share`). Set by the server when a share is
     /// saved with this record as its root; ignored in requests.
     public var share: Reference?
+    /// The version sealed with the record's encrypted values: a number that only grows for the record, from
+    /// 1 for its first save. Read from inside the seal when the record arrives (0 for values sealed before
+    /// versions were), and sealed with the next save as this version + 1, so that a save built on this record
+    /// goes above it. Never sent in plain: a device that has seen a version refuses an older one as a
+    /// rollback. `nil` for a record with no encrypted values, or never saved.
+    public var sealedVersion: UInt64?
 
     /// Creates a new, never-saved record.
     public init(recordType: String, recordID: ID) {
@@ -120,6 +128,7 @@ public struct RecordValue: Sendable, Hashable {
         lastModifiedUserRecordID = systemFields.lastModifiedUserRecordID
         parent = systemFields.parent
         share = systemFields.share
+        sealedVersion = systemFields.sealedVersion
     }
 
     /// The record's system fields.
@@ -128,7 +137,7 @@ public struct RecordValue: Sendable, Hashable {
             recordID: recordID, recordType: recordType, recordChangeTag: recordChangeTag,
             creationDate: creationDate, modificationDate: modificationDate,
             creatorUserRecordID: creatorUserRecordID, lastModifiedUserRecordID: lastModifiedUserRecordID,
-            parent: parent, share: share)
+            parent: parent, share: share, sealedVersion: sealedVersion)
     }
 
     /// Reads or writes a field. Writing `nil` removes it. Every write marks the key changed.
@@ -169,7 +178,8 @@ public struct RecordValue: Sendable, Hashable {
     }
 
     /// Two records are equal when their identity, type, fields and system fields are;
-    /// ``changedKeys`` is bookkeeping and does not count.
+    /// ``changedKeys`` is bookkeeping and does not count, nor does ``sealedVersion``, which a record as sent
+    /// and the same record as the server answered it (before it is opened) do not share.
     public static func == (lhs: RecordValue, rhs: RecordValue) -> Bool {
         lhs.recordID == rhs.recordID && lhs.recordType == rhs.recordType && lhs.fields == rhs.fields
             && lhs.encryptedValues == rhs.encryptedValues

@@ -30,7 +30,8 @@ extension SyncEngine {
             case .fetchedDatabaseChanges(let event):
                 "fetchedDatabaseChanges(\(event.modifications.count) modified, \(event.deletions.count) deleted)"
             case .fetchedRecordZoneChanges(let event):
-                "fetchedRecordZoneChanges(\(event.modifications.count) modified, \(event.deletions.count) deleted)"
+                "fetchedRecordZoneChanges(\(event.modifications.count) modified, \(event.deletions.count) deleted"
+                    + (event.failedRecordFetches.isEmpty ? ")" : ", \(event.failedRecordFetches.count) refused)")
             case .sentDatabaseChanges(let event):
                 "sentDatabaseChanges(\(event.savedZones.count) saved, \(event.deletedZoneIDs.count) deleted, \(event.failedZoneSaves.count + event.failedZoneDeletes.count) failed)"
             case .sentRecordZoneChanges(let event):
@@ -83,8 +84,27 @@ extension SyncEngine {
                 public let recordType: String
             }
 
+            /// A record that arrived but is not handed over as data: its sealed values do not open, or it is of
+            /// a sealed type (``SealedRecordTypes``) and fails the checks (a plain value where a sealed one
+            /// belongs, a version below one the app has seen). The error is `recordTampered`, its
+            /// ``SyncError/reason`` the check that failed (`plainField`, `doesNotOpen`, `rollback`). Keep
+            /// what arrived for inspection if you like; never merge it, and keep your own copy as it is.
+            public struct FailedRecordFetch: Sendable {
+                /// The record as it arrived from the server, sealed values unopened: not data to use.
+                public let record: RecordValue
+                /// Why it was refused.
+                public let error: SyncError
+
+                /// The refused record's ID.
+                public var recordID: Record.ID { record.recordID }
+                /// The refused record's type.
+                public var recordType: String { record.recordType }
+            }
+
             public let modifications: [Modification]
             public let deletions: [Deletion]
+            /// Records refused, each with why.
+            public let failedRecordFetches: [FailedRecordFetch]
         }
 
         public struct SentDatabaseChanges: Sendable {

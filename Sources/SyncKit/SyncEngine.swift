@@ -482,10 +482,19 @@ public final class SyncEngine: Sendable {
             writerID.withLock { $0 = UUID().uuidString }
             throw error
         }
+        // A conflict's server record of a sealed type may not go below what the app has seen either.
+        let conflicting = response.failedRecordSaves.compactMap(\.error.serverRecordValue)
+            .filter { database.sealedRecordTypes.contains($0.recordType) }.map(\.recordID)
+        var seen: [Record.ID: UInt64] = [:]
+        if !conflicting.isEmpty, let delegate {
+            seen = await delegate.lastKnownSealedVersions(of: conflicting, syncEngine: self)
+        }
         var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
         for failure in response.failedRecordSaves {
             guard let record = sent[failure.recordID] else { continue }
-            failedRecordSaves.append(.init(record: record, error: await database.incoming(failure.error)))
+            failedRecordSaves.append(
+                .init(
+                    record: record, error: await database.incoming(failure.error, seenVersion: seen[failure.recordID])))
         }
         await eventQueue.deliver(
             .sentRecordZoneChanges(
@@ -615,12 +624,31 @@ public final class SyncEngine: Sendable {
             let (moreComing, nextToken) = (page.moreComing, page.changeToken)
             async let following = moreComing ? fetchPage(zoneID, since: nextToken) : nil
             if !page.modifications.isEmpty || !page.deletions.isEmpty {
-                let modified = try await database.incoming(page.modifications)
+                // Records of sealed types are checked against the versions the app has seen.
+                let sealedIDs = page.modifications.filter { database.sealedRecordTypes.contains($0.recordType) }
+                    .map(\.recordID)
+                var seen: [Record.ID: UInt64] = [:]
+                if !sealedIDs.isEmpty, let delegate {
+                    seen = await delegate.lastKnownSealedVersions(of: sealedIDs, syncEngine: self)
+                }
+                var modified: [Event.FetchedRecordZoneChanges.Modification] = []
+                var refused: [Event.FetchedRecordZoneChanges.FailedRecordFetch] = []
+                for (arrived, result) in try await database.incomingChecked(page.modifications, seenVersions: seen) {
+                    switch result {
+                    case .success(let record): modified.append(.init(record: record))
+                    case .failure(let error):
+                        logger.warning(
+                            "refused a fetched record",
+                            metadata: ["record": "\(arrived.recordID)", "error": "\(error)"])
+                        refused.append(.init(record: arrived, error: error))
+                    }
+                }
                 await eventQueue.deliver(
                     .fetchedRecordZoneChanges(
                         .init(
-                            modifications: modified.map { .init(record: $0) },
-                            deletions: page.deletions.map { .init(recordID: $0.recordID, recordType: $0.recordType) })))
+                            modifications: modified,
+                            deletions: page.deletions.map { .init(recordID: $0.recordID, recordType: $0.recordType) },
+                            failedRecordFetches: refused)))
             }
             state.storage.withLock { $0.zoneTokens[zoneID] = page.changeToken }
             await eventQueue.deliverStateUpdate()

@@ -14,6 +14,14 @@ public protocol SyncEngineDelegate: AnyObject, Sendable {
     /// The options for the next fetch request; by default, the fetch's own options.
     func nextFetchChangesOptions(_ context: SyncEngine.FetchChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.FetchChangesOptions
+
+    /// The sealed version (``Record/sealedVersion``) of the last server record the app keeps for each of
+    /// `recordIDs`, for records of sealed types (``SealedRecordTypes``) about to be handed over: one below it
+    /// is refused as a rollback (`recordTampered`, reason `rollback`). Asked once per fetched page, and for
+    /// the server records of a sent batch's conflicts (a conflict's server record below it comes without its
+    /// server record, saying why); leave out records the app keeps none of. By default nothing is known, and
+    /// nothing is refused as a rollback.
+    func lastKnownSealedVersions(of recordIDs: [Record.ID], syncEngine: SyncEngine) async -> [Record.ID: UInt64]
 }
 
 extension SyncEngineDelegate {
@@ -21,5 +29,11 @@ extension SyncEngineDelegate {
         -> SyncEngine.FetchChangesOptions
     {
         context.options
+    }
+
+    public func lastKnownSealedVersions(of recordIDs: [Record.ID], syncEngine: SyncEngine) async
+        -> [Record.ID: UInt64]
+    {
+        [:]
     }
 }

@@ -50,6 +50,8 @@ struct StatusCommand: AsyncParsableCommand {
         var books: Int
         var sharedWithYou: Int
         var pendingChanges: Int
+        /// Records sync refused as tampered (`contacts tampered` lists them).
+        var tampered: Int
         var lastSync: Date?
         var scheduler: String
         var lastError: String?
@@ -67,7 +69,8 @@ struct StatusCommand: AsyncParsableCommand {
             device: global.device, dataDirectory: global.dataDirectory, server: try store.setting(.serverURL),
             localServer: global.server == nil, account: try store.setting(.username), signedIn: device.isSignedIn,
             contacts: try store.count(), books: books.count, sharedWithYou: books.filter { !$0.isOwn }.count,
-            pendingChanges: try store.pendingCount(), lastSync: try date(.lastSync),
+            pendingChanges: try store.pendingCount(), tampered: try store.tamperedCount(),
+            lastSync: try date(.lastSync),
             scheduler: "not running: the full-screen app syncs by itself; `contacts sync` syncs once",
             lastError: try store.setting(.lastError), lastErrorDate: try date(.lastErrorDate))
         if json {
@@ -84,6 +87,9 @@ struct StatusCommand: AsyncParsableCommand {
             "books:      \(report.books)\(report.sharedWithYou > 0 ? " (\(report.sharedWithYou) shared with you)" : "")"
         )
         print("pending:    \(report.pendingChanges) change(s) not yet on the server")
+        if report.tampered > 0 {
+            print("refused:    \(report.tampered) record(s) refused as tampered: see contacts tampered")
+        }
         print("last sync:  \(report.lastSync.map(formatter.string(from:)) ?? "never")")
         print("scheduler:  \(report.scheduler)")
         if let error = report.lastError {

@@ -67,11 +67,14 @@ struct EncryptionFlowTests {
         }
     }
 
-    @Test("contacts that a version before encryption wrote in plain are read, then saved again encrypted")
-    func migratesPlainServerData() async throws {
+    @Test(
+        "a contact in plain on the server, as versions before encryption wrote it (or a forger), is refused, not adopted"
+    )
+    func refusesPlainServerData() async throws {
         try await withContactsDevices(1) { server, _, devices in
             let device = devices[0]
-            // What an earlier version wrote: the zone, and a contact whose fields are plain strings.
+            // What an earlier version wrote: the zone, and a contact whose fields are plain strings. A forger with
+            // the account's token writes the same: a device cannot tell them apart, so neither is adopted.
             let old = try await TestClient(baseURL: server.baseURL).signedIn(username: "ada")
             _ = try await old.saveZones(Contact.zoneID.zoneName)
             let id = UUID()
@@ -85,12 +88,11 @@ struct EncryptionFlowTests {
             #expect(saved.savedRecords.count == 1)
 
             try await device.sync()
-            let contact = try #require(try device.store.contact(id))
-            #expect(contact.name == "Plain Olde")
-            #expect(contact.emails.map(\.value) == ["olde@example.org"])
+            #expect(try device.store.contact(id) == nil)
+            #expect(try device.store.tamperedRecords().map(\.recordName) == [id.uuidString])
+            // Nothing was sent back: the server's copy is the plain one, as it was.
             let records = try await serverRecords(server)
-            #expect(records.count == 1)
-            #expect(records.allSatisfy { $0.fields.values.allSatisfy { $0.encryptedValue != nil } }, "\(records)")
+            #expect(records.map(\.recordChangeTag) == saved.savedRecords.map(\.recordChangeTag))
         }
     }
 

@@ -9,11 +9,13 @@ import Testing
         let zoneKey = try ZoneKey.generate(version: 1)
         let wrapped = zoneKey.wrapped(by: original, zoneName: "Contacts", ownerName: "_alice")
         let sealed = FieldCipher(zoneKey: zoneKey).seal(
-            Data("secret".utf8), recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "f")
+            Data("secret".utf8), recordVersion: 1, recordType: "Contact", recordName: "r", zoneName: "Contacts",
+            ownerName: "_alice", fieldName: "f")
         guard let unwrapped = try? ZoneKey(unwrapping: wrapped, with: key, zoneName: "Contacts", ownerName: "_alice")
         else { return false }
         let opened = try FieldCipher(zoneKey: unwrapped).open(
-            sealed, recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "f")
+            sealed, recordType: "Contact", recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "f"
+        ).value
         return opened == Data("secret".utf8)
     }
 

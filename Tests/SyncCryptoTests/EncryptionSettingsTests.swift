@@ -38,9 +38,12 @@ import Testing
         let wrapped = zoneKey.wrapped(by: key, zoneName: "Contacts", ownerName: "_alice")
         let unwrapped = try ZoneKey(unwrapping: wrapped, with: derived, zoneName: "Contacts", ownerName: "_alice")
         let sealed = FieldCipher(zoneKey: zoneKey).seal(
-            Data("Ada".utf8), recordName: "r1", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
+            Data("Ada".utf8), recordVersion: 1, recordType: "Contact", recordName: "r1", zoneName: "Contacts",
+            ownerName: "_alice", fieldName: "name")
         let opened = try FieldCipher(zoneKey: unwrapped).open(
-            sealed, recordName: "r1", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
+            sealed, recordType: "Contact", recordName: "r1", zoneName: "Contacts", ownerName: "_alice",
+            fieldName: "name"
+        ).value
         #expect(opened == Data("Ada".utf8))
     }
 

@@ -1,32 +1,42 @@
 import Foundation
-import SyncCrypto
 import Testing
 
-/// An encrypted field's value: opens for its own field of its own record and nowhere else, and its sealed
-/// bytes give nothing of it away.
+@testable import SyncCrypto
+
+/// An encrypted field's value: opens for its own field of its own record (of its own type) and nowhere else,
+/// carries the record's version inside the seal, and its sealed bytes give nothing of it away.
 @Suite struct FieldCipherTests {
     /// Where a value lives.
     struct Place: Hashable, Sendable, CustomTestStringConvertible {
+        var recordType = "Contact"
         var recordName = "contact-1"
         var zoneName = "Contacts"
         var ownerName = "_alice"
         var fieldName = "phone"
-        var testDescription: String { "\(recordName)/\(zoneName)/\(ownerName)/\(fieldName)" }
+        var testDescription: String { "\(recordType):\(recordName)/\(zoneName)/\(ownerName)/\(fieldName)" }
     }
 
     static let home = Place()
     static let phone = Data("+44 20 7946 0958, Ada Lovelace".utf8)
 
-    static func seal(_ plaintext: Data, with cipher: FieldCipher, at place: Place = home) -> Data {
+    static func seal(
+        _ plaintext: Data, with cipher: FieldCipher, at place: Place = home, recordVersion: UInt64 = 7
+    ) -> Data {
         cipher.seal(
-            plaintext, recordName: place.recordName, zoneName: place.zoneName, ownerName: place.ownerName,
-            fieldName: place.fieldName)
+            plaintext, recordVersion: recordVersion, recordType: place.recordType, recordName: place.recordName,
+            zoneName: place.zoneName, ownerName: place.ownerName, fieldName: place.fieldName)
     }
 
     static func open(_ sealed: Data, with cipher: FieldCipher, at place: Place = home) throws -> Data {
+        try openWithVersion(sealed, with: cipher, at: place).value
+    }
+
+    static func openWithVersion(
+        _ sealed: Data, with cipher: FieldCipher, at place: Place = home
+    ) throws -> FieldCipher.Opened {
         try cipher.open(
-            sealed, recordName: place.recordName, zoneName: place.zoneName, ownerName: place.ownerName,
-            fieldName: place.fieldName)
+            sealed, recordType: place.recordType, recordName: place.recordName, zoneName: place.zoneName,
+            ownerName: place.ownerName, fieldName: place.fieldName)
     }
 
     @Test(arguments: [Data(), Data([0]), phone, Data("名前 👩‍💻".utf8), Data((0..<100_000).map { UInt8($0 % 251) })])
@@ -34,9 +44,10 @@ import Testing
         let cipher = FieldCipher(zoneKey: try ZoneKey.generate(version: 3))
         let sealed = Self.seal(plaintext, with: cipher)
         #expect(try Self.open(sealed, with: cipher) == plaintext)
-        // Format byte, key version 3 big-endian, nonce, ciphertext as long as the value, tag.
-        #expect(Array(sealed.prefix(5)) == [1, 0, 0, 0, 3])
-        #expect(sealed.count == 5 + 12 + plaintext.count + 16)
+        // Format byte, key version 3 big-endian, nonce, ciphertext as long as the record version and the value,
+        // tag.
+        #expect(Array(sealed.prefix(5)) == [2, 0, 0, 0, 3])
+        #expect(sealed.count == 5 + 12 + 8 + plaintext.count + 16)
         #expect(try FieldCipher.keyVersion(of: sealed) == 3)
     }
 
@@ -73,6 +84,12 @@ import Testing
         Place(zoneName: "Contacts_", ownerName: "alice"),
         Place(ownerName: "_alicep", fieldName: "hone"),
         Place(recordName: "", zoneName: "contact-1Contacts"),
+        Place(recordType: "AddressBook"),
+        Place(
+            recordType: "Contact", recordName: "contact-1", zoneName: "Contacts", ownerName: "_alice",
+            fieldName: "device"),
+        Place(recordType: "Contactc", recordName: "ontact-1"),
+        Place(recordType: "", recordName: "Contactcontact-1"),
     ]
 
     @Test(arguments: elsewhere)
@@ -83,9 +100,9 @@ import Testing
         #expect(error?.code == .damaged)
         #expect(
             error?.message
-                == "the value of field '\(place.fieldName)' of record '\(place.recordName)' in zone "
+                == "the value of field '\(place.fieldName)' of \(place.recordType) record '\(place.recordName)' in zone "
                 + "'\(place.zoneName)' (owner '\(place.ownerName)') does not open: it was altered, damaged, or "
-                + "copied from another field, record or zone; fetch the record again, or save a new value")
+                + "copied from another field, record, record type or zone; fetch the record again, or save a new value")
     }
 
     @Test func aValueWithAnyByteFlippedDoesNotOpen() throws {
@@ -135,7 +152,7 @@ import Testing
         #expect(error?.code == .keyVersionMismatch)
         #expect(
             error?.message
-                == "the value of field 'phone' of record 'contact-1' in zone 'Contacts' (owner '_alice') was sealed "
+                == "the value of field 'phone' of Contact record 'contact-1' in zone 'Contacts' (owner '_alice') was sealed "
                 + "with zone key version 2, but the key at hand is version 3; fetch the zone's key version 2 and "
                 + "open it with that")
         #expect(try FieldCipher.keyVersion(of: sealed) == 2)
@@ -144,11 +161,11 @@ import Testing
     @Test func anUnknownFormatAsksForAnUpdate() throws {
         let cipher = FieldCipher(zoneKey: try ZoneKey.generate())
         var sealed = Self.seal(Self.phone, with: cipher)
-        sealed[0] = 2
+        sealed[0] = 3
         let error = #expect(throws: EncryptionError.self) { try Self.open(sealed, with: cipher) }
         #expect(error?.code == .unsupportedFormat)
         #expect(
-            error?.message.hasSuffix("was sealed in format 2, which this version does not know; update the app") == true
+            error?.message.hasSuffix("was sealed in format 3, which this version does not know; update the app") == true
         )
         #expect(throws: EncryptionError.self) { try FieldCipher.keyVersion(of: sealed) }
     }
@@ -162,5 +179,49 @@ import Testing
         #expect(slice.startIndex == 3)
         #expect(try Self.open(slice, with: cipher) == Self.phone)
         #expect(try FieldCipher.keyVersion(of: slice) == 1)
+    }
+
+    @Test(arguments: [UInt64(0), 1, 2, 1_732_000_000_123, UInt64.max])
+    func theRecordVersionComesBackFromInsideTheSeal(_ version: UInt64) throws {
+        let cipher = FieldCipher(zoneKey: try ZoneKey.generate())
+        let sealed = Self.seal(Self.phone, with: cipher, recordVersion: version)
+        let opened = try Self.openWithVersion(sealed, with: cipher)
+        #expect(opened == FieldCipher.Opened(recordVersion: version, value: Self.phone))
+        // Not readable from outside: the version's bytes are not in the clear after the header.
+        #expect(sealed.count == 5 + 12 + 8 + Self.phone.count + 16)
+    }
+
+    @Test func aValueRelabelledWithAnotherKeyVersionDoesNotOpenUnderThatVersion() throws {
+        // A hostile server rewrites the header's key version to 2, to have the value opened with the key of
+        // version 2: the associated data binds the version, so it does not open even with the right bytes.
+        let raw = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        var sealed = Self.seal(Self.phone, with: FieldCipher(zoneKey: try ZoneKey(rawBytes: raw, version: 1)))
+        sealed[4] = 2
+        let relabelled = FieldCipher(zoneKey: try ZoneKey(rawBytes: raw, version: 2))
+        let error = #expect(throws: EncryptionError.self) { try Self.open(sealed, with: relabelled) }
+        #expect(error?.code == .damaged)
+    }
+
+    @Test func aValueSealedInFormat1ByEarlierVersionsOpensAsRecordVersion0() throws {
+        // Format 1, as earlier versions sealed it: no record version inside, no record type in the
+        // associated data.
+        let key = try ZoneKey.generate(version: 4)
+        let place = Self.home
+        var sealed = Data([1, 0, 0, 0, 4])
+        let context = FieldCipher.context(
+            format: 1, recordType: "ignored", recordName: place.recordName, zoneName: place.zoneName,
+            ownerName: place.ownerName, fieldName: place.fieldName, version: 4)
+        sealed.append(SealedBytes.seal(Self.phone, using: key.key, authenticating: context))
+        let cipher = FieldCipher(zoneKey: key)
+        #expect(
+            try Self.openWithVersion(sealed, with: cipher) == FieldCipher.Opened(recordVersion: 0, value: Self.phone))
+        #expect(try FieldCipher.keyVersion(of: sealed) == 4)
+        // Still bound to its record, field and zone.
+        #expect(throws: EncryptionError.self) { try Self.open(sealed, with: cipher, at: Place(fieldName: "email")) }
+        // A format-2 value relabelled as format 1 does not open (the associated data binds the format).
+        var downgraded = Self.seal(Self.phone, with: cipher)
+        downgraded[0] = 1
+        let error = #expect(throws: EncryptionError.self) { try Self.open(downgraded, with: cipher) }
+        #expect(error?.code == .damaged)
     }
 }

@@ -8,11 +8,12 @@ import Testing
     /// Whether `chain` opens a value that `key` sealed, picking the version the value names.
     static func opens(_ chain: ZoneKeyChain, whatWasSealedBy key: ZoneKey) throws -> Bool {
         let sealed = FieldCipher(zoneKey: key).seal(
-            Data("Ada".utf8), recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
+            Data("Ada".utf8), recordVersion: 1, recordType: "Contact", recordName: "r", zoneName: "Contacts",
+            ownerName: "_alice", fieldName: "name")
         guard let held = chain.key(version: try FieldCipher.keyVersion(of: sealed)) else { return false }
         let opened = try? FieldCipher(zoneKey: held).open(
-            sealed, recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
-        return opened == Data("Ada".utf8)
+            sealed, recordType: "Contact", recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
+        return opened?.value == Data("Ada".utf8)
     }
 
     @Test func aWrappedChainOpensWithEveryVersionItsHoldersAndItsPin() throws {

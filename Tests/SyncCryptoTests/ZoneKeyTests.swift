@@ -7,10 +7,12 @@ import Testing
     /// Whether `key` opens what `original` sealed: the observable meaning of "the same zone key".
     static func opensWhatWasSealed(by original: ZoneKey, with key: ZoneKey) throws -> Bool {
         let sealed = FieldCipher(zoneKey: original).seal(
-            Data("Ada".utf8), recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
+            Data("Ada".utf8), recordVersion: 1, recordType: "Contact", recordName: "r", zoneName: "Contacts",
+            ownerName: "_alice", fieldName: "name")
         let opened = try? FieldCipher(zoneKey: key).open(
-            sealed, recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
-        return opened == Data("Ada".utf8)
+            sealed, recordType: "Contact", recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name"
+        )
+        return opened?.value == Data("Ada".utf8)
     }
 
     @Test func aWrappedZoneKeyUnwrapsToTheSameKeyAndVersion() throws {

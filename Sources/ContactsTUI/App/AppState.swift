@@ -81,6 +81,8 @@ public struct AppState: Sendable {
     }
     /// The conflict log, newest first (``ContactConflict``).
     public internal(set) var conflicts: [ContactConflict] = []
+    /// How many records sync refused as tampered (``TamperedRecord``); the status pane shows a nonzero count.
+    public var tamperedCount = 0
     /// The selected contact, loaded on demand (the list holds names only).
     public var details: Contact?
     public var mode: Mode = .browsing

@@ -244,12 +244,14 @@ extension ContactsApp {
                 let rows = try store.summaries().map(ContactList.Row.init)
                 let books = try store.books()
                 let conflicts = try store.conflicts()
+                let tampered = try store.tamperedCount()
                 let notes = previous.map { ContactsApp.describeChanges(from: $0, to: rows) } ?? []
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 inbox.post(
                     .rowsLoaded(
-                        rows, books: books, conflicts: conflicts, notes: notes, select: select, seconds: seconds))
+                        rows, books: books, conflicts: conflicts, tampered: tampered, notes: notes, select: select,
+                        seconds: seconds))
             } catch {
                 inbox.post(.rowsFailed("\(error)"))
             }

@@ -167,12 +167,13 @@ public final class ContactsApp {
             noteSchedulerChanges(status)
             state.status.scheduler = status
             state.status.schedulerStatusDate = Date()
-        case .rowsLoaded(let rows, let books, let conflicts, let notes, let select, let seconds):
+        case .rowsLoaded(let rows, let books, let conflicts, let tampered, let notes, let select, let seconds):
             reloadInFlight = false
             nextReload = .now + .seconds(max(0.1, seconds * 3))
             state.replaceRows(rows, selecting: select)
             state.replaceBooks(books)
             state.replaceConflicts(conflicts)
+            state.tamperedCount = tampered
             // The selected contact may have changed too.
             state.details = nil
             missingDetails = nil
@@ -230,6 +231,7 @@ extension AppState {
         var state = AppState(width: width, height: height, rows: rows, deviceName: deviceName, unicode: unicode)
         state.books = try store.books()
         state.conflicts = try store.conflicts()
+        state.tamperedCount = try store.tamperedCount()
         if let firstRows, rows.count >= firstRows { state.list.isComplete = false }
         return state
     }

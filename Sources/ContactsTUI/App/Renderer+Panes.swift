@@ -182,11 +182,22 @@ extension Renderer {
                     value: TextFormatting.plural(state.conflicts.count, "value") + " overwritten: press C to review",
                     style: Theme.busy)
             ]
+        // Records refused as tampered only when there are some: what the server sent was forged or rolled back.
+        let tampered =
+            state.tamperedCount == 0
+            ? []
+            : [
+                LabeledText(
+                    label: "Refused",
+                    value: TextFormatting.plural(state.tamperedCount, "record")
+                        + " refused as tampered: see contacts tampered",
+                    style: Theme.error, maxLines: 2)
+            ]
         let entries: [LabeledText] =
             [
                 LabeledText(label: "State", value: stateText, style: stateStyle, maxLines: 3),
                 LabeledText(label: "Pending", value: pending, style: status.pendingChanges > 0 ? Theme.busy : .plain),
-            ] + conflicts + [
+            ] + tampered + conflicts + [
                 LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
                 LabeledText(label: "Last sync", value: lastSync),
                 LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),

@@ -89,48 +89,30 @@ public final class Keyring: Sendable, Hashable {
 
     // MARK: Sealing and opening
 
-    /// `record` with its encrypted values sealed into `encrypted` fields, as it goes on the wire.
-    func seal(_ record: RecordValue, client: DatabaseClient) async throws -> RecordValue {
+    /// `record` with its encrypted values sealed into `encrypted` fields, as it goes on the wire, with the
+    /// version above its own (``RecordSeal/nextVersion(after:)``) inside each seal. For a `declared` type
+    /// (``SealedRecordTypes``) every sealed field is marked changed.
+    func seal(_ record: RecordValue, declared: Bool = false, client: DatabaseClient) async throws -> RecordValue {
         guard !record.encryptedValues.isEmpty else { return record }
-        let zoneID = record.recordID.zoneID
-        let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, client: client))
-        var sealed = record
-        for (key, value) in record.encryptedValues {
-            var writer = JSONWriter(capacity: 64)
-            writer.fieldValue(value)
-            let ciphertext = cipher.seal(
-                Data(writer.bytes), recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
-                ownerName: Self.sealingOwnerName, fieldName: key)
-            sealed.replaceWithoutChange(encrypted: key, by: nil)
-            sealed.replaceWithoutChange(field: key, by: .encrypted(ciphertext))
-        }
-        return sealed
+        let cipher = FieldCipher(zoneKey: try await zoneKey(for: record.recordID.zoneID, client: client))
+        return RecordSeal.seal(record, with: cipher, declared: declared)
     }
 
-    /// `record` with its `encrypted` fields opened into its encrypted values.
-    func open(_ record: RecordValue, client: DatabaseClient) async throws -> RecordValue {
-        let encrypted = record.fields.compactMap { key, value in value.encryptedValue.map { (key, $0) } }
-        guard !encrypted.isEmpty else { return record }
+    /// `record` with its `encrypted` fields opened into its encrypted values and its sealed version read.
+    /// Throws `recordTampered` for a value that does not open (``RecordSeal/open(_:declared:cipher:)``).
+    func open(_ record: RecordValue, declared: Bool = false, client: DatabaseClient) async throws -> RecordValue {
+        guard RecordSeal.hasSealedFields(record) else { return record }
         let zoneID = record.recordID.zoneID
-        var opened = record
-        for (key, ciphertext) in encrypted {
-            let plaintext: Data
-            do {
-                // Each value names the key version it was sealed with: older values keep their versions.
-                let version = try FieldCipher.keyVersion(of: ciphertext)
-                let cipher = FieldCipher(zoneKey: try await zoneKey(for: zoneID, version: version, client: client))
-                plaintext = try cipher.open(
-                    ciphertext, recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
-                    ownerName: Self.sealingOwnerName, fieldName: key)
-            } catch let error as EncryptionError {
-                throw SyncError(
-                    .internalError, "the encrypted field \(key) of \(record.recordID) does not open: \(error.message)")
+        // Each value names the key version it was sealed with: older values keep their versions.
+        return try await RecordSeal.open(record, declared: declared) { version in
+            guard let key = try await self.zoneKey(for: zoneID, version: version, client: client) else {
+                throw SyncError.tampered(
+                    record.recordID, recordType: record.recordType, .doesNotOpen,
+                    "it names key version \(version) of its zone, which the zone's keys on the server do not hold: "
+                        + "it was forged, or its key was lost")
             }
-            let value = try JSONReader.decode(FieldValue.self, from: plaintext)
-            opened.replaceWithoutChange(field: key, by: nil)
-            opened.replaceWithoutChange(encrypted: key, by: value)
+            return FieldCipher(zoneKey: key)
         }
-        return opened
     }
 
     /// The owner name sealed values are bound to. The owner names their zone with the default owner
@@ -145,16 +127,13 @@ public final class Keyring: Sendable, Hashable {
         try await zoneKeyChain(for: zoneID, client: client).newest
     }
 
-    /// The zone's key of `version`, which opens values sealed with it. A version this device does not
-    /// hold yet (another device rotated the zone's key) makes it fetch the zone's keys again, once.
-    func zoneKey(for zoneID: RecordZone.ID, version: Int, client: DatabaseClient) async throws -> ZoneKey {
+    /// The zone's key of `version`, which opens values sealed with it; nil when the zone's keys do not hold
+    /// it. A version this device does not hold yet (another device rotated the zone's key) makes it fetch the
+    /// zone's keys again, once.
+    func zoneKey(for zoneID: RecordZone.ID, version: Int, client: DatabaseClient) async throws -> ZoneKey? {
         if let key = try await zoneKeyChain(for: zoneID, client: client).key(version: version) { return key }
         forget(zoneIDs: [zoneID])
-        if let key = try await zoneKeyChain(for: zoneID, client: client).key(version: version) { return key }
-        throw SyncError(
-            .internalError,
-            "a value in zone \(zoneID) was sealed with key version \(version), which the zone's keys on the server do not hold: it was forged or its key was lost; fetch the record again"
-        )
+        return try await zoneKeyChain(for: zoneID, client: client).key(version: version)
     }
 
     /// The zone's chain of keys: held, or unwrapped from the zone, or (for an own zone without one)

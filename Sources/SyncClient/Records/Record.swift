@@ -65,6 +65,10 @@ public final class Record: NSObject, NSSecureCoding, @unchecked Sendable {
     public var creatorUserRecordID: ID? { state.withLock { $0.creatorUserRecordID } }
     /// The user who last saved the record.
     public var lastModifiedUserRecordID: ID? { state.withLock { $0.lastModifiedUserRecordID } }
+    /// The version sealed with the record's encrypted values, read from inside the seal (see
+    /// ``RecordValue/sealedVersion``); archived with the system fields, so that a record rebuilt from them
+    /// saves above it. `nil` for a record with no encrypted values, or never saved.
+    public var sealedVersion: UInt64? { state.withLock { $0.sealedVersion } }
 
     // MARK: Hierarchy and sharing
 

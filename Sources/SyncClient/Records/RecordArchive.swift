@@ -21,6 +21,8 @@ struct RecordArchive {
         /// The parent's and the share's record names (both in the record's zone); absent for none.
         static let parent = "parent"
         static let share = "share"
+        /// The record's sealed version, as an Int64 with the same bits (absent for none).
+        static let sealedVersion = "sealedVersion"
         static let fields = "fields"
         static let encryptedValues = "encryptedValues"
     }
@@ -53,6 +55,7 @@ struct RecordArchive {
         }
         if let parent = value.parent { coder.encode(parent.recordID.recordName as NSString, forKey: Key.parent) }
         if let share = value.share { coder.encode(share.recordID.recordName as NSString, forKey: Key.share) }
+        if let version = value.sealedVersion { coder.encode(Int64(bitPattern: version), forKey: Key.sealedVersion) }
         guard includingFields else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -105,6 +108,9 @@ struct RecordArchive {
         let zoneID = value.recordID.zoneID
         value.parent = string(Key.parent).map { .init(recordID: RecordValue.ID(recordName: $0, zoneID: zoneID)) }
         value.share = string(Key.share).map { .init(recordID: RecordValue.ID(recordName: $0, zoneID: zoneID)) }
+        if coder.containsValue(forKey: Key.sealedVersion) {
+            value.sealedVersion = UInt64(bitPattern: coder.decodeInt64(forKey: Key.sealedVersion))
+        }
         return value
     }
 }

@@ -23,6 +23,24 @@ struct StatusPaneTests {
 
     private static let base = Fixtures.idleStatus
 
+    @Test("records refused as tampered: counted, in the error colour, only when there are some")
+    func tamperedCount() throws {
+        var state = Fixtures.state(width: 100, height: 30)
+        state.status = Self.base
+        state.tamperedCount = 2
+        let grid = Renderer.render(state)
+        let area = state.layout.status.content
+        let lines = (area.row..<area.endRow).map { row in
+            (area.column..<area.endColumn).map { grid[row, $0].grapheme }.joined()
+        }
+        let text = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(text.contains("Refused   2 records refused as tampered: see contacts tampered"), "\(lines)")
+        let row = try #require(lines.firstIndex { $0.hasPrefix(" Refused") }, "\(lines)")
+        #expect(grid[area.row + row, area.column + 11].style == Theme.error)
+        state.tamperedCount = 0
+        #expect(!Renderer.render(state).text.contains("Refused"))
+    }
+
     @Test("idle: nothing to send, the time of the last sync, push connected, the account")
     func idle() {
         #expect(
