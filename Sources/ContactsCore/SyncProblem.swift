@@ -24,7 +24,7 @@ public enum SyncProblem {
             // The device keeps only a passphrase it checked: one that no longer opens the account was
             // changed (or the encrypted data reset) on another device since.
             return
-                "the passphrase was changed on another device: this device's passphrase no longer opens the account's contacts. Contacts and pending changes stay on this device; enter the new passphrase to send them"
+                "the passphrase was changed on another device: enter the new one here to sync. Contacts and pending changes stay on this device until then"
         default:
             break
         }
