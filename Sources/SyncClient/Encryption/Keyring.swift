@@ -39,6 +39,9 @@ public final class Keyring: Sendable, Hashable {
     private let passphrase: String
     private let parameters: ScryptParameters
     private let derivedKeys: DerivedKeys?
+    /// The account keys this keyring derived, by derivation: forgetting keys (a changed zone, a reset)
+    /// fetches the settings again, and must not cost another scrypt run when they are the same.
+    private let derivedHere = Mutex<[String: Data]>([:])
     let keys = Mutex(Keys())
 
     /// A keyring opening encrypted values with `passphrase`. `parameters` set the cost of deriving
@@ -225,7 +228,8 @@ public final class Keyring: Sendable, Hashable {
     /// The account key for `settings`: the one kept from an earlier derivation when it still verifies,
     /// or derived now (and kept).
     private func derived(with settings: EncryptionSettings) throws -> AccountKey {
-        if let bytes = derivedKeys?.load(AccountKey.derivationID(passphrase: passphrase, settings: settings)),
+        let derivationID = AccountKey.derivationID(passphrase: passphrase, settings: settings)
+        if let bytes = derivedHere.withLock({ $0[derivationID] }) ?? derivedKeys?.load(derivationID),
             let kept = try? AccountKey(rawBytes: bytes, settings: settings)
         {
             return kept
@@ -235,9 +239,12 @@ public final class Keyring: Sendable, Hashable {
         return key
     }
 
-    /// Hands a key derived (or made) with `settings` to ``DerivedKeys``, filed under its derivation.
+    /// Keeps a key derived (or made) with `settings` here and hands it to ``DerivedKeys``, filed under its
+    /// derivation.
     private func keep(_ key: AccountKey, settings: EncryptionSettings) {
-        derivedKeys?.save(AccountKey.derivationID(passphrase: passphrase, settings: settings), key.rawBytes)
+        let derivationID = AccountKey.derivationID(passphrase: passphrase, settings: settings)
+        derivedHere.withLock { $0[derivationID] = key.rawBytes }
+        derivedKeys?.save(derivationID, key.rawBytes)
     }
 
     private static func settings(_ wire: AccountEncryptionSettings) throws -> EncryptionSettings {
