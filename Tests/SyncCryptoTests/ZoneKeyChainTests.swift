@@ -12,7 +12,8 @@ import Testing
             ownerName: "_alice", fieldName: "name")
         guard let held = chain.key(version: try FieldCipher.keyVersion(of: sealed)) else { return false }
         let opened = try? FieldCipher(zoneKey: held).open(
-            sealed, recordType: "Contact", recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name")
+            sealed, recordType: "Contact", recordName: "r", zoneName: "Contacts", ownerName: "_alice", fieldName: "name"
+        )
         return opened?.value == Data("Ada".utf8)
     }
 
