@@ -2,8 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
-
-@testable import SyncServer
+import SyncServer
 
 /// A server's SQLite file, as an earlier release wrote it, copied into a PostgreSQL database at that
 /// release's schema: the same accounts, sessions, zones, records and shares on the other backend, for
@@ -21,53 +20,33 @@ enum SQLiteFixtureInPostgres {
                     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'"
             )
         }
-        let client = PostgresClient(
-            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await client.run() }
-            try await client.withConnection { connection in
-                try await connection.query(
-                    """
-                    CREATE TABLE schema_migration (
-                        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                    )
-                    """, logger: logger)
-                for migration in PostgresSchema.migrations where migration.version <= version {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",
-                        logger: logger)
+        try await PostgresSchema.prepareEarlierSchema(url: url, version: version, logger: logger) { connection in
+            for table in tables {
+                var types: [String: String] = [:]
+                for try await (column, type) in try await connection.query(
+                    "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = \(table)",
+                    logger: logger
+                ).decode((String, String).self) {
+                    types[column] = type
                 }
-                for table in tables {
-                    var types: [String: String] = [:]
-                    for try await (column, type) in try await connection.query(
-                        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = \(table)",
-                        logger: logger
-                    ).decode((String, String).self) {
-                        types[column] = type
+                guard !types.isEmpty else { continue }
+                let rows = try await source.read { db in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") }
+                for row in rows {
+                    var columns: [String] = []
+                    var values: [String] = []
+                    for column in row.columnNames where types[column] != nil {
+                        columns.append(column)
+                        values.append(literal(row[column] as DatabaseValue, type: types[column] ?? "text"))
                     }
-                    guard !types.isEmpty else { continue }
-                    let rows = try await source.read { db in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") }
-                    for row in rows {
-                        var columns: [String] = []
-                        var values: [String] = []
-                        for column in row.columnNames where types[column] != nil {
-                            columns.append(column)
-                            values.append(literal(row[column] as DatabaseValue, type: types[column] ?? "text"))
-                        }
-                        if table == "account", types["username_folded"] != nil, let name: String = row["username"] {
-                            columns.append("username_folded")
-                            values.append(literal(name.lowercased().databaseValue, type: "text"))
-                        }
-                        let sql =
-                            "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-                        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                    if table == "account", types["username_folded"] != nil, let name: String = row["username"] {
+                        columns.append("username_folded")
+                        values.append(literal(name.lowercased().databaseValue, type: "text"))
                     }
+                    let sql =
+                        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+                    try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
                 }
             }
-            group.cancelAll()
         }
     }
 

@@ -6,7 +6,7 @@ import PostgresNIO
 /// Each server that starts takes a transaction-scoped advisory lock before it looks, so of several
 /// instances starting at once one migrates and the others find the work done. A database whose schema
 /// is newer than this server knows is refused: an older server would misread what a newer one wrote.
-enum PostgresSchema {
+package enum PostgresSchema {
     /// One migration: statements run in one transaction, in order.
     struct Migration {
         var version: Int
@@ -206,7 +206,26 @@ enum PostgresSchema {
     /// How long a starting server tries to reach its database.
     static let connectTimeout: Duration = .seconds(30)
 
-    private static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+    /// For upgrade tests: brings the (empty) database at `url` to schema `version` exactly as the release of
+    /// that version did, then lets `fill` write that release's rows through the same connection.
+    package static func prepareEarlierSchema(
+        url: String, version: Int, logger: Logger, fill: @Sendable (PostgresConnection) async throws -> Void
+    ) async throws {
+        let client = PostgresClient(
+            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            try await client.withConnection { connection in
+                try await migrate(connection, upTo: version, logger: logger)
+                try await fill(connection)
+            }
+            group.cancelAll()
+        }
+    }
+
+    private static func migrate(
+        _ connection: PostgresConnection, upTo target: Int = currentVersion, logger: Logger
+    ) async throws {
         try await PostgresRecordStore.transaction(connection, begin: "BEGIN", logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
             try await connection.query(
@@ -229,7 +248,7 @@ enum PostgresSchema {
                         before the upgrade
                         """)
             }
-            for migration in migrations where migration.version > applied {
+            for migration in migrations where migration.version > applied && migration.version <= target {
                 logger.notice(
                     "migrating the database",
                     metadata: ["version": "\(migration.version)", "name": "\(migration.name)"]
