@@ -21,15 +21,19 @@ extension Keyring {
             stored = try await client.createKeyPair(
                 AccountKeyPair(publicKey: made.publicKey, wrappedPrivateKey: made.wrappedPrivateKey(by: accountKey)))
         }
-        let identity: AccountIdentityKey
-        do {
-            identity = try AccountIdentityKey(
-                unwrapping: stored.wrappedPrivateKey, publicKey: stored.publicKey, with: accountKey)
-        } catch let error as EncryptionError {
-            throw SyncError(.internalError, "this account's key pair does not work: \(error.message)")
-        }
+        let identity = try Self.opened(stored, with: accountKey)
         keys.withLock { $0.identity = identity }
         return identity
+    }
+
+    /// The key pair `stored` as the server keeps it, its private half opened with `accountKey`.
+    static func opened(_ stored: AccountKeyPair, with accountKey: AccountKey) throws -> AccountIdentityKey {
+        do {
+            return try AccountIdentityKey(
+                unwrapping: stored.wrappedPrivateKey, publicKey: stored.publicKey, with: accountKey)
+        } catch let error as EncryptionError {
+            throw SyncError(.internalError, "this account's key pair does not open: \(error.message)")
+        }
     }
 
     /// The signed-in account's user record name (participants' wraps name it).

@@ -86,23 +86,14 @@ extension Keyring {
         }
         var keyPair: AccountKeyPair?
         if let stored = wire.keyPair {
-            let identity: AccountIdentityKey
-            do {
-                identity = try AccountIdentityKey(
-                    unwrapping: stored.wrappedPrivateKey, publicKey: stored.publicKey, with: oldKey)
-            } catch let error as EncryptionError {
-                throw SyncError(.internalError, "this account's key pair does not open: \(error.message)")
-            }
+            let identity = try Self.opened(stored, with: oldKey)
             keyPair = AccountKeyPair(
                 publicKey: stored.publicKey, wrappedPrivateKey: identity.wrappedPrivateKey(by: newKey))
         }
 
         let request = EncryptionChangeRequest(
             expectedKeyVersion: wire.keyVersion,
-            settings: AccountEncryptionSettings(
-                salt: settings.salt, costN: settings.parameters.costN, blockSizeR: settings.parameters.blockSizeR,
-                parallelismP: settings.parameters.parallelismP, keyVersion: settings.keyVersion,
-                verifier: settings.verifier),
+            settings: Self.wire(settings),
             zoneKeys: zoneKeys, sharedZoneKeys: sharedZoneKeys, keyPair: keyPair)
         let stored: AccountEncryptionSettings
         do {

@@ -255,7 +255,7 @@ public final class Keyring: Sendable, Hashable {
             keyVersion: wire.keyVersion, verifier: wire.verifier)
     }
 
-    private static func wire(_ settings: EncryptionSettings) -> AccountEncryptionSettings {
+    static func wire(_ settings: EncryptionSettings) -> AccountEncryptionSettings {
         AccountEncryptionSettings(
             salt: settings.salt, costN: settings.parameters.costN, blockSizeR: settings.parameters.blockSizeR,
             parallelismP: settings.parameters.parallelismP, keyVersion: settings.keyVersion,
