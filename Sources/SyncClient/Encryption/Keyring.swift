@@ -201,9 +201,13 @@ public final class Keyring: Sendable, Hashable {
     func accountKey(client: DatabaseClient) async throws -> AccountKey {
         if let key = keys.withLock({ $0.account }) { return key }
         let key: AccountKey
+        var identity: AccountIdentityKey?
         do {
             if let wire = try await client.encryptionSettings() {
                 key = try derived(with: try Self.settings(wire))
+                // The key pair came with the settings: opened now, it spares ``identityKey(client:)`` fetching
+                // them again (one that does not open is left to that, which says why).
+                identity = wire.keyPair.flatMap { try? Self.opened($0, with: key) }
             } else {
                 let (settings, created) = try EncryptionSettings.create(passphrase: passphrase, parameters: parameters)
                 do {
@@ -221,7 +225,10 @@ public final class Keyring: Sendable, Hashable {
         } catch let error as EncryptionError {
             throw SyncError(.internalError, "this account's encryption settings do not work: \(error.message)")
         }
-        keys.withLock { $0.account = key }
+        keys.withLock { keys in
+            keys.account = key
+            if let identity { keys.identity = identity }
+        }
         return key
     }
 
