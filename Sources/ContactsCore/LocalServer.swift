@@ -126,7 +126,7 @@ public struct LocalServer: Sendable {
 
         if let running = running() {
             if try await waitUntilAnswering(spawned: nil, within: isLegacyInstallation ? .seconds(2) : .seconds(30)) {
-                return url
+                return answeringOnTheSocket()
             }
             guard isLegacyInstallation else { throw LocalServerError.notAnswering(pid: running.pid, log: logFile) }
             // A server of a version before the socket, on its TCP port: stopped, and started again below
@@ -137,8 +137,15 @@ public struct LocalServer: Sendable {
         let pid = try ServerProcess.spawn(
             executable: executable, arguments: ["server", "run", "--data-dir", dataDirectory, "--detach"],
             log: logFile)
-        if try await waitUntilAnswering(spawned: pid, within: .seconds(30)) { return url }
+        if try await waitUntilAnswering(spawned: pid, within: .seconds(30)) { return answeringOnTheSocket() }
         throw LocalServerError.didNotStart(log: logFile)
+    }
+
+    /// The server answers on its socket: an installation from before the socket forgets its TCP port,
+    /// whichever process started the server (one started by hand with `server run` included).
+    private func answeringOnTheSocket() -> URL {
+        try? FileManager.default.removeItem(atPath: legacyAddressFile)
+        return url
     }
 
     /// Whether this data directory was last served by a version that listened on a TCP port.
@@ -186,12 +193,6 @@ public struct LocalServer: Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-    }
-
-    /// Called by the server once it listens on its socket: an installation from before the socket
-    /// forgets its TCP port now that it has moved.
-    public func recordListening() {
-        try? FileManager.default.removeItem(atPath: legacyAddressFile)
     }
 
     /// Called by a server as it starts: apps may start it again from now on.

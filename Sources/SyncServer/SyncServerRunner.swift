@@ -191,7 +191,7 @@ final class StorageLock {
     private let descriptor: Int32
 
     init(path: String) throws {
-        descriptor = open(path, O_CREAT | O_RDWR, 0o600)
+        descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StartupError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
         }

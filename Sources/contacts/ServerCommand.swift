@@ -188,7 +188,6 @@ struct ServerCommand: AsyncParsableCommand {
                 local.clearStopMarker()
                 runner.unixSocketPath = local.socketPath
                 runner.listensOnTCP = false
-                runner.onSocketListening = { _ in local.recordListening() }
             } else {
                 runner.port = port ?? 8080
             }
