@@ -17,7 +17,9 @@ let package = Package(
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
         .library(name: "VCard", targets: ["VCard"]),
-        .library(name: "ContactsCore", targets: ["ContactsCore"]),
+        .library(name: "ContactsModel", targets: ["ContactsModel"]),
+        .library(name: "ContactsLocal", targets: ["ContactsLocal"]),
+        .library(name: "ContactsStore", targets: ["ContactsStore"]),
         .library(name: "ContactsTUI", targets: ["ContactsTUI"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "contacts", targets: ["contacts"]),
@@ -124,10 +126,27 @@ let package = Package(
             name: "VCard",
             swiftSettings: swiftSettings
         ),
+        // The contacts app in three parts. The model: a contact and everything that needs only the contact
+        // (validation, dates, templates, merging, search, CSV and vCard mapping); no storage, no sync
+        // (SyncCore only for the zone IDs that say which book a conflict is in).
         .target(
-            name: "ContactsCore",
+            name: "ContactsModel",
+            dependencies: ["VCard", "SyncCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The local machine: the zero-setup server's supervision, the external editor, the data directory
+        // and its private files and locks. Nothing of the synced data.
+        .target(
+            name: "ContactsLocal",
+            dependencies: ["ContactsModel", "SyncCore", "SyncCrypto", "SyncClient"],
+            swiftSettings: swiftSettings
+        ),
+        // The synced store: `ContactsDevice`, the one front door (it owns its transactions; GRDB stays
+        // inside), and the engine delegate that keeps it in sync.
+        .target(
+            name: "ContactsStore",
             dependencies: [
-                "SyncCore", "SyncCrypto", "SyncKit", "VCard",
+                "ContactsModel", "ContactsLocal", "SyncCore", "SyncCrypto", "SyncKit", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -139,13 +158,14 @@ let package = Package(
         ),
         .target(
             name: "ContactsTUI",
-            dependencies: ["CNcursesw", "ContactsCore", "SyncCore", "SyncKit"],
+            dependencies: ["CNcursesw", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncKit"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "contacts",
             dependencies: [
-                "ContactsCore", "ContactsTUI", "SyncClient", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
+                "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTUI", "SyncClient", "SyncCore",
+                "SyncCrypto", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -163,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "SyncCore", "SyncKit", "SyncTesting", "ContactsCore", "ContactsTUI",
+                "SyncCore", "SyncKit", "SyncTesting", "ContactsModel", "ContactsStore", "ContactsTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -179,9 +199,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ContactsCoreTests",
+            name: "ContactsModelTests",
+            dependencies: ["ContactsModel", "VCard"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ContactsStoreTests",
             dependencies: [
-                "ContactsCore", "SyncCore", "SyncCrypto", "SyncKit", "SyncTesting", "VCard",
+                "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncCrypto", "SyncKit", "SyncTesting",
+                "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -192,7 +218,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactsTUITests",
-            dependencies: ["ContactsTUI", "ContactsCore", "SyncTesting"],
+            dependencies: ["ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// `contacts birthdays`: the birthdays and anniversaries of the coming days.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 import SyncClient
 import SyncCore

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// `contacts conflicts …`: the values merges dropped, and putting them back.

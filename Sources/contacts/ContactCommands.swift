@@ -1,5 +1,7 @@
 import ArgumentParser
-import ContactsCore
+import ContactsLocal
+import ContactsModel
+import ContactsStore
 import Foundation
 
 struct ListCommand: AsyncParsableCommand {

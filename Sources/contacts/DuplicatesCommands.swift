@@ -1,5 +1,6 @@
 import ArgumentParser
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// `contacts duplicates`: contacts that are likely one person.

@@ -1,4 +1,6 @@
-import ContactsCore
+import ContactsLocal
+import ContactsModel
+import ContactsStore
 import ContactsTUI
 import Foundation
 import Logging

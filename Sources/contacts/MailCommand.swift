@@ -1,5 +1,6 @@
 import ArgumentParser
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// `contacts add-from-mail`: the sender of a message on standard input, added (for a mail client's

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// `contacts query`: addresses for mail clients (mutt's and neomutt's `query_command`, aerc's

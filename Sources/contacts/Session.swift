@@ -1,5 +1,7 @@
 import ArgumentParser
-import ContactsCore
+import ContactsLocal
+import ContactsModel
+import ContactsStore
 import Foundation
 import SyncClient
 import SyncCore

@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Testing
 
 @testable import ContactsTUI

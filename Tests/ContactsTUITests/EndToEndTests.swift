@@ -2,7 +2,8 @@ import Foundation
 import SyncTesting
 import Testing
 
-@testable import ContactsCore
+@testable import ContactsModel
+@testable import ContactsStore
 
 /// Two `contacts` apps in two real terminals (tmux) against one sync server: what one does appears on the
 /// other's screen without a key press there, and an app that loses its server says so and recovers by itself.

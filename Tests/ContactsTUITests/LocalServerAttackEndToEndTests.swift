@@ -2,7 +2,9 @@ import Foundation
 import SyncTesting
 import Testing
 
-@testable import ContactsCore
+@testable import ContactsLocal
+@testable import ContactsModel
+@testable import ContactsStore
 
 #if canImport(Glibc)
     import Glibc

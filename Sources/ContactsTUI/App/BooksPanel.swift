@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 import SyncCore
 

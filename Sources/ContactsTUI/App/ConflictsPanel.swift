@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// The panel behind `C`: the conflict log (values that another device's edit overwrote), newest first,

@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 import SyncCore
 
@@ -10,17 +11,17 @@ public struct ContactList: Sendable {
     public struct Row: Sendable, Hashable, Identifiable {
         public var id: UUID
         public var name: String
-        /// The name folded for sorting and searching (``ContactsCore/ContactStore/sortKey(_:)``).
+        /// The name folded for sorting and searching (``Contact/sortKey(_:)``).
         public var sortKey: String
         /// The book the contact is in.
         public var book: RecordZone.ID
-        /// What a search looks through (``ContactsCore/Contact/searchText``).
+        /// What a search looks through (``ContactsModel/Contact/searchText``).
         public var searchText: String
 
         /// A row for `name`.
         public init(id: UUID = UUID(), name: String, book: RecordZone.ID = Contact.zoneID) {
             self.init(
-                id: id, name: name, sortKey: ContactStore.sortKey(name), book: book,
+                id: id, name: name, sortKey: Contact.sortKey(name), book: book,
                 searchText: Contact(id: id, name: name).searchText)
         }
 
@@ -109,7 +110,7 @@ public struct ContactList: Sendable {
 
     // MARK: Searching
 
-    /// Narrows the list to the contacts `query` finds (``ContactsCore/ContactSearch``: every word, anywhere
+    /// Narrows the list to the contacts `query` finds (``ContactsModel/ContactSearch``: every word, anywhere
     /// or where its scope says, case and accents aside, or a name with the word's letters in order), the best
     /// matches first (names that start with the words, then names with a word that does, …), and selects the
     /// first. An empty query shows

@@ -1,4 +1,6 @@
-import ContactsCore
+import ContactsLocal
+import ContactsModel
+import ContactsStore
 import Foundation
 import SyncKit
 

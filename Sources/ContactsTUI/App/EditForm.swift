@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 import Foundation
 
 /// The form that adds or edits a contact: one line per field, emails and phones one per line as

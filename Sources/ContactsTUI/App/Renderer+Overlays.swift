@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 
 extension Renderer {
     // MARK: The form

@@ -1,7 +1,8 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 
-/// The contacts' search texts (``ContactsCore/Contact/searchText``: every field, folded) in one contiguous
-/// UTF-8 buffer, searched byte by byte with ``ContactsCore/ContactSearch``: with 100,000 contacts a
+/// The contacts' search texts (``ContactsModel/Contact/searchText``: every field, folded) in one contiguous
+/// UTF-8 buffer, searched byte by byte with ``ContactsModel/ContactSearch``: with 100,000 contacts a
 /// keystroke scans a few MB, in a few milliseconds.
 struct SearchIndex: Sendable {
     private let bytes: [UInt8]
@@ -20,7 +21,7 @@ struct SearchIndex: Sendable {
         self.starts = starts
     }
 
-    /// The positions of the contacts `search` finds, the best matches first (``ContactsCore/ContactSearch/rank(bytes:from:to:bookName:)``),
+    /// The positions of the contacts `search` finds, the best matches first (``ContactsModel/ContactSearch/rank(bytes:from:to:bookName:)``),
     /// then in list order; only among `candidates` when given (a search that narrows the last one looks only
     /// through its matches). `bookName` names a position's book.
     func matches(_ search: ContactSearch, among candidates: [Int]? = nil, bookName: (Int) -> String?) -> [Int] {

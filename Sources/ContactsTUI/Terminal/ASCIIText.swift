@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 
 extension String {
     /// This text for a terminal that is not in a UTF-8 locale: ``terminalSafe``, then every non-ASCII grapheme

@@ -1,4 +1,5 @@
-import ContactsCore
+import ContactsModel
+import ContactsStore
 
 extension Character {
     /// How many terminal columns this grapheme takes once it is displayed.

@@ -1,5 +1,6 @@
 import CNcursesw
-import ContactsCore
+import ContactsModel
+import ContactsStore
 
 /// A key the user pressed, decoded from what curses reports.
 public enum Key: Hashable, Sendable {

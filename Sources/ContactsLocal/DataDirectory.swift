@@ -1,0 +1,73 @@
+import ContactsModel
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The checks on the app's data directory before anything in it is read or written: the directory (and the
+/// `devices` directory and device files in it) must belong to the person running the app, and nobody else may
+/// write there (another user could swap a device file, or plant a link where the app writes).
+///
+/// What the app creates is private from the start (directories 0700, files 0600). What earlier versions
+/// created with the default umask (0755 directories, 0644 files), the person's own, is tightened to that
+/// silently: nothing but their reading by others changes. What others can write, or what belongs to someone
+/// else, is refused, with the facts for the message (``DataDirectoryError``); the app does not change who may
+/// write there on the person's behalf, since something may already have been planted.
+public enum DataDirectory {
+    /// Checks (and creates, 0700, when missing) `path` and its `devices` directory, and checks every device
+    /// file in it; tightens what only others' reading makes too open.
+    public static func prepare(_ path: String) throws(DataDirectoryError) {
+        try prepareDirectory(path)
+        let devices = path + "/devices"
+        try prepareDirectory(devices)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []
+        for name in names.sorted() where name.hasSuffix(".sqlite") || name.contains(".sqlite-") {
+            try check(devices + "/" + name, isDirectory: false)
+        }
+    }
+
+    /// Creates `path` (and missing parents) private, or checks the one there.
+    private static func prepareDirectory(_ path: String) throws(DataDirectoryError) {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else { throw .unreadable(path: path, reason: errno) }
+            try create(path)
+            return
+        }
+        try check(path, isDirectory: true)
+    }
+
+    /// mkdir with mode 0700: private from the first instant (a mkdir then a chmod would leave a moment in which
+    /// it is not). Parents that are missing are created the same way.
+    private static func create(_ path: String) throws(DataDirectoryError) {
+        let parent = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        if !parent.isEmpty, parent != path, lstat(parent, &info) != 0, errno == ENOENT {
+            try create(parent)
+        }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .cannotCreate(path: path, reason: errno) }
+        // The umask may take bits away from 0700 (never add any): set it exactly.
+        chmod(path, 0o700)
+    }
+
+    private static func check(_ path: String, isDirectory: Bool) throws(DataDirectoryError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .unreadable(path: path, reason: errno) }
+        let kind = info.st_mode & S_IFMT
+        // A link could send the app's writes anywhere: the directory given is followed once by the
+        // person's own path, but nothing inside it may be a link.
+        if kind == S_IFLNK && isDirectory {
+            guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: errno) }
+        } else if kind == S_IFLNK {
+            throw .symbolicLink(path: path)
+        }
+        guard (info.st_mode & S_IFMT == S_IFDIR) == isDirectory else { throw .notADirectory(path: path) }
+        let user = geteuid()
+        guard info.st_uid == user else { throw .ownedByAnotherUser(path: path, owner: info.st_uid, user: user) }
+        let mode = info.st_mode & 0o7777
+        guard mode & 0o022 == 0 else { throw .writableByOthers(path: path, mode: mode, isDirectory: isDirectory) }
+        let wanted: mode_t = isDirectory ? 0o700 : 0o600
+        if mode & 0o077 != 0 { chmod(path, mode & ~0o077 | wanted) }
+    }
+}

@@ -1,0 +1,126 @@
+import ContactsModel
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Files the app writes for the person alone (exports, the editor's temporary file): mode 0600 whatever the
+/// umask, never through a symbolic link someone planted at the path, and an existing file replaced only
+/// whole (a reader sees the old file or the new one, never half of one).
+public enum PrivateFile {
+    /// Creates `path`, which must not exist (O_CREAT | O_EXCL | O_NOFOLLOW: a symbolic link there, even one
+    /// to nowhere, is refused and never followed), with mode 0600, and writes `contents` to it.
+    public static func create(_ path: String, contents: [UInt8]) throws(PrivateFileError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let error = errno
+            if error == EEXIST, isSymbolicLink(path) { throw .symbolicLink(path: path) }
+            throw .cannotWrite(path: path, reason: error)
+        }
+        defer { close(descriptor) }
+        do throws(PrivateFileError) {
+            // The umask may have taken bits away (never added any): set the mode exactly.
+            guard fchmod(descriptor, 0o600) == 0 else { throw .cannotWrite(path: path, reason: errno) }
+            try write(contents, to: descriptor, path: path)
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Writes `contents` to `path` as a new 0600 file that takes the place of whatever regular file was there
+    /// in one rename: a temporary file with a unique name is created beside it (``create(_:contents:)``),
+    /// flushed, and renamed over `path`. Refuses a symbolic link at `path` rather than replace or follow it.
+    /// A FIFO or a device (`/dev/null`) is written to as it is, since there is nothing to replace.
+    public static func replace(_ path: String, contents: [UInt8]) throws(PrivateFileError) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK: throw .symbolicLink(path: path)
+            case S_IFREG: break
+            case S_IFDIR: throw .cannotWrite(path: path, reason: EISDIR)
+            default: return try writeInPlace(path, contents: contents)
+            }
+        }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var temporary = ""
+        for _ in 0..<100 {
+            temporary = directory + "/." + url.lastPathComponent + "." + randomSuffix() + ".tmp"
+            do {
+                try create(temporary, contents: contents)
+                break
+            } catch .cannotWrite(_, let reason) where reason == EEXIST {
+                temporary = ""
+                continue
+            } catch {
+                throw error.about(path)
+            }
+        }
+        guard !temporary.isEmpty else { throw .cannotWrite(path: path, reason: EEXIST) }
+        // rename(2) replaces the name, not what it points to: a link planted since the check above is itself
+        // replaced, and its target is left alone.
+        guard rename(temporary, path) == 0 else {
+            let error = errno
+            unlink(temporary)
+            throw .cannotWrite(path: path, reason: error)
+        }
+        // The rename is durable once the directory is flushed.
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// Reads the whole of `path`, refusing a symbolic link there.
+    public static func read(_ path: String) throws(PrivateFileError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let error = errno
+            throw error == ELOOP ? .symbolicLink(path: path) : .cannotRead(path: path, reason: error)
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw .cannotRead(path: path, reason: errno) }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+    }
+
+    private static func writeInPlace(_ path: String, contents: [UInt8]) throws(PrivateFileError) {
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: errno) }
+        defer { close(descriptor) }
+        try write(contents, to: descriptor, path: path, flush: false)
+    }
+
+    private static func write(_ contents: [UInt8], to descriptor: Int32, path: String, flush: Bool = true)
+        throws(PrivateFileError)
+    {
+        var offset = 0
+        while offset < contents.count {
+            let written = contents.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw .cannotWrite(path: path, reason: written < 0 ? errno : EIO) }
+            offset += written
+        }
+        if flush && fsync(descriptor) != 0 { throw .cannotWrite(path: path, reason: errno) }
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
+    private static func randomSuffix() -> String {
+        String(UUID.random().uuidString.prefix(13))
+    }
+}

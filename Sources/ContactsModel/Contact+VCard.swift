@@ -1,0 +1,164 @@
+import Foundation
+import VCard
+
+extension Contact {
+    /// Properties the app models; everything else is kept in ``extras`` as it was.
+    private static let modelled: Set<String> = ["FN", "EMAIL", "TEL", "ORG", "NOTE", "UID"]
+
+    /// Reads a contact from a card. A card without FN takes its name from N.
+    public init(vCard card: VCard, now: Date = Date()) {
+        let uid = card.first("UID")?.text ?? ""
+        let id = UUID(uuidString: Self.dropping("urn:uuid:", from: uid)) ?? .random()
+        let name =
+            card.first("FN")?.text
+            ?? card.first("N").map { property in
+                let parts = property.components.map { $0.joined(separator: " ") }
+                // N is family;given;additional;prefix;suffix.
+                return [
+                    parts.count > 3 ? parts[3] : "", parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : "",
+                    parts.first ?? "", parts.count > 4 ? parts[4] : "",
+                ]
+                .filter { !$0.isEmpty }.joined(separator: " ")
+            } ?? ""
+        self.init(id: id, name: Self.trimmed(name), modified: now)
+        emails = card.all("EMAIL").map { LabeledValue(label: Self.label($0), value: $0.text, modified: now) }
+        phones = card.all("TEL").map {
+            LabeledValue(
+                label: Self.label($0), value: Self.dropping("tel:", from: $0.text), modified: now)
+        }
+        organization =
+            card.first("ORG").map { $0.components.map { $0.joined(separator: ",") }.joined(separator: ";") } ?? ""
+        notes = card.all("NOTE").map(\.text).joined(separator: "\n")
+        var extras: [String] = []
+        var addressTaken = false
+        for property in card.properties where !Self.modelled.contains(property.name) {
+            if take(property) { continue }
+            if property.name == "ADR" && !addressTaken {
+                addressTaken = true
+                let parts = property.components.map { $0.joined(separator: ",") }
+                func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
+                // ADR is PO box;extended;street;locality;region;postal code;country.
+                let street = [part(0), part(1), part(2)].filter { !$0.isEmpty }.joined(separator: "\n")
+                address = PostalAddress(
+                    street: street, city: part(3), region: part(4), postalCode: part(5), country: part(6))
+                continue
+            }
+            extras.append(VCardSerializer.contentLine(property))
+        }
+        self.extras = extras
+    }
+
+    /// The card for this contact, in `version`, with the unmodelled properties it was imported with.
+    public func vCard(version: VCard.Version = .v4) -> VCard {
+        var properties: [Property] = [Property(name: "FN", text: name)]
+        let kept = extras.compactMap(Self.property(fromContentLine:))
+        // vCard 3.0 requires N; an N kept from an import stays unless the name was edited since.
+        let nameEditedSinceImport = modificationDate(of: .name) > modificationDate(of: .extras)
+        let generatedN = Property(name: "N", components: nameComponents)
+        if version == .v3 && !kept.contains(where: { $0.name == "N" }) { properties.append(generatedN) }
+        properties.append(Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.uuidString)" : id.uuidString))
+        for email in emails {
+            properties.append(Property(name: "EMAIL", text: email.value, parameters: Self.typeParameters(email.label)))
+        }
+        for phone in phones {
+            properties.append(Property(name: "TEL", text: phone.value, parameters: Self.typeParameters(phone.label)))
+        }
+        if !organization.isEmpty {
+            properties.append(
+                Property(
+                    name: "ORG",
+                    components: organization.split(separator: ";", omittingEmptySubsequences: false).map {
+                        [String($0)]
+                    }))
+        }
+        if !address.isEmpty {
+            properties.append(
+                Property(
+                    name: "ADR",
+                    components: [
+                        [""], [""], [address.street], [address.city], [address.region], [address.postalCode],
+                        [address.country],
+                    ]))
+        }
+        if !notes.isEmpty { properties.append(Property(name: "NOTE", text: notes)) }
+        properties += datesAndGroups(version: version)
+        for property in kept {
+            properties.append(property.name == "N" && nameEditedSinceImport ? generatedN : property)
+        }
+        return VCard(version: version, properties: properties)
+    }
+
+    /// Takes `property` into the birthday, the anniversary or the groups, when it is one of them and
+    /// the contact does not have it yet; false leaves it for ``extras``.
+    mutating func take(_ property: Property) -> Bool {
+        switch property.name {
+        case "BDAY" where birthday == nil:
+            birthday = Self.date(property)
+            return birthday != nil
+        case "ANNIVERSARY" where anniversary == nil, "X-ANNIVERSARY" where anniversary == nil:
+            anniversary = Self.date(property)
+            return anniversary != nil
+        case "CATEGORIES":
+            groups = Self.groupList(groups + property.components.flatMap { $0 })
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// BDAY, ANNIVERSARY and CATEGORIES for this contact as `version` writes them: vCard 3.0 has dates
+    /// in the extended form and no ANNIVERSARY (X-ANNIVERSARY, as Evolution and others write it).
+    func datesAndGroups(version: VCard.Version) -> [Property] {
+        let extended = version == .v3
+        var properties: [Property] = []
+        if let birthday { properties.append(Property(name: "BDAY", value: birthday.vCardValue(extended: extended))) }
+        if let anniversary {
+            properties.append(
+                Property(
+                    name: extended ? "X-ANNIVERSARY" : "ANNIVERSARY", value: anniversary.vCardValue(extended: extended))
+            )
+        }
+        if !groups.isEmpty { properties.append(Property(name: "CATEGORIES", components: [groups])) }
+        return properties
+    }
+
+    /// A date property's day; nil for a text value ("circa 1800") or a time without a date.
+    private static func date(_ property: Property) -> ContactDate? {
+        let omittedYear = property.parameters.first { $0.name == "X-APPLE-OMIT-YEAR" }?.values.first.flatMap {
+            Int($0)
+        }
+        return ContactDate(vCard: property.value, omittedYear: omittedYear)
+    }
+
+    /// N from the display name: the last word is the family name.
+    private var nameComponents: [[String]] {
+        var words = name.split(separator: " ").map(String.init)
+        let family = words.count > 1 ? words.removeLast() : ""
+        return [[family], [words.joined(separator: " ")], [], [], []]
+    }
+
+    /// `text` without leading and trailing white space, line breaks included (Unicode's White_Space).
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+            let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(text[first...last])
+    }
+
+    /// `text` without `prefix` when it starts with it ("urn:uuid:" before a UID, "tel:" before a number).
+    private static func dropping(_ prefix: String, from text: String) -> String {
+        text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
+    }
+
+    private static func label(_ property: Property) -> String {
+        property.types.first { !["internet", "pref", "voice", "x400"].contains($0) } ?? ""
+    }
+
+    private static func typeParameters(_ label: String) -> [Parameter] {
+        label.isEmpty ? [] : [Parameter(name: "TYPE", values: [label])]
+    }
+
+    static func property(fromContentLine line: String) -> Property? {
+        VCardParser.parse("BEGIN:VCARD\r\nVERSION:4.0\r\n\(line)\r\nEND:VCARD\r\n").cards.first?.properties.first
+    }
+}

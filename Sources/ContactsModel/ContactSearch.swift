@@ -1,0 +1,251 @@
+import Foundation
+
+/// Finding contacts by what a person types: every word must appear somewhere in the contact (the name, an
+/// email, the organisation, a group, the address, the notes, or, three digits or more, a phone number's
+/// digits), or where a scope says (`email:example.org`, `org:acme`, `tel:0199`, `group:family`,
+/// `book:work`, `name:`, `note:`, `address:`). Letter case and accents are ignored, so "lukasz" finds
+/// "Łukasz".
+///
+/// The store keeps each contact's ``Contact/searchText`` beside it, so the command line and the TUI
+/// search without reading whole contacts, and both match in the same way: this type.
+public struct ContactSearch: Sendable, Equatable {
+    /// Where a scoped word must appear.
+    public enum Scope: Sendable, Equatable {
+        case name, email, organization, phone, group, book, notes, address
+
+        /// The tag of the search text's segments this scope looks through; nil for the book, which is not
+        /// in the text (books are renamed without their contacts changing).
+        var tag: UInt8? {
+            switch self {
+            case .name: Tag.name
+            case .email: Tag.email
+            case .organization: Tag.organization
+            case .phone: Tag.phone
+            case .group: Tag.group
+            case .notes: Tag.notes
+            case .address: Tag.address
+            case .book: nil
+            }
+        }
+    }
+
+    /// What a person may type before the colon.
+    static let scopes: [String: Scope] = [
+        "name": .name, "email": .email, "mail": .email, "org": .organization, "organisation": .organization,
+        "organization": .organization, "company": .organization, "tel": .phone, "phone": .phone,
+        "group": .group, "book": .book, "note": .notes, "notes": .notes, "address": .address, "adr": .address,
+    ]
+
+    struct Term: Sendable, Equatable {
+        var scope: Scope?
+        /// The word, folded as the search text is.
+        var word: [UInt8]
+        /// The word's digits, for phone numbers: all of an unscoped word made of three digits or more,
+        /// the digits of a word scoped to phones, nil otherwise.
+        var digits: [UInt8]?
+    }
+
+    let terms: [Term]
+    /// Whether a word also finds a name that has its letters in order, as an incremental search does.
+    public let isFuzzy: Bool
+
+    /// A search for `query`; nil when it asks nothing (no word, or only a scope still being typed: `email:`).
+    /// A `fuzzy` search also finds names that have a word's letters in order, ranked last (``rank(bytes:from:to:bookName:)``).
+    public init?(_ query: String, fuzzy: Bool = false) {
+        isFuzzy = fuzzy
+        terms = query.split(whereSeparator: \.isWhitespace).compactMap { raw in
+            var scope: Scope?
+            var text = Substring(raw)
+            if let colon = raw.firstIndex(of: ":"), let named = Self.scopes[raw[..<colon].lowercased()] {
+                scope = named
+                text = raw[raw.index(after: colon)...]
+            }
+            let word = Array(Contact.folded(String(text)).utf8)
+            guard !word.isEmpty else { return nil }
+            let digits = word.filter { (0x30...0x39).contains($0) }
+            let isNumber = digits.count >= 3 && digits.count == word.count
+            return Term(scope: scope, word: word, digits: scope == .phone ? digits : (isNumber ? digits : nil))
+        }
+        if terms.isEmpty { return nil }
+    }
+
+    /// Whether everything this search matches is among what `previous` matched, so that it need only look
+    /// through those: each word the same or longer, in the same scope, and perhaps more words.
+    public func narrows(_ previous: ContactSearch) -> Bool {
+        guard terms.count >= previous.terms.count, isFuzzy == previous.isFuzzy else { return false }
+        return zip(terms, previous.terms).allSatisfy { new, old in
+            new.scope == old.scope && new.word.starts(with: old.word) && (old.digits == nil || new.digits != nil)
+                && (new.digits ?? []).starts(with: old.digits ?? [])
+        }
+    }
+
+    /// Whether `contact`, in the book named `bookName`, matches.
+    public func matches(_ contact: Contact, bookName: String? = nil) -> Bool {
+        matches(searchText: contact.searchText, bookName: bookName)
+    }
+
+    /// Whether the contact whose ``Contact/searchText`` is `searchText` matches.
+    public func matches(searchText: String, bookName: String? = nil) -> Bool {
+        var text = searchText
+        return text.withUTF8 { matches(bytes: $0, from: 0, to: $0.count, bookName: bookName) }
+    }
+
+    /// Whether the search text in `bytes[start..<end]` matches; `bookName` is asked only for `book:` words.
+    public func matches(
+        bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, bookName: @autoclosure () -> String?
+    ) -> Bool {
+        terms.allSatisfy { rank(of: $0, bytes, start, end, bookName, firstHit: true) != nil }
+    }
+
+    /// How well the search text in `bytes[start..<end]` matches, lower being better, for listing the best
+    /// first; nil when it does not. Each word adds 0 when the name starts with it, 1 when a word of the name
+    /// does, 2 when the name has it inside, 3 when another field has it, and (a fuzzy search) 4 when the
+    /// name has its letters in order ("adlv" in "Ada Lovelace").
+    public func rank(
+        bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, bookName: @autoclosure () -> String?
+    ) -> Int? {
+        var total = 0
+        for term in terms {
+            guard let rank = rank(of: term, bytes, start, end, bookName, firstHit: false) else { return nil }
+            total += rank
+        }
+        return total
+    }
+
+    private func rank(
+        of term: Term, _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ bookName: () -> String?,
+        firstHit: Bool
+    ) -> Int? {
+        if term.scope == .book {
+            return bookName().map { Array(Contact.folded($0).utf8).containsBytes(term.word) } == true ? 3 : nil
+        }
+        var best: Int?
+        var segment = start
+        while segment < end {
+            var segmentEnd = segment
+            while segmentEnd < end && bytes[segmentEnd] != Tag.separator { segmentEnd += 1 }
+            if segmentEnd > segment, let needle = term.needle(in: bytes[segment]) {
+                let isName = bytes[segment] == Tag.name
+                var rank: Int?
+                if let position = Self.firstIndex(of: needle, in: bytes, from: segment + 1, to: segmentEnd) {
+                    rank = !isName ? 3 : position == segment + 1 ? 0 : bytes[position - 1] == 0x20 ? 1 : 2
+                } else if isFuzzy && isName && Self.hasInOrder(needle, bytes, from: segment + 1, to: segmentEnd) {
+                    rank = 4
+                }
+                if let rank {
+                    best = min(best ?? rank, rank)
+                    // The name comes first: once it is looked through, no other field does better than 3.
+                    if firstHit || best! <= 3 { return best }
+                }
+            }
+            segment = segmentEnd + 1
+        }
+        return best
+    }
+
+    /// Where `needle` first appears in `bytes[start..<end]`.
+    static func firstIndex(of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> Int?
+    {
+        let count = needle.count
+        guard count > 0 else { return start }
+        guard end - start >= count else { return nil }
+        return needle.withUnsafeBufferPointer { needle in
+            let first = needle[0]
+            var position = start
+            let last = end - count
+            while position <= last {
+                if bytes[position] == first {
+                    var offset = 1
+                    while offset < count && bytes[position + offset] == needle[offset] { offset += 1 }
+                    if offset == count { return position }
+                }
+                position += 1
+            }
+            return nil
+        }
+    }
+
+    /// Whether `bytes[start..<end]` has the bytes of `needle` in order, others between them allowed.
+    static func hasInOrder(_ needle: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> Bool
+    {
+        var position = start
+        for byte in needle {
+            while position < end && bytes[position] != byte { position += 1 }
+            guard position < end else { return false }
+            position += 1
+        }
+        return true
+    }
+
+    /// The tags of the search text's segments, one byte each, and what separates the segments.
+    enum Tag {
+        static let name = UInt8(ascii: "n")
+        static let email = UInt8(ascii: "e")
+        static let organization = UInt8(ascii: "o")
+        static let phone = UInt8(ascii: "t")
+        static let group = UInt8(ascii: "g")
+        static let address = UInt8(ascii: "a")
+        static let notes = UInt8(ascii: "x")
+        static let separator: UInt8 = 0x1F
+    }
+}
+
+extension ContactSearch.Term {
+    /// What to look for in a segment tagged `tag`; nil when this word does not look there.
+    func needle(in tag: UInt8) -> [UInt8]? {
+        if tag == ContactSearch.Tag.phone { return scope == nil || scope == .phone ? digits : nil }
+        guard let scope else { return word }
+        return scope.tag == tag ? word : nil
+    }
+}
+
+extension Contact {
+    /// Most of notes a search looks through; the rest of a long note is not searched.
+    static let searchedNotes = 2000
+
+    /// What a search looks through, folded (``Contact/sortKey(_:)``): one segment per value, each
+    /// a tag byte and the text, phone numbers as their digits.
+    public var searchText: String { searchText(nameKey: Contact.sortKey(name)) }
+
+    /// ``searchText`` for a contact whose name's sort key (``Contact/sortKey(_:)``) is `nameKey`, which
+    /// the store has made already.
+    package func searchText(nameKey: String) -> String {
+        typealias Tag = ContactSearch.Tag
+        var segments: [(UInt8, String)] = []
+        segments += emails.map { (Tag.email, $0.value) }
+        if !organization.isEmpty { segments.append((Tag.organization, organization)) }
+        segments += phones.map { (Tag.phone, Self.phoneDigits($0.value)) }
+        segments += groups.map { (Tag.group, $0) }
+        if !address.isEmpty { segments.append((Tag.address, address.singleLine)) }
+        if !notes.isEmpty { segments.append((Tag.notes, String(notes.prefix(Self.searchedNotes)))) }
+        var bytes: [UInt8] = [Tag.name]
+        bytes += Self.oneLine(nameKey).utf8
+        for (tag, text) in segments {
+            bytes.append(Tag.separator)
+            bytes.append(tag)
+            bytes += Self.folded(text).utf8
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `text` folded for searching, on one line and without the byte that separates segments.
+    static func folded(_ text: String) -> String {
+        oneLine(Contact.sortKey(text))
+    }
+
+    /// A sort key on one line and without the byte that separates segments.
+    private static func oneLine(_ key: String) -> String {
+        guard key.utf8.contains(where: { $0 < 0x20 }) else { return key }
+        // A control character is one byte of UTF-8, and no other scalar has a byte below 0x20.
+        return String(decoding: key.utf8.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Whether `needle` appears in this array.
+    fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
+        withUnsafeBufferPointer { ContactSearch.firstIndex(of: needle, in: $0, from: 0, to: count) != nil }
+    }
+}

@@ -1,0 +1,82 @@
+import ContactsModel
+import Foundation
+import GRDB
+import SyncCore
+import SyncKit
+
+extension ContactStore {
+    /// The next request's worth of changes to send, read from the outbox in one transaction.
+    struct Batch: Sendable {
+        /// The records to save, each built on its last known server record.
+        var saves: [SyncCore.RecordValue] = []
+        var deletes: [SyncCore.RecordValue.ID] = []
+        /// The outbox version of each change in the batch, by outbox key, to settle it by afterwards.
+        var versions: [String: Int64] = [:]
+        /// Where the next batch of the same send starts reading: the last outbox row read.
+        var cursor: Int64
+        /// Saves of items that are gone (a contact, book or conflict no longer stored): nothing to send.
+        var orphans: [OutboxEntry] = []
+
+        var isEmpty: Bool { saves.isEmpty && deletes.isEmpty }
+    }
+
+    /// Reads the outbox's record changes for `scope`'s database in order, from after row `cursor`, and
+    /// takes up to `maximumCount` of them that `isIncluded` accepts and that are not `inFlight` (sent
+    /// in a batch not answered yet). Building a batch costs what the batch holds, not what the outbox
+    /// holds. Contact records say which device saved them (`device`), for the other devices' conflict logs.
+    func nextBatch(
+        after cursor: Int64, in scope: DatabaseScope, device: String, maximumCount: Int,
+        skipping inFlight: (String) -> Bool, where isIncluded: (SyncEngine.PendingRecordZoneChange) -> Bool
+    ) throws -> Batch {
+        try queue.read { db in
+            var batch = Batch(cursor: cursor)
+            // In the outbox's order, never through the index of shared entries and a sort.
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT rowid, key, kind, version, zoneName, ownerName FROM outbox NOT INDEXED
+                        WHERE rowid > ? AND key >= 'record:' AND key < 'record;'
+                            AND \(OutboxEntry.scopeCondition(scope))
+                        ORDER BY rowid
+                        """),
+                arguments: [cursor])
+            while batch.saves.count + batch.deletes.count < maximumCount, let row = try rows.next() {
+                batch.cursor = row["rowid"]
+                guard let entry = OutboxEntry(row: row), case .record(let change) = entry.change,
+                    isIncluded(change), !inFlight(entry.key)
+                else { continue }
+                switch change {
+                case .saveRecord(let recordID):
+                    guard let record = try Self.recordToSave(recordID, device: device, db) else {
+                        batch.orphans.append(entry)
+                        continue
+                    }
+                    batch.saves.append(record)
+                case .deleteRecord(let recordID):
+                    batch.deletes.append(recordID)
+                }
+                batch.versions[entry.key] = entry.version
+            }
+            return batch
+        }
+    }
+
+    /// The record to send for a queued save of `recordID`: a book's name, a conflict-log entry or a
+    /// contact, each built on its last known server record; nil when the item is no longer stored.
+    private static func recordToSave(_ recordID: SyncCore.RecordValue.ID, device: String, _ db: GRDB.Database) throws
+        -> SyncCore.RecordValue?
+    {
+        if AddressBook.isBookRecord(recordID) {
+            guard let book = try book(recordID.zoneID, db) else { return nil }
+            return book.record(base: try serverRecord(named: recordID.recordName, db))
+        }
+        if ContactConflict.isConflictRecord(recordID) {
+            guard let id = ContactConflict.id(of: recordID) else { return nil }
+            return try conflict(id, db)?.record
+        }
+        guard let id = UUID(canonical: recordID.recordName), let stored = try storedContact(id, db) else { return nil }
+        var record = try Contact.record(stored: stored, id: id, base: try serverRecord(id, db), in: recordID.zoneID)
+        record[encrypted: Contact.deviceField] = .string(device)
+        return record
+    }
+}

@@ -1,0 +1,178 @@
+import ContactsModel
+import Foundation
+import SyncCore
+
+/// How the store keeps a contact in its `json` column (the name stays from the first format).
+///
+/// Format 3, written now: a format byte, the UUID's 16 bytes, then each field in declaration order,
+/// strings as a UInt32 byte count and UTF-8, lists as a UInt32 count and their items, dates as the bit
+/// pattern of their `timeIntervalSinceReferenceDate` (exact), all integers little-endian. An upload or a
+/// search reads every contact it touches, so reading has to be cheap: this takes a few microseconds where
+/// JSON took fifty. Rows in earlier formats are read as they were: format 2 (a format byte, then JSON with
+/// dates as seconds since 2001) and the first format (JSON, dates in milliseconds, no format byte).
+/// The birthday, the anniversary and the groups travel among the extras (see ``Contact/storedExtras``).
+enum ContactFormat {
+    static let binary: UInt8 = 3
+    static let json: UInt8 = 2
+
+    static func encode(_ contact: Contact) -> Data {
+        var writer = Writer()
+        writer.bytes.append(binary)
+        withUnsafeBytes(of: contact.id.uuid) { writer.bytes.append(contentsOf: $0) }
+        writer.string(contact.name)
+        writer.items(contact.emails)
+        writer.items(contact.phones)
+        writer.string(contact.organization)
+        for part in addressParts(contact.address) { writer.string(part) }
+        writer.string(contact.notes)
+        let extras = contact.storedExtras
+        writer.count(extras.count)
+        for extra in extras { writer.string(extra) }
+        let modified = contact.modified.sorted { $0.key.rawValue < $1.key.rawValue }
+        writer.count(modified.count)
+        for (field, date) in modified {
+            writer.string(field.rawValue)
+            writer.date(date)
+        }
+        return Data(writer.bytes)
+    }
+
+    /// Whether `data` is the contact `id` in the format written now, so that it can be sent as it is
+    /// stored: reading and writing it again gives the same contact (15 % of an upload's work).
+    static func isCurrent(_ data: Data, id: UUID) -> Bool {
+        guard data.count > 17, data.first == binary else { return false }
+        return withUnsafeBytes(of: id.uuid) { idBytes in data.dropFirst().prefix(16).elementsEqual(idBytes) }
+    }
+
+    static func decode(_ data: Data) throws -> Contact {
+        var contact = try decodeAsWritten(data)
+        contact.takeStoredExtras()
+        return contact
+    }
+
+    private static func decodeAsWritten(_ data: Data) throws -> Contact {
+        switch data.first {
+        case binary:
+            return try data.withUnsafeBytes { raw in
+                var reader = Reader(bytes: raw, offset: 1)
+                return try reader.contact()
+            }
+        case json:
+            return try JSONReader.decode(Contact.self, from: data.dropFirst())
+        default:
+            return try firstFormatDecoder.decode(Contact.self, from: data)
+        }
+    }
+
+    private static func addressParts(_ address: PostalAddress) -> [String] {
+        [address.street, address.city, address.region, address.postalCode, address.country]
+    }
+
+    /// Reads contacts stored in the first format (dates in milliseconds).
+    private static let firstFormatDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
+    }()
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+
+        init() { bytes.reserveCapacity(512) }
+
+        mutating func count(_ value: Int) {
+            withUnsafeBytes(of: UInt32(value).littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        mutating func string(_ value: String) {
+            count(value.utf8.count)
+            bytes.append(contentsOf: value.utf8)
+        }
+
+        mutating func date(_ value: Date) {
+            withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.littleEndian) {
+                bytes.append(contentsOf: $0)
+            }
+        }
+
+        mutating func items(_ items: [LabeledValue]) {
+            count(items.count)
+            for item in items {
+                string(item.id)
+                string(item.label)
+                string(item.value)
+                date(item.modified)
+            }
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offset: Int
+
+        mutating func contact() throws -> Contact {
+            guard bytes.count >= offset + 16 else { throw damaged() }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 16]))
+            }
+            offset += 16
+            var contact = Contact(id: UUID(uuid: uuid), name: try string())
+            contact.emails = try items()
+            contact.phones = try items()
+            contact.organization = try string()
+            contact.address = PostalAddress(
+                street: try string(), city: try string(), region: try string(), postalCode: try string(),
+                country: try string())
+            contact.notes = try string()
+            contact.extras = try (0..<count()).map { _ in try string() }
+            var modified: [Contact.Field: Date] = [:]
+            for _ in 0..<(try count()) {
+                let name = try string()
+                let date = try self.date()
+                // A field a later version added is passed over rather than refused.
+                if let field = Contact.Field(rawValue: name) { modified[field] = date }
+            }
+            contact.modified = modified
+            guard offset == bytes.count else { throw damaged() }
+            return contact
+        }
+
+        private mutating func fixedWidth<T: FixedWidthInteger>(_: T.Type) throws -> T {
+            let size = MemoryLayout<T>.size
+            guard bytes.count - offset >= size else { throw damaged() }
+            defer { offset += size }
+            return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+
+        private mutating func count() throws -> Int {
+            let count = Int(try fixedWidth(UInt32.self))
+            // Each item takes at least 4 bytes, so a count the rest cannot hold is damage, not a huge list.
+            guard count <= (bytes.count - offset) / 4 + 1 else { throw damaged() }
+            return count
+        }
+
+        private mutating func string() throws -> String {
+            let length = Int(try fixedWidth(UInt32.self))
+            guard bytes.count - offset >= length else { throw damaged() }
+            defer { offset += length }
+            return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+        }
+
+        private mutating func date() throws -> Date {
+            Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixedWidth(UInt64.self)))
+        }
+
+        private mutating func items() throws -> [LabeledValue] {
+            try (0..<count()).map { _ in
+                var item = LabeledValue(id: try string(), label: try string(), value: try string())
+                item.modified = try date()
+                return item
+            }
+        }
+
+        private func damaged() -> ContactError {
+            .damagedRow(offset: offset)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ContactsModel
+import Foundation
+import GRDB
+import SyncCore
+
+extension ContactStore {
+    /// Hands `body` every contact, in list order, read one at a time (a large store is never held whole),
+    /// until it returns false.
+    func forEachContact(_ body: (Contact) throws -> Bool) throws {
+        try queue.read { db in
+            let rows = try Data.fetchCursor(db, sql: "SELECT json FROM contact ORDER BY sortKey, id")
+            while let data = try rows.next() {
+                guard try body(try ContactFormat.decode(data)) else { return }
+            }
+        }
+    }
+
+    /// The contacts `search` matches, in list order; only those of `book` when given. Reads only the
+    /// contacts that match.
+    public func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
+        let bookNames = Dictionary(try books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return try queue.read { db in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT json, searchText, zoneName, ownerName FROM contact ORDER BY sortKey, id")
+            var found: [Contact] = []
+            while let row = try rows.next() {
+                let zoneID = RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])
+                if let book, zoneID != book { continue }
+                var text: String = row["searchText"]
+                let matches = text.withUTF8 {
+                    search.matches(bytes: $0, from: 0, to: $0.count, bookName: bookNames[zoneID])
+                }
+                if matches { found.append(try ContactFormat.decode(row["json"])) }
+            }
+            return found
+        }
+    }
+
+    /// The first contact, in list order, with `address` among its emails (letter case aside).
+    public func contact(withEmail address: String) throws -> Contact? {
+        let wanted = address.lowercased()
+        var found: Contact?
+        try forEachContact { contact in
+            if contact.emails.contains(where: { $0.value.lowercased() == wanted }) { found = contact }
+            return found == nil
+        }
+        return found
+    }
+}

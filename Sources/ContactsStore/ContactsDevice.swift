@@ -1,0 +1,200 @@
+import ContactsLocal
+import ContactsModel
+import Foundation
+import GRDB
+import SyncCore
+import SyncCrypto
+import SyncKit
+import Synchronization
+
+/// One device of the contacts app: its local store, its sync engine, and the delegate that
+/// keeps the two in step, as Apple's CKSyncEngine sample does (and more carefully).
+///
+/// Used by the CLI and the TUI alike. One process at a time opens a device (a lock file says so).
+public final class ContactsDevice: Sendable {
+    public struct Options: Sendable {
+        public var dataDirectory: String
+        public var deviceName: String
+        public var serverURL: URL
+        public var automaticallySync: Bool
+        /// How costly the account key's derivation is when this device is the account's first to
+        /// encrypt (tests pass cheap parameters; every other device uses the account's).
+        public var keyDerivation: ScryptParameters
+        /// This device's clock (tests give devices clocks that run ahead or behind).
+        public var clock: @Sendable () -> Date
+
+        public init(
+            dataDirectory: String, deviceName: String, serverURL: URL, automaticallySync: Bool,
+            keyDerivation: ScryptParameters = .default, clock: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.dataDirectory = dataDirectory
+            self.deviceName = deviceName
+            self.serverURL = serverURL
+            self.automaticallySync = automaticallySync
+            self.keyDerivation = keyDerivation
+            self.clock = clock
+        }
+    }
+
+    /// Something that happened, for the TUI's event log and live list.
+    public enum Activity: Sendable {
+        /// An engine event, described for people ("fetched 3 changes in Contacts").
+        case event(String, date: Date)
+        /// A send or fetch failed ("send failed: networkFailure …"), for the log's error colour.
+        case failure(String, date: Date)
+        /// Contacts changed because of sync: reload what is shown.
+        case contactsChanged
+        /// The account changed (signed in, out, switched).
+        case accountChanged
+    }
+
+    public let options: Options
+    public let store: ContactStore
+    public let credentials: CredentialStore
+    /// The engines on the private database (the person's own books) and on the shared one (books
+    /// others share with them), as CKSyncEngine apps run one per database.
+    private let engineBox = Mutex<(private: SyncEngine, shared: SyncEngine)?>(nil)
+    private let lock: DeviceLock
+    /// Where each engine's send has got to in the outbox (the engine sends the next batch while one is
+    /// answered).
+    let sends = Mutex<[DatabaseScope: OutboxSend]>([:])
+    private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
+    let fetchedCount = Mutex(0)
+    /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
+    let outcomes = Mutex(SyncOutcomeLog())
+    private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
+
+    /// The engine on the private database.
+    public var engine: SyncEngine { engineBox.withLock { $0!.private } }
+    /// The engine on the shared database.
+    public var sharedEngine: SyncEngine { engineBox.withLock { $0!.shared } }
+    var engines: [SyncEngine] { engineBox.withLock { [$0!.private, $0!.shared] } }
+    public var name: String { options.deviceName }
+    /// How many changes the fetch in progress (or the last one) has received so far, for progress displays.
+    public var fetchedSoFar: Int { fetchedCount.withLock { $0 } }
+
+    public init(_ options: Options) throws {
+        self.options = options
+        // Before anything in it is read: the directory must be the user's alone (created so when missing).
+        try DataDirectory.prepare(options.dataDirectory)
+        let directory = options.dataDirectory + "/devices"
+        let path = directory + "/\(options.deviceName).sqlite"
+        lock = try DeviceLock(path: path + ".lock", deviceName: options.deviceName)
+        store = try ContactStore(path: path)
+        credentials = CredentialStore(token: try store.setting(.token))
+        if try store.setting(.deviceID) == nil { try store.setSetting(.deviceID, UUID.random().uuidString) }
+        if try store.setting(.serverURL) != options.serverURL.absoluteString {
+            try store.setSetting(.serverURL, options.serverURL.absoluteString)
+        }
+        // Before the engine exists: makeEngine gives it the whole outbox.
+        try store.write { transaction in try ContactStore.queuePlainRecordsForEncryption(transaction) }
+        try makeEngines(states: (try store.engineState(.engineState), try store.engineState(.sharedEngineState)))
+    }
+
+    deinit {
+        outcomeTask.withLock { $0?.cancel() }
+        engineBox.withLock { $0 = nil }
+    }
+
+    func makeEngines(states: (private: SyncEngine.State.Serialization?, shared: SyncEngine.State.Serialization?))
+        throws
+    {
+        let keyring = try store.setting(.passphrase).map(keyring)
+        func engine(_ scope: DatabaseScope, state: SyncEngine.State.Serialization?) throws -> SyncEngine {
+            let database = Database(
+                serverURL: options.serverURL, credentials: .store(credentials), scope: scope,
+                deviceID: try store.setting(.deviceID), keyring: keyring, sealedRecordTypes: Self.sealedRecordTypes)
+            var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
+            configuration.automaticallySync = options.automaticallySync
+            // The outbox is the one record of what is pending: the saved states leave the lists out.
+            configuration.serializesPendingChanges = false
+            let engine = SyncEngine(configuration)
+            // The outbox is the one list of record changes to send: the engine only hears that it holds
+            // some, and the delegate reads each batch from it. Zone changes, a few, the engine tracks.
+            let pending = try store.hasPendingRecords(in: scope)
+            if engine.state.hasPendingUntrackedChanges != pending { engine.state.hasPendingUntrackedChanges = pending }
+            return engine
+        }
+        let engines = (
+            private: try engine(.private, state: states.private), shared: try engine(.shared, state: states.shared)
+        )
+        let delta = OutboxDelta(steps: try store.pendingZoneChanges().map { .queued($0) })
+        engines.private.state.follow(delta.scoped(.private))
+        engines.shared.state.follow(delta.scoped(.shared))
+        engineBox.withLock { $0 = engines }
+        followOutcomes(of: engines.private)
+    }
+
+    /// Stops both engines' work (before they are replaced).
+    func cancelEngines() async {
+        for engine in engines { await engine.cancelOperations() }
+    }
+
+    /// Logs the outcome of each send and fetch from the scheduler's statuses, which know it (an engine event
+    /// does not). Without a scheduler, `didSendChanges` and `didFetchChanges` are logged as "done" instead.
+    private func followOutcomes(of engine: SyncEngine) {
+        outcomes.withLock { $0 = SyncOutcomeLog() }
+        let task = engine.scheduler.map { scheduler in
+            let updates = scheduler.statusUpdates
+            return Task { [weak self] in
+                for await status in updates {
+                    guard let self else { return }
+                    for line in self.outcomes.withLock({ $0.lines(for: status) }) {
+                        self.announce(
+                            line.isError ? .failure(line.text, date: Date()) : .event(line.text, date: Date()))
+                    }
+                }
+            }
+        }
+        outcomeTask.withLock { current in
+            current?.cancel()
+            current = task
+        }
+    }
+
+    /// A keyring for `passphrase` that keeps the account key it derives in this device's file, beside the
+    /// passphrase, so that the next command does not run scrypt again.
+    func keyring(_ passphrase: String) -> Keyring {
+        let store = self.store
+        let derivedKeys = Keyring.DerivedKeys(
+            load: { id in
+                guard let kept = try? store.setting(.derivedAccountKey), kept.hasPrefix(id + ":") else { return nil }
+                return Data(base64Encoded: String(kept.dropFirst(id.count + 1)))
+            },
+            save: { id, key in try? store.setSetting(.derivedAccountKey, id + ":" + key.base64EncodedString()) })
+        return Keyring(passphrase: passphrase, parameters: options.keyDerivation, derivedKeys: derivedKeys)
+    }
+
+    // MARK: Activity
+
+    /// A stream of what happens on this device, until the stream is dropped.
+    public func activity() -> AsyncStream<Activity> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(of: Activity.self, bufferingPolicy: .bufferingNewest(500))
+        continuation.onTermination = { [weak self] _ in _ = self?.observers.withLock { $0.removeValue(forKey: id) } }
+        observers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func announce(_ activity: Activity) {
+        for observer in observers.withLock({ Array($0.values) }) { observer.yield(activity) }
+    }
+
+    // MARK: Writing
+
+    /// Runs `body` in one write transaction of the store. Once it commits, and before any other write,
+    /// the engines follow what it did to the outbox (zone changes, and whether record changes are
+    /// pending): the two agree by construction.
+    /// `durable: false` for the sync's own bookkeeping (``ContactStore/write(durable:onCommit:_:)``).
+    func write<T: Sendable>(durable: Bool = true, _ body: @Sendable (ContactStore.Transaction) throws -> T) throws
+        -> T
+    {
+        let (privateEngine, sharedEngine) = (engine, self.sharedEngine)
+        return try store.write(
+            durable: durable,
+            onCommit: { delta in
+                privateEngine.state.follow(delta.scoped(.private))
+                sharedEngine.state.follow(delta.scoped(.shared))
+            }, body)
+    }
+}

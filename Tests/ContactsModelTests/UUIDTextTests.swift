@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import ContactsModel
+
+@Suite("UUIDs read and written as Foundation reads and writes them")
+struct UUIDTextTests {
+    @Test("the canonical text, either case, reads as Foundation reads it; it is written as uuidString")
+    func canonical() {
+        for _ in 0..<1000 {
+            let id = UUID.random()
+            #expect(id.canonicalString == id.uuidString)
+            #expect(UUID(canonical: id.uuidString) == id)
+            #expect(UUID(canonical: id.uuidString.lowercased()) == id)
+        }
+        let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        #expect(zero.canonicalString == zero.uuidString)
+        let ones = UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
+        #expect(ones.canonicalString == "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")
+    }
+
+    @Test("any other text is left to Foundation")
+    func others() {
+        let texts = [
+            "", "not a uuid", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F0",
+            "E621E1F8xC36C-495A-93FC-0C247A3E6E5F", "G621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5F ", "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+        ]
+        for text in texts {
+            #expect(UUID(canonical: text) == UUID(uuidString: text), "\(text)")
+        }
+    }
+}

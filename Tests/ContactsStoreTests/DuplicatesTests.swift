@@ -1,0 +1,129 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import SyncTesting
+import Testing
+
+@Suite("Contacts: likely duplicates, and merging them")
+struct DuplicatesTests {
+    @Test("same email, same phone digits, same name in any order, names a typo apart; never across books")
+    func finding() async throws {
+        try await withContactsDevices { _, _, devices in
+            let a = devices[0]
+            try a.add(Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "", value: "ada@example.org")]))
+            try a.add(Contact(name: "A. King", emails: [LabeledValue(label: "work", value: "ADA@example.org")]))
+            try a.add(Contact(name: "Lovelace, Ada"))
+            try a.add(Contact(name: "Grace Hopper", phones: [LabeledValue(label: "", value: "+1 (555) 010-0199")]))
+            try a.add(Contact(name: "G. Hopper", phones: [LabeledValue(label: "", value: "555 010 0199")]))
+            try a.add(Contact(name: "Alan Mathison Turing"))
+            try a.add(Contact(name: "Alan Mathisson Turing"))
+            try a.add(Contact(name: "Bob"))
+            try a.add(Contact(name: "Rob"))
+            let work = try a.createBook(named: "Work").zoneID
+            try a.add(
+                Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "", value: "ada@example.org")]), to: work)
+
+            let groups = try a.store.duplicates()
+            #expect(
+                groups.map { $0.contacts.map(\.name) } == [
+                    ["A. King", "Ada Lovelace", "Lovelace, Ada"], ["Alan Mathison Turing", "Alan Mathisson Turing"],
+                    ["G. Hopper", "Grace Hopper"],
+                ])
+            #expect(groups[0].reasons == ["same email ada@example.org", "same name"])
+            #expect(groups[1].reasons == ["similar names"])
+            #expect(groups[2].reasons == ["same phone +1 (555) 010-0199"])
+        }
+    }
+
+    @Test("merging keeps every distinct value, and syncs as an edit and deletions")
+    func merging() async throws {
+        try await withContactsDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            let ada = try a.add(
+                Contact(
+                    name: "Ada Lovelace", emails: [LabeledValue(label: "work", value: "ada@example.org")],
+                    phones: [LabeledValue(label: "", value: "+44 20 7946 0000")], organization: "Analytical Engines",
+                    notes: "Met at the lecture.", groups: ["Maths"]))
+            let other = try a.add(
+                Contact(
+                    name: "Lovelace, Ada",
+                    emails: [
+                        LabeledValue(label: "", value: "ADA@example.org"),
+                        LabeledValue(label: "home", value: "ada@home.example"),
+                    ],
+                    phones: [LabeledValue(label: "", value: "020 7946 0000")], organization: "Babbage & Co",
+                    address: PostalAddress(city: "London"), notes: "Likes poetry.", birthday: ContactDate("1815-12-10"),
+                    groups: ["Family", "maths"], extras: ["X-A:1"]))
+            try await a.sync()
+            try await b.sync()
+            let merged = try a.merge([ada.id, other.id])
+            #expect(merged.id == ada.id && merged.name == "Ada Lovelace")
+            #expect(merged.emails.map(\.value) == ["ada@example.org", "ada@home.example"])
+            #expect(merged.phones.map(\.value) == ["+44 20 7946 0000"])
+            #expect(merged.organization == "Analytical Engines" && merged.address.city == "London")
+            #expect(merged.birthday == ContactDate("1815-12-10") && merged.groups == ["Maths", "Family"])
+            #expect(merged.notes == "Met at the lecture.\n\nLikes poetry.\nAlso organisation: Babbage & Co")
+            #expect(merged.extras == ["X-A:1"])
+            #expect(a.names == ["Ada Lovelace"])
+            try await a.sync()
+            try await b.sync()
+            #expect(b.names == ["Ada Lovelace"])
+            #expect(try b.contact(named: "Ada Lovelace").sameContent(as: merged))
+
+            // Mistakes change nothing.
+            #expect(throws: (any Error).self) { try a.merge([ada.id]) }
+            #expect(throws: (any Error).self) { try a.merge([ada.id, other.id]) }
+            #expect(a.names == ["Ada Lovelace"])
+        }
+    }
+}
+
+@Suite(
+    "contacts duplicates and contacts merge", .serialized,
+    .enabled(if: ContactsProgram.isBuilt, "the contacts program is not built"))
+struct DuplicatesCommandTests {
+    @Test("duplicates lists each group with why and the merge command; merge keeps the first; mistakes change nothing")
+    func findAndMerge() async throws {
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            // A command that syncs starts the zero-setup server: it must not outlive the test.
+            defer { program.stopLocalServer() }
+            #expect(try await program.run(["duplicates"]).output == "No likely duplicates among 0 contacts.\n")
+            var ids: [String] = []
+            for arguments in [
+                ["--name", "Ada Lovelace", "--email", "ada@example.org"],
+                ["--name", "Lovelace, Ada", "--phone", "+44 20 7946 0000", "--group", "Maths"],
+                ["--name", "Grace Hopper"],
+            ] {
+                let added = try await program.run(["add", "--no-sync"] + arguments)
+                ids.append(String(added.output.prefix(8)))
+            }
+            let found = try await program.run(["duplicates"])
+            #expect(
+                found.output == """
+                    Ada Lovelace, Lovelace, Ada: same name
+                      \(ids[0])\tAda Lovelace\tada@example.org\t
+                      \(ids[1])\tLovelace, Ada\t\t+44 20 7946 0000
+                      merge with: contacts merge \(ids[0]) \(ids[1])
+
+                    """)
+            for (arguments, message) in [
+                (["merge", ids[0]], "give two contacts or more"),
+                (["merge", ids[0], "ffffffff"], "no contact has the ID 'ffffffff'"),
+                (["merge", ids[0], ids[0], "--no-sync"], "each once"),
+            ] {
+                let result = try await program.run(arguments)
+                #expect(result.status != 0 && result.error.contains(message), "\(arguments): \(result.error)")
+            }
+            let merged = try await program.run(["merge", ids[0], ids[1], "--no-sync"])
+            #expect(merged.status == 0, "\(merged.error)")
+            #expect(merged.output.hasPrefix("Merged 2 contacts into Ada Lovelace ("))
+            let shown = try await program.run(["show", ids[0]])
+            #expect(
+                shown.output.contains("Phone:        +44 20 7946 0000") && shown.output.contains("Groups:       Maths"))
+            let listed = try await program.run(["list"])
+            #expect(listed.output.split(separator: "\n").count == 2)
+            #expect(try await program.run(["duplicates"]).output == "No likely duplicates among 2 contacts.\n")
+        }
+    }
+}

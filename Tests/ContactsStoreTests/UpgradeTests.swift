@@ -1,0 +1,81 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import SyncKit
+import SyncServer
+import SyncTesting
+import Testing
+
+/// Data written by an earlier release opens and syncs with this one, unchanged and without loss.
+///
+/// `Fixtures/upgrade-from-4357571` was made by the release build of commit 4357571 (before the
+/// binary contact format and the hand-written record JSON), with its own server:
+/// `contacts --device laptop account signup --username ada` (password `fixture-password`,
+/// passphrase `fixture passphrase`), `import Assets/sample-contacts.vcf` (37 cards, synced), then,
+/// offline (`--no-sync`): `add --name "Grace Hopper" …`, `edit B8468D44 --note "Edited offline before
+/// the upgrade"` (Ada Lovelace) and `delete 5D307800` (Example Bakery). The laptop's store holds the
+/// contacts in the first JSON form, three changes in its outbox and the engine's state; the server's
+/// file holds the account, its encrypted zone and the 37 synced records.
+@Suite("Upgrades: a store and server of an earlier release")
+struct UpgradeTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/upgrade-from-4357571")
+    /// When the fixture was made: the server's clock starts there, so the laptop's session is as fresh
+    /// as it was (sessions end 90 days after their last request).
+    static let madeAt = Date(timeIntervalSince1970: 1_795_438_420)  // 2026-11-23 12:53:40 UTC
+
+    @Test("contacts, pending edits and engine state survive; the sync sends the edits and a new device gets all")
+    func storeAndServerOfAnEarlierRelease() async throws {
+        try await withTemporaryDirectory { directory in
+            let devices = directory + "/devices"
+            try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: Self.fixture.appendingPathComponent("laptop.sqlite").path, toPath: devices + "/laptop.sqlite")
+            let serverFile = directory + "/server.sqlite"
+            try FileManager.default.copyItem(
+                atPath: Self.fixture.appendingPathComponent("server.sqlite").path, toPath: serverFile)
+            var configuration = SyncServerConfiguration.testing
+            configuration.clock = ServerClock(TestClock(), startingAt: Self.madeAt)
+            let server = try await TestServer.start(configuration: configuration, storagePath: serverFile)
+            do {
+                let laptop = try openDevice("laptop", directory: directory, server: server)
+                #expect(laptop.isSignedIn)
+                #expect(try laptop.store.count() == 37)
+                #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
+                #expect(laptop.engine.state.hasPendingUntrackedChanges, "the engine hears that they wait")
+                // Everything is in the default book; nothing is pending on the shared database.
+                #expect(try laptop.store.books().map(\.name) == ["Contacts"])
+                #expect(try laptop.store.bookCounts() == [Contact.zoneID: 37])
+                // Sort keys are those of this version (letters of their own spelled out; migration v5).
+                #expect(try laptop.store.summaries().allSatisfy { $0.sortKey == Contact.sortKey($0.name) })
+                #expect(!laptop.sharedEngine.state.hasPendingUntrackedChanges)
+                // Every contact has its search text (migration v6), so searches find what they used to.
+                let texts = Dictionary(uniqueKeysWithValues: try laptop.store.contacts().map { ($0.id, $0.searchText) })
+                #expect(
+                    try laptop.store.summaries().allSatisfy { texts[$0.id] == $0.searchText && !$0.searchText.isEmpty })
+                #expect(
+                    try laptop.store.contacts(matching: #require(ContactSearch("lovelace"))).map(\.name) == [
+                        "Ada Lovelace"
+                    ])
+                #expect(try laptop.contact(named: "Ada Lovelace").notes == "Edited offline before the upgrade")
+                #expect(laptop.names.filter { $0 == "Grace Hopper" }.count == 2)
+                #expect(!laptop.names.contains("Example Bakery"))
+                let before = try laptop.store.contacts()
+
+                try await laptop.sync()
+                #expect(try laptop.store.pendingCount() == 0)
+                #expect(try laptop.store.contacts() == before, "syncing changed nothing on the laptop")
+
+                let desktop = try openDevice("desktop", directory: directory, server: server)
+                try await desktop.signIn(
+                    username: "ada", password: "fixture-password", passphrase: "fixture passphrase")
+                try await desktop.sync()
+                #expect(try desktop.store.contacts() == before, "the new device has every contact, edits included")
+            } catch {
+                try? await server.stop()
+                throw error
+            }
+            try await server.stop()
+        }
+    }
+}
