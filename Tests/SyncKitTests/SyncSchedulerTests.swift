@@ -118,17 +118,23 @@ struct SyncSchedulerTests {
             #expect(h.engine.calls == [Call(.fetch, at: .seconds(30)), Call(.fetch, at: .seconds(60))])
             #expect(await h.decision == .waiting(.fetch, in: .seconds(30), trigger: .poll))
 
+            // Connected: one fetch at once catches up with what changed while no push could arrive.
             await h.scheduler.pushConnectionChanged(connected: true)
             await h.settle()
             #expect(await h.decision == .idle)
+            #expect(
+                h.engine.calls == [
+                    Call(.fetch, at: .seconds(30)), Call(.fetch, at: .seconds(60)), Call(.fetch, at: .seconds(60)),
+                ])
             for _ in 0..<3 { await h.advance(by: .seconds(30)) }
-            #expect(h.engine.calls.count == 2, "no polling while pushes arrive")
+            #expect(h.engine.calls.count == 3, "no polling while pushes arrive")
 
             // The last fetch is 90 s old: the first poll is due at once.
             await h.scheduler.pushConnectionChanged(connected: false)
             await h.settle()
             await h.advance(by: .seconds(30))
-            #expect(h.engine.calls.map(\.at) == [.seconds(30), .seconds(60), .seconds(150), .seconds(180)])
+            #expect(
+                h.engine.calls.map(\.at) == [.seconds(30), .seconds(60), .seconds(60), .seconds(150), .seconds(180)])
         }
     }
 

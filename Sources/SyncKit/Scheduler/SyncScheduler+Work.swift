@@ -24,12 +24,15 @@ extension SyncScheduler {
         case start
         /// The account signed in, out or switched: fetch and send for the new account.
         case accountChanged
+        /// The push socket connected: fetch what changed while it was down (or before it first
+        /// connected), which no push announced.
+        case reconnected
 
         /// Whether work for this trigger runs despite power and load conditions: a user waits
         /// for it (a push is another device's edit, a start or an account change is on screen).
         public var isUrgent: Bool {
             switch self {
-            case .push, .start, .accountChanged: true
+            case .push, .start, .accountChanged, .reconnected: true
             case .localChanges, .poll, .retry: false
             }
         }
@@ -42,6 +45,7 @@ extension SyncScheduler {
             case .retry: "retry"
             case .start: "start"
             case .accountChanged: "account change"
+            case .reconnected: "push reconnected"
             }
         }
     }

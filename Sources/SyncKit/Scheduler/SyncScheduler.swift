@@ -147,10 +147,16 @@ public actor SyncScheduler {
     }
 
     /// The push socket connected or disconnected. While it is down, the scheduler polls; when it
-    /// connects, the server is reachable again and work held by an offline backoff runs at once.
+    /// connects, the server is reachable again, work held by an offline backoff runs at once, and a
+    /// fetch catches up with what changed while no push could arrive (since the last fetch or poll).
     public func pushConnectionChanged(connected: Bool) {
         plan.pushConnected = connected
-        if connected { plan.reachable(now: clock.now()) }
+        if connected {
+            let now = clock.now()
+            plan.reachable(now: now)
+            // Before the start, the start's own fetch catches up.
+            if loop != nil { plan.request(.fetch, trigger: .reconnected, now: now) }
+        }
         publish()
         wake()
     }
