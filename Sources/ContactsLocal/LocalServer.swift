@@ -35,12 +35,15 @@ public enum ContactsPaths {
 /// (mode 0700, files 0600).
 public struct LocalServer: Sendable {
     public let dataDirectory: String
-    /// The program to run as `<executable> server run …`.
-    public let executable: String
+    /// The command that starts the server in the background on this data directory: the program first, then
+    /// its arguments. The app that owns the server knows its own program and arguments; this type does not.
+    public let launchCommand: [String]
 
-    public init(dataDirectory: String, executable: String) {
+    /// A local server in `dataDirectory`, started (when it is not running) by running `launchCommand`.
+    public init(dataDirectory: String, launchCommand: [String]) {
+        precondition(!launchCommand.isEmpty, "a launch command names its program")
         self.dataDirectory = dataDirectory
-        self.executable = executable
+        self.launchCommand = launchCommand
     }
 
     public var serverDirectory: String { dataDirectory + "/server" }
@@ -136,8 +139,7 @@ public struct LocalServer: Sendable {
         }
         if respectingStop && wasStoppedOnPurpose { return nil }
         let pid = try ServerProcess.spawn(
-            executable: executable, arguments: ["server", "run", "--data-dir", dataDirectory, "--detach"],
-            log: logFile)
+            executable: launchCommand[0], arguments: Array(launchCommand.dropFirst()), log: logFile)
         if try await waitUntilAnswering(spawned: pid, within: .seconds(30)) { return answeringOnTheSocket() }
         throw LocalServerError.didNotStart(log: logFile)
     }

@@ -24,8 +24,10 @@ extension ContactsDevice {
                 try ContactStore.setSetting(.lastSync, String(Date().timeIntervalSince1970), transaction.db)
                 try ContactStore.setSetting(.lastError, nil, transaction.db)
             }
+            statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date()) }
         } catch {
             let error = try explained(error)
+            statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: "\(error)") }
             try? store.write { transaction in
                 try ContactStore.setSetting(.lastError, "\(error)", transaction.db)
                 try ContactStore.setSetting(.lastErrorDate, String(Date().timeIntervalSince1970), transaction.db)

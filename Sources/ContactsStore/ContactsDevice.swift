@@ -49,7 +49,9 @@ public final class ContactsDevice: Sendable {
     }
 
     public let options: Options
-    public let store: ContactStore
+    /// The store; apps read through ``reader`` and write through the device's methods (the package's own
+    /// tools, such as the benchmarks, fill it directly).
+    package let store: ContactStore
     public let credentials: CredentialStore
     /// The engines on the private database (the person's own books) and on the shared one (books
     /// others share with them), as CKSyncEngine apps run one per database.
@@ -63,11 +65,23 @@ public final class ContactsDevice: Sendable {
     /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
     let outcomes = Mutex(SyncOutcomeLog())
     private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
+    /// What ``statusUpdates`` delivers.
+    let statusBroadcast = DeviceStatusBroadcast()
 
-    /// The engine on the private database.
-    public var engine: SyncEngine { engineBox.withLock { $0!.private } }
+    /// The engine on the private database (the device replaces it when its local data is deleted: apps follow
+    /// ``statusUpdates`` instead).
+    package var engine: SyncEngine { engineBox.withLock { $0!.private } }
     /// The engine on the shared database.
-    public var sharedEngine: SyncEngine { engineBox.withLock { $0!.shared } }
+    package var sharedEngine: SyncEngine { engineBox.withLock { $0!.shared } }
+    /// Reads the device's contacts, books, conflicts and settings, each call in a read transaction of its own.
+    public var reader: ContactsReader { ContactsReader(store) }
+    /// Whether the device syncs by itself (a scheduler decides when), rather than only when asked.
+    public var syncsAutomatically: Bool { engine.scheduler != nil }
+    /// The device's sync status now.
+    public var status: DeviceStatus { statusBroadcast.current }
+    /// The device's sync status: the current one first, then each change, until the stream is dropped. It
+    /// outlives the device's engines: a subscriber keeps it when deleting local data replaces them.
+    public var statusUpdates: AsyncStream<DeviceStatus> { statusBroadcast.updates() }
     var engines: [SyncEngine] { engineBox.withLock { [$0!.private, $0!.shared] } }
     public var name: String { options.deviceName }
     /// How many changes the fetch in progress (or the last one) has received so far, for progress displays.
@@ -94,6 +108,7 @@ public final class ContactsDevice: Sendable {
     deinit {
         outcomeTask.withLock { $0?.cancel() }
         engineBox.withLock { $0 = nil }
+        statusBroadcast.finish()
     }
 
     func makeEngines(states: (private: SyncEngine.State.Serialization?, shared: SyncEngine.State.Serialization?))
@@ -131,15 +146,26 @@ public final class ContactsDevice: Sendable {
     }
 
     /// Logs the outcome of each send and fetch from the scheduler's statuses, which know it (an engine event
-    /// does not). Without a scheduler, `didSendChanges` and `didFetchChanges` are logged as "done" instead.
+    /// does not), and passes each status on to ``statusUpdates``. Without a scheduler, `didSendChanges` and
+    /// `didFetchChanges` are logged as "done" instead.
     private func followOutcomes(of engine: SyncEngine) {
         outcomes.withLock { $0 = SyncOutcomeLog() }
+        // The new scheduler's stream starts with its current status; until then, none (or none at all).
+        statusBroadcast.update { $0.scheduler = nil }
+        refreshStatusCounts()
         let task = engine.scheduler.map { scheduler in
             let updates = scheduler.statusUpdates
             return Task { [weak self] in
                 for await status in updates {
                     guard let self else { return }
-                    for line in self.outcomes.withLock({ $0.lines(for: status) }) {
+                    let lines = self.outcomes.withLock { $0.lines(for: status) }
+                    let failure = lines.last { $0.isError }?.text
+                    self.statusBroadcast.update { device in
+                        device.scheduler = status
+                        if !lines.isEmpty { device.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: failure) }
+                    }
+                    self.refreshStatusCounts()
+                    for line in lines {
                         self.announce(
                             line.isError ? .failure(line.text, date: Date()) : .event(line.text, date: Date()))
                     }
@@ -180,6 +206,16 @@ public final class ContactsDevice: Sendable {
         for observer in observers.withLock({ Array($0.values) }) { observer.yield(activity) }
     }
 
+    /// Reads the conflict and tamper counts again for ``statusUpdates`` (after each write: two counts of small
+    /// tables).
+    func refreshStatusCounts() {
+        guard let conflicts = try? store.conflictCount(), let tampered = try? store.tamperedCount() else { return }
+        statusBroadcast.update { status in
+            status.conflictCount = conflicts
+            status.tamperedCount = tampered
+        }
+    }
+
     // MARK: Writing
 
     /// Runs `body` in one write transaction of the store. Once it commits, and before any other write,
@@ -190,11 +226,13 @@ public final class ContactsDevice: Sendable {
         -> T
     {
         let (privateEngine, sharedEngine) = (engine, self.sharedEngine)
-        return try store.write(
+        let result = try store.write(
             durable: durable,
             onCommit: { delta in
                 privateEngine.state.follow(delta.scoped(.private))
                 sharedEngine.state.follow(delta.scoped(.shared))
             }, body)
+        refreshStatusCounts()
+        return result
     }
 }

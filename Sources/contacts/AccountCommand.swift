@@ -93,12 +93,12 @@ struct AccountCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: false)
-            let username = try device.store.setting(.username) ?? "the same account"
+            let username = try device.reader.setting(.username) ?? "the same account"
             try await device.signOut()
             print("signed out; the passphrase and keys were removed from this device")
-            let pending = try device.store.pendingCount()
+            let pending = try device.reader.pendingCount()
             warn(
-                "\(try device.store.count()) contact(s) stay on this device\(pending > 0 ? ", \(pending) change(s) not synced yet" : ""); they sync when you sign in again as \(username.terminalSafe)"
+                "\(try device.reader.count()) contact(s) stay on this device\(pending > 0 ? ", \(pending) change(s) not synced yet" : ""); they sync when you sign in again as \(username.terminalSafe)"
             )
         }
     }
@@ -112,7 +112,7 @@ struct AccountCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: false)
             if device.isSignedIn {
                 print(
-                    "signed in as \(try device.store.setting(.username) ?? "?") on \(try device.store.setting(.serverURL) ?? "?")"
+                    "signed in as \(try device.reader.setting(.username) ?? "?") on \(try device.reader.setting(.serverURL) ?? "?")"
                 )
                 print(
                     try device.passphrase() == nil
@@ -151,8 +151,8 @@ struct AccountCommand: AsyncParsableCommand {
                     "this device has no passphrase; `contacts account passphrase` on a device that has one shows it, and `contacts account passphrase --set` gives it to this one"
                 )
             }
-            let server = try device.store.setting(.serverURL) ?? "?"
-            let username = try device.store.setting(.username) ?? "?"
+            let server = try device.reader.setting(.serverURL) ?? "?"
+            let username = try device.reader.setting(.username) ?? "?"
             warn(
                 "the passphrase of \(username) on \(server); on another machine: `contacts --server \(server) account signin --username \(username)`, then enter the password and this passphrase"
             )
@@ -182,17 +182,17 @@ struct AccountCommand: AsyncParsableCommand {
                 }
                 FileHandle.standardError.write(
                     Data(
-                        "This deletes the account's encrypted contacts on the server and uploads the \(try device.store.count()) on this device. Type 'reset' to go on: "
+                        "This deletes the account's encrypted contacts on the server and uploads the \(try device.reader.count()) on this device. Type 'reset' to go on: "
                             .utf8))
                 guard readLine() == "reset" else { throw CommandFailure("nothing was changed") }
             }
             let passphrase = try Secret.passphrase(generateIfEmpty: true)
             try await device.resetEncryptedData(passphrase: passphrase.text)
             if global.server == nil {
-                try LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
+                try Session.localServer(global.dataDirectory)
                     .setAccountPassphrase(passphrase.text)
             }
-            warn("encrypted data reset; \(try device.store.count()) contacts uploaded with the new passphrase")
+            warn("encrypted data reset; \(try device.reader.count()) contacts uploaded with the new passphrase")
             if passphrase.generated {
                 warn("the new passphrase (other devices need it):")
                 print(passphrase.text)

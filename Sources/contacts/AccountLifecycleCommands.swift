@@ -21,7 +21,7 @@ extension AccountCommand {
 
     fileprivate static func local(_ global: GlobalOptions) -> LocalServer? {
         global.server == nil
-            ? LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath()) : nil
+            ? Session.localServer(global.dataDirectory) : nil
     }
 
     /// The account's password: the local account's is in its file; otherwise asked as signin asks.
@@ -152,7 +152,7 @@ extension AccountCommand {
 
         func run() async throws {
             let device = try await signedInDevice(global)
-            let username = try device.store.setting(.username) ?? "the account"
+            let username = try device.reader.setting(.username) ?? "the account"
             let password = try currentPassword(global)
             do {
                 try await device.deleteAccount(password: password)
@@ -161,7 +161,7 @@ extension AccountCommand {
             }
             try local(global)?.forgetAccount()
             print("deleted the account \(username.terminalSafe) on the server; this device is signed out")
-            warn("\(try device.store.count()) contact(s) stay on this device")
+            warn("\(try device.reader.count()) contact(s) stay on this device")
         }
     }
 }

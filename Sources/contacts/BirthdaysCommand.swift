@@ -33,7 +33,7 @@ struct BirthdaysCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
         let today = from.map { DateComponents(year: $0.year, month: $0.month, day: $0.day) } ?? ContactDate.today()
-        let upcoming = try device.store.upcomingDates(from: today, within: days)
+        let upcoming = try device.reader.upcomingDates(from: today, within: days)
         if upcoming.isEmpty {
             print(
                 "No birthday or anniversary in the next \(days) day(s). "

@@ -34,8 +34,8 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: false)
-            let counts = try device.store.bookCounts()
-            for book in try device.store.books() {
+            let counts = try device.reader.bookCounts()
+            for book in try device.reader.books() {
                 let columns = [
                     book.name.terminalSafe, contactCount(counts[book.zoneID] ?? 0), book.ownerText,
                     book.accessText, book.sharingText,
@@ -70,7 +70,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
-            let book = try device.renameBook(try device.store.resolveBook(name), to: newName)
+            let book = try device.renameBook(try device.reader.resolveBook(name), to: newName)
             print("renamed to \"\(book.name.terminalSafe)\"")
             if !noSync { await Session.syncAfterEdit(device) }
         }
@@ -87,8 +87,8 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
-            let book = try device.store.resolveBook(name)
-            let count = try device.store.bookCounts()[book.zoneID] ?? 0
+            let book = try device.reader.resolveBook(name)
+            let count = try device.reader.bookCounts()[book.zoneID] ?? 0
             guard yes else {
                 throw CommandFailure(
                     "deleting \"\(book.name.terminalSafe)\" deletes its \(count) contact(s) on every device and for everyone it is shared with: run again with --yes to confirm"
@@ -117,7 +117,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
-            let book = try device.store.resolveBook(name)
+            let book = try device.reader.resolveBook(name)
             let invitation = try await device.shareBook(book, with: with, readOnly: readOnly)
             warn(
                 "shared \"\(book.name.terminalSafe)\" with \(with.terminalSafe) (\(readOnly ? "read-only" : "read-write")); they accept it with: contacts book accept INVITATION"
@@ -136,7 +136,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
             let book = try await device.acceptInvitation(invitation)
-            let count = try device.store.bookCounts()[book.zoneID] ?? 0
+            let count = try device.reader.bookCounts()[book.zoneID] ?? 0
             print(
                 "accepted \"\(book.name.terminalSafe)\" from \(book.ownerText) (\(book.accessText), \(contactCount(count)))"
             )
@@ -154,7 +154,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
             if !noSync { await Session.syncBeforeReading(device) }
-            let book = try device.store.resolveBook(name)
+            let book = try device.reader.resolveBook(name)
             guard !book.participants.isEmpty else {
                 print("\"\(book.name.terminalSafe)\" is not shared")
                 return
@@ -182,7 +182,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
-            let book = try device.store.resolveBook(name)
+            let book = try device.reader.resolveBook(name)
             try await device.unshareBook(book, from: account)
             print("\"\(book.name.terminalSafe)\" is no longer shared with \(account.terminalSafe)")
         }
@@ -202,7 +202,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
-            let book = try device.store.resolveBook(name)
+            let book = try device.reader.resolveBook(name)
             let version = try await device.rotateBookKey(book)
             print("\"\(book.name.terminalSafe)\" has a new key (version \(version))")
         }
@@ -218,7 +218,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
-            let book = try device.store.resolveBook(name)
+            let book = try device.reader.resolveBook(name)
             try device.leaveBook(book)
             print("left \"\(book.name.terminalSafe)\"")
             if !noSync { await Session.syncAfterEdit(device) }

@@ -37,7 +37,7 @@ extension AccountCommand {
                 throw CommandFailure("the passphrase was not changed: \(Session.describe(error))")
             }
             if global.server == nil {
-                try LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
+                try Session.localServer(global.dataDirectory)
                     .setAccountPassphrase(new.text)
             }
             warn(

@@ -29,7 +29,7 @@ struct ConflictsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: false)
-            let entries = try device.store.conflicts()
+            let entries = try device.reader.conflicts()
             guard !entries.isEmpty else {
                 print("No conflicts: no edit on device '\(global.device)' or any other has been overwritten.")
                 return
@@ -62,7 +62,7 @@ struct ConflictsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
-            let entry = try device.store.resolveConflict(id)
+            let entry = try device.reader.resolveConflict(id)
             let contact = try device.restoreConflict(entry.id)
             let value = entry.lost.value.text.isEmpty ? "(empty)" : entry.lost.value.text.terminalSafe
             print("Restored \(contact.name.terminalSafe)'s \(entry.fieldName): \(value)")
@@ -80,7 +80,7 @@ struct ConflictsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: !noSync)
-            let entry = try device.store.resolveConflict(id)
+            let entry = try device.reader.resolveConflict(id)
             try device.dismissConflict(entry.id)
             print("Dismissed the conflict over \(entry.contactName.terminalSafe)'s \(entry.fieldName).")
             if !noSync { await Session.syncAfterEdit(device) }

@@ -23,10 +23,10 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let zoneID = try book.map { try device.store.resolveBook($0).zoneID }
+        let zoneID = try book.map { try device.reader.resolveBook($0).zoneID }
         var contacts =
-            try ContactSearch(words.joined(separator: " ")).map { try device.store.contacts(matching: $0, in: zoneID) }
-            ?? device.store.contacts(in: zoneID)
+            try ContactSearch(words.joined(separator: " ")).map { try device.reader.contacts(matching: $0, in: zoneID) }
+            ?? device.reader.contacts(in: zoneID)
         if let group {
             contacts = contacts.filter { $0.isInGroup(group) }
             if contacts.isEmpty && !json {
@@ -64,7 +64,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        guard let contact = try device.store.contact(try device.store.resolve(id)) else {
+        guard let contact = try device.reader.contact(try device.reader.resolve(id)) else {
             throw CommandFailure(ContactError.unknownID(id).description)
         }
         if json {
@@ -73,7 +73,7 @@ struct ShowCommand: AsyncParsableCommand {
         }
         print("ID:           \(contact.id.uuidString)")
         print("Name:         \(contact.name.terminalSafe)")
-        if let book = try device.store.book(of: contact.id) {
+        if let book = try device.reader.book(of: contact.id) {
             print(
                 "Book:         \(book.name.terminalSafe)\(book.isOwn ? "" : " (\(book.ownerText), \(book.accessText))")"
             )
@@ -197,7 +197,7 @@ struct AddCommand: AsyncParsableCommand {
         // Check before anything opens or starts: bad input changes nothing.
         try ContactValidation.validate(contact)
         let device = try await Session.open(global, needsServer: !noSync)
-        let saved = try device.add(contact, to: try book.map { try device.store.resolveBook($0).zoneID })
+        let saved = try device.add(contact, to: try book.map { try device.reader.resolveBook($0).zoneID })
         print(saved.id.uuidString)
         if !noSync { await Session.syncAfterEdit(device) }
     }
@@ -232,7 +232,7 @@ struct EditCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: !noSync)
-        guard var contact = try device.store.contact(try device.store.resolve(id)) else {
+        guard var contact = try device.reader.contact(try device.reader.resolve(id)) else {
             throw CommandFailure(ContactError.unknownID(id).description)
         }
         if editor {
@@ -243,7 +243,7 @@ struct EditCommand: AsyncParsableCommand {
                     return
                 }
                 // What sync or another command changed meanwhile stays, in the fields the edit left alone.
-                let current = try device.store.contact(original.id) ?? original
+                let current = try device.reader.contact(original.id) ?? original
                 contact = current.applying(changesFrom: original, to: edited)
             } catch let failure as ExternalEditor.Failure {
                 throw CommandFailure(failure.description)
@@ -269,7 +269,7 @@ struct DeleteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: !noSync)
-        let resolved = try device.store.resolve(id)
+        let resolved = try device.reader.resolve(id)
         try device.delete(resolved)
         print("deleted \(resolved.uuidString)")
         if !noSync { await Session.syncAfterEdit(device) }

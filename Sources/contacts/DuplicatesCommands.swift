@@ -19,9 +19,9 @@ struct DuplicatesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let groups = try device.store.duplicates()
+        let groups = try device.reader.duplicates()
         if groups.isEmpty {
-            print("No likely duplicates among \(try device.store.count()) contacts.")
+            print("No likely duplicates among \(try device.reader.count()) contacts.")
             return
         }
         for (number, group) in groups.enumerated() {
@@ -67,7 +67,7 @@ struct MergeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: !noSync)
-        let resolved = try ids.map { try device.store.resolve($0) }
+        let resolved = try ids.map { try device.reader.resolve($0) }
         let merged = try device.merge(resolved)
         print("Merged \(resolved.count) contacts into \(merged.name.terminalSafe) (\(merged.id.uuidString)).")
         if !noSync { await Session.syncAfterEdit(device) }

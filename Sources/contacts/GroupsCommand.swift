@@ -17,7 +17,7 @@ struct GroupsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let groups = try device.store.groups()
+        let groups = try device.reader.groups()
         if groups.isEmpty {
             print("No contact is in a group. Add one with: contacts edit ID --group Family")
             return

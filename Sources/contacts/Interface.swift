@@ -35,7 +35,7 @@ func runInterface(_ global: GlobalOptions) async throws {
     let keeper =
         global.server == nil
         ? LocalServerKeeper(
-            server: LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath()),
+            server: Session.localServer(global.dataDirectory),
             device: device) : nil
     let app = await ContactsApp(device: device, startupProblem: problem, serverKeeper: keeper)
     do {

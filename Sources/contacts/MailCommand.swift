@@ -36,7 +36,7 @@ struct AddFromMailCommand: AsyncParsableCommand {
         }
         let sender = try MailSender(message: header)
         let device = try await Session.open(global, needsServer: !noSync)
-        let outcome = try device.addSender(sender, to: try book.map { try device.store.resolveBook($0).zoneID })
+        let outcome = try device.addSender(sender, to: try book.map { try device.reader.resolveBook($0).zoneID })
         switch outcome {
         case .added(let contact):
             print("added \(contact.name.terminalSafe) <\(sender.address.terminalSafe)> \(contact.id.uuidString)")

@@ -33,7 +33,7 @@ struct QueryCommand: AsyncParsableCommand {
             throw ValidationError("give something to look for, such as: contacts query ada")
         }
         let device = try await Session.open(global, needsServer: false)
-        let lines = try device.store.contacts(matching: search).flatMap { contact in
+        let lines = try device.reader.contacts(matching: search).flatMap { contact in
             contact.emails.map { email in
                 let fields =
                     format == .mutt

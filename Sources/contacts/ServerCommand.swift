@@ -39,7 +39,7 @@ struct ServerCommand: AsyncParsableCommand {
         }
 
         var local: LocalServer {
-            LocalServer(dataDirectory: global.dataDirectory, executable: Session.executablePath())
+            Session.localServer(global.dataDirectory)
         }
     }
 

@@ -19,7 +19,7 @@ enum Session {
         TransportSecurity.current = global.transportSecurity
         // Before anything is written there (the local server's storage, the account file).
         try DataDirectory.prepare(global.dataDirectory)
-        let local = LocalServer(dataDirectory: global.dataDirectory, executable: executablePath())
+        let local = localServer(global.dataDirectory)
         let serverURL: URL
         if let server = global.serverURL {
             serverURL = server
@@ -82,6 +82,13 @@ enum Session {
     }
 
     /// This program, to start as the local server.
+    /// The zero-setup server of `dataDirectory`, started when needed as this program's `server run --detach`.
+    static func localServer(_ dataDirectory: String) -> LocalServer {
+        LocalServer(
+            dataDirectory: dataDirectory,
+            launchCommand: [executablePath(), "server", "run", "--data-dir", dataDirectory, "--detach"])
+    }
+
     static func executablePath() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
@@ -100,7 +107,7 @@ enum Session {
         do {
             try await device.sync()
         } catch {
-            let pending = (try? device.store.pendingCount()) ?? 0
+            let pending = (try? device.reader.pendingCount()) ?? 0
             warn("saved on this device; not synced yet (\(pending) change(s) pending): \(describe(error))")
         }
     }

@@ -21,14 +21,14 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: true)
-        let before = try device.store.count()
+        let before = try device.reader.count()
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
         } catch {
             throw CommandFailure("sync failed: \(Session.describe(error))")
         }
-        let after = try device.store.count()
-        let pending = try device.store.pendingCount()
+        let after = try device.reader.count()
+        let pending = try device.reader.pendingCount()
         print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")
     }
 }
@@ -62,7 +62,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let store = device.store
+        let store = device.reader
         func date(_ setting: Setting) throws -> Date? {
             try store.setting(setting).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         }
@@ -126,7 +126,7 @@ struct ImportCommand: AsyncParsableCommand {
         guard !paths.isEmpty else { throw CommandFailure("no .vcf or .csv file in \(files.joined(separator: ", "))") }
         let inputs = try paths.map(InputFile.init)
         let device = try await Session.open(global, needsServer: !noSync && !dryRun)
-        let zoneID = try book.map { try device.store.resolveBook($0).zoneID }
+        let zoneID = try book.map { try device.reader.resolveBook($0).zoneID }
         var total = (imported: 0, updated: 0)
         var skipped = 0
         for input in inputs {
@@ -218,7 +218,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
         let text = try device.exportVCards(
-            version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.store.resolveBook($0).zoneID })
+            version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.reader.resolveBook($0).zoneID })
         guard let file else {
             // A terminal shows the cards with control characters escaped, so that a contact cannot drive it;
             // a pipe or a redirection gets the exact vCard text.
@@ -231,7 +231,7 @@ struct ExportCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        warn("exported \(try device.store.count()) contacts to \(file) (readable by you only)")
+        warn("exported \(try device.reader.count()) contacts to \(file) (readable by you only)")
     }
 
     /// vCard text for a terminal: each line (CR LF) on a line of its own, its content made

@@ -43,9 +43,9 @@ struct TamperedCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let refused = try device.store.tamperedRecords()
+        let refused = try device.reader.tamperedRecords()
         let books = Dictionary(
-            try device.store.books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { first, _ in first })
+            try device.reader.books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { first, _ in first })
         let entries = refused.map { entry in
             let record = try? JSONReader.decode(RecordValue.self, from: Data(entry.record.utf8))
             let zoneID = RecordZone.ID(zoneName: entry.zoneName, ownerName: entry.ownerName)

@@ -57,7 +57,7 @@ struct TUIBenchmark: AsyncParsableCommand {
         // The first screen, as the app draws it once the device is open: the names that fill the screen, the
         // selected contact, a grid. The file is in the page cache, as after any recent use.
         let start = ContinuousClock.now
-        let store = try ContactStore(path: directory.path + "/devices/bench.sqlite")
+        let store = ContactsReader(try ContactStore(path: directory.path + "/devices/bench.sqlite"))
         let storeOpened = ContinuousClock.now
         var state = try AppState.loading(
             from: store, width: 100, height: 30, deviceName: "bench", unicode: true, firstRows: 500)
@@ -106,7 +106,7 @@ struct TUIBenchmark: AsyncParsableCommand {
         let deviceStart = ContinuousClock.now
         let device = try ContactsDevice(options)
         let deviceOpen = ContinuousClock.now - deviceStart
-        let pending = try device.store.pendingCount()
+        let pending = try device.reader.pendingCount()
         presses.sort()
         keystrokes.sort()
         func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.inSeconds * 1000) }

@@ -29,7 +29,7 @@ struct ContactsProgram {
     /// Stops the local server the program started in the background, if any, and waits until it is gone.
     /// It is not this process's child (the program that started it has exited), so it cannot be reaped here.
     func stopLocalServer() {
-        let local = LocalServer(dataDirectory: dataDirectory, executable: Self.path)
+        let local = LocalServer.ofContacts(dataDirectory: dataDirectory, program: Self.path)
         guard let pid = local.knownProcessID() else { return }
         kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + .seconds(60)

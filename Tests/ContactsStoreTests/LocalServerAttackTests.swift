@@ -21,7 +21,7 @@ struct LocalServerAttackTests {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
             defer { program.stopLocalServer() }
-            let local = LocalServer(dataDirectory: directory, executable: ContactsProgram.path)
+            let local = LocalServer.ofContacts(dataDirectory: directory, program: ContactsProgram.path)
             #expect(try await program.run(["add", "--name", "Ada Lovelace"]).status == 0)
             #expect(try await program.run(["server", "stop"]).status == 0)
 
@@ -51,7 +51,7 @@ struct LocalServerAttackTests {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
             defer { program.stopLocalServer() }
-            let local = LocalServer(dataDirectory: directory, executable: ContactsProgram.path)
+            let local = LocalServer.ofContacts(dataDirectory: directory, program: ContactsProgram.path)
             #expect(try await program.run(["add", "--name", "Ada Lovelace"]).status == 0)
             #expect(try await program.run(["server", "stop"]).status == 0)
 

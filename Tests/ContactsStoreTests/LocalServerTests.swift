@@ -60,7 +60,7 @@ struct LocalServerTests {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
             defer { program.stopLocalServer() }
-            let local = LocalServer(dataDirectory: directory, executable: ContactsProgram.path)
+            let local = LocalServer.ofContacts(dataDirectory: directory, program: ContactsProgram.path)
 
             let before = try await program.run(["server", "status"])
             #expect(before.status == 3, "not running exits 3: \(before.output) \(before.error)")
@@ -138,7 +138,7 @@ struct LocalServerTests {
             let data = try Self.dataDirectoryBeforeTheSocket(in: directory)
             let program = ContactsProgram(dataDirectory: data)
             defer { program.stopLocalServer() }
-            let local = LocalServer(dataDirectory: data, executable: ContactsProgram.path)
+            let local = LocalServer.ofContacts(dataDirectory: data, program: ContactsProgram.path)
             #expect(FileManager.default.fileExists(atPath: data + "/server/address"))
 
             let synced = try await program.run(["sync"])
@@ -161,7 +161,7 @@ struct LocalServerTests {
             let data = try Self.dataDirectoryBeforeTheSocket(in: directory)
             let program = ContactsProgram(dataDirectory: data)
             defer { program.stopLocalServer() }
-            let local = LocalServer(dataDirectory: data, executable: ContactsProgram.path)
+            let local = LocalServer.ofContacts(dataDirectory: data, program: ContactsProgram.path)
             // As the old version ran it: a TCP server on the data directory's storage, holding its lock.
             let server = URL(fileURLWithPath: ContactsProgram.path).deletingLastPathComponent()
                 .appendingPathComponent("sync-server").path

@@ -26,7 +26,7 @@ struct LocalServerAttackEndToEndTests {
         let data = directory + "/data"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let local = LocalServer(dataDirectory: data, executable: contacts)
+        let local = LocalServer.ofContacts(dataDirectory: data, program: contacts)
         let added = try await ChildProcess.run([contacts, "--data-dir", data, "add", "--name", "Ada Lovelace"])
         try #require(added.status == 0, "\(added.error)")
         let stopped = try await ChildProcess.run([contacts, "--data-dir", data, "server", "stop"])

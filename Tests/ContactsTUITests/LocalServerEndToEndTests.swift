@@ -78,7 +78,7 @@ final class LocalServerWorld {
     init() async throws {
         contacts = try #require(EndToEnd.contacts)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-local-\(UUID().uuidString)")
-        local = LocalServer(dataDirectory: directory.appendingPathComponent("data").path, executable: contacts)
+        local = LocalServer.ofContacts(dataDirectory: directory.appendingPathComponent("data").path, program: contacts)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("cli.log").path
         let status = try await ChildProcess.run(

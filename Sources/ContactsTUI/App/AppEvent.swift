@@ -7,7 +7,8 @@ import Synchronization
 /// Something that happened away from the keyboard, for the main loop to apply to the state.
 enum AppEvent: Sendable {
     case activity(ContactsDevice.Activity)
-    case scheduler(SyncScheduler.Status)
+    /// The device's sync status changed (``ContactsDevice/statusUpdates``).
+    case status(DeviceStatus)
     /// The list's rows, the books, the conflict log and the count of records refused as tampered, read again
     /// from the store; `notes` describe what sync changed in the rows.
     case rowsLoaded(

@@ -12,7 +12,7 @@ extension ContactsApp {
         let device = self.device
         let inbox = self.inbox
         @Sendable func book(_ zoneID: RecordZone.ID) throws -> AddressBook {
-            guard let book = try device.store.book(zoneID) else {
+            guard let book = try device.reader.book(zoneID) else {
                 throw DeviceError("that book is no longer on this device")
             }
             return book

@@ -41,7 +41,7 @@ extension ContactsApp {
             }
         case .findDuplicates(let row):
             do {
-                let group = try device.store.duplicates().first { $0.contacts.contains { $0.id == row.id } }
+                let group = try device.reader.duplicates().first { $0.contacts.contains { $0.id == row.id } }
                 state.duplicatesFound(group, of: row)
             } catch {
                 state.message = AppState.Message("\(error)", isError: true)
@@ -83,7 +83,7 @@ extension ContactsApp {
     /// Saves what an edit changed from `original` onto the contact as the store has it now (sync may have
     /// changed other fields meanwhile).
     private func saveEdit(of original: Contact, to edited: Contact) throws -> (contact: Contact, verb: String) {
-        guard let current = try device.store.contact(original.id) else {
+        guard let current = try device.reader.contact(original.id) else {
             // Deleted on another device while it was being edited: the edit wins, as in a merge.
             return (try device.add(edited), "saved again (it was deleted elsewhere meanwhile)")
         }
@@ -124,7 +124,7 @@ extension ContactsApp {
     }
 
     private func logChange(_ verb: String, _ contact: Contact) {
-        let book = (try? device.store.book(of: contact.id))?.zoneID ?? Contact.zoneID
+        let book = (try? device.reader.book(of: contact.id))?.zoneID ?? Contact.zoneID
         state.log.append(
             EventLog.Entry(date: Date(), text: "\(verb) \(contact.name) (\(Self.recordName(contact.id, in: book)))"))
     }
@@ -162,7 +162,7 @@ extension ContactsApp {
         if let error {
             state.status.manualFailure = SyncStatus.Failure(date: Date(), message: error)
             // With a scheduler, the device logs each send's and fetch's outcome already, once.
-            if device.engine.scheduler == nil {
+            if !device.syncsAutomatically {
                 state.log.append(
                     EventLog.Entry(date: Date(), text: "\(name.lowercased()) failed: \(error)", isError: true))
             }
@@ -203,8 +203,6 @@ extension ContactsApp {
     }
 
     func finishDeletion(_ target: DeleteDataPrompt.Target, error: String?) {
-        // Deleting local data gives the device a new engine, and so a new scheduler to follow.
-        subscribeToScheduler()
         requestReload()
         let what = target == .local ? "this device's data" : "the server's data"
         if let error {
@@ -238,7 +236,7 @@ extension ContactsApp {
         let select = reloadSelection
         reloadNotes = false
         reloadSelection = nil
-        let store = device.store
+        let store = device.reader
         let inbox = self.inbox
         Task.detached {
             let start = ContinuousClock.now

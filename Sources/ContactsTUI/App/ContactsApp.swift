@@ -20,7 +20,8 @@ public final class ContactsApp {
     var needsRender = true
     var quitRequested = false
     private var tasks: [Task<Void, Never>] = []
-    var schedulerTask: Task<Void, Never>?
+    /// The device's last status, to tell when its conflict or tamper count moves.
+    private var deviceStatus: DeviceStatus?
     /// Tells a first push connection from a reconnection.
     var pushConnection = PushConnectionTracker()
     /// Starts the zero-setup server again when it dies, and reconnects the engine when it is back.
@@ -60,12 +61,11 @@ public final class ContactsApp {
         subscribe()
         defer {
             for task in tasks { task.cancel() }
-            schedulerTask?.cancel()
         }
         let size = terminal.size
         // The names that fill the screen first; a large list follows from a background read.
         var loaded = try AppState.loading(
-            from: device.store, width: size.columns, height: size.rows, deviceName: device.name,
+            from: device.reader, width: size.columns, height: size.rows, deviceName: device.name,
             unicode: terminal.supportsUnicode, firstRows: max(500, size.rows * 4))
         loaded.status = state.status
         loaded.log = state.log
@@ -110,7 +110,7 @@ public final class ContactsApp {
 
     private func loadDetailsIfNeeded() {
         guard let id = state.detailsToLoad, id != missingDetails else { return }
-        if let contact = try? device.store.contact(id) {
+        if let contact = try? device.reader.contact(id) {
             state.details = contact
             needsRender = true
         } else {
@@ -137,21 +137,12 @@ public final class ContactsApp {
                     }
                 })
         }
-        subscribeToScheduler()
-    }
-
-    /// Follows the engine's scheduler; called again when the device makes a new engine (delete local data).
-    func subscribeToScheduler() {
-        schedulerTask?.cancel()
-        guard let scheduler = device.engine.scheduler else {
-            state.status.scheduler = nil
-            return
-        }
-        let inbox = self.inbox
-        let updates = scheduler.statusUpdates
-        schedulerTask = Task.detached {
-            for await status in updates { inbox.post(.scheduler(status)) }
-        }
+        // The device's status, whichever engines it runs: deleting local data replaces them, not this stream.
+        let statusUpdates = device.statusUpdates
+        tasks.append(
+            Task.detached {
+                for await status in statusUpdates { inbox.post(.status(status)) }
+            })
     }
 
     private func apply(_ event: AppEvent) {
@@ -165,10 +156,19 @@ public final class ContactsApp {
             requestReload(fromSync: true)
         case .activity(.accountChanged):
             state.log.append(EventLog.Entry(date: Date(), text: "account changed"))
-        case .scheduler(let status):
-            noteSchedulerChanges(status)
-            state.status.scheduler = status
-            state.status.schedulerStatusDate = Date()
+        case .status(let status):
+            if status.scheduler != state.status.scheduler {
+                if let scheduler = status.scheduler { noteSchedulerChanges(scheduler) }
+                state.status.scheduler = status.scheduler
+                state.status.schedulerStatusDate = Date()
+            }
+            // The conflict log or the tampered records changed: the panels read them again.
+            if let previous = deviceStatus,
+                status.conflictCount != previous.conflictCount || status.tamperedCount != previous.tamperedCount
+            {
+                requestReload()
+            }
+            deviceStatus = status
         case .rowsLoaded(let rows, let books, let conflicts, let tampered, let notes, let select, let seconds):
             reloadInFlight = false
             nextReload = .now + .seconds(max(0.1, seconds * 3))
@@ -206,7 +206,7 @@ public final class ContactsApp {
 
     /// Reads what the status pane shows from the store: cheap counts and settings.
     func refreshFromStore() {
-        let store = device.store
+        let store = device.reader
         var status = state.status
         status.pendingChanges = (try? store.pendingCount()) ?? status.pendingChanges
         status.storedLastSync = (try? store.setting(.lastSync)).flatMap { $0.flatMap(Double.init) }.map {
@@ -227,7 +227,7 @@ extension AppState {
     /// many are read, enough to fill the screen at once; the list is then marked incomplete, and the app reads
     /// the rest in the background.
     public static func loading(
-        from store: ContactStore, width: Int, height: Int, deviceName: String, unicode: Bool, firstRows: Int? = nil
+        from store: ContactsReader, width: Int, height: Int, deviceName: String, unicode: Bool, firstRows: Int? = nil
     ) throws -> AppState {
         let rows = try store.summaries(limit: firstRows).map(ContactList.Row.init)
         var state = AppState(width: width, height: height, rows: rows, deviceName: deviceName, unicode: unicode)

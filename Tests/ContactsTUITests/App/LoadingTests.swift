@@ -17,7 +17,7 @@ struct LoadingTests {
         try store.saveLocal((1...12).map { Contact(name: String(format: "Person %02d", $0)) })
 
         var state = try AppState.loading(
-            from: store, width: 40, height: 12, deviceName: "laptop", unicode: true, firstRows: 5)
+            from: ContactsReader(store), width: 40, height: 12, deviceName: "laptop", unicode: true, firstRows: 5)
         #expect(state.list.rows.map(\.name) == (1...5).map { String(format: "Person %02d", $0) })
         #expect(!state.list.isComplete)
         state.handle(.character("j"))

@@ -1,0 +1,73 @@
+import ContactsModel
+import Foundation
+import SyncCore
+
+/// What an app reads from a device: contacts, books, conflicts, settings and counts. Each call reads in a
+/// transaction of its own, so a call sees one consistent store; nothing here writes (edits go through
+/// ``ContactsDevice``, which syncs them).
+public struct ContactsReader: Sendable {
+    let store: ContactStore
+
+    /// A reader of `store` (a device hands out ``ContactsDevice/reader``; tools that only read a store's file
+    /// open one here).
+    public init(_ store: ContactStore) {
+        self.store = store
+    }
+
+    // MARK: Contacts
+
+    /// The contact with `id`; nil when there is none.
+    public func contact(_ id: UUID) throws -> Contact? { try store.contact(id) }
+    /// Every contact, in list order; only those of `book` when given.
+    public func contacts(in book: RecordZone.ID? = nil) throws -> [Contact] { try store.contacts(in: book) }
+    /// The contacts `search` matches, in list order; only those of `book` when given.
+    public func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
+        try store.contacts(matching: search, in: book)
+    }
+    /// The first contact, in list order, with `address` among its emails (letter case aside).
+    public func contact(withEmail address: String) throws -> Contact? { try store.contact(withEmail: address) }
+    /// Names, sort keys and books of the contacts in list order (the first `limit` when given).
+    public func summaries(limit: Int? = nil) throws -> [ContactStore.Summary] { try store.summaries(limit: limit) }
+    /// How many contacts there are.
+    public func count() throws -> Int { try store.count() }
+    /// The contact whose ID is `text` or starts with it.
+    public func resolve(_ text: String) throws -> UUID { try store.resolve(text) }
+    /// The groups contacts are in, with how many are in each.
+    public func groups() throws -> [ContactStore.GroupCount] { try store.groups() }
+    /// The groups of likely duplicates.
+    public func duplicates() throws -> [DuplicateGroup] { try store.duplicates() }
+    /// The birthdays and anniversaries from `today` to `days` days after it, soonest first.
+    public func upcomingDates(from today: DateComponents, within days: Int) throws -> [UpcomingDate] {
+        try store.upcomingDates(from: today, within: days)
+    }
+
+    // MARK: Books
+
+    /// Every book, in list order.
+    public func books() throws -> [AddressBook] { try store.books() }
+    /// The book of `zoneID`; nil when there is none.
+    public func book(_ zoneID: RecordZone.ID) throws -> AddressBook? { try store.book(zoneID) }
+    /// The book the contact with `id` is in.
+    public func book(of id: UUID) throws -> AddressBook? { try store.book(of: id) }
+    /// How many contacts each book holds.
+    public func bookCounts() throws -> [RecordZone.ID: Int] { try store.bookCounts() }
+    /// The book named `text` (letter case aside; `NAME@OWNER` tells apart two books of one name).
+    public func resolveBook(_ text: String) throws -> AddressBook { try store.resolveBook(text) }
+
+    // MARK: Sync
+
+    /// Changes saved on this device that the server has not confirmed.
+    public func pendingCount() throws -> Int { try store.pendingCount() }
+    /// The conflict log, newest first.
+    public func conflicts() throws -> [ContactConflict] { try store.conflicts() }
+    /// How many entries the conflict log holds.
+    public func conflictCount() throws -> Int { try store.conflictCount() }
+    /// The conflict entry whose ID is `text` or starts with it.
+    public func resolveConflict(_ text: String) throws -> ContactConflict { try store.resolveConflict(text) }
+    /// The records refused as tampered with, kept for inspection.
+    public func tamperedRecords() throws -> [TamperedRecord] { try store.tamperedRecords() }
+    /// How many records were refused as tampered with.
+    public func tamperedCount() throws -> Int { try store.tamperedCount() }
+    /// A setting of the device (its server, its account's name, when it last synced).
+    public func setting(_ key: Setting) throws -> String? { try store.setting(key) }
+}
