@@ -26,8 +26,9 @@ extension SyncServerConfiguration {
     }
 }
 
-/// A real sync server in this process, on a free loopback port, with a throw-away store: a SQLite
-/// file, or a PostgreSQL database of its own when ``backend`` says so.
+/// A real sync server in this process, on a free loopback port or answering through its router
+/// without a socket (``Transport``), with a throw-away store: a SQLite file, or a PostgreSQL
+/// database of its own when ``backend`` says so.
 ///
 /// ```swift
 /// let server = try await TestServer.start()
@@ -42,13 +43,33 @@ public final class TestServer: Sendable {
         case postgres
     }
 
+    /// How clients reach a test server.
+    public enum Transport: Sendable {
+        /// A listener on a loopback port, with the HTTP defences and push sockets: for tests of
+        /// those, of the process, and of anything that needs a real connection.
+        case loopback
+        /// No listener: requests to ``baseURL`` go straight to the server's router in this process
+        /// (``RouterTransport``), for tests of what the routes decide (records, zones, shares,
+        /// hierarchy, isolation). Push sockets cannot be opened.
+        case inProcess
+    }
+
+    /// Whether `SYNC_TEST_TRANSPORT=loopback` asks for a listener on every server: the tests that
+    /// run in process then run over loopback, to compare the two or to rule the transport out.
+    public static var everyServerListens: Bool {
+        ProcessInfo.processInfo.environment["SYNC_TEST_TRANSPORT"] == "loopback"
+    }
+
     /// The backend servers started in this task use: SQLite unless a test scope says otherwise.
     @TaskLocal public static var backend: Backend = .sqlite
 
-    /// The port the server listens on.
+    /// The port the server listens on; 0 for a server without a listener (``Transport/inProcess``).
     public let port: Int
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:<port>`; for a server without a listener, a loopback address of its own
+    /// that nothing listens on, which ``TestClient``, ``Database`` and the engine reach it by.
+    public let baseURL: String
+    /// How clients reach the server.
+    public let transport: Transport
     /// The store behind the server, for tests that look at or change it directly.
     public let store: any RecordStore
     /// Where it stores.
@@ -62,6 +83,8 @@ public final class TestServer: Sendable {
 
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
+    /// Numbers the in-process servers' addresses.
+    private static let inProcessServers = Atomic<Int>(0)
     private let ownsStorage: Bool
     /// The relay that carries push notices to and from other instances (PostgreSQL only).
     public var pushRelay: PostgresPushRelay? { Self.relay(in: pushServices) }
@@ -72,12 +95,14 @@ public final class TestServer: Sendable {
     private let pushServices: [any Service]
 
     private init(
-        port: Int, store: any RecordStore, backend: Backend, storagePath: String, ownsStorage: Bool,
-        pushHub: PushHub, pushServices: [any Service], faults: FaultInjector, serviceGroup: ServiceGroup,
-        runTask: Task<Void, any Error>
+        port: Int, baseURL: String, transport: Transport, store: any RecordStore, backend: Backend,
+        storagePath: String, ownsStorage: Bool, pushHub: PushHub, pushServices: [any Service], faults: FaultInjector,
+        serviceGroup: ServiceGroup, runTask: Task<Void, any Error>
     ) {
         self.pushServices = pushServices
         self.port = port
+        self.baseURL = baseURL
+        self.transport = transport
         self.store = store
         self.backend = backend
         self.storagePath = storagePath
@@ -91,9 +116,10 @@ public final class TestServer: Sendable {
     /// Runs `body` with a server started for it (as ``start(configuration:storagePath:port:faults:)`` starts
     /// one), and stops the server afterwards, whether `body` returns or throws.
     public static func with<T>(
-        configuration: SyncServerConfiguration = .testing, _ body: (TestServer) async throws -> T
+        configuration: SyncServerConfiguration = .testing, transport: Transport = .loopback,
+        _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(configuration: configuration)
+        let server = try await start(configuration: configuration, transport: transport)
         do {
             let result = try await body(server)
             try await server.stop()
@@ -110,9 +136,10 @@ public final class TestServer: Sendable {
     ///   - storagePath: a SQLite file to use (and keep); by default a new file that ``stop()`` removes. On
     ///     PostgreSQL, the database named after the path (kept), or a new one that ``stop()`` drops.
     ///   - port: 0 for any free port; pass a former server's port to restart "the same" server.
+    ///   - transport: a loopback listener, or none (requests go to the router in this process).
     public static func start(
         configuration: SyncServerConfiguration = .testing, storagePath: String? = nil, port: Int = 0,
-        faults: FaultInjector = FaultInjector()
+        faults: FaultInjector = FaultInjector(), transport: Transport = .loopback
     ) async throws -> TestServer {
         let path =
             storagePath
@@ -136,6 +163,12 @@ public final class TestServer: Sendable {
                 defaultQuotaBytes: configuration.defaultQuotaBytes)
         }
         let (pushHub, pushServices) = await SyncServerApplication.push(for: store, logger: logger)
+        if transport == .inProcess && !Self.everyServerListens {
+            return try await startInProcess(
+                store: store, configuration: configuration, backend: backend, storagePath: path,
+                ownsStorage: storagePath == nil, pushHub: pushHub, pushServices: pushServices, faults: faults,
+                logger: logger)
+        }
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = SyncServerApplication.makeApplication(
             store: store, configuration: configuration, host: "127.0.0.1", port: port, pushHub: pushHub,
@@ -160,14 +193,43 @@ public final class TestServer: Sendable {
             try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
         }
         return TestServer(
-            port: boundPort, store: store, backend: backend, storagePath: path, ownsStorage: storagePath == nil,
-            pushHub: pushHub, pushServices: pushServices, faults: faults, serviceGroup: group, runTask: task)
+            port: boundPort, baseURL: "http://127.0.0.1:\(boundPort)", transport: .loopback, store: store,
+            backend: backend, storagePath: path, ownsStorage: storagePath == nil, pushHub: pushHub,
+            pushServices: pushServices, faults: faults, serviceGroup: group, runTask: task)
+    }
+
+    /// A server without a listener: its router answers requests to an address of its own, and its
+    /// background work (history compaction, the push relay) runs as it would behind a listener.
+    private static func startInProcess(
+        store: any RecordStore, configuration: SyncServerConfiguration, backend: Backend, storagePath: String,
+        ownsStorage: Bool, pushHub: PushHub, pushServices: [any Service], faults: FaultInjector, logger: Logger
+    ) async throws -> TestServer {
+        let router = SyncServerApplication.makeRouter(
+            store: store, pushHub: pushHub, configuration: configuration, middleware: [faults.middleware])
+        let services =
+            SyncServerApplication.backgroundServices(
+                store: store, pushHub: pushHub, configuration: configuration, logger: logger) + pushServices
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
+        let task = Task { try await group.run() }
+        // A loopback address nothing listens on (the servers with a listener take 127.0.0.1), on
+        // the discard port: a request that finds no transport registered fails as if nobody answered.
+        let number = inProcessServers.add(1, ordering: .relaxed).newValue
+        let baseURL = "http://127.88.\(number / 250 % 250 + 1).\(number % 250 + 1):9"
+        InProcessTransports.register(RouterTransport(responder: router.buildResponder(), logger: logger), for: baseURL)
+        if let relay = Self.relay(in: pushServices) {
+            try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
+        }
+        return TestServer(
+            port: 0, baseURL: baseURL, transport: .inProcess, store: store, backend: backend, storagePath: storagePath,
+            ownsStorage: ownsStorage, pushHub: pushHub, pushServices: pushServices, faults: faults,
+            serviceGroup: group, runTask: task)
     }
 
     /// Stops the server gracefully and, if it made its own store, removes the file.
     public func stop() async throws {
         // A graceful shutdown waits for every request: let those held at a gate go on.
         faults.openAllGates()
+        if transport == .inProcess { InProcessTransports.remove(baseURL) }
         await serviceGroup.triggerGracefulShutdown()
         try await runTask.value
         switch backend {

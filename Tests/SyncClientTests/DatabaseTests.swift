@@ -13,7 +13,7 @@ struct DatabaseTests {
 
     /// A container signed up on a fresh server through the environment variables a port sets.
     private func withContainer(_ body: (TestServer, Container) async throws -> Void) async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let configuration = try ContainerConfiguration.load(
                 identifier: "iCloud.com.example.Contacts",
                 environment: [

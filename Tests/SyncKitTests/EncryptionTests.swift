@@ -24,7 +24,7 @@ struct EncryptionTests {
 
     @Test("the server's database file and the bytes on the wire hold only ciphertext; the record reads back whole")
     func ciphertextOnly() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let database = container(server, passphrase: TestDevice.passphrase).privateCloudDatabase
             try await database.save(RecordZone(zoneID: Self.zoneID))
             let secretName = "Augusta Ada King-\(UUID().uuidString)"
@@ -61,7 +61,7 @@ struct EncryptionTests {
 
     @Test("a kept account key spares the next keyring scrypt; a wrong or stale one is never used")
     func keptAccountKey() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let kept = Mutex<[String: Data]>([:])
             let saves = Mutex(0)
             let derivedKeys = Keyring.DerivedKeys(
@@ -100,7 +100,7 @@ struct EncryptionTests {
 
     @Test("a second device with the passphrase reads everything; without it, or with a wrong one, it says so")
     func secondDevice() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let first = container(server, passphrase: TestDevice.passphrase).privateCloudDatabase
             try await first.save(RecordZone(zoneID: Self.zoneID))
             let record = Record(recordType: "Contact", recordID: Self.recordID)

@@ -10,7 +10,7 @@ import Testing
 struct EngineLifecycleTests {
     @Test("an engine created signed out syncs by itself once credentials appear, and wipes on sign-out")
     func credentialsAppearLater() async throws {
-        try await withDevices(1) { server, account, devices in
+        try await withDevices(1, transport: .loopback) { server, account, devices in
             let observer = devices[0]
             let store = CredentialStore()
             let a = TestDevice(
@@ -142,7 +142,7 @@ struct EngineLifecycleTests {
 struct AutomaticSyncTests {
     @Test("two devices with automatic sync converge with no manual call, edits made on both")
     func twoDevicesConverge() async throws {
-        try await withDevices(0) { server, account, _ in
+        try await withDevices(0, transport: .loopback) { server, account, _ in
             let a = TestDevice(name: "a", server: server, client: account, automaticallySync: true)
             let b = TestDevice(name: "b", server: server, client: account, automaticallySync: true)
             for index in 0..<20 { a.save(id: "a\(index)", name: "From A \(index)") }

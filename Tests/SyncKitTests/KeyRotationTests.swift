@@ -49,7 +49,7 @@ struct KeyRotationTests {
     }
 
     private func withSetup(_ body: (Setup) async throws -> Void) async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let adaDevice = TestDevice(name: "ada-laptop", server: server, client: ada)
             adaDevice.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])

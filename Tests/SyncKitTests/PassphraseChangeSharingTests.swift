@@ -13,7 +13,7 @@ import Testing
 struct PassphraseChangeSharingTests {
     @Test("after both change their passphrases, the share works with the new ones and not with the old")
     func shareSurvivesBothChanges() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let url = URL(string: server.baseURL)!
             let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let adaDevice = TestDevice(name: "ada-laptop", server: server, client: ada)

@@ -29,7 +29,7 @@ struct SealedRecordTypesTests {
 
     @Test("a save of a declared type with a plain value where a sealed one belongs is refused before it leaves")
     func plainIsNotSent() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let database = database(server, account)
             try await database.save(RecordZone(zoneID: Self.zoneID))
@@ -55,7 +55,7 @@ struct SealedRecordTypesTests {
 
     @Test("a fetch by ID gives a forged or misplaced record as its recordTampered error, and the others as records")
     func lookupReportsEachRecord() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let database = database(server, account)
             try await database.save(RecordZone(zoneID: Self.zoneID))
@@ -92,7 +92,7 @@ struct SealedRecordTypesTests {
 
     @Test("each save seals one version above the record it was built on; archived system fields keep the version")
     func versionsGoUpFromTheLastKnownRecord() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let database = database(server, account)
             try await database.save(RecordZone(zoneID: Self.zoneID))
@@ -163,7 +163,7 @@ struct SealedRecordTypesTests {
 
     @Test("the engine reports an earlier value served again as a failed fetch (rollback) and hands over the rest")
     func engineRefusesRollback() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let database = database(server, account)
             try await database.save(RecordZone(zoneID: Self.zoneID))
@@ -200,7 +200,7 @@ struct SealedRecordTypesTests {
 
     @Test("a conflict whose server record is an earlier value served again comes without that record, saying why")
     func engineRefusesRollbackInAConflict() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(transport: .inProcess) { server in
             let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let database = database(server, account)
             try await database.save(RecordZone(zoneID: Self.zoneID))

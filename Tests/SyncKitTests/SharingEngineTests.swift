@@ -44,8 +44,10 @@ struct SharingEngineTests {
         }
     }
 
-    private func withSetup(_ body: (Setup) async throws -> Void) async throws {
-        try await TestServer.with { server in
+    private func withSetup(
+        transport: TestServer.Transport = .inProcess, _ body: (Setup) async throws -> Void
+    ) async throws {
+        try await TestServer.with(transport: transport) { server in
             let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
             let adaDevice = TestDevice(name: "ada-laptop", server: server, client: ada)
             adaDevice.engine.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: TestDevice.zoneID))])
@@ -253,7 +255,7 @@ struct SharingEngineTests {
 
     @Test("signing out on one device stops its shared engine; the share, the zone and the other device carry on")
     func signOutStopsTheSharedEngine() async throws {
-        try await withSetup { setup in
+        try await withSetup(transport: .loopback) { setup in
             let grace = try await setup.person("grace")
             let (_, invitation) = try await setup.adaContainer.share(
                 TestDevice.zoneID, with: [.init(userRecordName: grace.id, permission: .readWrite)])

@@ -6,12 +6,13 @@ import SyncTesting
 import Synchronization
 import Testing
 
-/// Two or more devices, one real server over loopback.
+/// Two or more devices, one real server: through its router in this process, or over loopback for
+/// tests that need push (`transport: .loopback`).
 func withDevices(
     _ count: Int = 2, configuration: SyncServerConfiguration = .testing,
-    _ body: (TestServer, TestClient, [TestDevice]) async throws -> Void
+    transport: TestServer.Transport = .inProcess, _ body: (TestServer, TestClient, [TestDevice]) async throws -> Void
 ) async throws {
-    try await TestServer.with(configuration: configuration) { server in
+    try await TestServer.with(configuration: configuration, transport: transport) { server in
         let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
         let devices = (0..<count).map { TestDevice(name: "device-\($0)", server: server, client: account) }
         try await body(server, account, devices)
@@ -347,7 +348,7 @@ struct EngineBehaviourTests {
     // How fast a push arrives is measured by `sync-bench engine`, not asserted here.
     @Test("push: device B sees A's change with no fetch call and no polling")
     func push() async throws {
-        try await withDevices(0) { server, account, _ in
+        try await withDevices(0, transport: .loopback) { server, account, _ in
             let a = TestDevice(name: "a", server: server, client: account)
             let b = TestDevice(
                 name: "b", server: server, client: account, automaticallySync: true, policy: TestDevice.pushOnly)
@@ -502,7 +503,7 @@ struct EngineDataSafetyTests {
 struct EngineOwnSavesTests {
     @Test("a send whose answer never came: the saves it made come back in the next fetch")
     func unansweredSendIsFetchedBack() async throws {
-        try await withDevices(1) { server, account, devices in
+        try await withDevices(1, transport: .loopback) { server, account, devices in
             let a = devices[0]
             a.save(id: "x", name: "Answered")
             try await a.engine.sendChanges()

@@ -68,6 +68,9 @@ final class TestDevice: SyncEngineDelegate {
         keyring: Keyring = TestDevice.keyring(), scope: DatabaseScope = .private,
         zone: RecordZone.ID = TestDevice.zoneID
     ) {
+        precondition(
+            !automaticallySync || server.transport == .loopback,
+            "automatic sync listens for push, which needs a listener: start the server with transport: .loopback")
         self.name = name
         self.zone = zone
         self.queuesEverythingOnSignIn = queuesEverythingOnSignIn

@@ -116,7 +116,7 @@ struct UntrackedChangesTests {
 
     @Test("a device that syncs by itself sends them once the app says there are some")
     func automaticSend() async throws {
-        try await withDevices(1) { server, account, devices in
+        try await withDevices(1, transport: .loopback) { server, account, devices in
             let a = OwnListDevice(server: server, client: account, automaticallySync: true)
             a.queue(id: "ada", name: "Ada")
             a.queue(id: "grace", name: "Grace")

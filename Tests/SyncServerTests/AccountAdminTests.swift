@@ -21,7 +21,7 @@ struct AccountAdminTests {
         "a disabled account is refused at every request, push and sign-in with accountDisabled; enabling restores its sessions"
     )
     func disableAndEnable() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
             let ada = try await anonymous.signedUp(username: "ada")
             let grace = try await anonymous.signedUp(username: "grace")

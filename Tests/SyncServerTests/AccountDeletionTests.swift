@@ -13,7 +13,7 @@ struct AccountDeletionTests {
 
     @Test("a participant sees the deleted account's book go, with a push; its tokens are refused; the name is free")
     func participantSeesDeletion() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
             var ada = try await anonymous.signedUp(username: "ada")
             ada.deviceID = "ada-laptop"

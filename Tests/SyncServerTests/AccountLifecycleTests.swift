@@ -19,7 +19,7 @@ struct AccountLifecycleTests {
 
     @Test("a password change ends every other session and closes its push socket; the caller stays signed in")
     func passwordChangeEndsOtherSessions() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
             let laptop = try await accounts.signUp(username: "ada", password: Self.password, deviceLabel: "laptop")
             let phone = try await accounts.signIn(username: "ada", password: Self.password, deviceLabel: "phone")
@@ -118,7 +118,7 @@ struct AccountLifecycleTests {
 
     @Test("ending a session by ID refuses its token with sessionEnded; a stranger's ID answers as an unknown one")
     func endSessionByID() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
             let laptop = try await accounts.signUp(username: "ada", password: Self.password, deviceLabel: "laptop")
             let stolen = try await accounts.signIn(username: "ada", password: Self.password, deviceLabel: "thief")
@@ -202,7 +202,7 @@ struct AccountLifecycleTests {
         configuration.clock = ServerClock(clock, startingAt: Date())
         configuration.sessionLifetime = .seconds(3600)
         configuration.sessionMaxLifetime = .seconds(3 * 3600)
-        try await withServer(configuration: configuration) { server, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let socket = try await ada.openPush()
             for _ in 1...3 {

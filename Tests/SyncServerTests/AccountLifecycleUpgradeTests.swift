@@ -69,7 +69,7 @@ struct AccountLifecycleUpgradeTests {
 
     /// Serves the upgraded storage and checks the earlier session from a client's side.
     private func check(storagePath: String) async throws {
-        let server = try await TestServer.start(storagePath: storagePath)
+        let server = try await TestServer.start(storagePath: storagePath, transport: .inProcess)
         do {
             let accounts = AccountClient(serverURL: try #require(URL(string: server.baseURL)))
             #expect(try await accounts.account(token: Self.token).username == "ada")

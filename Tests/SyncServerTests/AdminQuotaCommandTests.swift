@@ -27,7 +27,7 @@ struct AdminQuotaCommandTests {
             try await TestServer.$backend.withValue(backend) {
                 // Ada stores 600 bytes of fields; Grace nothing.
                 var stored: Int64 = 0
-                let server = try await TestServer.start(storagePath: path)
+                let server = try await TestServer.start(storagePath: path, transport: .inProcess)
                 do {
                     let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
                     _ = try await TestClient(baseURL: server.baseURL).signedUp(username: "grace")
@@ -61,7 +61,7 @@ struct AdminQuotaCommandTests {
                     one.output.split(separator: "\n").count == 2 && one.output.contains("unlimited"), "\(one.output)")
 
                 // The server enforces the quota the command set: 600 stored, 500 more would pass 1,024.
-                let restarted = try await TestServer.start(storagePath: path)
+                let restarted = try await TestServer.start(storagePath: path, transport: .inProcess)
                 do {
                     let ada = try await TestClient(baseURL: restarted.baseURL).signedIn(username: "ada")
                     var more = RecordValue(recordType: "Note", recordID: .init(recordName: "m", zoneID: contactsZone))

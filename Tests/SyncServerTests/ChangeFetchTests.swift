@@ -139,7 +139,7 @@ struct ChangeFetchTests {
     func restartKeepsDataAndTokens() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let first = try await TestServer.start(storagePath: path)
+        let first = try await TestServer.start(storagePath: path, transport: .inProcess)
         let ada = try await TestClient(baseURL: first.baseURL).signedUp(username: "ada")
         try await ada.saveZones("Contacts")
         let saved = try await ada.save((0..<10).map { contact("c\($0)") })
@@ -147,7 +147,7 @@ struct ChangeFetchTests {
         let databaseToken = try await ada.fetchDatabaseChanges().changeToken
         try await first.stop()
 
-        let second = try await TestServer.start(storagePath: path)
+        let second = try await TestServer.start(storagePath: path, transport: .inProcess)
         var again = ada
         again.baseURL = second.baseURL
         #expect(try await again.account().username == "ada", "the session survives the restart")

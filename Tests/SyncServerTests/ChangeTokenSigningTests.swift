@@ -169,7 +169,10 @@ struct ChangeTokenInstancesTests {
     func firstKeyOnce() async throws {
         let path = "token-first-key-\(UUID())"
         let (one, two) = try await TestServer.$backend.withValue(.postgres) {
-            (try await TestServer.start(storagePath: path), try await TestServer.start(storagePath: path))
+            (
+                try await TestServer.start(storagePath: path, transport: .inProcess),
+                try await TestServer.start(storagePath: path, transport: .inProcess)
+            )
         }
         do {
             let now = Date()
@@ -199,8 +202,8 @@ struct ChangeTokenInstancesTests {
         configurationTwo.clock = ServerClock(clockTwo, startingAt: Date())
         let (one, two) = try await TestServer.$backend.withValue(.postgres) {
             (
-                try await TestServer.start(configuration: configurationOne, storagePath: path),
-                try await TestServer.start(configuration: configurationTwo, storagePath: path)
+                try await TestServer.start(configuration: configurationOne, storagePath: path, transport: .inProcess),
+                try await TestServer.start(configuration: configurationTwo, storagePath: path, transport: .inProcess)
             )
         }
         do {

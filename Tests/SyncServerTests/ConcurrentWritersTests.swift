@@ -18,8 +18,8 @@ struct ConcurrentWritersTests {
     func tokensNeverSkip() async throws {
         let path = "concurrent-writers-\(UUID())"
         let (first, second) = try await TestServer.$backend.withValue(.postgres) {
-            let first = try await TestServer.start(storagePath: path)
-            return (first, try await TestServer.start(storagePath: path))
+            let first = try await TestServer.start(storagePath: path, transport: .inProcess)
+            return (first, try await TestServer.start(storagePath: path, transport: .inProcess))
         }
         defer {
             Task {

@@ -63,7 +63,9 @@ struct HTTPDefenseTests {
 
     @Test("a client that sends its head a byte at a time is closed at the head timeout, however often it sends")
     func slowHead() async throws {
-        try await withServer(configuration: Self.configuration { $0.http.requestHeadTimeout = Self.short }) {
+        try await withServer(
+            configuration: Self.configuration { $0.http.requestHeadTimeout = Self.short }, transport: .loopback
+        ) {
             server, _ in
             let connection = try await RawConnection.open(port: server.port)
             try await connection.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
@@ -89,7 +91,9 @@ struct HTTPDefenseTests {
 
     @Test("a connection that sends nothing is closed at the head timeout")
     func silentConnection() async throws {
-        try await withServer(configuration: Self.configuration { $0.http.requestHeadTimeout = Self.short }) {
+        try await withServer(
+            configuration: Self.configuration { $0.http.requestHeadTimeout = Self.short }, transport: .loopback
+        ) {
             server, _ in
             let connection = try await RawConnection.open(port: server.port)
             let outcome = await connection.readUntilEnded()
@@ -101,7 +105,9 @@ struct HTTPDefenseTests {
 
     @Test("a kept-alive connection with no next request is closed at the idle timeout")
     func idleConnection() async throws {
-        try await withServer(configuration: Self.configuration { $0.http.idleTimeout = Self.short }) { server, _ in
+        try await withServer(
+            configuration: Self.configuration { $0.http.idleTimeout = Self.short }, transport: .loopback
+        ) { server, _ in
             let connection = try await RawConnection.open(port: server.port)
             try await connection.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let answer = try await connection.response()
@@ -116,7 +122,9 @@ struct HTTPDefenseTests {
 
     @Test("a body that does not arrive within the body timeout closes the connection")
     func slowBody() async throws {
-        try await withServer(configuration: Self.configuration { $0.http.requestBodyTimeout = Self.short }) {
+        try await withServer(
+            configuration: Self.configuration { $0.http.requestBodyTimeout = Self.short }, transport: .loopback
+        ) {
             server, _ in
             let connection = try await RawConnection.open(port: server.port)
             let body = #"{"username":"slow","password":"correct horse battery"}"#
@@ -143,7 +151,7 @@ struct HTTPDefenseTests {
     @Test("a 1 MB header gets 431 with the JSON error body, and the connection closes")
     func hugeHeader() async throws {
         // The default limit, 16 KiB.
-        try await withServer(configuration: Self.configuration { _ in }) { server, _ in
+        try await withServer(configuration: Self.configuration { _ in }, transport: .loopback) { server, _ in
             let connection = try await RawConnection.open(port: server.port)
             let padding = String(repeating: "a", count: 1024 * 1024)
             try await connection.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(padding)\r\n\r\n")
@@ -155,7 +163,9 @@ struct HTTPDefenseTests {
 
     @Test("a declared body over the limit GET /v1/limits states gets 413 limitExceeded before a byte of it is sent")
     func declaredBodyTooLarge() async throws {
-        try await withServer(configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }) {
+        try await withServer(
+            configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }, transport: .loopback
+        ) {
             server, _ in
             let limits = try JSONDecoder().decode(
                 ServerLimits.self, from: try await RawHTTP.exchange(port: server.port, "GET", "/v1/limits").body)
@@ -197,7 +207,7 @@ struct HTTPDefenseTests {
 
     @Test("a client that sends its whole oversized body before it reads (AsyncHTTPClient) gets the 413")
     func oversizedBodyFromHTTPClient() async throws {
-        try await withServer(configuration: Self.configuration { _ in }) { _, client in
+        try await withServer(configuration: Self.configuration { _ in }, transport: .loopback) { _, client in
             for size in [3, 10] {
                 let body = Data(repeating: UInt8(ascii: "a"), count: size * 1024 * 1024)
                 let answer = try await client.send(.post, "/v1/accounts", body: body)
@@ -209,7 +219,9 @@ struct HTTPDefenseTests {
 
     @Test("a chunked body that grows past the limit gets 413, and the connection closes without reading the rest")
     func chunkedBodyTooLarge() async throws {
-        try await withServer(configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }) {
+        try await withServer(
+            configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }, transport: .loopback
+        ) {
             server, _ in
             let connection = try await RawConnection.open(port: server.port)
             let chunk = "1000\r\n" + String(repeating: "a", count: 4096) + "\r\n"
@@ -264,7 +276,7 @@ struct HTTPDefenseTests {
             ),
         ])
     func malformed(_ what: String, _ request: String) async throws {
-        try await withServer(configuration: Self.configuration { _ in }) { server, _ in
+        try await withServer(configuration: Self.configuration { _ in }, transport: .loopback) { server, _ in
             let connection = try await RawConnection.open(port: server.port)
             try await connection.send(request)
             try Self.expectRefusal(await connection.readUntilEnded(), status: 400, code: .invalidArguments)
@@ -274,7 +286,7 @@ struct HTTPDefenseTests {
 
     @Test("a chunked body that breaks off into garbage gets 400 invalidArguments, not a server error")
     func brokenChunkedBody() async throws {
-        try await withServer(configuration: Self.configuration { _ in }) { server, _ in
+        try await withServer(configuration: Self.configuration { _ in }, transport: .loopback) { server, _ in
             let connection = try await RawConnection.open(port: server.port)
             try await connection.send(
                 "POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -298,7 +310,7 @@ struct HTTPDefenseTests {
             ),
         ])
     func decoderStops(_ what: String, _ requests: String, _ answers: Int) async throws {
-        try await withServer(configuration: Self.configuration { _ in }) { server, _ in
+        try await withServer(configuration: Self.configuration { _ in }, transport: .loopback) { server, _ in
             let connection = try await RawConnection.open(port: server.port)
             // A request follows that the decoder will never read: it must not wait for an answer
             // until the idle timeout.
@@ -314,7 +326,9 @@ struct HTTPDefenseTests {
 
     @Test("a bad request after a good one on the same connection is refused after the good one's answer")
     func badRequestAfterGoodOne() async throws {
-        try await withServer(configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }) {
+        try await withServer(
+            configuration: Self.configuration { $0.limits.maximumRequestBytes = 4096 }, transport: .loopback
+        ) {
             server, _ in
             for (second, status) in [
                 ("POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000000\r\n\r\n", 413),
@@ -343,7 +357,7 @@ struct HTTPDefenseTests {
             $0.http.maximumConnectionsPerAddress = 3
             $0.http.maximumConnections = 5
         }
-        try await withServer(configuration: configuration) { server, _ in
+        try await withServer(configuration: configuration, transport: .loopback) { server, _ in
             /// A connection that completed a request and stays open (so it is surely counted).
             func admitted(from source: String) async throws -> RawConnection {
                 let connection = try await RawConnection.open(port: server.port, from: source)
@@ -452,7 +466,9 @@ struct HTTPDefenseTests {
 
     @Test("a push socket counts toward the connection limits")
     func pushSocketCounts() async throws {
-        try await withServer(configuration: Self.configuration { $0.http.maximumConnectionsPerAddress = 2 }) {
+        try await withServer(
+            configuration: Self.configuration { $0.http.maximumConnectionsPerAddress = 2 }, transport: .loopback
+        ) {
             server, _ in
             // Accounts and changes go through connections of their own, from another address.
             let token = try await Self.signUp(server, from: "127.0.0.3")
@@ -487,7 +503,7 @@ struct HTTPDefenseTests {
             $0.http.idleTimeout = Self.short
             $0.http.requestBodyTimeout = Self.short
         }
-        try await withServer(configuration: configuration) { server, _ in
+        try await withServer(configuration: configuration, transport: .loopback) { server, _ in
             let token = try await Self.signUp(server, from: "127.0.0.3")
             let push = try await Self.openPush(server, token: token, from: "127.0.0.2")
             // A client speaks on its socket now and then (a pong, a message): that is not the start

@@ -17,7 +17,7 @@ struct HTTPStatusTests {
 
     @Test("a push upgrade without a token, or with a bad one, is a 401 with the error body")
     func pushUpgradeNeedsAToken() async throws {
-        try await withServer { server, _ in
+        try await withServer(transport: .loopback) { server, _ in
             for authorization in [[], [("Authorization", "Bearer not-a-token")], [("Authorization", "Basic abc")]] {
                 let answer = try await RawHTTP.exchange(
                     port: server.port, "GET", "/v1/push", headers: Self.upgradeHeaders + authorization)
@@ -36,7 +36,7 @@ struct HTTPStatusTests {
 
     @Test("an upgrade request to a path that takes no WebSocket gets that path's error, with a body")
     func upgradeElsewhereIsRefusedWithABody() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let token = try #require(ada.token)
             let unknown = try await RawHTTP.exchange(
@@ -54,7 +54,7 @@ struct HTTPStatusTests {
 
     @Test("GET /v1/push without the upgrade is a 426 naming the upgrade; without a token, a 401")
     func pushWithoutUpgrade() async throws {
-        try await withServer { _, anonymous in
+        try await withServer(transport: .loopback) { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let answer = try await ada.send(.get, "/v1/push")
             #expect(answer.status == 426)
@@ -70,7 +70,7 @@ struct HTTPStatusTests {
 
     @Test("a method a path does not have is a 405 with Allow and an error body; an unknown path is a 404")
     func wrongMethod() async throws {
-        try await withServer { _, anonymous in
+        try await withServer(transport: .loopback) { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let cases: [(RequestMethod, String, String)] = [
                 (.delete, "/v1/accounts", "POST"),

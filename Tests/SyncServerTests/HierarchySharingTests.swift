@@ -266,7 +266,7 @@ struct HierarchySharingTests {
 
     @Test("the owner deletes a share, then another's root: each hierarchy leaves Grace, then the zone does")
     func ownerDeletes() async throws {
-        try await withServer { _, anonymous in
+        try await withServer(transport: .loopback) { _, anonymous in
             var home = try await Household(anonymous)
             let groceries = try await home.share("Groceries", with: [(home.graceID, .readWrite)])
             try await home.grace.acceptShare(token: groceries.token)

@@ -49,7 +49,7 @@ struct MetricsTests {
 
     @Test("/metrics counts requests by route, errors by CloudKit code, push sockets and store latency")
     func metricsShowWhatHappened() async throws {
-        try await withServer { _, anonymous in
+        try await withServer(transport: .loopback) { _, anonymous in
             try await withMetricsListener { metrics in
                 try await metricsShowWhatHappened(anonymous, metrics)
             }
@@ -91,7 +91,7 @@ struct MetricsTests {
 
     @Test("the public listener answers /metrics as any unknown path; the metrics listener serves it and nothing else")
     func metricsOnlyOnTheirListener() async throws {
-        try await withServer { _, anonymous in
+        try await withServer(transport: .loopback) { _, anonymous in
             let metrics = try await anonymous.send(.get, "/metrics")
             let elsewhere = try await anonymous.send(.get, "/nowhere")
             #expect(metrics.status == 404 && elsewhere.status == 404)
@@ -115,7 +115,7 @@ struct MetricsTests {
 
     @Test("every answer carries its request's ID, errors included, and IDs differ")
     func requestIDs() async throws {
-        try await withServer { _, anonymous in
+        try await withServer(transport: .loopback) { _, anonymous in
             let ok = try await anonymous.send(.get, "/v1/health")
             let refused = try await anonymous.send(.get, "/v1/account")
             #expect(refused.status == 401)

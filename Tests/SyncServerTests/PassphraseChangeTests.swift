@@ -88,7 +88,7 @@ struct PassphraseChangeTests {
 
     @Test("the change replaces the settings and every wrapped key, touches no record, and tells the other devices")
     func changeReplacesEverything() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let setup = try await Setup(anonymous)
             let family = RecordZone.ID(zoneName: "Family")
             let recordsBefore = try await setup.ada.contents(of: family)

@@ -14,7 +14,7 @@ struct PushAndRateLimitTests {
     // checked with a marker sent after the action: a socket's messages arrive in order.
     @Test("a change reaches the owner's other connections, once, and nobody else's")
     func pushReachesOwnerOnly() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             var laptop = try await anonymous.signedUp(username: "ada")
             laptop.deviceID = "laptop"
             var phone = try await laptop.signedIn(username: "ada")
@@ -68,7 +68,7 @@ struct PushAndRateLimitTests {
         var configuration = SyncServerConfiguration.testing
         configuration.clock = ServerClock(clock, startingAt: Date())
         configuration.userRateLimit = .init(requestsPerSecond: 0.5, burst: 3)
-        try await withServer(configuration: configuration) { _, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { _, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             for _ in 0..<3 { #expect(try await ada.send(.get, "/v1/account").status == 200, "within the burst") }
             let answer = try await ada.send(.get, "/v1/account")
@@ -92,7 +92,7 @@ struct PushAndRateLimitTests {
         // Time stands still: the bucket never refills, however slow the requests.
         configuration.clock = ServerClock(TestClock(), startingAt: Date())
         configuration.addressRateLimit = .init(requestsPerSecond: 0.05, burst: 3)
-        try await withServer(configuration: configuration) { _, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { _, anonymous in
             var codes: [SyncError.Code] = []
             for _ in 0..<5 {
                 if let error = await syncError({

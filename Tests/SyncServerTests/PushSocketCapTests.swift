@@ -13,7 +13,7 @@ struct PushSocketCapTests {
     func socketBeyondTheCapIsRefused() async throws {
         var configuration = SyncServerConfiguration.testing
         configuration.maximumPushSocketsPerAccount = 3
-        try await withServer(configuration: configuration) { server, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let adaID = try await ada.account().userRecordName
             let token = try #require(ada.token)

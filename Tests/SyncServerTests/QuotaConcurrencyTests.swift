@@ -16,7 +16,7 @@ struct QuotaConcurrencyTests {
     @Test("8 writers on SQLite: usage equals the sum of what was stored")
     func sqlite() async throws {
         try await TestServer.$backend.withValue(.sqlite) {
-            let server = try await TestServer.start()
+            let server = try await TestServer.start(transport: .inProcess)
             do {
                 try await run(instances: [server])
                 try await server.stop()
@@ -33,8 +33,8 @@ struct QuotaConcurrencyTests {
     func postgres() async throws {
         let path = "quota-writers-\(UUID())"
         let (first, second) = try await TestServer.$backend.withValue(.postgres) {
-            let first = try await TestServer.start(storagePath: path)
-            return (first, try await TestServer.start(storagePath: path))
+            let first = try await TestServer.start(storagePath: path, transport: .inProcess)
+            return (first, try await TestServer.start(storagePath: path, transport: .inProcess))
         }
         do {
             try await run(instances: [first, second])

@@ -9,10 +9,13 @@ import Testing
 @Suite("Storage quotas", .onEveryBackend)
 struct QuotaTests {
     /// A server whose accounts may store `quota` bytes of fields unless told otherwise.
-    private func withQuota<T>(_ quota: Int64?, _ body: (TestServer, TestClient) async throws -> T) async throws -> T {
+    private func withQuota<T>(
+        _ quota: Int64?, transport: TestServer.Transport = .inProcess,
+        _ body: (TestServer, TestClient) async throws -> T
+    ) async throws -> T {
         var configuration = SyncServerConfiguration.testing
         configuration.defaultQuotaBytes = quota
-        return try await withServer(configuration: configuration, body)
+        return try await withServer(configuration: configuration, transport: transport, body)
     }
 
     /// A record whose fields are `size` bytes as stored.
@@ -169,7 +172,7 @@ struct QuotaTests {
 
     @Test("a zone of 2,500 records is deleted at once and purged in chunks; usage and changes stay right")
     func largeZoneDeletion() async throws {
-        try await withQuota(nil) { server, anonymous in
+        try await withQuota(nil, transport: .loopback) { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let adaID = try await ada.account().userRecordName
             var laptop = try await anonymous.signedIn(username: "ada")

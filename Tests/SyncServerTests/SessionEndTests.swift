@@ -10,7 +10,7 @@ import Testing
 struct SessionEndTests {
     @Test("signing out closes that session's push socket; the same user's other session keeps its own")
     func signOutClosesPush() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             var laptop = try await anonymous.signedUp(username: "ada")
             laptop.deviceID = "laptop"
             var phone = try await anonymous.signedIn(username: "ada")
@@ -44,7 +44,7 @@ struct SessionEndTests {
         var configuration = SyncServerConfiguration.testing
         configuration.clock = ServerClock(clock, startingAt: Date())
         configuration.sessionLifetime = .seconds(3600)
-        try await withServer(configuration: configuration) { server, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             let socket = try await ada.openPush()
             // The socket's timer sleeps until the session's end.
@@ -90,7 +90,7 @@ struct SessionEndTests {
         var configuration = SyncServerConfiguration.testing
         configuration.clock = ServerClock(clock, startingAt: Date())
         configuration.sessionLifetime = .seconds(3600)
-        try await withServer(configuration: configuration) { server, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { server, anonymous in
             let ada = try await anonymous.signedUp(username: "ada")
             // Just past the end (dates are stored to the millisecond).
             await clock.advance(by: .seconds(3601))

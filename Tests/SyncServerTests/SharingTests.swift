@@ -332,7 +332,7 @@ struct SharingTests {
 
     @Test("push: participants hear of the owner's writes and of each other's; the owner hears of theirs")
     func push() async throws {
-        try await withServer { server, anonymous in
+        try await withServer(transport: .loopback) { server, anonymous in
             let people = try await People(anonymous)
             try await setUp(people)
             let share = try await share(people, bob: .readWrite)

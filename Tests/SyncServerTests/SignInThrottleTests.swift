@@ -39,7 +39,7 @@ struct SignInThrottleTests {
         var configuration = configuration(clock: clock)
         configuration.usernameSignInThrottle = .init(
             freeFailures: 3, initialDelay: .seconds(10), maximumDelay: .seconds(3600), forgetAfter: .seconds(86_400))
-        try await withServer(configuration: configuration) { _, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { _, anonymous in
             _ = try await anonymous.signedUp(username: "ada", password: Self.password)
 
             // Three free failures, and the fourth is still checked (and answered 401).
@@ -87,7 +87,7 @@ struct SignInThrottleTests {
         var configuration = configuration(clock: clock)
         configuration.usernameSignInThrottle = .init(
             freeFailures: 2, initialDelay: .seconds(60), maximumDelay: .seconds(3600), forgetAfter: .seconds(86_400))
-        try await withServer(configuration: configuration) { _, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { _, anonymous in
             _ = try await anonymous.signedUp(username: "ada", password: Self.password)
             _ = try await anonymous.signedUp(username: "bob", password: Self.password)
             for _ in 0..<3 { _ = try await signIn(anonymous, "ADA", "wrong password") }
@@ -103,7 +103,7 @@ struct SignInThrottleTests {
         var configuration = configuration(clock: clock)
         configuration.addressSignInThrottle = .init(
             freeFailures: 3, initialDelay: .seconds(30), maximumDelay: .seconds(3600), forgetAfter: .seconds(86_400))
-        try await withServer(configuration: configuration) { server, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { server, anonymous in
             _ = try await anonymous.signedUp(username: "bob", password: Self.password)
             // 127.0.0.2 guesses at many usernames, a failure each: the username counts never fill up.
             for index in 0..<4 {
@@ -135,7 +135,7 @@ struct SignInThrottleTests {
         configuration.usernameSignInThrottle = .init(
             freeFailures: 5, initialDelay: .seconds(1), maximumDelay: .seconds(900), forgetAfter: .seconds(86_400))
         configuration.passwordHashing = .init(concurrency: 2, queueLimit: 64)
-        try await withServer(configuration: configuration) { _, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { _, anonymous in
             _ = try await anonymous.signedUp(username: "ada", password: Self.password)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<16 {
@@ -156,7 +156,7 @@ struct SignInThrottleTests {
         var configuration = SyncServerConfiguration.testing
         // Two at once, then one an hour: the test cannot be slow enough to earn a third.
         configuration.accountCreationRateLimit = .init(requestsPerSecond: 1.0 / 3600, burst: 2)
-        try await withServer(configuration: configuration) { server, anonymous in
+        try await withServer(configuration: configuration, transport: .loopback) { server, anonymous in
             func create(_ username: String, from address: String) async throws -> RawHTTPAnswer {
                 try await RawHTTP.exchange(
                     port: server.port, from: address, "POST", "/v1/accounts",

@@ -4,11 +4,14 @@ import SyncServer
 import SyncTesting
 import Testing
 
-/// Runs `body` against a fresh server on a loopback port, and stops the server afterwards.
+/// Runs `body` against a fresh server, and stops the server afterwards. The server answers through
+/// its router in this process unless the test asks for a loopback listener (`transport: .loopback`),
+/// which tests of the HTTP defences, push sockets and raw requests need.
 func withServer<T>(
-    configuration: SyncServerConfiguration = .testing, _ body: (TestServer, TestClient) async throws -> T
+    configuration: SyncServerConfiguration = .testing, transport: TestServer.Transport = .inProcess,
+    _ body: (TestServer, TestClient) async throws -> T
 ) async throws -> T {
-    try await TestServer.with(configuration: configuration) { server in
+    try await TestServer.with(configuration: configuration, transport: transport) { server in
         try await body(server, TestClient(baseURL: server.baseURL))
     }
 }

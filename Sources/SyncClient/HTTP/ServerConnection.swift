@@ -59,26 +59,51 @@ package struct ServerConnection: Sendable {
         let security = TransportSecurity.current
         // A body without a token is a sign-up or sign-in: it carries a password.
         try endpoint.verify(sendingSecrets: token != nil || body != nil, security)
+        var fields: [(String, String)] = []
+        if let token { fields.append(("Authorization", "Bearer \(token)")) }
+        if let deviceID { fields.append(("X-Device-ID", deviceID)) }
+        fields += headers
+        if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+            fields.append(("Content-Type", "application/json"))
+        }
+        if let transport = InProcessTransports.transport(for: base) {
+            return try await exchange(method, path, headers: fields, body: body, in: transport, endpoint: endpoint)
+        }
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         if case .tcp(_, _, true) = endpoint, security.caFile != nil {
             request.tlsConfiguration = try Self.tlsConfiguration(security)
         }
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let deviceID { request.headers.add(name: "X-Device-ID", value: deviceID) }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
-                request.headers.add(name: "Content-Type", value: "application/json")
-            }
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
+        for (name, value) in fields { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
             let response = try await Self.http.execute(request, timeout: timeout)
             let buffer = try await response.body.collect(upTo: maximumAnswerSize)
             return HTTPAnswer(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                 body: Data(buffer.readableBytesView))
+        } catch is CancellationError {
+            throw SyncError(.operationCancelled, "the request was cancelled")
+        } catch {
+            throw SyncError(
+                .networkFailure,
+                "could not reach the sync server at \(endpoint): \(error); the engine retries by itself")
+        }
+    }
+
+    /// ``exchange(_:_:body:headers:timeout:)`` with a server in this process (tests only): the same
+    /// checks before and the same errors after, without a socket.
+    private func exchange(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: [UInt8]?,
+        in transport: any InProcessTransport, endpoint: ServerEndpoint
+    ) async throws -> HTTPAnswer {
+        do {
+            try Task.checkCancellation()
+            let answer = try await transport.exchange(method, path, headers: headers, body: body)
+            guard answer.body.count <= maximumAnswerSize else {
+                throw SyncError(.internalError, "the answer is larger than \(maximumAnswerSize) bytes")
+            }
+            return answer
         } catch is CancellationError {
             throw SyncError(.operationCancelled, "the request was cancelled")
         } catch {
