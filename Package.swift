@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
         .library(name: "VCard", targets: ["VCard"]),
+        .library(name: "LocalSystem", targets: ["LocalSystem"]),
         .library(name: "ContactsCore", targets: ["ContactsCore"]),
         .library(name: "ContactsTUI", targets: ["ContactsTUI"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
@@ -80,10 +81,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The local machine's primitives every program shares: the one file lock and the one process
+        // launcher. Foundation and Glibc only, so the server, the tests' helpers and the contacts app import it.
+        .target(
+            name: "LocalSystem",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SyncServer",
             dependencies: [
-                "SyncCore",
+                "SyncCore", "LocalSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -108,6 +115,7 @@ let package = Package(
             name: "SyncTesting",
             dependencies: [
                 "SyncCore",
+                "LocalSystem",
                 "SyncCrypto",
                 "SyncClient",
                 "SyncServer",
@@ -127,7 +135,7 @@ let package = Package(
         .target(
             name: "ContactsCore",
             dependencies: [
-                "SyncCore", "SyncCrypto", "SyncKit", "VCard",
+                "SyncCore", "SyncCrypto", "SyncKit", "VCard", "LocalSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -171,6 +179,11 @@ let package = Package(
         .testTarget(
             name: "SyncCryptoTests",
             dependencies: ["SyncCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LocalSystemTests",
+            dependencies: ["LocalSystem", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSystem
 import SyncKit
 
 /// Keeps the zero-setup server there for an app that stays open (the full-screen app).
@@ -37,7 +38,7 @@ public final class LocalServerKeeper: Sendable {
             report(Note(text: text, isError: true))
         }
         while !Task.isCancelled {
-            ServerProcess.reapSpawned()
+            ChildProcess.reapDetached()
             if down || !device.engine.isPushConnected {
                 if await server.answers() {
                     if down {

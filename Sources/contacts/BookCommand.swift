@@ -48,13 +48,13 @@ struct BookCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a book, then sync it.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name, such as Family.") var name: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.createBook(named: name)
             print("created \"\(book.name.terminalSafe)\"")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -65,13 +65,13 @@ struct BookCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name now.") var name: String
         @Argument(help: "Its new name.") var newName: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.renameBook(try device.store.resolveBook(name), to: newName)
             print("renamed to \"\(book.name.terminalSafe)\"")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -82,10 +82,10 @@ struct BookCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
         @Flag(help: "Confirm: the book's contacts are deleted everywhere.") var yes = false
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.store.resolveBook(name)
             let count = try device.store.bookCounts()[book.zoneID] ?? 0
             guard yes else {
@@ -95,7 +95,7 @@ struct BookCommand: AsyncParsableCommand {
             }
             try device.deleteBook(book)
             print("deleted \"\(book.name.terminalSafe)\" and its \(count) contact(s)")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -213,14 +213,14 @@ struct BookCommand: AsyncParsableCommand {
             abstract: "Leave a book someone shares with you; it disappears from your devices.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.store.resolveBook(name)
             try device.leaveBook(book)
             print("left \"\(book.name.terminalSafe)\"")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 }
