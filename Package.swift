@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
         .library(name: "VCard", targets: ["VCard"]),
+        .library(name: "LocalSystem", targets: ["LocalSystem"]),
         .library(name: "ContactsModel", targets: ["ContactsModel"]),
         .library(name: "ContactsLocal", targets: ["ContactsLocal"]),
         .library(name: "ContactsStore", targets: ["ContactsStore"]),
@@ -82,10 +83,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The local machine's primitives every program shares: the one file lock and the one process
+        // launcher. Foundation and Glibc only, so the server, the tests' helpers and the contacts app import it.
+        .target(
+            name: "LocalSystem",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SyncServer",
             dependencies: [
-                "SyncCore",
+                "SyncCore", "LocalSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -110,6 +117,7 @@ let package = Package(
             name: "SyncTesting",
             dependencies: [
                 "SyncCore",
+                "LocalSystem",
                 "SyncCrypto",
                 "SyncClient",
                 "SyncServer",
@@ -141,7 +149,7 @@ let package = Package(
         // and its private files and locks. Nothing of the synced data.
         .target(
             name: "ContactsLocal",
-            dependencies: ["ContactsModel", "SyncCore", "SyncCrypto", "SyncClient"],
+            dependencies: ["ContactsModel", "LocalSystem", "SyncCore", "SyncCrypto", "SyncClient"],
             swiftSettings: swiftSettings
         ),
         // The synced store: `ContactsDevice`, the one front door (it owns its transactions; GRDB stays
@@ -149,7 +157,7 @@ let package = Package(
         .target(
             name: "ContactsStore",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "SyncCore", "SyncCrypto", "SyncKit", "VCard",
+                "ContactsModel", "ContactsLocal", "LocalSystem", "SyncCore", "SyncCrypto", "SyncKit", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -194,6 +202,11 @@ let package = Package(
         .testTarget(
             name: "SyncCryptoTests",
             dependencies: ["SyncCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LocalSystemTests",
+            dependencies: ["LocalSystem", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

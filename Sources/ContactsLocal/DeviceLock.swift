@@ -1,24 +1,22 @@
 import ContactsModel
 import Foundation
+import LocalSystem
 
-/// Keeps two processes from opening one device (their engines would send the same outbox).
-package final class DeviceLock: Sendable {
-    private let descriptor: Int32
+#if canImport(Glibc)
+    import Glibc
+#endif
 
-    package init(path: String, deviceName: String) throws {
-        descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+extension FileLock {
+    /// The lock that keeps two processes from opening one device (their engines would send the same outbox),
+    /// taken without waiting.
+    package static func device(path: String, deviceName: String) throws -> FileLock {
+        do {
+            return try acquire(path)
+        } catch .cannotOpen(_, let errno) {
             throw DeviceError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+        } catch .held, .timedOut {
             throw DeviceError(
                 "device '\(deviceName)' is open in another contacts process; close it first, or pass another --device")
         }
-    }
-
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
     }
 }

@@ -1,5 +1,6 @@
 import ContactsModel
 import Foundation
+import LocalSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -36,25 +37,24 @@ public struct ExternalEditor: Sendable {
         command = named.first { !$0.allSatisfy(\.isWhitespace) } ?? "vi"
     }
 
-    /// Runs the editor on `path` and waits for it to exit.
+    /// Runs the editor on `path`, on this process's terminal (its standard input, output and error, in its
+    /// process group, so the terminal's keys reach it), and waits for it to exit.
     public func open(_ path: String) throws(Failure) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // The path is the shell's $1, never part of the command's text.
-        process.arguments = ["-c", command + " \"$1\"", "sh", path]
+        let process: ChildProcess
         do {
-            try process.run()
+            // The path is the shell's $1, never part of the command's text.
+            process = try ChildProcess(
+                ["/bin/sh", "-c", command + " \"$1\"", "sh", path], input: .inherited, output: .inherited,
+                error: .inherited)
         } catch {
             throw .cannotStart(command: command, reason: "\(error)")
         }
-        process.waitUntilExit()
+        let status = process.wait().status
         // The shell's 127 and 126: the command was not found or cannot run.
-        if process.terminationStatus == 127 || process.terminationStatus == 126 {
+        if status == 127 || status == 126 {
             throw .cannotStart(command: command, reason: "not found or not executable")
         }
-        guard process.terminationStatus == 0 else {
-            throw .failed(command: command, status: process.terminationStatus)
-        }
+        guard status == 0 else { throw .failed(command: command, status: status) }
     }
 
     /// Edits `contact` as a ``ContactTemplate`` until the file reads as a valid contact, and returns it; nil

@@ -1,5 +1,6 @@
 import ContactsModel
 import Foundation
+import LocalSystem
 import SyncCore
 import SyncCrypto
 import SyncKit
@@ -138,9 +139,13 @@ public struct LocalServer: Sendable {
             try await terminate(running, timeout: .seconds(60))
         }
         if respectingStop && wasStoppedOnPurpose { return nil }
-        let pid = try ServerProcess.spawn(
-            executable: launchCommand[0], arguments: Array(launchCommand.dropFirst()), log: logFile)
-        if try await waitUntilAnswering(spawned: pid, within: .seconds(30)) { return answeringOnTheSocket() }
+        let server: ChildProcess
+        do {
+            server = try ChildProcess.startDetached(launchCommand, log: logFile)
+        } catch {
+            throw DeviceError("could not start the local sync server: \(error)")
+        }
+        if try await waitUntilAnswering(spawned: server, within: .seconds(30)) { return answeringOnTheSocket() }
         throw LocalServerError.didNotStart(log: logFile)
     }
 
@@ -156,11 +161,11 @@ public struct LocalServer: Sendable {
 
     /// Waits up to `limit` for the server to answer on its socket while it holds the storage lock.
     /// Throws when the process `spawned` ends first, with the reason from its log.
-    private func waitUntilAnswering(spawned: pid_t?, within limit: Duration) async throws -> Bool {
+    private func waitUntilAnswering(spawned: ChildProcess?, within limit: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if running() != nil, await answers() { return true }
-            if let spawned, ServerProcess.hasExited(spawned) {
+            if let spawned, !spawned.isRunning {
                 throw LocalServerError.stoppedWhileStarting(reason: lastLogLine(), log: logFile)
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -190,7 +195,7 @@ public struct LocalServer: Sendable {
         }
         let deadline = ContinuousClock.now + timeout
         while self.running() != nil {
-            ServerProcess.reapSpawned()
+            ChildProcess.reapDetached()
             guard ContinuousClock.now < deadline else {
                 throw LocalServerError.didNotStop(pid: running.pid, timeout: timeout)
             }

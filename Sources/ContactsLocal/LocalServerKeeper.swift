@@ -1,5 +1,6 @@
 import ContactsModel
 import Foundation
+import LocalSystem
 
 /// Keeps the zero-setup server there for an app that stays open (the full-screen app).
 ///
@@ -46,7 +47,7 @@ public final class LocalServerKeeper: Sendable {
             report(Note(text: text, isError: true))
         }
         while !Task.isCancelled {
-            ServerProcess.reapSpawned()
+            ChildProcess.reapDetached()
             if down || !isPushConnected() {
                 if await server.answers() {
                     if down {

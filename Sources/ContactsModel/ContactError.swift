@@ -140,14 +140,6 @@ public enum ContactValidation {
     private static let phoneSeparators = Set("+-(). /#*,;".utf8)
 }
 
-extension String {
-    /// Input echoed back in a message: ``terminalSafe``, and cut at 80 characters.
-    package var terminalSafeForMessages: String {
-        let result = terminalSafe
-        return result.count > 80 ? String(result.prefix(80)) + "…" : result
-    }
-}
-
 extension ContactError {
     /// What part of a contact an input error is about, for a form or a file to point at it, and for an
     /// email or a phone the value at fault when one is; nil for errors that are not about input.

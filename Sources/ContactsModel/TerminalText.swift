@@ -1,7 +1,9 @@
+/// The one place that decides which text a terminal would act on, and what is shown instead: the app's
+/// screen, its commands' output and messages, and its JSON output all go through the functions here.
 extension String {
     /// This text with everything a terminal would act on replaced by a visible escape, so that text from a
-    /// server, a file or another device is displayed and never interpreted. The one such function of the app:
-    /// the full-screen app draws through it, and every command prints synced text through it.
+    /// server, a file or another device is displayed and never interpreted. The full-screen app draws through
+    /// it, and every command prints synced text through it.
     ///
     /// | Input | Shown as |
     /// | --- | --- |
@@ -29,6 +31,50 @@ extension String {
             // CR LF is one line break, not two.
             if scalar == "\n" && previous == "\r" { continue }
             result.append(contentsOf: scalar.terminalEscape.unicodeScalars)
+        }
+        return String(result)
+    }
+
+    /// Input echoed back in a message: ``terminalSafe``, and cut at 80 characters.
+    public var terminalSafeForMessages: String {
+        let result = terminalSafe
+        return result.count > 80 ? String(result.prefix(80)) + "…" : result
+    }
+
+    /// This text for a terminal that is not in a UTF-8 locale: ``terminalSafe``, then every non-ASCII grapheme
+    /// becomes `?`, except the symbols the full-screen app draws itself (box drawing, `…`, `↵`, arrows), which
+    /// become their ASCII look-alikes.
+    public var asciiSafe: String {
+        var result = ""
+        for character in terminalSafe {
+            if character.isASCII {
+                result.append(character)
+            } else {
+                result.append(Self.asciiLookAlikes[character] ?? "?")
+            }
+        }
+        return result
+    }
+
+    /// One column each, like the symbols they replace, so that an ASCII screen keeps the Unicode layout.
+    private static let asciiLookAlikes: [Character: Character] = [
+        "─": "-", "│": "|", "┌": "+", "┐": "+", "└": "+", "┘": "+", "├": "+", "┤": "+", "┬": "+", "┴": "+",
+        "┼": "+", "…": "~", "↵": "$", "↑": "^", "↓": "v", "←": "<", "→": ">", "•": "*", "·": ".",
+    ]
+
+    /// This JSON text with DEL, C1 controls, line separators and bidi controls written as `\uXXXX` escapes, as
+    /// JSON allows: a reader gets the exact text back, and a terminal the JSON is printed on acts on none of
+    /// them. (A JSON encoder escapes C0 controls itself; outside strings, JSON has only ASCII.)
+    public var terminalSafeJSON: String {
+        guard unicodeScalars.contains(where: { $0.value >= 0x7F && $0.needsTerminalEscape }) else { return self }
+        var result = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            guard scalar.value >= 0x7F, scalar.needsTerminalEscape else {
+                result.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            result.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
         }
         return String(result)
     }

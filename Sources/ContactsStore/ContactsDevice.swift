@@ -2,6 +2,7 @@ import ContactsLocal
 import ContactsModel
 import Foundation
 import GRDB
+import LocalSystem
 import SyncCore
 import SyncCrypto
 import SyncKit
@@ -56,7 +57,7 @@ public final class ContactsDevice: Sendable {
     /// The engines on the private database (the person's own books) and on the shared one (books
     /// others share with them), as CKSyncEngine apps run one per database.
     private let engineBox = Mutex<(private: SyncEngine, shared: SyncEngine)?>(nil)
-    private let lock: DeviceLock
+    private let lock: FileLock
     /// Where each engine's send has got to in the outbox (the engine sends the next batch while one is
     /// answered).
     let sends = Mutex<[DatabaseScope: OutboxSend]>([:])
@@ -93,7 +94,7 @@ public final class ContactsDevice: Sendable {
         try DataDirectory.prepare(options.dataDirectory)
         let directory = options.dataDirectory + "/devices"
         let path = directory + "/\(options.deviceName).sqlite"
-        lock = try DeviceLock(path: path + ".lock", deviceName: options.deviceName)
+        lock = try FileLock.device(path: path + ".lock", deviceName: options.deviceName)
         store = try ContactStore(path: path)
         credentials = CredentialStore(token: try store.setting(.token))
         if try store.setting(.deviceID) == nil { try store.setSetting(.deviceID, UUID.random().uuidString) }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LocalSystem
 import Logging
 import NIOCore
 import NIOSSL
@@ -55,8 +56,6 @@ public struct SyncServerRunner: Sendable {
         }
         // Read before the storage is opened: a typo in a file name costs nothing.
         let tlsConfiguration = try tls?.serverConfiguration()
-        // Process-wide: swift-metrics has one backend per process.
-        ServerMetrics.bootstrap()
         var logger = Logger(label: "sync-server")
         logger.logLevel = logLevel
         if let databaseURL {
@@ -95,8 +94,15 @@ public struct SyncServerRunner: Sendable {
             throw StartupError("cannot create the storage directory \(directory): \(error.localizedDescription)")
         }
         try StorageDirectory.check(directory.isEmpty ? "." : directory)
-        let lock = try StorageLock(path: path + ".lock")
-        defer { withExtendedLifetime(lock) {} }
+        let lock: FileLock
+        do {
+            lock = try FileLock.acquire(path + ".lock")
+        } catch .held, .timedOut {
+            throw StartupError(.storageInUse(lockPath: path + ".lock"))
+        } catch {
+            throw StartupError(error.description)
+        }
+        defer { lock.release() }
 
         // Created private before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
         let created = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -172,8 +178,8 @@ public struct SyncServerRunner: Sendable {
         do {
             try await group.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            let addresses = metricsAddress.map { "\(host):\(port) or \($0)" } ?? "\(host):\(port)"
-            throw StartupError("\(addresses) is already in use; stop what listens there or pass another --port")
+            let addresses = ["\(host):\(port)"] + (metricsAddress.map { ["\($0)"] } ?? [])
+            throw StartupError(.addressInUse(addresses))
         } catch let error as IOError where error.errnoCode == EACCES {
             throw StartupError("not allowed to listen on \(host):\(port); use a port above 1023")
         }
@@ -181,30 +187,39 @@ public struct SyncServerRunner: Sendable {
 }
 
 /// A reason the server cannot start; printed as it is, without the usage text.
+///
+/// The cases a program running the server can do something about carry their facts in ``reason``, so that
+/// each program words them with its own options; ``description`` says them without naming any.
 public struct StartupError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
-/// Keeps a second server from serving the same storage file (its pushes would go unheard).
-final class StorageLock {
-    private let descriptor: Int32
-
-    init(path: String) throws {
-        descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StartupError("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw StartupError(
-                "another sync-server is already using this storage (\(path) is locked); stop it or pass another --storage"
-            )
-        }
+    /// What stopped the server, when a program may word it itself.
+    public enum Reason: Sendable, Hashable {
+        /// Said in ``StartupError/description`` alone.
+        case described
+        /// Something else listens on one of these addresses (`host:port`).
+        case addressInUse([String])
+        /// Another server serves this storage file: it holds the lock file at `lockPath`.
+        case storageInUse(lockPath: String)
     }
 
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+    public let reason: Reason
+    public let description: String
+
+    public init(_ description: String) {
+        reason = .described
+        self.description = description
+    }
+
+    public init(_ reason: Reason) {
+        self.reason = reason
+        switch reason {
+        case .described:
+            description = "the server could not start"
+        case .addressInUse(let addresses):
+            description =
+                "\(addresses.joined(separator: " or ")) is already in use; stop what listens there, or choose another port"
+        case .storageInUse(let lockPath):
+            description =
+                "another sync-server is already using this storage (\(lockPath) is locked); stop it, or choose another storage file"
+        }
     }
 }

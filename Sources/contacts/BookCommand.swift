@@ -49,13 +49,13 @@ struct BookCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a book, then sync it.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name, such as Family.") var name: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.createBook(named: name)
             print("created \"\(book.name.terminalSafe)\"")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -66,13 +66,13 @@ struct BookCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name now.") var name: String
         @Argument(help: "Its new name.") var newName: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.renameBook(try device.reader.resolveBook(name), to: newName)
             print("renamed to \"\(book.name.terminalSafe)\"")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -83,10 +83,10 @@ struct BookCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
         @Flag(help: "Confirm: the book's contacts are deleted everywhere.") var yes = false
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.reader.resolveBook(name)
             let count = try device.reader.bookCounts()[book.zoneID] ?? 0
             guard yes else {
@@ -96,7 +96,7 @@ struct BookCommand: AsyncParsableCommand {
             }
             try device.deleteBook(book)
             print("deleted \"\(book.name.terminalSafe)\" and its \(count) contact(s)")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -214,14 +214,14 @@ struct BookCommand: AsyncParsableCommand {
             abstract: "Leave a book someone shares with you; it disappears from your devices.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.reader.resolveBook(name)
             try device.leaveBook(book)
             print("left \"\(book.name.terminalSafe)\"")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 }

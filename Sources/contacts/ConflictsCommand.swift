@@ -58,15 +58,15 @@ struct ConflictsCommand: AsyncParsableCommand {
             abstract: "Put an entry's lost value back into its contact, as a new edit, then sync.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The entry's ID, or the start of it, as `contacts conflicts` prints it.") var id: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let entry = try device.reader.resolveConflict(id)
             let contact = try device.restoreConflict(entry.id)
             let value = entry.lost.value.text.isEmpty ? "(empty)" : entry.lost.value.text.terminalSafe
             print("Restored \(contact.name.terminalSafe)'s \(entry.fieldName): \(value)")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 
@@ -76,14 +76,14 @@ struct ConflictsCommand: AsyncParsableCommand {
             abstract: "Take an entry out of the log, keeping the contact as it is, then sync.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The entry's ID, or the start of it, as `contacts conflicts` prints it.") var id: String
-        @Flag(help: "Save on this device only; sync later.") var noSync = false
+        @OptionGroup var edit: EditSyncOptions
 
         func run() async throws {
-            let device = try await Session.open(global, needsServer: !noSync)
+            let device = try await Session.open(global, needsServer: edit.syncs)
             let entry = try device.reader.resolveConflict(id)
             try device.dismissConflict(entry.id)
             print("Dismissed the conflict over \(entry.contactName.terminalSafe)'s \(entry.fieldName).")
-            if !noSync { await Session.syncAfterEdit(device) }
+            await edit.syncAfterEdit(device)
         }
     }
 }

@@ -185,7 +185,7 @@ struct AddCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var fields: ContactFields
     @Option(help: "The book to add to (default: Contacts; `contacts book list` shows the books).") var book: String?
-    @Flag(help: "Save on this device only; sync later.") var noSync = false
+    @OptionGroup var edit: EditSyncOptions
 
     func validate() throws {
         guard fields.name != nil else { throw ValidationError("--name is required, such as --name \"Ada Lovelace\"") }
@@ -196,10 +196,10 @@ struct AddCommand: AsyncParsableCommand {
         fields.apply(to: &contact, replaceLists: true)
         // Check before anything opens or starts: bad input changes nothing.
         try ContactValidation.validate(contact)
-        let device = try await Session.open(global, needsServer: !noSync)
+        let device = try await Session.open(global, needsServer: edit.syncs)
         let saved = try device.add(contact, to: try book.map { try device.reader.resolveBook($0).zoneID })
         print(saved.id.uuidString)
-        if !noSync { await Session.syncAfterEdit(device) }
+        await edit.syncAfterEdit(device)
     }
 }
 
@@ -222,7 +222,7 @@ struct EditCommand: AsyncParsableCommand {
     @Flag(help: "Remove every phone number.") var clearPhones = false
     @Flag(help: "Take the contact out of every group.") var clearGroups = false
     @Flag(help: "Edit the whole contact as a text file in $VISUAL or $EDITOR.") var editor = false
-    @Flag(help: "Save on this device only; sync later.") var noSync = false
+    @OptionGroup var edit: EditSyncOptions
 
     func validate() throws {
         if editor && (fields.isChanging || clearEmails || clearPhones || clearGroups) {
@@ -231,7 +231,7 @@ struct EditCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let device = try await Session.open(global, needsServer: !noSync)
+        let device = try await Session.open(global, needsServer: edit.syncs)
         guard var contact = try device.reader.contact(try device.reader.resolve(id)) else {
             throw CommandFailure(ContactError.unknownID(id).description)
         }
@@ -255,7 +255,7 @@ struct EditCommand: AsyncParsableCommand {
         if clearGroups { contact.groups = [] }
         try device.update(contact)
         print(contact.id.uuidString)
-        if !noSync { await Session.syncAfterEdit(device) }
+        await edit.syncAfterEdit(device)
     }
 }
 
@@ -265,14 +265,14 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The contact's ID, or the start of it.") var id: String
-    @Flag(help: "Save on this device only; sync later.") var noSync = false
+    @OptionGroup var edit: EditSyncOptions
 
     func run() async throws {
-        let device = try await Session.open(global, needsServer: !noSync)
+        let device = try await Session.open(global, needsServer: edit.syncs)
         let resolved = try device.reader.resolve(id)
         try device.delete(resolved)
         print("deleted \(resolved.uuidString)")
-        if !noSync { await Session.syncAfterEdit(device) }
+        await edit.syncAfterEdit(device)
     }
 }
 
@@ -286,23 +286,6 @@ enum ContactJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return escapingTerminalControls(String(decoding: try encoder.encode(value), as: UTF8.self))
-    }
-
-    /// `json` with DEL, C1 controls, line separators and bidi controls written as `\uXXXX` escapes, as JSON
-    /// allows: a reader gets the exact text back, and a terminal the JSON is printed on acts on none of them.
-    /// (The encoder escapes C0 controls itself; outside strings, JSON has only ASCII.)
-    static func escapingTerminalControls(_ json: String) -> String {
-        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && $0.needsTerminalEscape }) else { return json }
-        var result = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            guard scalar.value >= 0x7F, scalar.needsTerminalEscape else {
-                result.append(scalar)
-                continue
-            }
-            let hex = String(scalar.value, radix: 16, uppercase: true)
-            result.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
-        }
-        return String(result)
+        return String(decoding: try encoder.encode(value), as: UTF8.self).terminalSafeJSON
     }
 }

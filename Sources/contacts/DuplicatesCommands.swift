@@ -57,7 +57,7 @@ struct MergeCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The contacts' IDs, or the start of them; the first is kept.") var ids: [String] = []
-    @Flag(help: "Save on this device only; sync later.") var noSync = false
+    @OptionGroup var edit: EditSyncOptions
 
     func validate() throws {
         guard ids.count >= 2 else {
@@ -66,10 +66,10 @@ struct MergeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let device = try await Session.open(global, needsServer: !noSync)
+        let device = try await Session.open(global, needsServer: edit.syncs)
         let resolved = try ids.map { try device.reader.resolve($0) }
         let merged = try device.merge(resolved)
         print("Merged \(resolved.count) contacts into \(merged.name.terminalSafe) (\(merged.id.uuidString)).")
-        if !noSync { await Session.syncAfterEdit(device) }
+        await edit.syncAfterEdit(device)
     }
 }

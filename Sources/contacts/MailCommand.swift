@@ -19,7 +19,7 @@ struct AddFromMailCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "The book a new contact goes into (default: Contacts).") var book: String?
-    @Flag(help: "Save on this device only; sync later.") var noSync = false
+    @OptionGroup var edit: EditSyncOptions
 
     func run() async throws {
         // Only the header section matters; the body is read and dropped, so that the mail client
@@ -35,7 +35,7 @@ struct AddFromMailCommand: AsyncParsableCommand {
             header += line
         }
         let sender = try MailSender(message: header)
-        let device = try await Session.open(global, needsServer: !noSync)
+        let device = try await Session.open(global, needsServer: edit.syncs)
         let outcome = try device.addSender(sender, to: try book.map { try device.reader.resolveBook($0).zoneID })
         switch outcome {
         case .added(let contact):
@@ -47,6 +47,6 @@ struct AddFromMailCommand: AsyncParsableCommand {
                 "already there: \(contact.name.terminalSafe) <\(sender.address.terminalSafe)> \(contact.id.uuidString)")
             return
         }
-        if !noSync { await Session.syncAfterEdit(device) }
+        await edit.syncAfterEdit(device)
     }
 }

@@ -193,10 +193,23 @@ struct ServerCommand: AsyncParsableCommand {
             } else {
                 runner.port = port ?? 8080
             }
+            // Process-wide, so the program's to set up: swift-metrics has one backend per process.
+            ServerMetrics.bootstrap()
             do {
                 try await runner.run()
             } catch let error as StartupError {
-                throw CommandFailure(error.description)
+                switch error.reason {
+                case .addressInUse(let addresses):
+                    throw CommandFailure(
+                        "\(addresses.joined(separator: " or ")) is already in use; stop what listens there or pass another --port"
+                    )
+                case .storageInUse(let lockPath):
+                    throw CommandFailure(
+                        "another sync server is already using this storage (\(lockPath) is locked); stop it or pass another --storage"
+                    )
+                case .described:
+                    throw CommandFailure(error.description)
+                }
             }
         }
     }

@@ -119,13 +119,13 @@ struct ImportCommand: AsyncParsableCommand {
     var files: [String]
     @Option(help: "The book new contacts go into (default: Contacts).") var book: String?
     @Flag(help: "Show what would be added, updated and skipped; change nothing.") var dryRun = false
-    @Flag(help: "Save on this device only; sync later.") var noSync = false
+    @OptionGroup var edit: EditSyncOptions
 
     func run() async throws {
         let paths = try files.flatMap(Self.expand)
         guard !paths.isEmpty else { throw CommandFailure("no .vcf or .csv file in \(files.joined(separator: ", "))") }
         let inputs = try paths.map(InputFile.init)
-        let device = try await Session.open(global, needsServer: !noSync && !dryRun)
+        let device = try await Session.open(global, needsServer: edit.syncs && !dryRun)
         let zoneID = try book.map { try device.reader.resolveBook($0).zoneID }
         var total = (imported: 0, updated: 0)
         var skipped = 0
@@ -164,7 +164,7 @@ struct ImportCommand: AsyncParsableCommand {
             return
         }
         print("imported \(total.imported), updated \(total.updated), skipped \(skipped)")
-        if !noSync { await Session.syncAfterEdit(device) }
+        await edit.syncAfterEdit(device)
         if total.imported + total.updated == 0 && skipped > 0 {
             throw CommandFailure("nothing imported from \(files.joined(separator: ", "))")
         }

@@ -278,7 +278,30 @@ struct SyncServerCommand: AsyncParsableCommand {
             requestBodyTimeout: .milliseconds(Int64((requestBodyTimeout * 1000).rounded())),
             maximumHeaderBytes: maxHeaderBytes, maximumConnections: maxConnections,
             maximumConnectionsPerAddress: maxConnectionsPerAddress)
-        try await runner.run()
+        // Process-wide, so the program's to set up: swift-metrics has one backend per process.
+        ServerMetrics.bootstrap()
+        do {
+            try await runner.run()
+        } catch let error as StartupError {
+            throw Self.worded(error)
+        }
+    }
+
+    /// `error` in this command's words: the options that get around it by name.
+    static func worded(_ error: StartupError) -> StartupError {
+        switch error.reason {
+        case .addressInUse(let addresses):
+            let options = addresses.count > 1 ? "--port or --metrics-listen" : "--port"
+            return StartupError(
+                "\(addresses.joined(separator: " or ")) is already in use; stop what listens there or pass another \(options)"
+            )
+        case .storageInUse(let lockPath):
+            return StartupError(
+                "another sync-server is already using this storage (\(lockPath) is locked); stop it or pass another --storage"
+            )
+        case .described:
+            return error
+        }
     }
 
     static func defaultStoragePath() -> String {

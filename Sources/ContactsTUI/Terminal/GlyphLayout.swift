@@ -1,3 +1,5 @@
+import ContactsModel
+
 /// One `cchar_t` to put on the screen: a spacing scalar and its combining scalars, at a column offset inside a
 /// grid cell.
 struct CursesGlyph: Sendable, Equatable {

@@ -219,10 +219,9 @@ extension Keyring {
         guard let record = response.records.first(where: { $0.recordID == shareID }),
             case .list(let entries)? = record.fields["participants"]
         else { throw missing }
-        let decoder = JSONDecoder()
         let owner = entries.lazy.compactMap { entry -> ShareParticipant? in
             guard case .string(let text) = entry else { return nil }
-            return try? decoder.decode(ShareParticipant.self, from: Data(text.utf8))
+            return try? JSONReader.decode(ShareParticipant.self, from: Data(text.utf8))
         }.first { $0.role == .owner && $0.userRecordName == zoneID.ownerName }
         guard let owner else { throw missing }
         let found = try await client.lookupUsers(LookupUsersRequest(usernames: [owner.username]))

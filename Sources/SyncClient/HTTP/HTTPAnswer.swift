@@ -18,8 +18,8 @@ public struct HTTPAnswer: Sendable {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    /// The error body, when the answer is one.
-    public var error: SyncError? { try? JSONDecoder().decode(SyncError.self, from: body) }
+    /// The error body, when the answer is one. Read as strictly as every other answer (``JSONReader``).
+    public var error: SyncError? { try? JSONReader.decode(SyncError.self, from: body) }
 
     /// A `Retry-After` the client can honour; a wait no client could ("inf", "1e308") is ignored.
     public var retryAfter: Double? {
@@ -30,7 +30,7 @@ public struct HTTPAnswer: Sendable {
     /// when the body is not an error.
     public var failure: SyncError? {
         guard !(200..<300).contains(status) else { return nil }
-        if var error = try? JSONDecoder().decode(SyncError.self, from: body) {
+        if var error {
             if error.retryAfter == nil { error.retryAfter = retryAfter }
             return error
         }

@@ -41,7 +41,7 @@ package enum PushSocket {
                 case .text:
                     // Anything but a push message (a future kind, a broken one) is not ours to act on.
                     let data = Data(frame.unmaskedData.readableBytesView)
-                    guard let push = try? JSONDecoder().decode(PushMessage.self, from: data) else { continue }
+                    guard let push = try? JSONReader.decode(PushMessage.self, from: data) else { continue }
                     await received(push)
                 case .ping:
                     try await outbound.write(

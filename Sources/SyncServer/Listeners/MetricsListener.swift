@@ -14,7 +14,6 @@ public enum MetricsListener {
     public static func makeApplication(
         host: String, port: Int, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        ServerMetrics.bootstrap()
         let router = Router()
         router.get("metrics") { _, _ in
             Response(

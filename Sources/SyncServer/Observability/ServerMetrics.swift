@@ -4,9 +4,10 @@ import Prometheus
 
 /// The server's metrics, through swift-metrics into a Prometheus registry that `GET /metrics` shows.
 ///
-/// swift-metrics has one backend per process: the first server of a process installs this one
-/// (``bootstrap()``), and every server of the process reports into it. A program that installed
-/// another backend first keeps it; `/metrics` then shows only what reached this registry.
+/// swift-metrics has one backend per process, which is the program's to choose: a program that
+/// serves `/metrics` installs this one at its start (``bootstrap()``), and every server of the process
+/// reports into it. The library never installs it itself: a program that installed another backend
+/// keeps it, and `/metrics` then shows only what reached this registry.
 public enum ServerMetrics {
     /// What `GET /metrics` shows.
     public static let registry = PrometheusCollectorRegistry()

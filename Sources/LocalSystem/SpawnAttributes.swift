@@ -31,10 +31,19 @@ final class SpawnAttributes {
 
 /// Adds a spawn file action that closes every descriptor from `lowest` up in the child, as glibc 2.34's
 /// `posix_spawn_file_actions_addclosefrom_np` does (looked up at run time: Swift's Glibc module does not
-/// export it). A child that outlives the test, such as a tmux server, would otherwise keep the sockets of
-/// other tests' servers open, and those servers would never see their connections close.
+/// export it); with an older glibc, one close for each descriptor open now. A child that outlives its
+/// parent (the local server, a tmux server) would otherwise keep a lock, another program's pipe or the
+/// sockets of other tests' servers open, and those servers would never see their connections close.
 func addCloseFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
-    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
+    if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
+        return
+    }
+    let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap {
+        Int32($0)
+    }
+    for descriptor in open where descriptor >= lowest && fcntl(descriptor, F_GETFD) >= 0 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
 }

@@ -5,7 +5,14 @@ import Synchronization
     import Glibc
 #endif
 
-/// A program that tests and benchmarks start: the sync server, a `contacts` command, tmux.
+/// A program this project's programs start: the local sync server that `contacts` leaves running, the person's
+/// editor on the terminal, and what tests and benchmarks start (the sync server, a `contacts` command, tmux).
+/// The one process launcher of the project.
+///
+/// Hand-written on `posix_spawn`, not swift-subprocess, whose `run` is structured: it waits for the child
+/// to end before it returns, and reaps it itself. The local server must outlive the command that started it
+/// (``startDetached(_:log:)``), tests stop and kill their servers from synchronous code and check whether
+/// they still run, and benchmarks read a child's peak memory from `wait4`, which a reaped child no longer has.
 ///
 /// Not Foundation's `Process`, for three reasons. Its `run()` reads past a buffer's end when it lists the
 /// descriptors to close (AddressSanitizer reports a heap overflow in `findMaximumOpenFromProcSelfFD`, and a
@@ -22,6 +29,16 @@ public final class ChildProcess: Sendable {
         case file(String)
         /// Standard error only: wherever standard output goes.
         case standardOutput
+        /// This process's own (its terminal, for an editor).
+        case inherited
+    }
+
+    /// Where the child's standard input comes from.
+    public enum Source: Sendable {
+        /// Nothing (/dev/null).
+        case null
+        /// This process's own standard input (its terminal, for an editor).
+        case inherited
     }
 
     /// How a child ended.
@@ -47,12 +64,14 @@ public final class ChildProcess: Sendable {
     private let termination = Mutex<Termination?>(nil)
 
     /// Starts `arguments[0]` with `arguments`, and this process's environment with `environment` laid over
-    /// it (a nil value removes the variable). Its standard input is /dev/null.
+    /// it (a nil value removes the variable). Its standard input is /dev/null unless `input` says otherwise.
     public convenience init(
-        _ arguments: [String], environment: [String: String?] = [:], output: Destination = .null,
-        error: Destination = .standardOutput
+        _ arguments: [String], environment: [String: String?] = [:], input: Source = .null,
+        output: Destination = .null, error: Destination = .standardOutput
     ) throws {
-        try self.init(arguments, environment: environment, input: nil, output: output, error: error, pipes: nil)
+        try self.init(
+            arguments, environment: environment, input: input == .inherited ? 0 : nil, output: output,
+            error: error, pipes: nil)
     }
 
     private init(
@@ -60,15 +79,14 @@ public final class ChildProcess: Sendable {
         error: Destination, pipes: (output: Int32, error: Int32)?
     ) throws {
         precondition(!arguments.isEmpty, "a command needs at least the program's path")
-        Self.ignoreBrokenPipes
         let attributes = SpawnAttributes()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if let input {
-            posix_spawn_file_actions_adddup2(&actions, input, 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        switch input {
+        case 0?: break  // this process's own, as it is
+        case let input?: posix_spawn_file_actions_adddup2(&actions, input, 0)
+        case nil: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         for (descriptor, destination, pipe) in [(Int32(1), output, pipes?.output), (2, error, pipes?.error)] {
             if let pipe {
@@ -80,6 +98,7 @@ public final class ChildProcess: Sendable {
             case .file(let path):
                 posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
             case .standardOutput: posix_spawn_file_actions_adddup2(&actions, 1, descriptor)
+            case .inherited: break
             }
         }
         // Nothing else of this process: a child that outlives its test (a server, tmux) would keep the sockets
@@ -99,6 +118,26 @@ public final class ChildProcess: Sendable {
         }
         self.pid = pid
     }
+
+    /// Starts a program that outlives this process (the local sync server): its standard input is /dev/null,
+    /// its output and errors are appended to `log` (created 0600). This process reaps it if it ends first
+    /// (``reapDetached()``), so that a long-lived app that starts it again collects no zombies.
+    ///
+    /// Leaving this process's session is the program's to do (`setsid` as it starts): it knows when it is
+    /// ready to, and a terminal closed before then stops it, as the person would expect.
+    public static func startDetached(_ arguments: [String], log: String) throws -> ChildProcess {
+        let process = try ChildProcess(arguments, output: .file(log))
+        detached.withLock { $0.append(process) }
+        return process
+    }
+
+    /// Reaps the programs started with ``startDetached(_:log:)`` that have ended since.
+    public static func reapDetached() {
+        detached.withLock { $0.removeAll { !$0.isRunning } }
+    }
+
+    /// Detached programs this process started and has not reaped.
+    private static let detached = Mutex<[ChildProcess]>([])
 
     /// Runs a command to its end, with `input` on its standard input; returns its status and what it wrote to
     /// standard output and standard error. Waits on threads of its own: a test that blocked one of the few
@@ -129,6 +168,7 @@ public final class ChildProcess: Sendable {
     public static func runBlocking(
         _ arguments: [String], environment: [String: String?] = [:], input: String? = nil
     ) throws -> Outcome {
+        Self.ignoreBrokenPipes
         let (stdin, stdout, stderr) = (try Pipe(), try Pipe(), try Pipe())
         let process: ChildProcess
         do {
@@ -221,7 +261,8 @@ public final class ChildProcess: Sendable {
         return ended
     }
 
-    /// Writing to a child that has exited must fail with EPIPE, not end this process with SIGPIPE.
+    /// Writing to a child that has exited must fail with EPIPE, not end this process with SIGPIPE. Set only
+    /// by the launches that write to a child: a command whose output is piped into `head` still ends quietly.
     private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     private static func readToEnd(_ descriptor: Int32) -> [UInt8] {
@@ -260,6 +301,10 @@ public final class ChildProcess: Sendable {
 /// Why a child process could not be started.
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension Thread {

@@ -1,0 +1,66 @@
+import Foundation
+import LocalSystem
+import SyncTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("FileLock: one holder at a time, found without touching the lock, never inherited")
+struct FileLockTests {
+    private func lockPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("file-lock-\(UUID().uuidString).lock").path
+    }
+
+    @Test("a held lock is refused at once, naming the holder; released, it can be taken again")
+    func heldThenReleased() throws {
+        let path = lockPath()
+        defer { unlink(path) }
+        let first = try FileLock.acquire(path)
+        #expect(throws: FileLockError.held(path: path, holder: getpid())) { try FileLock.acquire(path) }
+        #expect(FileLock.holder(of: path) == getpid())
+        first.release()
+        #expect(FileLock.holder(of: path) == nil)
+        let second = try FileLock.acquire(path)
+        second.release()
+    }
+
+    @Test("the lock file is created private (0600) and its descriptor is closed on exec")
+    func privateAndCloseOnExec() throws {
+        let path = lockPath()
+        defer { unlink(path) }
+        let lock = try FileLock.acquire(path)
+        defer { lock.release() }
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let opened = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+            .filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }
+        #expect(opened.count == 1)
+        for descriptor in opened {
+            #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0, "a program started now would inherit the lock")
+        }
+    }
+
+    @Test("another process's lock: holder(of:) names it, waiting gives up, and its end frees the lock")
+    func anotherProcess() async throws {
+        let path = lockPath()
+        defer { unlink(path) }
+        let holder = try ChildProcess(["/usr/bin/flock", "--exclusive", "--close", path, "/bin/sleep", "600"])
+        defer { holder.stop(grace: .seconds(1)) }
+        try await waitUntil("flock(1) holds the lock") {
+            FileLock.holder(of: path) == holder.pid
+        } observed: {
+            "holder: \(FileLock.holder(of: path).map(String.init) ?? "none")"
+        }
+        #expect(throws: FileLockError.held(path: path, holder: holder.pid)) { try FileLock.acquire(path) }
+        await #expect(throws: FileLockError.timedOut(path: path, after: .milliseconds(100))) {
+            try await FileLock.acquire(path, timeout: .milliseconds(100))
+        }
+        holder.terminate(SIGKILL)
+        holder.wait()
+        let lock = try await FileLock.acquire(path, timeout: .seconds(60))
+        lock.release()
+    }
+}
