@@ -157,7 +157,7 @@ public final class TestServer: Sendable {
             store = try SQLiteRecordStore(path: path, defaultQuotaBytes: configuration.defaultQuotaBytes)
         case .postgres:
             let name = TestPostgres.databaseName(for: path)
-            try await TestPostgres.createDatabase(name)
+            try await TestPostgres.createMigratedDatabase(name)
             store = try await PostgresRecordStore.connect(
                 url: TestPostgres.url(database: name), logger: logger,
                 defaultQuotaBytes: configuration.defaultQuotaBytes)
