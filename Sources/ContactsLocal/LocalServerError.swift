@@ -32,7 +32,7 @@ public enum LocalServerError: Error, Equatable, CustomStringConvertible {
         case .cannotStop(let pid, let reason):
             "cannot stop the local sync server (pid \(pid)): \(reason)"
         case .didNotStop(let pid, let timeout):
-            "the local sync server (pid \(pid)) did not stop within \(timeout) of SIGTERM; `kill -9 \(pid)` stops it at once (its data is safe)"
+            "the local sync server (pid \(pid)) did not stop within \(timeout) of SIGTERM; SIGKILL stops it at once (its data is safe)"
         case .cannotWrite(let path, let reason):
             "cannot write \(path): \(reason)"
         }

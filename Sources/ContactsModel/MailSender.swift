@@ -10,7 +10,7 @@ public struct MailSender: Sendable, Hashable {
     /// lines are unfolded). Throws, saying what is missing, when there is no usable `From:`.
     public init(message: String) throws {
         guard let field = Self.header("From", in: message) else {
-            throw DeviceError("the message has no From: header; pipe the whole message, headers included")
+            throw DeviceError.noFromHeader
         }
         try self.init(fromField: field)
     }
@@ -39,8 +39,7 @@ public struct MailSender: Sendable, Hashable {
             address.index(after: at) != address.endIndex,
             !address.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" || $0 == "," })
         else {
-            throw DeviceError(
-                "the From: header holds no single email address ('\(String(raw.prefix(200)).terminalSafe)')")
+            throw DeviceError.noSingleAddress(String(raw.prefix(200)))
         }
         self.address = address
         self.name = name.trimmingCharacters(in: .whitespaces)

@@ -117,7 +117,7 @@ enum BookName {
         guard !name.isEmpty, name.count <= 100,
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            throw DeviceError("a book's name is 1 to 100 characters, without control characters, such as \"Family\"")
+            throw DeviceError.invalidBookName
         }
         return name
     }

@@ -47,15 +47,11 @@ extension ContactStore {
             }
         }
         guard let first = matches.first else {
-            let names = books.map { "\"\($0.name.terminalSafe)\"" }.joined(separator: ", ")
-            throw DeviceError(
-                "no book named \"\(wanted.terminalSafe)\" on this device; its books are \(names) (`contacts book list`)"
-            )
+            throw DeviceError.noSuchBook(wanted, books: books.map(\.name))
         }
         guard matches.count == 1 else {
-            let names = matches.map { "\"\($0.name.terminalSafe)@\(($0.ownerUsername ?? "you").terminalSafe)\"" }
-                .joined(separator: ", ")
-            throw DeviceError("\(matches.count) books are named \"\(wanted.terminalSafe)\": name one as \(names)")
+            throw DeviceError.ambiguousBook(
+                wanted, candidates: matches.map { "\($0.name)@\($0.ownerUsername ?? "you")" })
         }
         return first
     }

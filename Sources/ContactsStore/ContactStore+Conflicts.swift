@@ -29,10 +29,10 @@ extension ContactStore {
                 arguments: [prefix, prefix + "\u{7F}"])
         }.compactMap(ContactConflict.decoded)
         guard let first = matches.first else {
-            throw DeviceError("no conflict \(text.debugDescription) in the log: `contacts conflicts` lists them")
+            throw DeviceError.noSuchConflict(text)
         }
         guard matches.count == 1 else {
-            throw DeviceError("\(text.debugDescription) starts more than one conflict's ID: give more of it")
+            throw DeviceError.ambiguousConflict(text)
         }
         return first
     }

@@ -61,7 +61,7 @@ extension ContactsDevice {
     /// This device's session token; throws when it is signed out.
     func signedInToken() throws -> String {
         guard let token = credentials.token else {
-            throw DeviceError("not signed in: sign in first (`contacts account signin`)")
+            throw DeviceError.notSignedIn
         }
         return token
     }
@@ -72,9 +72,7 @@ extension ContactsDevice {
         do {
             try await keyring(passphrase).unlock(for: database)
         } catch let error as SyncError where error.code == .notAuthenticated {
-            throw DeviceError(
-                "the passphrase does not open this account's encrypted contacts: give the one your other devices use (`contacts account passphrase` on one of them shows it), or, if it is lost, `contacts account reset-encryption` (which deletes the contacts on the server and uploads this device's)"
-            )
+            throw DeviceError.wrongPassphrase
         }
     }
 

@@ -15,7 +15,7 @@ extension ContactsDevice {
             if try ContactStore.books(transaction.db).contains(where: {
                 $0.isOwn && AddressBook.sameName($0.name, name)
             }) {
-                throw DeviceError("you have a book named \"\(name)\" already; choose another name")
+                throw DeviceError.bookNameTaken(name)
             }
             try ContactStore.putBook(book, transaction.db)
             try transaction.enqueue(.zone(.saveZone(RecordZone(zoneID: book.zoneID))))
@@ -45,14 +45,10 @@ extension ContactsDevice {
     /// (everyone it is shared with loses it too).
     public func deleteBook(_ book: AddressBook) throws {
         guard book.isOwn else {
-            throw DeviceError(
-                "\"\(book.name)\" is \(book.ownerUsername ?? "someone else")'s book: `contacts book leave` removes it from your books"
-            )
+            throw DeviceError.notOwnerToDelete(book: book.name, owner: book.ownerUsername)
         }
         guard !book.isDefault else {
-            throw DeviceError(
-                "the default book cannot be deleted; delete its contacts one by one, or everything with `contacts wipe`"
-            )
+            throw DeviceError.defaultBookCannotBeDeleted
         }
         try removeEverywhere(book)
     }
@@ -60,9 +56,7 @@ extension ContactsDevice {
     /// Leaves a book someone shares with this account: it disappears from every device of the account.
     public func leaveBook(_ book: AddressBook) throws {
         guard !book.isOwn else {
-            throw DeviceError(
-                "\"\(book.name)\" is your own book: `contacts book unshare` stops sharing it, `contacts book delete` deletes it"
-            )
+            throw DeviceError.ownBookCannotBeLeft(book.name)
         }
         try removeEverywhere(book)
     }
@@ -88,17 +82,15 @@ extension ContactsDevice {
         let account: AccountInfo
         switch try await container.userIdentities(forUsernames: [username])[username] {
         case .success(let found)?: account = found
-        default: throw DeviceError("the server has no account named \"\(username)\"; check the name with its owner")
+        default: throw DeviceError.noSuchAccount(username)
         }
         guard account.userRecordName != (try store.setting(.userRecordName)) else {
-            throw DeviceError("\"\(username)\" is you: share the book with someone else")
+            throw DeviceError.shareWithSelf(username)
         }
         guard try account.publicKey != nil || store.setting(.passphrase) == nil else {
             // The book's keys are wrapped to each participant's public key, which an account gets when one
             // of its devices first signs in with this version and its passphrase.
-            throw DeviceError(
-                "\"\(username)\" cannot receive encrypted books yet: their account has no key pair. They sync once with this version and their passphrase (`contacts sync`), then share the book again"
-            )
+            throw DeviceError.noKeyPair(username)
         }
         let current = try await container.share(for: book.zoneID)
         let invitees =
@@ -119,9 +111,7 @@ extension ContactsDevice {
                 AddressBook.sameName($0.username, username)
             })
         else {
-            throw DeviceError(
-                "\"\(book.name)\" is not shared with \"\(username)\"; `contacts book participants \(book.name)` shows who has it"
-            )
+            throw DeviceError.notSharedWith(book: book.name, username: username)
         }
         let rest = Self.invitees(of: current).filter { $0.userRecordName != removed.userRecordName }
         if rest.isEmpty && current.publicPermission == .none {
@@ -140,13 +130,11 @@ extension ContactsDevice {
     @discardableResult
     public func rotateBookKey(_ book: AddressBook) async throws -> Int {
         guard book.isOwn else {
-            throw DeviceError(
-                "\"\(book.name)\" is \(book.ownerUsername ?? "someone else")'s book: only its owner changes its key")
+            throw DeviceError.notOwnerToRotateKey(book: book.name, owner: book.ownerUsername)
         }
         _ = try signedInToken()
         guard try store.setting(.passphrase) != nil else {
-            throw DeviceError(
-                "this device has no passphrase, so it holds no keys: run `contacts account passphrase --set` first")
+            throw DeviceError.noKeys
         }
         try await sync()
         let upkeep = try await sharingContainer().rotateZoneKey(for: book.zoneID)
@@ -176,20 +164,17 @@ extension ContactsDevice {
         do {
             invitation = try ShareInvitation(text)
         } catch let error as SyncError {
-            throw DeviceError(error.message)
+            throw DeviceError.unreadableInvitation(error.message)
         }
         guard Self.sameServer(invitation.serverURL, options.serverURL) else {
-            throw DeviceError(
-                "this invitation is for the server at \(invitation.serverURL.absoluteString), but this device syncs with \(options.serverURL.absoluteString): accept it on a device of that server"
-            )
+            throw DeviceError.invitationForAnotherServer(
+                invitation: invitation.serverURL.absoluteString, device: options.serverURL.absoluteString)
         }
         let metadata: ShareMetadata
         do {
             metadata = try await sharingContainer().accept(invitation)
         } catch let error as SyncError where error.code == .unknownItem {
-            throw DeviceError(
-                "this invitation opens nothing for this account: it was withdrawn, is for someone else, or was copied incompletely; ask its owner to share again"
-            )
+            throw DeviceError.invitationOpensNothing
         }
         let zoneID = metadata.share.zoneID
         try write { transaction in
@@ -216,13 +201,10 @@ extension ContactsDevice {
 
     private func checkShareable(_ book: AddressBook) throws {
         guard book.isOwn else {
-            throw DeviceError(
-                "\"\(book.name)\" is \(book.ownerUsername ?? "someone else")'s book: only its owner shares it")
+            throw DeviceError.notOwnerToShare(book: book.name, owner: book.ownerUsername)
         }
         guard !book.isDefault else {
-            throw DeviceError(
-                "the default book cannot be shared: create one to share (`contacts book create Family`) and add contacts to it (`contacts add --book Family`)"
-            )
+            throw DeviceError.defaultBookCannotBeShared
         }
         _ = try signedInToken()
     }

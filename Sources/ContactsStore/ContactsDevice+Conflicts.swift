@@ -17,9 +17,8 @@ extension ContactsDevice {
             let entry = try Self.loggedConflict(id, db)
             try Self.checkWritable(entry.zoneID, db)
             guard let contact = try ContactStore.contact(entry.contactID, db) else {
-                throw DeviceError(
-                    "\(entry.contactName.isEmpty ? "the contact" : entry.contactName) was deleted since, so there is no \(entry.fieldName) to put back; `contacts conflicts dismiss \(entry.shortID)` clears the entry"
-                )
+                throw DeviceError.conflictContactDeleted(
+                    contact: entry.contactName, field: entry.fieldName, entry: entry.shortID)
             }
             let restored = entry.restoring(on: contact)
             try ContactValidation.validate(restored)
@@ -43,9 +42,7 @@ extension ContactsDevice {
 
     private static func loggedConflict(_ id: UUID, _ db: GRDB.Database) throws -> ContactConflict {
         guard let entry = try ContactStore.conflict(id, db) else {
-            throw DeviceError(
-                "that conflict is no longer in the log (restored or dismissed, perhaps on another device): `contacts conflicts` lists what is"
-            )
+            throw DeviceError.conflictGone
         }
         return entry
     }

@@ -53,7 +53,7 @@ extension ContactsDevice {
     @discardableResult
     public func merge(_ ids: [UUID], at date: Date? = nil) throws -> Contact {
         guard Set(ids).count == ids.count, ids.count >= 2 else {
-            throw DeviceError("give two contacts or more to merge, each once")
+            throw DeviceError.mergeNeedsTwo
         }
         let now = date ?? options.clock()
         return try write { transaction in
@@ -64,8 +64,7 @@ extension ContactsDevice {
                     let zoneID = try ContactStore.book(of: id, transaction.db)
                 else { throw ContactError.unknownID(id.uuidString) }
                 if let book, book != zoneID {
-                    throw DeviceError(
-                        "\(contact.name) is in another book than \(contacts[0].name); merge contacts of one book")
+                    throw DeviceError.mergeAcrossBooks(contact.name, contacts[0].name)
                 }
                 book = zoneID
                 contacts.append(contact)
@@ -99,7 +98,7 @@ extension ContactsDevice {
     /// this device does not have.
     static func checkWritable(_ zoneID: RecordZone.ID, _ db: GRDB.Database) throws {
         guard let book = try ContactStore.book(zoneID, db) else {
-            throw DeviceError("this device has no such book: `contacts book list` shows its books")
+            throw DeviceError.noSuchBookOnDevice
         }
         guard book.canEdit else { throw ContactError.readOnlyBook(book.name, owner: book.ownerUsername) }
     }

@@ -13,21 +13,17 @@ extension ContactsDevice {
     public func changePassphrase(to newPassphrase: String) async throws {
         let token = try signedInToken()
         guard let current = try passphrase() else {
-            throw DeviceError(
-                "this device has no passphrase to change: give it the account's current one first (`contacts account passphrase --set`)"
-            )
+            throw DeviceError.noPassphraseToChange
         }
         guard newPassphrase != current else {
-            throw DeviceError("the new passphrase is the one the account has; nothing was changed")
+            throw DeviceError.samePassphrase
         }
         let container = Container(
             identifier: "contacts", serverURL: options.serverURL, credentials: .token(token), keyring: keyring(current))
         do {
             try await container.changePassphrase(to: newPassphrase)
         } catch let error as SyncError where SyncProblem.needsPassphrase(error) {
-            throw DeviceError(
-                "the passphrase was not changed: this device's passphrase no longer opens the account's contacts, so it was changed on another device already; give this device the new one (`contacts account passphrase --set`)"
-            )
+            throw DeviceError.passphraseChangedElsewhere
         }
         try store.setSetting(.passphrase, newPassphrase)
         // The engines' keyring holds the old passphrase: new engines, with a keyring of the new one.

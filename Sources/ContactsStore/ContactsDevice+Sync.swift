@@ -48,9 +48,7 @@ extension ContactsDevice {
         guard let error = error as? SyncError, error.code == .notAuthenticated, isSignedIn,
             try store.setting(.passphrase) == nil
         else { return error }
-        return DeviceError(
-            "this device has no passphrase for the account's encrypted contacts: run `contacts account passphrase --set` with the passphrase of your other devices (`contacts account passphrase` on one of them shows it)"
-        )
+        return DeviceError.noPassphrase
     }
 
     /// Sends; a conflict, a missing zone or a missing record is fixed by the delegate and the

@@ -7,6 +7,20 @@ import SyncClient
 
 @main
 struct ContactsCommand: AsyncParsableCommand {
+    /// Runs the command; a library's error is said in this program's words (``CLIWords``).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: CLIWords.translated(error))
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Your contacts in the terminal, on every machine, kept in sync and safe offline.",

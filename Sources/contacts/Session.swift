@@ -68,6 +68,8 @@ enum Session {
             "the local sync server (pid \(pid)) runs but does not answer on its socket; its log is \(log). `contacts server stop` stops it, then try again"
         case .didNotStart(let log):
             "the local sync server did not start within 30 s; its log is \(log). Or pass --server URL to use another server"
+        case .didNotStop(let pid, let timeout):
+            "the local sync server (pid \(pid)) did not stop within \(timeout) of SIGTERM; `kill -9 \(pid)` stops it at once (its data is safe)"
         default:
             error.description
         }
@@ -75,6 +77,8 @@ enum Session {
 
     /// A sync failure in this program's words: a session ended elsewhere names the command that signs in.
     static func describe(_ error: any Error) -> String {
+        if let error = error as? DeviceError { return CLIWords.say(error) }
+        if let error = error as? LocalServerError { return describe(error) }
         guard let error = error as? SyncError else { return "\(error)" }
         let text = SyncProblem.describe(error)
         if SyncProblem.needsPassphrase(error) { return text + " (`contacts account passphrase --set`)" }

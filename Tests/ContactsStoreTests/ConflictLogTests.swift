@@ -123,7 +123,10 @@ struct ConflictLogTests {
             try b.delete(try b.contact(named: "Grace").id)
             let error = #expect(throws: DeviceError.self) { try b.restoreConflict(entry.id) }
             #expect(error?.description.contains("Grace was deleted since") == true, "\(String(describing: error))")
-            #expect(error?.description.contains("contacts conflicts dismiss \(entry.shortID)") == true)
+            // The library names the entry to dismiss; the CLI's words name the command (`CLIWords`).
+            #expect(
+                error == .conflictContactDeleted(contact: "Grace", field: entry.fieldName, entry: entry.shortID)
+                    && error?.description.contains("dismiss entry \(entry.shortID)") == true)
             #expect(try b.store.conflictCount() == 1)
 
             try b.dismissConflict(entry.id)

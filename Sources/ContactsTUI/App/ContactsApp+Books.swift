@@ -23,7 +23,7 @@ extension ContactsApp {
                 let (text, invitation) = try await work()
                 inbox.post(.bookActionFinished(AppState.Message(text), invitation: invitation))
             } catch {
-                inbox.post(.bookActionFinished(AppState.Message("\(error)", isError: true), invitation: nil))
+                inbox.post(.bookActionFinished(AppState.Message(TUIWords.say(error), isError: true), invitation: nil))
             }
         }
         switch effect {

@@ -26,7 +26,7 @@ extension ContactsApp {
                 }
                 save { try self.saveEdit(of: original, to: edited) }
             } catch {
-                state.message = AppState.Message("\(error)", isError: true)
+                state.message = AppState.Message(TUIWords.say(error), isError: true)
             }
         case .delete(let row):
             do {
@@ -37,14 +37,14 @@ extension ContactsApp {
                 state.message = AppState.Message("Deleted \(row.name).")
                 requestReload()
             } catch {
-                state.message = AppState.Message("\(error)", isError: true)
+                state.message = AppState.Message(TUIWords.say(error), isError: true)
             }
         case .findDuplicates(let row):
             do {
                 let group = try device.reader.duplicates().first { $0.contacts.contains { $0.id == row.id } }
                 state.duplicatesFound(group, of: row)
             } catch {
-                state.message = AppState.Message("\(error)", isError: true)
+                state.message = AppState.Message(TUIWords.say(error), isError: true)
             }
         case .merge(let group):
             do {
@@ -53,7 +53,7 @@ extension ContactsApp {
                 state.message = AppState.Message("Merged \(group.contacts.count) contacts into \(merged.name).")
                 requestReload(selecting: merged.id)
             } catch {
-                state.message = AppState.Message("\(error)", isError: true)
+                state.message = AppState.Message(TUIWords.say(error), isError: true)
             }
         case .backUp:
             startManualSync(.send)
@@ -99,7 +99,7 @@ extension ContactsApp {
             state.saved(saved.name, id: saved.id)
             requestReload(selecting: saved.id)
         } catch {
-            state.saveFailed("\(error)")
+            state.saveFailed(TUIWords.say(error))
         }
     }
 
@@ -110,7 +110,7 @@ extension ContactsApp {
         do {
             notice = AppState.Message(try body())
         } catch {
-            notice = AppState.Message("\(error)", isError: true)
+            notice = AppState.Message(TUIWords.say(error), isError: true)
         }
         state.log.append(EventLog.Entry(date: Date(), text: notice.text, isError: notice.isError))
         state.conflictActionFinished(notice)
@@ -197,7 +197,7 @@ extension ContactsApp {
                 }
                 inbox.post(.dataDeleted(target, error: nil))
             } catch {
-                inbox.post(.dataDeleted(target, error: "\(error)"))
+                inbox.post(.dataDeleted(target, error: TUIWords.say(error)))
             }
         }
     }

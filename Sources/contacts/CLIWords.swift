@@ -1,0 +1,55 @@
+import ArgumentParser
+import ContactsLocal
+import ContactsModel
+
+/// The libraries' errors in this program's words: what happened, and the `contacts` command that helps.
+/// (The libraries say what happened without naming any program's commands.)
+enum CLIWords {
+    /// `error` as this program says it; errors the libraries do not word for a program pass through.
+    static func translated(_ error: any Error) -> any Error {
+        switch error {
+        case let error as DeviceError: CommandFailure(say(error))
+        case let error as LocalServerError: CommandFailure(Session.describe(error))
+        default: error
+        }
+    }
+
+    /// A device's failure, naming the commands that help.
+    static func say(_ error: DeviceError) -> String {
+        switch error {
+        case .notSignedIn: "not signed in: sign in first (`contacts account signin`)"
+        case .wrongPassphrase:
+            "the passphrase does not open this account's encrypted contacts: give the one your other devices use (`contacts account passphrase` on one of them shows it), or, if it is lost, `contacts account reset-encryption` (which deletes the contacts on the server and uploads this device's)"
+        case .noPassphrase:
+            "this device has no passphrase for the account's encrypted contacts: run `contacts account passphrase --set` with the passphrase of your other devices (`contacts account passphrase` on one of them shows it)"
+        case .noPassphraseToChange:
+            "this device has no passphrase to change: give it the account's current one first (`contacts account passphrase --set`)"
+        case .passphraseChangedElsewhere:
+            "the passphrase was not changed: this device's passphrase no longer opens the account's contacts, so it was changed on another device already; give this device the new one (`contacts account passphrase --set`)"
+        case .noKeys:
+            "this device has no passphrase, so it holds no keys: run `contacts account passphrase --set` first"
+        case .noSuchBook:
+            error.description + " (`contacts book list`)"
+        case .noSuchBookOnDevice: "this device has no such book: `contacts book list` shows its books"
+        case .notOwnerToDelete(let book, let owner):
+            "\"\(book)\" is \(owner ?? "someone else")'s book: `contacts book leave` removes it from your books"
+        case .defaultBookCannotBeDeleted:
+            "the default book cannot be deleted; delete its contacts one by one, or everything with `contacts wipe`"
+        case .ownBookCannotBeLeft(let book):
+            "\"\(book)\" is your own book: `contacts book unshare` stops sharing it, `contacts book delete` deletes it"
+        case .defaultBookCannotBeShared:
+            "the default book cannot be shared: create one to share (`contacts book create Family`) and add contacts to it (`contacts add --book Family`)"
+        case .noKeyPair(let username):
+            "\"\(username)\" cannot receive encrypted books yet: their account has no key pair. They sync once with this version and their passphrase (`contacts sync`), then share the book again"
+        case .notSharedWith(let book, let username):
+            "\"\(book)\" is not shared with \"\(username)\"; `contacts book participants \(book)` shows who has it"
+        case .noSuchConflict(let text):
+            "no conflict \(text.debugDescription) in the log: `contacts conflicts` lists them"
+        case .conflictGone:
+            "that conflict is no longer in the log (restored or dismissed, perhaps on another device): `contacts conflicts` lists what is"
+        case .conflictContactDeleted(let contact, let field, let entry):
+            "\(contact.isEmpty ? "the contact" : contact) was deleted since, so there is no \(field) to put back; `contacts conflicts dismiss \(entry)` clears the entry"
+        default: error.description
+        }
+    }
+}
