@@ -14,7 +14,7 @@ public enum MailSenderOutcome: Sendable, Equatable {
 extension ContactsDevice {
     /// Adds a message's sender, or names the contact that has the address but no name of its own. A
     /// contact that has the address and a name is left as it is: a mail header never renames a person.
-    public func addSender(_ sender: MailSender, to book: RecordZone.ID? = nil) throws -> MailSenderOutcome {
+    public func addSender(_ sender: FromHeader, to book: RecordZone.ID? = nil) throws -> MailSenderOutcome {
         if var known = try store.contact(withEmail: sender.address) {
             let unnamed = known.name.compare(sender.address, options: .caseInsensitive) == .orderedSame
             guard unnamed, !sender.name.isEmpty else { return .known(known) }

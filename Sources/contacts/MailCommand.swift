@@ -34,7 +34,7 @@ struct AddFromMailCommand: AsyncParsableCommand {
             }
             header += line
         }
-        let sender = try MailSender(message: header)
+        let sender = try FromHeader(message: header)
         let device = try await Session.open(global, needsServer: edit.syncs)
         let outcome = try device.addSender(sender, to: try book.map { try device.reader.resolveBook($0).zoneID })
         switch outcome {

@@ -16,7 +16,7 @@ struct MailSenderTests {
             ),
         ]
         for (message, name, address) in cases {
-            let sender = try MailSender(message: message + "\n\nFrom: body <not@this.one>\n")
+            let sender = try FromHeader(message: message + "\n\nFrom: body <not@this.one>\n")
             #expect(sender.name == name, "\(message)")
             #expect(sender.address == address, "\(message)")
         }
@@ -32,14 +32,14 @@ struct MailSenderTests {
             ("=?KOI8-R?B?8tXT?= <r@example.ru>", "=?KOI8-R?B?8tXT?="),
         ]
         for (field, name) in cases {
-            #expect(try MailSender(fromField: field).name == name, "\(field)")
+            #expect(try FromHeader(fromField: field).name == name, "\(field)")
         }
     }
 
     @Test("no From:, or one without a single address, is refused with what to do")
     func refused() {
-        #expect(throws: DeviceError.self) { try MailSender(message: "Subject: hello\n\nbody") }
-        #expect(throws: DeviceError.self) { try MailSender(message: "From: undisclosed-recipients:;\n\n") }
-        #expect(throws: DeviceError.self) { try MailSender(message: "From: a@example.org, b@example.org\n\n") }
+        #expect(throws: DeviceError.self) { try FromHeader(message: "Subject: hello\n\nbody") }
+        #expect(throws: DeviceError.self) { try FromHeader(message: "From: undisclosed-recipients:;\n\n") }
+        #expect(throws: DeviceError.self) { try FromHeader(message: "From: a@example.org, b@example.org\n\n") }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The sender of an email message: its `From:` header (RFC 5322), with encoded words (RFC 2047) in the
-/// display name decoded, so that `contacts add-from-mail` can add the person.
-public struct MailSender: Sendable, Hashable {
+/// A message's `From:` header (RFC 5322): its sender, with encoded words (RFC 2047) in the
+/// display name decoded: the person to add to an address book from a message they sent.
+public struct FromHeader: Sendable, Hashable {
     public var name: String
     public var address: String
 
