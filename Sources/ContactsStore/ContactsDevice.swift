@@ -66,8 +66,10 @@ public final class ContactsDevice: Sendable {
     /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
     let outcomes = Mutex(SyncOutcomeLog())
     private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
-    /// What ``statusUpdates`` delivers.
-    let statusBroadcast = DeviceStatusBroadcast()
+    /// What ``statusUpdates`` delivers. It belongs to the device, not to an engine, so subscribers keep their
+    /// stream when the device replaces its engines; a status replaces the one before, so a slow reader gets
+    /// only the newest.
+    let statusBroadcast = ValueBroadcast(DeviceStatus(), bufferingNewest: 1)
 
     /// The engine on the private database (the device replaces it when its local data is deleted: apps follow
     /// ``statusUpdates`` instead).
@@ -82,7 +84,7 @@ public final class ContactsDevice: Sendable {
     public var status: DeviceStatus { statusBroadcast.current }
     /// The device's sync status: the current one first, then each change, until the stream is dropped. It
     /// outlives the device's engines: a subscriber keeps it when deleting local data replaces them.
-    public var statusUpdates: AsyncStream<DeviceStatus> { statusBroadcast.updates() }
+    public var statusUpdates: AsyncStream<DeviceStatus> { statusBroadcast.subscribe() }
     var engines: [SyncEngine] { engineBox.withLock { [$0!.private, $0!.shared] } }
     public var name: String { options.deviceName }
     /// How many changes the fetch in progress (or the last one) has received so far, for progress displays.

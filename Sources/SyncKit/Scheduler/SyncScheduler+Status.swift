@@ -1,7 +1,6 @@
 import Foundation
 import SyncClient
 import SyncCore
-import Synchronization
 
 extension SyncScheduler {
     /// Everything a status display shows about automatic sync.
@@ -63,61 +62,5 @@ extension SyncScheduler {
             reason = syncError?.reason
             quota = syncError?.quota
         }
-    }
-}
-
-/// Hands every status change to each subscriber, the current status first.
-///
-/// A class with a lock rather than actor state, so that `statusUpdates` can subscribe without
-/// `await` and no change slips between reading the current status and subscribing.
-final class StatusBroadcast: Sendable {
-    private struct State {
-        var current: SyncScheduler.Status
-        var nextID = 0
-        var subscribers: [Int: AsyncStream<SyncScheduler.Status>.Continuation] = [:]
-    }
-
-    private let state: Mutex<State>
-
-    init(_ initial: SyncScheduler.Status) {
-        state = Mutex(State(current: initial))
-    }
-
-    deinit {
-        let subscribers = state.withLock { $0.subscribers.values }
-        for subscriber in subscribers { subscriber.finish() }
-    }
-
-    var current: SyncScheduler.Status {
-        state.withLock { $0.current }
-    }
-
-    /// Publishes `status` unless it equals the current one.
-    func publish(_ status: SyncScheduler.Status) {
-        // Yielding under the lock keeps every subscriber's order the publishing order.
-        state.withLock { state in
-            guard status != state.current else { return }
-            state.current = status
-            for subscriber in state.subscribers.values { subscriber.yield(status) }
-        }
-    }
-
-    /// A new stream of statuses that starts with the current one. A slow reader misses the oldest
-    /// of more than 64 unread statuses, never the latest.
-    func subscribe() -> AsyncStream<SyncScheduler.Status> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: SyncScheduler.Status.self, bufferingPolicy: .bufferingNewest(64))
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        state.withLock { state in
-            state.subscribers[id] = continuation
-            continuation.yield(state.current)
-        }
-        return stream
     }
 }

@@ -46,7 +46,7 @@ public actor SyncScheduler {
     private let probes: [any ConditionProbe]
     private let jitter: @Sendable () -> Double
     private let perform: @Sendable (Work) async throws -> Void
-    private let broadcast: StatusBroadcast
+    private let broadcast: ValueBroadcast<Status>
 
     private var plan: SchedulerPlan
     private var decision = Decision.stopped
@@ -79,7 +79,8 @@ public actor SyncScheduler {
         self.jitter = jitter
         self.perform = perform
         self.plan = SchedulerPlan(policy: policy)
-        self.broadcast = StatusBroadcast(Status(decision: .stopped))
+        // A decision does not replace the one before for a reader that follows them all: 64 kept unread.
+        self.broadcast = ValueBroadcast(Status(decision: .stopped), bufferingNewest: 64)
     }
 
     // MARK: Status
