@@ -76,12 +76,23 @@ package struct ServerConnection: Sendable {
         }
         for (name, value) in fields { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        do {
+        return try await Self.reaching(endpoint) {
             let response = try await Self.http.execute(request, timeout: timeout)
             let buffer = try await response.body.collect(upTo: maximumAnswerSize)
             return HTTPAnswer(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                 body: Data(buffer.readableBytesView))
+        }
+    }
+
+    /// Runs one exchange with the server at `endpoint`, saying its failures as the engine expects them:
+    /// a cancelled request as `operationCancelled`, anything else that kept the answer away as
+    /// `networkFailure` (which the engine retries).
+    private static func reaching(
+        _ endpoint: ServerEndpoint, _ exchange: () async throws -> HTTPAnswer
+    ) async throws -> HTTPAnswer {
+        do {
+            return try await exchange()
         } catch is CancellationError {
             throw SyncError(.operationCancelled, "the request was cancelled")
         } catch {
@@ -97,19 +108,13 @@ package struct ServerConnection: Sendable {
         _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: [UInt8]?,
         in transport: any InProcessTransport, endpoint: ServerEndpoint
     ) async throws -> HTTPAnswer {
-        do {
+        try await Self.reaching(endpoint) {
             try Task.checkCancellation()
             let answer = try await transport.exchange(method, path, headers: headers, body: body)
             guard answer.body.count <= maximumAnswerSize else {
                 throw SyncError(.internalError, "the answer is larger than \(maximumAnswerSize) bytes")
             }
             return answer
-        } catch is CancellationError {
-            throw SyncError(.operationCancelled, "the request was cancelled")
-        } catch {
-            throw SyncError(
-                .networkFailure,
-                "could not reach the sync server at \(endpoint): \(error); the engine retries by itself")
         }
     }
 
