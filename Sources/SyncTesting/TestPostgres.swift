@@ -40,14 +40,22 @@ public enum TestPostgres {
 
     /// Creates database `name` unless it exists.
     public static func createDatabase(_ name: String) async throws {
+        try await createDatabase(name, copying: nil)
+    }
+
+    /// Creates database `name` unless it exists: empty, or a copy of database `template`.
+    private static func createDatabase(_ name: String, copying template: String?) async throws {
         try await withMaintenanceConnection { connection, logger in
-            let exists = try await connection.query(
-                "SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger
-            ).collect()
-            if exists.isEmpty {
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""), logger: logger)
-            }
+            guard try await !exists(name, connection, logger: logger) else { return }
+            let copy = template.map { " TEMPLATE \"\($0)\"" } ?? ""
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\"\(copy)"), logger: logger)
         }
+    }
+
+    /// Whether the server has a database named `name`.
+    private static func exists(_ name: String, _ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger).collect()
+            .isEmpty
     }
 
     /// Creates database `name` unless it exists, already at the current schema: a copy of a template
@@ -64,16 +72,7 @@ public enum TestPostgres {
         }
         guard let template = try? await making.value else { return try await createDatabase(name) }
         do {
-            try await withMaintenanceConnection { connection, logger in
-                let exists = try await connection.query(
-                    "SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger
-                ).collect()
-                if exists.isEmpty {
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\" TEMPLATE \"\(template)\""), logger: logger
-                    )
-                }
-            }
+            try await createDatabase(name, copying: template)
         } catch {
             try await createDatabase(name)
         }
@@ -88,8 +87,7 @@ public enum TestPostgres {
         let name = "sync_test_template_v\(PostgresRecordStore.schemaVersion)"
         var found = false
         try await withMaintenanceConnection { connection, logger in
-            found = try await !connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger)
-                .collect().isEmpty
+            found = try await exists(name, connection, logger: logger)
         }
         if found { return name }
         let building = "sync_test_template_building_\(UUID().uuidString.prefix(8).lowercased())"

@@ -188,10 +188,7 @@ public final class TestServer: Sendable {
             try await task.value
             throw SyncError(.internalError, "the test server stopped before it listened on a port")
         }
-        // On PostgreSQL, a server hears other instances' notices once its relay listens.
-        if let relay = Self.relay(in: pushServices) {
-            try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
-        }
+        try await waitForRelay(in: pushServices)
         return TestServer(
             port: boundPort, baseURL: "http://127.0.0.1:\(boundPort)", transport: .loopback, store: store,
             backend: backend, storagePath: path, ownsStorage: storagePath == nil, pushHub: pushHub,
@@ -216,13 +213,17 @@ public final class TestServer: Sendable {
         let number = inProcessServers.add(1, ordering: .relaxed).newValue
         let baseURL = "http://127.88.\(number / 250 % 250 + 1).\(number % 250 + 1):9"
         InProcessTransports.register(RouterTransport(responder: router.buildResponder(), logger: logger), for: baseURL)
-        if let relay = Self.relay(in: pushServices) {
-            try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
-        }
+        try await waitForRelay(in: pushServices)
         return TestServer(
             port: 0, baseURL: baseURL, transport: .inProcess, store: store, backend: backend, storagePath: storagePath,
             ownsStorage: ownsStorage, pushHub: pushHub, pushServices: pushServices, faults: faults,
             serviceGroup: group, runTask: task)
+    }
+
+    /// On PostgreSQL, a server hears other instances' notices once its relay listens: waits for that.
+    private static func waitForRelay(in pushServices: [any Service]) async throws {
+        guard let relay = relay(in: pushServices) else { return }
+        try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
     }
 
     /// Stops the server gracefully and, if it made its own store, removes the file.
