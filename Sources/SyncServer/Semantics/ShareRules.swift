@@ -255,5 +255,14 @@ struct SharePlace: Sendable, Hashable {
         self.init(zoneName: share.zoneName, recordName: share.recordName, rootRecordName: share.rootRecordName)
     }
 
+    /// Where a share saved at `recordName` stands: its root stays the one it has (`existing`), else the
+    /// root saved with it; a zone-wide share has none.
+    init(saving recordName: String, in zoneName: String, existing: StoredShare?, root: ShareRoot?) {
+        self.init(
+            zoneName: zoneName, recordName: recordName,
+            rootRecordName: existing?.rootRecordName ?? root?.record.recordID.recordName)
+        if isZoneWide { rootRecordName = nil }
+    }
+
     var isZoneWide: Bool { recordName == Share.zoneWideRecordName }
 }

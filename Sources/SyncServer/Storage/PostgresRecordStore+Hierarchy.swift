@@ -9,43 +9,30 @@ import SyncCore
 extension PostgresRecordStore {
     // MARK: Before planning
 
-    /// What the planner needs of the hierarchies a modification touches: the chains above the
-    /// parents its saves name, which saved records hold a share's root below them, and, for a
-    /// participant, which saves would take records along.
+    /// The planner's context for `request`: the store's answers to what ``RecordHierarchy/Lookup`` asks.
     static func hierarchyContext(
         _ connection: PostgresConnection, owner: String, request: ModifyRecordsRequest,
         base: RecordHierarchy.Context, logger: Logger
     ) async throws -> RecordHierarchy.Context {
-        var context = base
-        for record in request.saves {
-            let zoneName = record.recordID.zoneID.zoneName
-            let key = RecordKey(record.recordID)
-            if let parent = record.parent?.recordID.recordName {
-                let parentKey = RecordKey(zoneName: zoneName, recordName: parent)
-                if context.nodes[parentKey] == nil {
-                    for (name, node) in try await chain(connection, owner: owner, from: parentKey, logger: logger) {
-                        context.nodes[RecordKey(zoneName: zoneName, recordName: name)] = node
-                    }
-                }
-            }
-            // Only a record that may join a hierarchy needs the look below it.
-            if record.parent != nil || context.shareNames[key] != nil,
-                try await hasShareBelow(connection, owner: owner, key, logger: logger)
-            {
-                context.subtreesWithShares.insert(key)
-            }
-            if context.access[zoneName] != nil, try await adopts(connection, owner: owner, key, logger: logger) {
-                context.adoptions.insert(key)
-            }
+        var lookup = RecordHierarchy.Lookup(request: request, base: base)
+        while let start = lookup.nextChainStart() {
+            lookup.addChain(try await chain(connection, owner: owner, from: start, logger: logger), from: start)
         }
-        return context
+        for key in lookup.shareBelowQuestions
+        where try await hasShareBelow(connection, owner: owner, key, logger: logger) {
+            lookup.addShareBelow(key)
+        }
+        for key in lookup.adoptionQuestions where try await adopts(connection, owner: owner, key, logger: logger) {
+            lookup.addAdoption(key)
+        }
+        return lookup.context
     }
 
     /// The live record `key` and the records above it, nearest first, each with its stored parent.
     private static func chain(
         _ connection: PostgresConnection, owner: String, from key: RecordKey, logger: Logger
-    ) async throws -> [(String, RecordHierarchy.Node)] {
-        var chain: [(String, RecordHierarchy.Node)] = []
+    ) async throws -> [(name: String, node: RecordHierarchy.Node)] {
+        var chain: [(name: String, node: RecordHierarchy.Node)] = []
         for try await (name, type, parent, share, root) in try await connection.query(
             """
             WITH RECURSIVE up(name, type, parent, share_name, share_root, depth) AS (
@@ -105,59 +92,55 @@ extension PostgresRecordStore {
 
     // MARK: After planning
 
-    /// Moves the records below each record whose shared root changed to its new root, and logs each
-    /// move at the owner's next change numbers, from `seq` on. Returns the last number used and the
-    /// zones whose history moved.
+    /// Writes the moves of a plan's root changes (``RecordHierarchy/MoveLog``), logged at the owner's
+    /// change numbers after `seq`.
     static func moveDescendants(
         of changes: [RecordHierarchy.RootChange], owner: String, seq: Int64, now: Date,
         _ connection: PostgresConnection, logger: Logger
-    ) async throws -> (seq: Int64, zones: Set<String>) {
-        var seq = seq
-        var zones = Set<String>()
+    ) async throws -> RecordHierarchy.MoveLog {
+        var moves = RecordHierarchy.MoveLog(after: seq)
         for change in changes {
             let zoneName = change.key.zoneName
-            var moved: [(name: String, type: String, old: String?)] = []
-            if change.includesRecord, change.old != nil {
-                // The record's own row says where it is now; the log tells its old hierarchy it left.
+            var ownType: String?
+            if change.logsOwnMove {
                 for try await type in try await connection.query(
                     """
                     SELECT record_type FROM record
                     WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(change.key.recordName)
                     """, logger: logger
                 ).decode(String.self) {
-                    moved.append((change.key.recordName, type, change.old))
+                    ownType = type
                 }
             }
-            for row in try await descendants(connection, owner: owner, of: change.key, logger: logger)
-            where row.root != change.new {
+            let (moved, entries) = moves.add(
+                change, ownType: ownType,
+                descendants: try await descendants(connection, owner: owner, of: change.key, logger: logger))
+            for name in moved {
                 try await connection.query(
                     """
                     UPDATE record SET share_root = \(change.new)
-                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(row.name)
+                    WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(name)
                     """, logger: logger)
-                moved.append((row.name, row.type, row.root))
             }
-            for entry in moved {
-                seq += 1
+            for entry in entries {
                 try await connection.query(
                     """
                     INSERT INTO share_membership (owner, zone_name, seq, record_name, record_type, old_root, new_root,
                         created_at)
-                    VALUES (\(owner), \(zoneName), \(seq), \(entry.name), \(entry.type), \(entry.old), \(change.new),
-                        \(now.millisecondsSince1970))
+                    VALUES (\(owner), \(zoneName), \(entry.seq), \(entry.recordName), \(entry.recordType),
+                        \(entry.oldRoot), \(entry.newRoot), \(now.millisecondsSince1970))
                     """, logger: logger)
-                zones.insert(zoneName)
             }
         }
-        return (seq, zones)
+        return moves
     }
 
     /// The live records below `key`, however deep, down to (not into) the roots of other shares. (The
     /// recursion ends: a name is visited once.)
     private static func descendants(
         _ connection: PostgresConnection, owner: String, of key: RecordKey, logger: Logger
-    ) async throws -> [(name: String, type: String, root: String?)] {
-        var rows: [(name: String, type: String, root: String?)] = []
+    ) async throws -> [RecordHierarchy.Descendant] {
+        var rows: [RecordHierarchy.Descendant] = []
         for try await (name, type, root) in try await connection.query(
             """
             WITH RECURSIVE down(name) AS (
@@ -173,10 +156,9 @@ extension PostgresRecordStore {
                 AND r.record_name = down.name
             """, logger: logger
         ).decode((String, String, String?).self) {
-            rows.append((name, type, root))
+            rows.append(RecordHierarchy.Descendant(name: name, type: type, root: root))
         }
-        // In byte order, as SQLite gives them: both backends log the moves in one order.
-        return rows.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return rows
     }
 
     // MARK: Reading for participants

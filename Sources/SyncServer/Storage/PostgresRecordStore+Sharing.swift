@@ -30,10 +30,7 @@ extension PostgresRecordStore: ShareStore {
             }
             var storedRoot: StoredRecord?
             if let root { storedRoot = try await stored(root.record.recordID.recordName) }
-            var place = SharePlace(
-                zoneName: zoneName, recordName: recordName,
-                rootRecordName: existing?.rootRecordName ?? root?.record.recordID.recordName)
-            if place.isZoneWide { place.rootRecordName = nil }
+            let place = SharePlace(saving: recordName, in: zoneName, existing: existing, root: root)
             try ShareRules.checkSave(
                 place, existing: existing,
                 zoneShares: try await Self.loadShares(connection, owner: owner, zoneName: zoneName, logger: logger),

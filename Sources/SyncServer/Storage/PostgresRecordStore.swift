@@ -340,13 +340,13 @@ public final class PostgresRecordStore: RecordStore {
         now: Date, currentSeq: Int64, savedFields: [Data]?, hierarchy: RecordHierarchy.Context,
         usage: StorageUsage? = nil, _ connection: PostgresConnection, logger: Logger
     ) async throws -> RecordModificationPlanner.Plan {
-        let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
+        var keys = request.recordKeys
         var liveZones = Set<String>()
-        for name in zoneNames where try await zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) {
+        for name in Set(keys.map(\.zoneName))
+        where try await zoneIsLive(connection, owner: owner, zoneName: name, logger: logger) {
             liveZones.insert(name)
         }
-        let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
-            .filter { liveZones.contains($0.zoneName) }
+        keys.removeAll { !liveZones.contains($0.zoneName) }
         var existing: [RecordKey: StoredRecord] = [:]
         for zoneName in Set(keys.map(\.zoneName)) {
             let names = keys.filter { $0.zoneName == zoneName }.map(\.recordName)
@@ -376,22 +376,20 @@ public final class PostgresRecordStore: RecordStore {
         if !plan.rows.isEmpty {
             try await upsert(plan.rows, owner: owner, connection, logger: logger)
         }
-        var zoneSeqs = plan.zoneSeqs
-        let (endSeq, moved) = try await moveDescendants(
+        let moves = try await moveDescendants(
             of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, connection, logger: logger)
-        for zoneName in moved { zoneSeqs[zoneName] = endSeq }
         for share in plan.deletedShares {
             try await deleteShareRows(
                 connection, owner: owner, zoneName: share.zoneName, recordName: share.recordName, logger: logger)
         }
-        for (zoneName, seq) in zoneSeqs {
+        for (zoneName, seq) in plan.zoneSeqs(after: moves) {
             try await connection.query(
                 """
                 UPDATE zone SET change_seq = \(seq), modified_at = \(now.millisecondsSince1970)
                 WHERE owner = \(owner) AND zone_name = \(zoneName)
                 """, logger: logger)
         }
-        try await setChangeSeq(connection, owner: owner, seq: endSeq, logger: logger)
+        try await setChangeSeq(connection, owner: owner, seq: moves.seq, logger: logger)
     }
 
     /// Writes record rows in one statement, a column per array (a request has no key twice: validation

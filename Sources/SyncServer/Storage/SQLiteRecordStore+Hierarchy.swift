@@ -65,38 +65,26 @@ extension SQLiteRecordStore {
 
     // MARK: Before planning
 
-    /// What the planner needs of the hierarchies a modification touches: the chains above the
-    /// parents its saves name, which saved records hold a share's root below them, and, for a
-    /// participant, which saves would take records along.
+    /// The planner's context for `request`: the store's answers to what ``RecordHierarchy/Lookup`` asks.
     static func hierarchyContext(
         _ db: Database, owner: String, request: ModifyRecordsRequest, base: RecordHierarchy.Context
     ) throws -> RecordHierarchy.Context {
-        var context = base
-        for record in request.saves {
-            let zoneName = record.recordID.zoneID.zoneName
-            let key = RecordKey(record.recordID)
-            if let parent = record.parent?.recordID.recordName {
-                let parentKey = RecordKey(zoneName: zoneName, recordName: parent)
-                if context.nodes[parentKey] == nil {
-                    for (name, node) in try chain(db, owner: owner, from: parentKey) {
-                        context.nodes[RecordKey(zoneName: zoneName, recordName: name)] = node
-                    }
-                }
-            }
-            // Only a record that may join a hierarchy needs the look below it.
-            if record.parent != nil || context.shareNames[key] != nil, try hasShareBelow(db, owner: owner, key) {
-                context.subtreesWithShares.insert(key)
-            }
-            if context.access[zoneName] != nil, try adopts(db, owner: owner, key) {
-                context.adoptions.insert(key)
-            }
+        var lookup = RecordHierarchy.Lookup(request: request, base: base)
+        while let start = lookup.nextChainStart() {
+            lookup.addChain(try chain(db, owner: owner, from: start), from: start)
         }
-        return context
+        for key in lookup.shareBelowQuestions where try hasShareBelow(db, owner: owner, key) {
+            lookup.addShareBelow(key)
+        }
+        for key in lookup.adoptionQuestions where try adopts(db, owner: owner, key) {
+            lookup.addAdoption(key)
+        }
+        return lookup.context
     }
 
     /// The live record `key` and the records above it, nearest first, each with its stored parent.
     private static func chain(_ db: Database, owner: String, from key: RecordKey) throws -> [(
-        String, RecordHierarchy.Node
+        name: String, node: RecordHierarchy.Node
     )] {
         try Row.fetchAll(
             db.cachedStatement(
@@ -151,14 +139,12 @@ extension SQLiteRecordStore {
 
     // MARK: After planning
 
-    /// Moves the records below each record whose shared root changed to its new root, and logs each
-    /// move at the owner's next change numbers, from `seq` on. Returns the last number used and the
-    /// zones whose history moved.
+    /// Writes the moves of a plan's root changes (``RecordHierarchy/MoveLog``), logged at the owner's
+    /// change numbers after `seq`.
     static func moveDescendants(
         of changes: [RecordHierarchy.RootChange], owner: String, seq: Int64, now: Date, _ db: Database
-    ) throws -> (seq: Int64, zones: Set<String>) {
-        var seq = seq
-        var zones = Set<String>()
+    ) throws -> RecordHierarchy.MoveLog {
+        var moves = RecordHierarchy.MoveLog(after: seq)
         let log = try db.cachedStatement(
             sql: """
                 INSERT INTO share_membership (owner, zone_name, seq, record_name, record_type, old_root, new_root, created_at)
@@ -167,36 +153,32 @@ extension SQLiteRecordStore {
         let move = try db.cachedStatement(
             sql: "UPDATE record SET share_root = ? WHERE owner = ? AND zone_name = ? AND record_name = ?")
         for change in changes {
-            var moved: [(name: String, type: String, old: String?)] = []
-            if change.includesRecord, change.old != nil,
-                let type = try String.fetchOne(
+            let zoneName = change.key.zoneName
+            let ownType =
+                change.logsOwnMove
+                ? try String.fetchOne(
                     db, sql: "SELECT record_type FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
-                    arguments: [owner, change.key.zoneName, change.key.recordName])
-            {
-                // The record's own row says where it is now; the log tells its old hierarchy it left.
-                moved.append((change.key.recordName, type, change.old))
+                    arguments: [owner, zoneName, change.key.recordName]) : nil
+            let (moved, entries) = moves.add(
+                change, ownType: ownType, descendants: try descendants(db, owner: owner, of: change.key))
+            for name in moved {
+                try move.execute(arguments: [change.new, owner, zoneName, name])
             }
-            for row in try descendants(db, owner: owner, of: change.key) where row.root != change.new {
-                try move.execute(arguments: [change.new, owner, change.key.zoneName, row.name])
-                moved.append((row.name, row.type, row.root))
-            }
-            for entry in moved {
-                seq += 1
+            for entry in entries {
                 try log.execute(arguments: [
-                    owner, change.key.zoneName, seq, entry.name, entry.type, entry.old, change.new,
+                    owner, zoneName, entry.seq, entry.recordName, entry.recordType, entry.oldRoot, entry.newRoot,
                     now.millisecondsSince1970,
                 ])
-                zones.insert(change.key.zoneName)
             }
         }
-        return (seq, zones)
+        return moves
     }
 
     /// The live records below `key`, however deep, down to (not into) the roots of other shares. (The
     /// recursion ends: a name is visited once.)
-    private static func descendants(_ db: Database, owner: String, of key: RecordKey) throws -> [(
-        name: String, type: String, root: String?
-    )] {
+    private static func descendants(
+        _ db: Database, owner: String, of key: RecordKey
+    ) throws -> [RecordHierarchy.Descendant] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -209,9 +191,8 @@ extension SQLiteRecordStore {
                     )
                     SELECT r.record_name, r.record_type, r.share_root
                     FROM down JOIN record r ON r.owner = ?1 AND r.zone_name = ?2 AND r.record_name = down.name
-                    ORDER BY r.record_name
                     """), arguments: [owner, key.zoneName, key.recordName]
-        ).map { ($0["record_name"], $0["record_type"], $0["share_root"]) }
+        ).map { RecordHierarchy.Descendant(name: $0["record_name"], type: $0["record_type"], root: $0["share_root"]) }
     }
 
     // MARK: Reading for participants

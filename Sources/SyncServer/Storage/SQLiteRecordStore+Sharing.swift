@@ -47,10 +47,7 @@ extension SQLiteRecordStore: ShareStore {
                 ).map(Self.record(from:))
             }
             let storedRoot = try root.flatMap { try stored($0.record.recordID.recordName) }
-            var place = SharePlace(
-                zoneName: zoneName, recordName: recordName,
-                rootRecordName: existing?.rootRecordName ?? root?.record.recordID.recordName)
-            if recordName == Share.zoneWideRecordName { place.rootRecordName = nil }
+            let place = SharePlace(saving: recordName, in: zoneName, existing: existing, root: root)
             try ShareRules.checkSave(
                 place, existing: existing, zoneShares: try Self.loadShares(db, owner: owner, zoneName: zoneName),
                 root: root?.record, storedRoot: storedRoot, atName: try stored(recordName))

@@ -422,12 +422,11 @@ public final class SQLiteRecordStore: RecordStore {
         now: Date, savedFields: [Data]?, hierarchy: RecordHierarchy.Context, usage: StorageUsage? = nil,
         _ db: Database
     ) throws -> RecordModificationPlanner.Plan {
-        let zoneNames = Set((request.saves.map(\.recordID) + request.deletes).map(\.zoneID.zoneName))
+        let keys = request.recordKeys
         var liveZones = Set<String>()
-        for name in zoneNames where try zoneIsLive(db, owner: owner, zoneName: name) {
+        for name in Set(keys.map(\.zoneName)) where try zoneIsLive(db, owner: owner, zoneName: name) {
             liveZones.insert(name)
         }
-        let keys = (request.saves.map(\.recordID) + request.deletes).map(RecordKey.init)
         let existing = try storedRecords(keys.filter { liveZones.contains($0.zoneName) }, owner: owner, db)
         return try RecordModificationPlanner.plan(
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
@@ -440,19 +439,16 @@ public final class SQLiteRecordStore: RecordStore {
     /// zones' and the owner's change numbers.
     static func apply(_ plan: RecordModificationPlanner.Plan, owner: String, now: Date, _ db: Database) throws {
         try upsert(plan.rows, owner: owner, db)
-        var zoneSeqs = plan.zoneSeqs
-        let (endSeq, moved) = try moveDescendants(
-            of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, db)
-        for zoneName in moved { zoneSeqs[zoneName] = endSeq }
+        let moves = try moveDescendants(of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, db)
         for share in plan.deletedShares {
             try deleteShareRows(db, owner: owner, zoneName: share.zoneName, recordName: share.recordName)
         }
-        for (zoneName, seq) in zoneSeqs {
+        for (zoneName, seq) in plan.zoneSeqs(after: moves) {
             try db.execute(
                 sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
                 arguments: [seq, now.millisecondsSince1970, owner, zoneName])
         }
-        try setChangeSeq(db, owner: owner, seq: endSeq)
+        try setChangeSeq(db, owner: owner, seq: moves.seq)
     }
 
     public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
