@@ -126,7 +126,7 @@ public struct LocalServer: Sendable {
         try makePrivateDirectory(serverDirectory)
         if let problem = socketProblem() { throw problem }
         // One process at a time decides whether to start the server; the others then find it running.
-        let lock = try await FileLock.acquire(startLockPath, purpose: "starting the local sync server")
+        let lock = try await FileLock.serverStart(startLockPath)
         defer { lock.release() }
 
         if let running = running() {
@@ -143,7 +143,7 @@ public struct LocalServer: Sendable {
         do {
             server = try ChildProcess.startDetached(launchCommand, log: logFile)
         } catch {
-            throw DeviceError("could not start the local sync server: \(error)")
+            throw LocalServerError.cannotLaunch(reason: "\(error)")
         }
         if try await waitUntilAnswering(spawned: server, within: .seconds(30)) { return answeringOnTheSocket() }
         throw LocalServerError.didNotStart(log: logFile)
@@ -178,7 +178,7 @@ public struct LocalServer: Sendable {
     @discardableResult
     public func stop(timeout: Duration = .seconds(60)) async throws -> Int32? {
         guard FileManager.default.fileExists(atPath: serverDirectory) else { return nil }
-        let lock = try await FileLock.acquire(startLockPath, purpose: "starting the local sync server")
+        let lock = try await FileLock.serverStart(startLockPath)
         defer { lock.release() }
         guard let running = running() else { return nil }
         // First, so that no app starts it again as it goes.

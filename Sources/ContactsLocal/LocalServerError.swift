@@ -16,6 +16,10 @@ public enum LocalServerError: Error, Equatable, CustomStringConvertible {
     case cannotStop(pid: Int32, reason: String)
     case didNotStop(pid: Int32, timeout: Duration)
     case cannotWrite(String, reason: String)
+    /// The server's program could not be started (the launcher's reason).
+    case cannotLaunch(reason: String)
+    /// Another process has held the lock that lets one process start the server for all of `waited`.
+    case startLockHeld(path: String, waited: Duration)
 
     public var description: String {
         switch self {
@@ -35,6 +39,10 @@ public enum LocalServerError: Error, Equatable, CustomStringConvertible {
             "the local sync server (pid \(pid)) did not stop within \(timeout) of SIGTERM; SIGKILL stops it at once (its data is safe)"
         case .cannotWrite(let path, let reason):
             "cannot write \(path): \(reason)"
+        case .cannotLaunch(let reason):
+            "could not start the local sync server: \(reason)"
+        case .startLockHeld(let path, let waited):
+            "another contacts process has been starting the local sync server for \(waited) (it holds \(path)); try again, or end that process"
         }
     }
 }

@@ -12,10 +12,30 @@ import LocalSystem
 /// meanwhile and fetches what other devices sent. A server stopped with `contacts server stop` is not
 /// started again: the keeper waits for someone to start it.
 public final class LocalServerKeeper: Sendable {
-    /// Something the keeper did or saw, for the event log.
-    public struct Note: Sendable, Equatable {
-        public var text: String
-        public var isError: Bool
+    /// Something the keeper did or saw, for the event log; programs word these their own way.
+    public enum Note: Sendable, Equatable, CustomStringConvertible {
+        /// The server answers again after it did not.
+        case answersAgain
+        /// The server does not answer on its socket.
+        case notAnswering(socketPath: String)
+        /// The server was stopped on purpose, so the keeper does not start it.
+        case stoppedOnPurpose
+        /// Starting the server again failed.
+        case restartFailed(LocalServerError)
+        /// Starting the server again failed for a reason of the local machine.
+        case restartFailedLocally(String)
+
+        public var isError: Bool { self != .answersAgain }
+
+        public var description: String {
+            switch self {
+            case .answersAgain: "the local sync server answers again"
+            case .notAnswering(let socketPath): "the local sync server does not answer on \(socketPath)"
+            case .stoppedOnPurpose: "the local sync server was stopped on purpose; start it again to sync"
+            case .restartFailed(let error): error.description
+            case .restartFailedLocally(let reason): reason
+            }
+        }
     }
 
     public let server: LocalServer
@@ -40,11 +60,11 @@ public final class LocalServerKeeper: Sendable {
     /// Watches until the task is cancelled, reporting what happens through `report`.
     public func run(report: @Sendable (Note) -> Void) async {
         var down = false
-        var lastProblem: String?
-        func problem(_ text: String) {
-            guard text != lastProblem else { return }
-            lastProblem = text
-            report(Note(text: text, isError: true))
+        var lastProblem: Note?
+        func problem(_ note: Note) {
+            guard note != lastProblem else { return }
+            lastProblem = note
+            report(note)
         }
         while !Task.isCancelled {
             ChildProcess.reapDetached()
@@ -53,14 +73,13 @@ public final class LocalServerKeeper: Sendable {
                     if down {
                         down = false
                         lastProblem = nil
-                        report(
-                            Note(text: "the local sync server answers again", isError: false))
+                        report(.answersAgain)
                         reconnect()
                     }
                 } else {
                     if !down {
                         down = true
-                        problem("the local sync server does not answer on \(server.socketPath)")
+                        problem(.notAnswering(socketPath: server.socketPath))
                     }
                     if await restart(problem: problem) { continue }
                 }
@@ -70,17 +89,18 @@ public final class LocalServerKeeper: Sendable {
     }
 
     /// Starts the server again; whether it now runs.
-    private func restart(problem: (String) -> Void) async -> Bool {
+    private func restart(problem: (Note) -> Void) async -> Bool {
         do {
             guard try await server.restartUnlessStopped() != nil else {
-                problem(
-                    "the local sync server was stopped with `contacts server stop`; `contacts server start` starts it again"
-                )
+                problem(.stoppedOnPurpose)
                 return false
             }
             return true
+        } catch let error as LocalServerError {
+            problem(.restartFailed(error))
+            return false
         } catch {
-            problem("\(error)")
+            problem(.restartFailedLocally("\(error)"))
             return false
         }
     }

@@ -30,7 +30,7 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidDate(let field, let value):
             "the \(field) '\(value.terminalSafeForMessages)' is not a date; write 1985-04-12, or 04-12 without the year"
         case .unknownID(let id):
-            "no contact has the ID '\(id.terminalSafeForMessages)'; `contacts list` shows the IDs"
+            "no contact has the ID '\(id.terminalSafeForMessages)'; the list of contacts shows their IDs"
         case .ambiguousID(let id, let matches):
             "'\(id.terminalSafeForMessages)' matches \(matches) contacts; type more of the ID"
         case .notAContact(let name):
@@ -40,7 +40,7 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "its contacts cannot be changed here; ask its owner for read-write access"
         case .damagedRow(let offset):
             "a contact in this device's store is damaged (unreadable at byte \(offset)); "
-                + "`contacts wipe --local-data --yes` then `contacts sync` downloads the server's copy again"
+                + "deleting this device's local data and syncing again downloads the server's copy"
         }
     }
 }

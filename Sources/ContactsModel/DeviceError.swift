@@ -80,14 +80,6 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A `From:` header without exactly one address (the header, shortened).
     case noSingleAddress(String)
 
-    /// A failure of the local machine (a lock file, a process), said in full where it happened.
-    case local(String)
-
-    /// A local failure, as the lock files and the process launcher report theirs.
-    public init(_ description: String) {
-        self = .local(description)
-    }
-
     public var description: String {
         switch self {
         case .notSignedIn: "not signed in: sign in first"
@@ -143,7 +135,6 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(contact) is in another book than \(other); merge contacts of one book"
         case .noFromHeader: "the message has no From: header; pipe the whole message, headers included"
         case .noSingleAddress(let header): "the From: header holds no single email address ('\(header.terminalSafe)')"
-        case .local(let description): description
         }
     }
 

@@ -7,16 +7,16 @@ import SyncKit
 /// The address books a device knows: its own and those shared with it.
 extension ContactStore {
     /// Every book: the default one first, then by name.
-    public func books() throws -> [AddressBook] {
+    package func books() throws -> [AddressBook] {
         try queue.read { db in try Self.books(db) }
     }
 
-    public func book(_ zoneID: RecordZone.ID) throws -> AddressBook? {
+    package func book(_ zoneID: RecordZone.ID) throws -> AddressBook? {
         try queue.read { db in try Self.book(zoneID, db) }
     }
 
     /// How many contacts each book holds.
-    public func bookCounts() throws -> [RecordZone.ID: Int] {
+    package func bookCounts() throws -> [RecordZone.ID: Int] {
         try queue.read { db in
             var counts: [RecordZone.ID: Int] = [:]
             for row in try Row.fetchAll(
@@ -29,13 +29,13 @@ extension ContactStore {
     }
 
     /// The book a contact is in; nil for a contact this device does not have.
-    public func book(of id: UUID) throws -> AddressBook? {
+    package func book(of id: UUID) throws -> AddressBook? {
         try queue.read { db in try Self.book(of: id, db).flatMap { try Self.book($0, db) } }
     }
 
     /// The book named `text` (letter case aside). A name that two books share (one's own "Family" and
     /// another's) is told apart as `NAME@OWNER`, the owner's account name.
-    public func resolveBook(_ text: String) throws -> AddressBook {
+    package func resolveBook(_ text: String) throws -> AddressBook {
         let books = try books()
         let wanted = text.trimmingCharacters(in: .whitespaces)
         var matches = books.filter { AddressBook.sameName($0.name, wanted) }

@@ -7,20 +7,20 @@ import SyncKit
 /// The conflict log's rows (``ContactConflict``), one per entry, newest first.
 extension ContactStore {
     /// Every entry, newest first.
-    public func conflicts() throws -> [ContactConflict] {
+    package func conflicts() throws -> [ContactConflict] {
         try queue.read { db in
             try Data.fetchAll(db, sql: "SELECT json FROM conflict ORDER BY date DESC, id").compactMap(
                 ContactConflict.decoded)
         }
     }
 
-    public func conflictCount() throws -> Int {
+    package func conflictCount() throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM conflict") ?? 0 }
     }
 
     /// The entry whose ID is `text` or starts with it (as `contacts conflicts` prints them); throws when
     /// there is none, or more than one.
-    public func resolveConflict(_ text: String) throws -> ContactConflict {
+    package func resolveConflict(_ text: String) throws -> ContactConflict {
         let prefix = text.trimmingCharacters(in: .whitespaces).uppercased()
         let matches = try queue.read { db in
             guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return [Data]() }

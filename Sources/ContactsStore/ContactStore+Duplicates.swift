@@ -21,7 +21,7 @@ public struct DuplicateGroup: Sendable, Hashable {
 
 extension ContactStore {
     /// The groups of likely duplicates, in list order of their first contact. Reads every contact.
-    public func duplicates() throws -> [DuplicateGroup] {
+    package func duplicates() throws -> [DuplicateGroup] {
         var contacts: [(contact: Contact, book: RecordZone.ID)] = []
         try queue.read { db in
             let rows = try Row.fetchCursor(

@@ -1,16 +1,17 @@
 import ContactsModel
 import Foundation
 
+/// A group and how many contacts are in it.
+public struct GroupCount: Sendable, Hashable {
+    public var name: String
+    public var count: Int
+}
+
 extension ContactStore {
-    /// A group and how many contacts are in it.
-    public struct GroupCount: Sendable, Hashable {
-        public var name: String
-        public var count: Int
-    }
 
     /// The groups contacts are in, in list order of their names; groups that differ only in letter case or
     /// accents are one, named as the first contact in list order names it.
-    public func groups() throws -> [GroupCount] {
+    package func groups() throws -> [GroupCount] {
         var counts: [String: GroupCount] = [:]
         try forEachContact { contact in
             for group in contact.groups {

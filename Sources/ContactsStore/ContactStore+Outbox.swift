@@ -219,7 +219,7 @@ extension ContactStore {
     }
 
     /// Every entry, oldest first.
-    public func outbox() throws -> [OutboxEntry] {
+    package func outbox() throws -> [OutboxEntry] {
         try queue.read { db in try Self.outbox(db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox") }
     }
 

@@ -17,7 +17,7 @@ extension ContactStore {
 
     /// The contacts `search` matches, in list order; only those of `book` when given. Reads only the
     /// contacts that match.
-    public func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
+    package func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
         let bookNames = Dictionary(try books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a })
         return try queue.read { db in
             let rows = try Row.fetchCursor(
@@ -37,7 +37,7 @@ extension ContactStore {
     }
 
     /// The first contact, in list order, with `address` among its emails (letter case aside).
-    public func contact(withEmail address: String) throws -> Contact? {
+    package func contact(withEmail address: String) throws -> Contact? {
         let wanted = address.lowercased()
         var found: Contact?
         try forEachContact { contact in

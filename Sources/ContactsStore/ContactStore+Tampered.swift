@@ -7,7 +7,7 @@ import SyncCore
 /// has seen, which a fetched record may not go below.
 extension ContactStore {
     /// Every refused record, newest first.
-    public func tamperedRecords() throws -> [TamperedRecord] {
+    package func tamperedRecords() throws -> [TamperedRecord] {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return try queue.read { db in
@@ -18,7 +18,7 @@ extension ContactStore {
     }
 
     /// How many records were refused.
-    public func tamperedCount() throws -> Int {
+    package func tamperedCount() throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tamperedRecord") ?? 0 }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 extension ContactStore {
     /// The birthdays and anniversaries from `today` (a Gregorian day) to `days` days after it, soonest
     /// first, names in list order on the same day.
-    public func upcomingDates(from today: DateComponents, within days: Int) throws -> [UpcomingDate] {
+    package func upcomingDates(from today: DateComponents, within days: Int) throws -> [UpcomingDate] {
         var found: [(UpcomingDate, order: Int)] = []
         var order = 0
         try forEachContact { contact in

@@ -10,22 +10,13 @@ import SyncKit
 ///
 /// An edit and its outbox entry are written in one transaction, so a crash at any instant either
 /// loses the whole edit (the user was not told it was saved) or keeps it and sends it later.
-public final class ContactStore: Sendable {
-    /// A row of the contact list: what the list shows, without decoding whole contacts.
-    public struct Summary: Sendable, Hashable, Identifiable {
-        public var id: UUID
-        public var name: String
-        public var sortKey: String
-        /// The book the contact is in.
-        public var zoneID: RecordZone.ID = Contact.zoneID
-        /// What a search looks through (``Contact/searchText``).
-        public var searchText = ""
-    }
+package final class ContactStore: Sendable {
+    package typealias Summary = ContactSummary
 
     let queue: DatabaseQueue
-    public let path: String
+    package let path: String
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -162,12 +153,12 @@ public final class ContactStore: Sendable {
 
     // MARK: Reading
 
-    public func contact(_ id: UUID) throws -> Contact? {
+    package func contact(_ id: UUID) throws -> Contact? {
         try queue.read { db in try Self.contact(id, db) }
     }
 
     /// Every contact, in list order; only those of one book when `book` is given.
-    public func contacts(in book: RecordZone.ID? = nil) throws -> [Contact] {
+    package func contacts(in book: RecordZone.ID? = nil) throws -> [Contact] {
         try queue.read { db in
             guard let book else {
                 return try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(
@@ -182,7 +173,7 @@ public final class ContactStore: Sendable {
 
     /// The list's rows, sorted for display (case and accents folded); only the first `limit` when given, for a
     /// first screen that need not wait for the whole list.
-    public func summaries(limit: Int? = nil) throws -> [Summary] {
+    package func summaries(limit: Int? = nil) throws -> [Summary] {
         try queue.read { db in
             // LIMIT -1 is no limit.
             try Row.fetchAll(
@@ -200,17 +191,17 @@ public final class ContactStore: Sendable {
         }
     }
 
-    public func count() throws -> Int {
+    package func count() throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT n FROM contactCount") ?? 0 }
     }
 
     /// How many changes the server has not confirmed yet, without reading the outbox itself.
-    public func pendingCount() throws -> Int {
+    package func pendingCount() throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
     }
 
     /// The contact whose ID is `text` or starts with it (as `git` resolves commits).
-    public func resolve(_ text: String) throws -> UUID {
+    package func resolve(_ text: String) throws -> UUID {
         let prefix = text.trimmingCharacters(in: .whitespaces).uppercased()
         guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw ContactError.unknownID(text)
@@ -225,21 +216,21 @@ public final class ContactStore: Sendable {
         return id
     }
 
-    public func serverRecord(_ id: UUID) throws -> SyncCore.RecordValue? {
+    package func serverRecord(_ id: UUID) throws -> SyncCore.RecordValue? {
         try queue.read { db in try Self.serverRecord(id, db) }
     }
 
-    public func setting(_ key: Setting) throws -> String? {
+    package func setting(_ key: Setting) throws -> String? {
         try queue.read { db in try Self.setting(key, db) }
     }
 
     /// Sets a setting; `durable: false` for the sync's bookkeeping (see ``write(durable:onCommit:_:)``).
-    public func setSetting(_ key: Setting, _ value: String?, durable: Bool = true) throws {
+    package func setSetting(_ key: Setting, _ value: String?, durable: Bool = true) throws {
         try write(durable: durable) { transaction in try Self.setSetting(key, value, transaction.db) }
     }
 
     /// The saved state of the engine on the private database, or on the shared one.
-    public func engineState(_ key: Setting = .engineState) throws -> SyncEngine.State.Serialization? {
+    package func engineState(_ key: Setting = .engineState) throws -> SyncEngine.State.Serialization? {
         guard let text = try setting(key) else { return nil }
         return try? JSONDecoder().decode(SyncEngine.State.Serialization.self, from: Data(text.utf8))
     }
@@ -249,7 +240,7 @@ public final class ContactStore: Sendable {
     /// Saves contacts and queues them for upload, in one transaction. (A device's engine learns of them
     /// when the device opens; ``ContactsDevice`` saves through its own transactions, which tell it at once.)
     @discardableResult
-    public func saveLocal(_ contacts: [Contact]) throws -> [OutboxEntry] {
+    package func saveLocal(_ contacts: [Contact]) throws -> [OutboxEntry] {
         try write { transaction in
             try contacts.map { contact in
                 try Self.put(contact, transaction.db)
@@ -432,6 +423,17 @@ struct StoredServerRecord: Codable {
         }
         return try? JSONReader.decode(SyncCore.RecordValue.self, from: data)
     }
+}
+
+/// A row of the contact list: what the list shows, without decoding whole contacts.
+public struct ContactSummary: Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var name: String
+    public var sortKey: String
+    /// The book the contact is in.
+    public var zoneID: RecordZone.ID = Contact.zoneID
+    /// What a search looks through (``Contact/searchText``).
+    public var searchText = ""
 }
 
 /// Values a device keeps besides its contacts.

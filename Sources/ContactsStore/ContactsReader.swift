@@ -8,9 +8,9 @@ import SyncCore
 public struct ContactsReader: Sendable {
     let store: ContactStore
 
-    /// A reader of `store` (a device hands out ``ContactsDevice/reader``; tools that only read a store's file
-    /// open one here).
-    public init(_ store: ContactStore) {
+    /// A reader of `store` (a device hands out ``ContactsDevice/reader``; tools of this package that only
+    /// read a store's file open one here).
+    package init(_ store: ContactStore) {
         self.store = store
     }
 
@@ -27,13 +27,13 @@ public struct ContactsReader: Sendable {
     /// The first contact, in list order, with `address` among its emails (letter case aside).
     public func contact(withEmail address: String) throws -> Contact? { try store.contact(withEmail: address) }
     /// Names, sort keys and books of the contacts in list order (the first `limit` when given).
-    public func summaries(limit: Int? = nil) throws -> [ContactStore.Summary] { try store.summaries(limit: limit) }
+    public func summaries(limit: Int? = nil) throws -> [ContactSummary] { try store.summaries(limit: limit) }
     /// How many contacts there are.
     public func count() throws -> Int { try store.count() }
     /// The contact whose ID is `text` or starts with it.
     public func resolve(_ text: String) throws -> UUID { try store.resolve(text) }
     /// The groups contacts are in, with how many are in each.
-    public func groups() throws -> [ContactStore.GroupCount] { try store.groups() }
+    public func groups() throws -> [GroupCount] { try store.groups() }
     /// The groups of likely duplicates.
     public func duplicates() throws -> [DuplicateGroup] { try store.duplicates() }
     /// The birthdays and anniversaries from `today` to `days` days after it, soonest first.

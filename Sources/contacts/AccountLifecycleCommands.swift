@@ -55,7 +55,7 @@ extension AccountCommand {
             do {
                 try await device.changePassword(from: old, to: new)
             } catch let error as SyncError {
-                throw CommandFailure("the password was not changed: \(Session.describe(error))")
+                throw CommandFailure("the password was not changed: \(CLIWords.say(error))")
             }
             try local(global)?.setAccountPassword(new)
             print("password changed; every other device of the account is signed out")
@@ -157,7 +157,7 @@ extension AccountCommand {
             do {
                 try await device.deleteAccount(password: password)
             } catch let error as SyncError {
-                throw CommandFailure("the account was not deleted: \(Session.describe(error))")
+                throw CommandFailure("the account was not deleted: \(CLIWords.say(error))")
             }
             try local(global)?.forgetAccount()
             print("deleted the account \(username.terminalSafe) on the server; this device is signed out")

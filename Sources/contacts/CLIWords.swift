@@ -1,6 +1,8 @@
 import ArgumentParser
 import ContactsLocal
 import ContactsModel
+import ContactsStore
+import SyncCore
 
 /// The libraries' errors in this program's words: what happened, and the `contacts` command that helps.
 /// (The libraries say what happened without naming any program's commands.)
@@ -8,9 +10,58 @@ enum CLIWords {
     /// `error` as this program says it; errors the libraries do not word for a program pass through.
     static func translated(_ error: any Error) -> any Error {
         switch error {
-        case let error as DeviceError: CommandFailure(say(error))
-        case let error as LocalServerError: CommandFailure(Session.describe(error))
+        case is DeviceError, is LocalServerError, is ContactError, is DeviceLockError: CommandFailure(say(error))
         default: error
+        }
+    }
+
+    /// Any failure in this program's words: a session ended elsewhere names the command that signs in.
+    static func say(_ error: any Error) -> String {
+        switch error {
+        case let error as DeviceError: return say(error)
+        case let error as LocalServerError: return say(error)
+        case let error as ContactError: return say(error)
+        case let error as DeviceLockError: return say(error)
+        case let error as SyncError:
+            let text = SyncProblem.describe(error)
+            if SyncProblem.needsPassphrase(error) { return text + " (`contacts account passphrase --set`)" }
+            return SyncProblem.needsSignIn(error) ? text + " (`contacts account signin`)" : text
+        default: return "\(error)"
+        }
+    }
+
+    /// A local server's failure, naming the commands that help.
+    static func say(_ error: LocalServerError) -> String {
+        switch error {
+        case .notAnswering(let pid, let log):
+            "the local sync server (pid \(pid)) runs but does not answer on its socket; its log is \(log). `contacts server stop` stops it, then try again"
+        case .didNotStart(let log):
+            "the local sync server did not start within 30 s; its log is \(log). Or pass --server URL to use another server"
+        case .didNotStop(let pid, let timeout):
+            "the local sync server (pid \(pid)) did not stop within \(timeout) of SIGTERM; `kill -9 \(pid)` stops it at once (its data is safe)"
+        default:
+            error.description
+        }
+    }
+
+    /// An input or local-data failure, naming the commands that help.
+    static func say(_ error: ContactError) -> String {
+        switch error {
+        case .unknownID(let id):
+            "no contact has the ID '\(id.terminalSafeForMessages)'; `contacts list` shows the IDs"
+        case .damagedRow(let offset):
+            "a contact in this device's store is damaged (unreadable at byte \(offset)); "
+                + "`contacts wipe --local-data --yes` then `contacts sync` downloads the server's copy again"
+        default: error.description
+        }
+    }
+
+    /// A device that could not be opened, naming the option that opens another.
+    static func say(_ error: DeviceLockError) -> String {
+        switch error {
+        case .inUse(let device):
+            "device '\(device)' is open in another contacts process; close it first, or pass another --device"
+        default: error.description
         }
     }
 

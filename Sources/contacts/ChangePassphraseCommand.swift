@@ -34,7 +34,7 @@ extension AccountCommand {
             do {
                 try await device.changePassphrase(to: new.text)
             } catch let error as SyncError {
-                throw CommandFailure("the passphrase was not changed: \(Session.describe(error))")
+                throw CommandFailure("the passphrase was not changed: \(CLIWords.say(error))")
             }
             if global.server == nil {
                 try Session.localServer(global.dataDirectory)

@@ -28,7 +28,7 @@ func runInterface(_ global: GlobalOptions) async throws {
     do {
         device = try await Session.open(global, needsServer: true, automaticallySync: true)
     } catch {
-        problem = "could not reach the sync server: \(error)"
+        problem = "could not reach the sync server: \(CLIWords.say(error))"
         device = try await Session.open(global, needsServer: false, automaticallySync: true)
     }
     // With the zero-setup server, the app starts it again if it dies while the app is open.

@@ -111,7 +111,7 @@ struct ServerCommand: AsyncParsableCommand {
             do {
                 _ = try await local.ensureRunning()
             } catch let error as LocalServerError {
-                throw CommandFailure(Session.describe(error))
+                throw CommandFailure(CLIWords.say(error))
             }
             let pid = local.running().map { " (pid \($0.pid))" } ?? ""
             print("the local sync server \(wasRunning ? "already runs" : "runs") on \(local.socketPath)\(pid)")
@@ -138,7 +138,7 @@ struct ServerCommand: AsyncParsableCommand {
                     print("the local sync server is not running")
                 }
             } catch let error as LocalServerError {
-                throw CommandFailure(Session.describe(error))
+                throw CommandFailure(CLIWords.say(error))
             }
         }
     }
@@ -185,7 +185,7 @@ struct ServerCommand: AsyncParsableCommand {
                         "the local sync server already runs on \(local.socketPath) (pid \(running.pid)); `contacts server stop` stops it"
                     )
                 }
-                if let problem = local.socketProblem() { throw CommandFailure(Session.describe(problem)) }
+                if let problem = local.socketProblem() { throw CommandFailure(CLIWords.say(problem)) }
                 // Started again: apps that wait for it may start it from now on.
                 local.clearStopMarker()
                 runner.unixSocketPath = local.socketPath

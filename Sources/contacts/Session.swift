@@ -27,7 +27,7 @@ enum Session {
             do {
                 serverURL = try await local.ensureRunning()
             } catch let error as LocalServerError {
-                throw CommandFailure(describe(error))
+                throw CommandFailure(CLIWords.say(error))
             }
         } else {
             // The socket's path is fixed: whether or not the server runs, it is the only address the
@@ -61,30 +61,6 @@ enum Session {
         }
     }
 
-    /// A local server's failure in this program's words, naming its commands.
-    static func describe(_ error: LocalServerError) -> String {
-        switch error {
-        case .notAnswering(let pid, let log):
-            "the local sync server (pid \(pid)) runs but does not answer on its socket; its log is \(log). `contacts server stop` stops it, then try again"
-        case .didNotStart(let log):
-            "the local sync server did not start within 30 s; its log is \(log). Or pass --server URL to use another server"
-        case .didNotStop(let pid, let timeout):
-            "the local sync server (pid \(pid)) did not stop within \(timeout) of SIGTERM; `kill -9 \(pid)` stops it at once (its data is safe)"
-        default:
-            error.description
-        }
-    }
-
-    /// A sync failure in this program's words: a session ended elsewhere names the command that signs in.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? DeviceError { return CLIWords.say(error) }
-        if let error = error as? LocalServerError { return describe(error) }
-        guard let error = error as? SyncError else { return "\(error)" }
-        let text = SyncProblem.describe(error)
-        if SyncProblem.needsPassphrase(error) { return text + " (`contacts account passphrase --set`)" }
-        return SyncProblem.needsSignIn(error) ? text + " (`contacts account signin`)" : text
-    }
-
     /// This program, to start as the local server.
     /// The zero-setup server of `dataDirectory`, started when needed as this program's `server run --detach`.
     static func localServer(_ dataDirectory: String) -> LocalServer {
@@ -102,7 +78,7 @@ enum Session {
         do {
             try await device.sync()
         } catch {
-            warn("not synced, showing what this device knows: \(describe(error))")
+            warn("not synced, showing what this device knows: \(CLIWords.say(error))")
         }
     }
 
@@ -112,7 +88,7 @@ enum Session {
             try await device.sync()
         } catch {
             let pending = (try? device.reader.pendingCount()) ?? 0
-            warn("saved on this device; not synced yet (\(pending) change(s) pending): \(describe(error))")
+            warn("saved on this device; not synced yet (\(pending) change(s) pending): \(CLIWords.say(error))")
         }
     }
 }

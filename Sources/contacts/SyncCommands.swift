@@ -25,7 +25,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
         } catch {
-            throw CommandFailure("sync failed: \(Session.describe(error))")
+            throw CommandFailure("sync failed: \(CLIWords.say(error))")
         }
         let after = try device.reader.count()
         let pending = try device.reader.pendingCount()

@@ -37,7 +37,7 @@ public struct ContactList: Sendable {
         }
 
         /// The row of a store summary.
-        public init(_ summary: ContactStore.Summary) {
+        public init(_ summary: ContactSummary) {
             self.init(
                 id: summary.id, name: summary.name, sortKey: summary.sortKey, book: summary.zoneID,
                 searchText: summary.searchText)

@@ -13,7 +13,7 @@ extension ContactsApp {
         let inbox = self.inbox
         @Sendable func book(_ zoneID: RecordZone.ID) throws -> AddressBook {
             guard let book = try device.reader.book(zoneID) else {
-                throw DeviceError("that book is no longer on this device")
+                throw DeviceError.noSuchBookOnDevice
             }
             return book
         }

@@ -253,7 +253,7 @@ extension ContactsApp {
                         rows, books: books, conflicts: conflicts, tampered: tampered, notes: notes, select: select,
                         seconds: seconds))
             } catch {
-                inbox.post(.rowsFailed("\(error)"))
+                inbox.post(.rowsFailed(TUIWords.say(error)))
             }
         }
     }

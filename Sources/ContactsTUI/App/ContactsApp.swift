@@ -133,7 +133,9 @@ public final class ContactsApp {
                     await serverKeeper.run { note in
                         inbox.post(
                             .activity(
-                                note.isError ? .failure(note.text, date: Date()) : .event(note.text, date: Date())))
+                                note.isError
+                                    ? .failure(TUIWords.say(note), date: Date())
+                                    : .event(TUIWords.say(note), date: Date())))
                     }
                 })
         }
