@@ -234,7 +234,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactsTUITests",
-            dependencies: ["ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncTesting"],
+            dependencies: [
+                "ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncTesting", "TestTraits",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -247,9 +249,15 @@ let package = Package(
             dependencies: ["SyncCore"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            // Swift Testing traits the test targets share; not part of any product.
+            name: "TestTraits",
+            path: "Tests/TestTraits",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SyncKitTests",
-            dependencies: ["SyncCore", "SyncKit", "SyncServer", "SyncTesting"],
+            dependencies: ["SyncCore", "SyncKit", "SyncServer", "SyncTesting", "TestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -4,6 +4,7 @@ import Foundation
 import SyncCrypto
 import SyncServer
 import SyncTesting
+import Testing
 
 /// A fresh data directory, removed after `body`.
 func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
@@ -13,13 +14,14 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
     return try await body(path)
 }
 
-/// `count` devices of one account, each its own SQLite file, syncing through a real server over loopback;
-/// device `i` reads the time from `clocks[i]` when given.
+/// `count` devices of one account, each its own SQLite file, syncing through a real server (through its
+/// router in this process: these devices sync when told, so they open no push socket; `transport:
+/// .loopback` for a listener); device `i` reads the time from `clocks[i]` when given.
 func withContactsDevices(
     _ count: Int = 2, configuration: SyncServerConfiguration = .testing, clocks: [@Sendable () -> Date] = [],
-    _ body: (TestServer, String, [ContactsDevice]) async throws -> Void
+    transport: TestServer.Transport = .inProcess, _ body: (TestServer, String, [ContactsDevice]) async throws -> Void
 ) async throws {
-    try await TestServer.with(configuration: configuration) { server in
+    try await TestServer.with(configuration: configuration, transport: transport) { server in
         try await withTemporaryDirectory { directory in
             var devices: [ContactsDevice] = []
             for index in 0..<count {
@@ -61,10 +63,7 @@ extension ContactsDevice {
 
     /// The one contact whose name is `name`.
     func contact(named name: String) throws -> Contact {
-        guard let contact = try store.contacts().first(where: { $0.name == name }) else {
-            throw DeviceError("no contact named \(name)")
-        }
-        return contact
+        try #require(try store.contacts().first(where: { $0.name == name }), "no contact named \(name)")
     }
 
     /// Edits the contact named `name`, at `date` by this device's clock (its own clock when nil).

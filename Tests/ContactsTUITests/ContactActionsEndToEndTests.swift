@@ -1,5 +1,6 @@
 import Foundation
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Actions on one contact that reach beyond the app: E hands the terminal to the person's editor and takes
@@ -7,6 +8,7 @@ import Testing
 /// overwrote and puts it back.
 @Suite(
     "End to end: editing in $EDITOR, merging duplicates and restoring from the conflict log in the app", .serialized,
+    .aheadOfTheCrowd,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
 struct ContactActionsEndToEndTests {

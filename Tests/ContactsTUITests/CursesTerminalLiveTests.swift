@@ -1,11 +1,12 @@
 import Foundation
+import TestTraits
 import Testing
 
 @testable import ContactsTUI
 
 /// Runs ``LiveScenario`` (the app side, a tiny contacts screen) in this same test binary inside tmux, types
 /// into it, and reads the screen back. Skipped where tmux is not installed.
-@Suite("Curses terminal in a real terminal (tmux)", .serialized, .enabled(if: LiveScenario.canDrive))
+@Suite("Curses terminal in a real terminal (tmux)", .serialized, .aheadOfTheCrowd, .enabled(if: LiveScenario.canDrive))
 struct CursesTerminalLiveTests {
     @Test("the screen shows the grid, and keys typed in the terminal arrive decoded")
     func keysAndScreen() async throws {

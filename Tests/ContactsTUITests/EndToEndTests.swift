@@ -1,5 +1,6 @@
 import Foundation
 import SyncTesting
+import TestTraits
 import Testing
 
 @testable import ContactsModel
@@ -8,7 +9,7 @@ import Testing
 /// Two `contacts` apps in two real terminals (tmux) against one sync server: what one does appears on the
 /// other's screen without a key press there, and an app that loses its server says so and recovers by itself.
 @Suite(
-    "End to end: two contacts apps in tmux, one server", .serialized,
+    "End to end: two contacts apps in tmux, one server", .serialized, .aheadOfTheCrowd,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
 struct EndToEndTests {

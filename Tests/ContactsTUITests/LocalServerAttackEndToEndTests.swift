@@ -1,5 +1,6 @@
 import Foundation
 import SyncTesting
+import TestTraits
 import Testing
 
 @testable import ContactsLocal
@@ -14,7 +15,7 @@ import Testing
 /// port an older version saved, and a socket planted in a server directory opened to others. The app opens
 /// (it works offline), sends nothing to either, and its status pane says why.
 @Suite(
-    "End to end: the full-screen app sends nothing to a squatter", .serialized,
+    "End to end: the full-screen app sends nothing to a squatter", .serialized, .aheadOfTheCrowd,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
 struct LocalServerAttackEndToEndTests {

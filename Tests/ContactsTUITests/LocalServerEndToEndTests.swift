@@ -1,5 +1,6 @@
 import Foundation
 import SyncTesting
+import TestTraits
 import Testing
 
 @testable import ContactsLocal
@@ -13,7 +14,7 @@ import Testing
 /// Two `contacts` apps in tmux on the zero-setup local server, as a user runs them with no setup at all: the
 /// server dies (`kill -9`), and the apps start it again by themselves, on its socket, and carry on.
 @Suite(
-    "End to end: two contacts apps survive the local server's crash", .serialized,
+    "End to end: two contacts apps survive the local server's crash", .serialized, .aheadOfTheCrowd,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
 struct LocalServerEndToEndTests {

@@ -1,11 +1,12 @@
 import Foundation
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Address books shared between people, in real terminals: Ada (two devices) shares "Family" read-write and
 /// "Work" read-only with Grace (one device); each runs the `contacts` app in tmux against one server.
 @Suite(
-    "End to end: a shared address book in three terminals", .serialized,
+    "End to end: a shared address book in three terminals", .serialized, .aheadOfTheCrowd,
     .enabled(if: EndToEnd.unavailableReason == nil, Comment(rawValue: EndToEnd.unavailableReason ?? "")),
     .timeLimit(.minutes(10)))
 struct SharingEndToEndTests {

@@ -4,12 +4,13 @@ import SyncKit
 import SyncServer
 import SyncTesting
 import Synchronization
+import TestTraits
 import Testing
 
 /// PostgreSQL itself restarted under two instances, 8 writing clients and two engines. It runs on a
 /// PostgreSQL of its own: stopping the shared one would fail every test running beside it.
 @Suite(
-    "PostgreSQL restarted under load",
+    "PostgreSQL restarted under load", .aheadOfTheCrowd,
     .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
 struct PostgresRestartTests {
     static let clients = 8
