@@ -23,10 +23,14 @@ public final class ContactsDevice: Sendable {
         public var keyDerivation: ScryptParameters
         /// This device's clock (tests give devices clocks that run ahead or behind).
         public var clock: @Sendable () -> Date
+        /// Whether automatic sync holds its work while the machine is busy (the one-minute load per core above
+        /// ``LoadProbe``'s threshold), for up to a minute, as it does on battery. False sends at once.
+        public var holdsWorkUnderLoad: Bool
 
         public init(
             dataDirectory: String, deviceName: String, serverURL: URL, automaticallySync: Bool,
-            keyDerivation: ScryptParameters = .default, clock: @escaping @Sendable () -> Date = { Date() }
+            keyDerivation: ScryptParameters = .default, clock: @escaping @Sendable () -> Date = { Date() },
+            holdsWorkUnderLoad: Bool = true
         ) {
             self.dataDirectory = dataDirectory
             self.deviceName = deviceName
@@ -34,6 +38,7 @@ public final class ContactsDevice: Sendable {
             self.automaticallySync = automaticallySync
             self.keyDerivation = keyDerivation
             self.clock = clock
+            self.holdsWorkUnderLoad = holdsWorkUnderLoad
         }
     }
 
@@ -124,6 +129,7 @@ public final class ContactsDevice: Sendable {
                 deviceID: try store.setting(.deviceID), keyring: keyring, sealedRecordTypes: Self.sealedRecordTypes)
             var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
             configuration.automaticallySync = options.automaticallySync
+            if !options.holdsWorkUnderLoad { configuration.schedulerProbes.removeAll { $0 is LoadProbe } }
             // The outbox is the one record of what is pending: the saved states leave the lists out.
             configuration.serializesPendingChanges = false
             let engine = SyncEngine(configuration)

@@ -73,6 +73,12 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Where contacts keeps its data. (default: $XDG_DATA_HOME/contacts)", valueName: "path"))
     var dataDir: String?
 
+    @Flag(
+        help:
+            "Sync at once even while this machine is busy. By default automatic sync waits while the load is high (above 1.5 per core), for a minute at most."
+    )
+    var syncWhenBusy = false
+
     func validate() throws {
         guard !device.isEmpty, device.count <= 64,
             device.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }),

@@ -37,7 +37,7 @@ enum Session {
         let device = try ContactsDevice(
             .init(
                 dataDirectory: global.dataDirectory, deviceName: global.device, serverURL: serverURL,
-                automaticallySync: automaticallySync))
+                automaticallySync: automaticallySync, holdsWorkUnderLoad: !global.syncWhenBusy))
         if global.server == nil && needsServer {
             if !device.isSignedIn {
                 try await signInLocally(device, local)

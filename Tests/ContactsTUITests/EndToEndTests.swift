@@ -176,7 +176,9 @@ final class EndToEnd {
     }
 
     private func options(device: String) -> [String] {
-        ["--server", serverURL, "--data-dir", directory.path, "--device", device]
+        // The apps send at once: the suite beside them keeps the load high, and these tests are about what
+        // reaches the other screens (the hold under load has its own tests, SyncSchedulerTests).
+        ["--server", serverURL, "--data-dir", directory.path, "--device", device, "--sync-when-busy"]
     }
 
     private func app(device: String) -> String {
@@ -207,8 +209,6 @@ final class EndToEnd {
 
     /// Polls `session`'s screen every 50 ms until it contains `text`; fails showing both screens otherwise.
     /// The deadline is generous: a busy machine is slow, not wrong.
-    /// The default deadline outlasts the scheduler's longest hold for high load (60 s): on a busy machine
-    /// the apps wait for the load to fall, or for that hold to end, before they send.
     func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 150) async throws {
         if try await session.wait(timeout: timeout, until: { try session.capture().contains(text) }) { return }
         let name = names[sessions.firstIndex { $0.directory == session.directory } ?? 0]

@@ -43,7 +43,7 @@ public actor SyncScheduler {
 
     private let clock: ElapsedClock
     private let date: @Sendable () -> Date
-    private let probes: [any ConditionProbe]
+    nonisolated package let probes: [any ConditionProbe]
     private let jitter: @Sendable () -> Double
     private let perform: @Sendable (Work) async throws -> Void
     private let broadcast: ValueBroadcast<Status>
