@@ -118,8 +118,3 @@ extension RecordModificationPlanner.Plan {
         return seqs
     }
 }
-
-extension ModifyRecordsRequest {
-    /// The records the request saves and deletes, by key.
-    var recordKeys: [RecordKey] { (saves.map(\.recordID) + deletes).map(RecordKey.init) }
-}

@@ -339,3 +339,8 @@ public enum RecordModificationPlanner {
         return .delete(existing)
     }
 }
+
+extension ModifyRecordsRequest {
+    /// The records the request saves and deletes, by key.
+    var recordKeys: [RecordKey] { (saves.map(\.recordID) + deletes).map(RecordKey.init) }
+}
