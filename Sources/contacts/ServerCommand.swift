@@ -158,16 +158,26 @@ struct ServerCommand: AsyncParsableCommand {
         var port: Int?
         @Option(help: "With --storage: the address to listen on.") var host = "127.0.0.1"
         @Option(help: "The SQLite file. (default: <data-dir>/server/server.sqlite)") var storage: String?
+        @Option(help: "With --storage: the bcrypt cost of password hashes, 4 to 31. (default: 12)")
+        var bcryptCost: UInt8?
         @Flag(help: .hidden) var detach = false
 
         func validate() throws {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+            if let bcryptCost, !(4...31).contains(bcryptCost) {
+                throw ValidationError("--bcrypt-cost must be from 4 to 31")
+            }
         }
 
         func run() async throws {
             if port != nil || host != "127.0.0.1", storage.map(options.local.isLocalStorage) ?? true {
                 throw CommandFailure(
                     "the local sync server listens only on its socket \(options.local.socketPath), which no other user can reach; --port and --host are for a server of its own (--storage FILE), or run sync-server"
+                )
+            }
+            if bcryptCost != nil, storage.map(options.local.isLocalStorage) ?? true {
+                throw CommandFailure(
+                    "the local sync server's password is kept beside it, so it hashes it at the lowest cost; --bcrypt-cost is for a server of its own (--storage FILE)"
                 )
             }
             // Started by another contacts command: leave its session, so closing its terminal does not stop it.
@@ -190,8 +200,13 @@ struct ServerCommand: AsyncParsableCommand {
                 local.clearStopMarker()
                 runner.unixSocketPath = local.socketPath
                 runner.listensOnTCP = false
+                // The local account's password sits in plaintext beside the server, in a file only this user
+                // reads (and is 24 random bytes unless they changed it): a slow hash would guard nothing that
+                // reading that file does not give, and every command that signs in would pay for it.
+                runner.configuration.bcryptCost = 4
             } else {
                 runner.port = port ?? 8080
+                if let bcryptCost { runner.configuration.bcryptCost = bcryptCost }
             }
             // Process-wide, so the program's to set up: swift-metrics has one backend per process.
             ServerMetrics.bootstrap()

@@ -2,6 +2,7 @@ import ContactsLocal
 import ContactsModel
 import ContactsStore
 import Foundation
+import GRDB
 import SyncTesting
 import Testing
 
@@ -74,6 +75,11 @@ struct CommandLineTests {
             #expect((attributes[.posixPermissions] as? Int) == 0o700)
             let account = try FileManager.default.attributesOfItem(atPath: directory + "/local-account")
             #expect((account[.posixPermissions] as? Int) == 0o600)
+            // Its password is in that file: the server hashes it at bcrypt's lowest cost.
+            let hashes = try await DatabaseQueue(path: directory + "/server/server.sqlite").read { db in
+                try String.fetchAll(db, sql: "SELECT password_hash FROM account")
+            }
+            #expect(hashes.count == 1 && hashes.allSatisfy { $0.hasPrefix("$2b$04$") }, "\(hashes)")
         }
     }
 
@@ -114,6 +120,7 @@ struct CommandLineTests {
             let url = "http://127.0.0.1:\(port)"
             let server = try ChildProcess([
                 ContactsProgram.path, "server", "--port", String(port), "--storage", directory + "/server.sqlite",
+                "--bcrypt-cost", "5",
             ])
             defer { server.stop() }
             var program = ContactsProgram(dataDirectory: directory)
@@ -129,6 +136,10 @@ struct CommandLineTests {
                 "server running: \(server.isRunning); contacts said: \(signup.error)"
             }
             #expect(signup.status == 0, "\(signup.error)")
+            let hashes = try await DatabaseQueue(path: directory + "/server.sqlite").read { db in
+                try String.fetchAll(db, sql: "SELECT password_hash FROM account")
+            }
+            #expect(hashes.count == 1 && hashes.allSatisfy { $0.hasPrefix("$2b$05$") }, "--bcrypt-cost: \(hashes)")
             let added = try await program.run([
                 "--server", url, "add", "--name", "Grace Hopper", "--email", "work:grace@example.org",
                 "--phone", "mobile:+1 555 0100",

@@ -180,7 +180,9 @@ struct LocalServerTests {
         }
     }
 
-    @Test("contacts server --help explains each verb; --port, which only a TCP server had, is refused with why")
+    @Test(
+        "contacts server --help explains each verb; --port, which only a TCP server had, and --bcrypt-cost for the local one are refused with why"
+    )
     func help() async throws {
         let program = ContactsProgram(dataDirectory: NSTemporaryDirectory())
         let help = try await program.run(["server", "--help"])
@@ -194,5 +196,10 @@ struct LocalServerTests {
         }
         let bad = try await program.run(["server", "start", "--port", "8080"])
         #expect(bad.status != 0 && bad.error.contains("no longer listens on a port"), "\(bad.error)")
+        // The local server's password is kept beside it: a bcrypt cost is for a server of one's own.
+        let cost = try await program.run(["server", "run", "--bcrypt-cost", "12"])
+        #expect(cost.status != 0 && cost.error.contains("--bcrypt-cost is for a server of its own"), "\(cost.error)")
+        let tooLow = try await program.run(["server", "run", "--storage", "/tmp/x.sqlite", "--bcrypt-cost", "3"])
+        #expect(tooLow.status != 0 && tooLow.error.contains("--bcrypt-cost must be from 4 to 31"), "\(tooLow.error)")
     }
 }

@@ -190,7 +190,7 @@ final class EndToEnd {
             // A server of its own on TCP (the apps pass --server): its storage is not the data directory's.
             [
                 contacts, "server", "--port", "\(port)", "--data-dir", directory.path, "--storage",
-                directory.appendingPathComponent("tcp-server.sqlite").path,
+                directory.appendingPathComponent("tcp-server.sqlite").path, "--bcrypt-cost", "4",
             ],
             output: .file(directory.appendingPathComponent("server.log").path))
         let port = self.port
