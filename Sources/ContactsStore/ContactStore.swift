@@ -11,7 +11,6 @@ import SyncKit
 /// An edit and its outbox entry are written in one transaction, so a crash at any instant either
 /// loses the whole edit (the user was not told it was saved) or keeps it and sends it later.
 package final class ContactStore: Sendable {
-    package typealias Summary = ContactSummary
 
     let queue: DatabaseQueue
     package let path: String
@@ -173,7 +172,7 @@ package final class ContactStore: Sendable {
 
     /// The list's rows, sorted for display (case and accents folded); only the first `limit` when given, for a
     /// first screen that need not wait for the whole list.
-    package func summaries(limit: Int? = nil) throws -> [Summary] {
+    package func summaries(limit: Int? = nil) throws -> [ContactSummary] {
         try queue.read { db in
             // LIMIT -1 is no limit.
             try Row.fetchAll(
@@ -183,7 +182,7 @@ package final class ContactStore: Sendable {
                 arguments: [limit ?? -1]
             ).compactMap { row in
                 guard let id = UUID(canonical: row["id"]) else { return nil }
-                return Summary(
+                return ContactSummary(
                     id: id, name: row["name"], sortKey: row["sortKey"],
                     zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]),
                     searchText: row["searchText"])

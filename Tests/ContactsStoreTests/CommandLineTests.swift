@@ -44,6 +44,13 @@ struct ContactsProgram {
         }
     }
 
+    /// The password hashes a server program stored in its SQLite file at `path`.
+    static func passwordHashes(inServerStorage path: String) async throws -> [String] {
+        try await DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT password_hash FROM account")
+        }
+    }
+
     /// Whether `pid` is a live process (a zombie waiting to be reaped is not).
     static func isRunning(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
@@ -76,9 +83,7 @@ struct CommandLineTests {
             let account = try FileManager.default.attributesOfItem(atPath: directory + "/local-account")
             #expect((account[.posixPermissions] as? Int) == 0o600)
             // Its password is in that file: the server hashes it at bcrypt's lowest cost.
-            let hashes = try await DatabaseQueue(path: directory + "/server/server.sqlite").read { db in
-                try String.fetchAll(db, sql: "SELECT password_hash FROM account")
-            }
+            let hashes = try await ContactsProgram.passwordHashes(inServerStorage: directory + "/server/server.sqlite")
             #expect(hashes.count == 1 && hashes.allSatisfy { $0.hasPrefix("$2b$04$") }, "\(hashes)")
         }
     }
@@ -136,9 +141,7 @@ struct CommandLineTests {
                 "server running: \(server.isRunning); contacts said: \(signup.error)"
             }
             #expect(signup.status == 0, "\(signup.error)")
-            let hashes = try await DatabaseQueue(path: directory + "/server.sqlite").read { db in
-                try String.fetchAll(db, sql: "SELECT password_hash FROM account")
-            }
+            let hashes = try await ContactsProgram.passwordHashes(inServerStorage: directory + "/server.sqlite")
             #expect(hashes.count == 1 && hashes.allSatisfy { $0.hasPrefix("$2b$05$") }, "--bcrypt-cost: \(hashes)")
             let added = try await program.run([
                 "--server", url, "add", "--name", "Grace Hopper", "--email", "work:grace@example.org",

@@ -131,11 +131,8 @@ public final class ContactsApp {
             tasks.append(
                 Task.detached {
                     await serverKeeper.run { note in
-                        inbox.post(
-                            .activity(
-                                note.isError
-                                    ? .failure(TUIWords.say(note), date: Date())
-                                    : .event(TUIWords.say(note), date: Date())))
+                        let text = TUIWords.say(note)
+                        inbox.post(.activity(note.isError ? .failure(text, date: Date()) : .event(text, date: Date())))
                     }
                 })
         }
