@@ -28,6 +28,7 @@ public final class FileLock: Sendable {
             close(descriptor)
             throw .held(path: path, holder: holder(of: path))
         }
+        record(holderOf: descriptor)
         return FileLock(descriptor: descriptor)
     }
 
@@ -50,6 +51,7 @@ public final class FileLock: Sendable {
                 throw error
             }
         }
+        record(holderOf: descriptor)
         return FileLock(descriptor: descriptor)
     }
 
@@ -73,26 +75,91 @@ public final class FileLock: Sendable {
         release()
     }
 
-    /// The process holding an exclusive `flock` on `path`, from `/proc/locks`; nil when none does (or the
-    /// file does not exist). Only reads: trying to take the lock to find out would make a process taking it
-    /// at that instant fail.
+    /// The process holding an exclusive `flock` on `path`; nil when none does (or the file does not exist).
+    /// Only reads: trying to take the lock to find out would make a process taking it at that instant fail.
+    ///
+    /// The holder writes its process ID into the file when it takes the lock; that process's open files
+    /// (`/proc/PID/fdinfo`) say whether it still holds it. `/proc/locks` alone is not enough: it is read a
+    /// page at a time, and a lock released elsewhere between two pages shifts the list, so that a busy
+    /// machine's reader can miss a line. It is still asked for a holder that wrote no ID (a program
+    /// from before this one).
     public static func holder(of path: String) -> pid_t? {
         var info = stat()
-        guard stat(path, &info) == 0,
-            let handle = FileHandle(forReadingAtPath: "/proc/locks")
-        else { return nil }
-        defer { try? handle.close() }
-        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        guard stat(path, &info) == 0 else { return nil }
+        let file = LockedFile(info)
+        if let recorded = recordedHolder(path), holds(recorded, file) { return recorded }
+        return read("/proc/locks").flatMap { file.exclusiveHolder(in: $0) }
+    }
+
+    /// Writes this process's ID into the lock file just taken, for ``holder(of:)``.
+    private static func record(holderOf descriptor: Int32) {
+        let text = Array("\(getpid())\n".utf8)
+        guard ftruncate(descriptor, 0) == 0 else { return }
+        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    private static func recordedHolder(_ path: String) -> pid_t? {
+        read(path).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// Whether process `pid` holds an exclusive `flock` on `file` through one of its open files.
+    private static func holds(_ pid: pid_t, _ file: LockedFile) -> Bool {
+        let directory = "/proc/\(pid)/fdinfo"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+        // "lock:\t1: FLOCK  ADVISORY  WRITE 6777 fe:00:16223094 0 EOF", for the locks this open file holds.
+        return descriptors.contains { descriptor in
+            read("\(directory)/\(descriptor)").map { text in
+                text.split(separator: "\n").contains { line in
+                    line.hasPrefix("lock:") && file.exclusiveHolder(in: String(line.dropFirst(5))) == pid
+                }
+            } ?? false
+        }
+    }
+
+    /// The file's text; nil when it cannot be opened or read. With `read(2)`, not `FileHandle`, which traps
+    /// on a read error, and files under `/proc` can vanish between the open and the read (a descriptor
+    /// closed, a process ended).
+    private static func read(_ path: String) -> String? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            bytes += buffer[..<count]
+        }
+    }
+}
+
+/// A file as the kernel's lock lists name it: device numbers and inode.
+private struct LockedFile {
+    var major: UInt64
+    var minor: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
         // glibc's major() and minor(), which Swift does not import.
         let device = UInt64(info.st_dev)
-        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
-        let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
-        // "3: FLOCK  ADVISORY  WRITE 6777 fe:00:16223094 0 EOF"; a waiter's line has "->" after the number.
+        major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
+        minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
+        inode = UInt64(info.st_ino)
+    }
+
+    /// The process of the first exclusive `flock` on this file among `text`'s lock lines, as
+    /// `/proc/locks` writes them: "3: FLOCK  ADVISORY  WRITE 6777 fe:00:16223094 0 EOF" (a waiter's
+    /// line has "->" after the number).
+    func exclusiveHolder(in text: String) -> pid_t? {
         for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE" else { continue }
             let file = fields[5].split(separator: ":")
-            guard file.count == 3, UInt64(file[2]) == UInt64(info.st_ino), UInt64(file[0], radix: 16) == major,
+            guard file.count == 3, UInt64(file[2]) == inode, UInt64(file[0], radix: 16) == major,
                 UInt64(file[1], radix: 16) == minor
             else { continue }
             return pid_t(fields[4])

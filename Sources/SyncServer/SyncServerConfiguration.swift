@@ -59,6 +59,10 @@ public struct SyncServerConfiguration: Sendable {
     /// Push sockets one account may have open on one server instance; one more is refused at its
     /// upgrade with `limitExceeded`. Each open socket holds a connection and memory on the instance.
     public var maximumPushSocketsPerAccount = 50
+    /// How long a request waits for a PostgreSQL connection before it is told `serviceUnavailable`:
+    /// while the database cannot be reached, the pool keeps requests waiting, and a client is better
+    /// told to come back.
+    public var databaseConnectionWait: Duration = .seconds(10)
 
     public init(
         limits: ServerLimits = ServerLimits(),

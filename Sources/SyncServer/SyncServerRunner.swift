@@ -62,7 +62,8 @@ public struct SyncServerRunner: Sendable {
             let store: PostgresRecordStore
             do {
                 store = try await PostgresRecordStore.connect(
-                    url: databaseURL, logger: logger, defaultQuotaBytes: configuration.defaultQuotaBytes)
+                    url: databaseURL, logger: logger, defaultQuotaBytes: configuration.defaultQuotaBytes,
+                    connectionWait: configuration.databaseConnectionWait)
             } catch let error as SchemaError {
                 throw StartupError(error.description)
             } catch let error as SyncError where error.code == .serviceUnavailable {

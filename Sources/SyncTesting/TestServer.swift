@@ -160,7 +160,8 @@ public final class TestServer: Sendable {
             try await TestPostgres.createMigratedDatabase(name)
             store = try await PostgresRecordStore.connect(
                 url: TestPostgres.url(database: name), logger: logger,
-                defaultQuotaBytes: configuration.defaultQuotaBytes)
+                defaultQuotaBytes: configuration.defaultQuotaBytes, connectionWait: configuration.databaseConnectionWait
+            )
         }
         let (pushHub, pushServices) = await SyncServerApplication.push(for: store, logger: logger)
         if transport == .inProcess && !Self.everyServerListens {

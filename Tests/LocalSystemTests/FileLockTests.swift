@@ -26,6 +26,28 @@ struct FileLockTests {
         second.release()
     }
 
+    @Test(
+        "the holder writes its process ID into the lock file; the ID left there after it is released names no holder, nor does a lock file someone else wrote"
+    )
+    func recordedHolder() throws {
+        let path = lockPath()
+        defer { unlink(path) }
+        let lock = try FileLock.acquire(path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "\(getpid())\n")
+        lock.release()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "\(getpid())\n", "the ID stays")
+        #expect(FileLock.holder(of: path) == nil, "this process no longer holds it")
+        // An ID written by hand, of a process that holds no lock on it (this one): no holder either.
+        try "\(getpid())\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(FileLock.holder(of: path) == nil)
+        // Another lock of this process, on another file: still not a holder of this one.
+        let otherPath = lockPath()
+        defer { unlink(otherPath) }
+        let other = try FileLock.acquire(otherPath)
+        defer { other.release() }
+        #expect(FileLock.holder(of: path) == nil)
+    }
+
     @Test("the lock file is created private (0600) and its descriptor is closed on exec")
     func privateAndCloseOnExec() throws {
         let path = lockPath()

@@ -16,6 +16,8 @@ struct PostgresRestartTests {
     static let clients = 8
     static let batches = 24
     static let batch = 40
+    /// Each client writes this many batches, then waits until the database is stopped.
+    static let pausedAfter = batches / 3
     static let zone = RecordZone.ID(zoneName: "Load")
 
     /// What the writing clients saw.
@@ -32,6 +34,9 @@ struct PostgresRestartTests {
         var toldToRetry: Set<Int> = []
         /// Every other failure, which must not happen.
         var unexpected: [String] = []
+        /// Set once PostgreSQL is stopped: each client waits for it after a third of its batches, so
+        /// that every one of them writes while the database is down, however fast the others are.
+        var databaseStopped = false
     }
 
     @Test(
@@ -64,10 +69,14 @@ struct PostgresRestartTests {
                 try await first.saveZones("Load")
                 group.addTask { try await Self.write(as: index, first: first, instances: instances, observed) }
             }
-            try await waitUntil("a third of the batches are written") {
-                observed.withLock { $0.batchesDone } >= Self.clients * Self.batches / 3
+            try await waitUntil("every client has written a third of its batches, and waits") {
+                observed.withLock { $0.batchesDone } == Self.clients * Self.pausedAfter
+            } observed: {
+                let seen = observed.withLock { $0 }
+                return "\(seen.batchesDone) batches written, failures: \(seen.unexpected.prefix(3))"
             }
             try await cluster.stop()
+            observed.withLock { $0.databaseStopped = true }
 
             // While the database is down: the clients are told to come back, and the engines' edits wait.
             try await waitUntil("every writing client is told serviceUnavailable with retryAfter") {
@@ -123,6 +132,11 @@ struct PostgresRestartTests {
     {
         var client = first
         for batch in 0..<batches {
+            if batch == pausedAfter {
+                try await waitUntil("user\(index) is let on once the database is stopped", timeout: .seconds(300)) {
+                    observed.withLock { $0.databaseStopped }
+                }
+            }
             let records = (0..<Self.batch).map { item in
                 var record = RecordValue(
                     recordType: "Item", recordID: RecordValue.ID(recordName: "b\(batch)-\(item)", zoneID: zone))

@@ -13,8 +13,12 @@ struct PostgresOutageTests {
     func outageThenRecovery() async throws {
         let path = "outage-\(UUID())"
         let name = TestPostgres.databaseName(for: path)
+        // Requests wait a second, not ten, for a connection the pool cannot make: the outage is what is
+        // tested, not the length of the wait.
+        var configuration = SyncServerConfiguration.testing
+        configuration.databaseConnectionWait = .seconds(1)
         let server = try await TestServer.$backend.withValue(.postgres) {
-            try await TestServer.start(storagePath: path)
+            try await TestServer.start(configuration: configuration, storagePath: path)
         }
         var ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
         ada.deviceID = "laptop"

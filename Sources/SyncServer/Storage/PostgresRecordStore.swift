@@ -22,26 +22,37 @@ public final class PostgresRecordStore: RecordStore {
     private let runTask: Task<Void, Never>
     /// The storage quota of accounts without one of their own, in bytes; nil for none.
     public let defaultQuotaBytes: Int64?
+    /// How long a request waits for a connection: the pool keeps requests waiting while it cannot
+    /// connect, and a client is better told to come back.
+    let connectionWait: Duration
 
-    private init(client: PostgresClient, logger: Logger, runTask: Task<Void, Never>, defaultQuotaBytes: Int64?) {
+    private init(
+        client: PostgresClient, logger: Logger, runTask: Task<Void, Never>, defaultQuotaBytes: Int64?,
+        connectionWait: Duration
+    ) {
         self.client = client
         self.logger = logger
         self.runTask = runTask
         self.defaultQuotaBytes = defaultQuotaBytes
+        self.connectionWait = connectionWait
     }
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`), brings its
     /// schema up to date and returns the store; ``close()`` ends its connections.
-    /// - Parameter defaultQuotaBytes: the storage quota of accounts without one of their own (see
-    ///   ``StorageQuota``); nil for none.
-    public static func connect(url: String, logger: Logger, defaultQuotaBytes: Int64? = nil) async throws
-        -> PostgresRecordStore
-    {
+    /// - Parameters:
+    ///   - defaultQuotaBytes: the storage quota of accounts without one of their own (see
+    ///     ``StorageQuota``); nil for none.
+    ///   - connectionWait: how long a request waits for a connection before it is told
+    ///     `serviceUnavailable` (``SyncServerConfiguration/databaseConnectionWait``).
+    public static func connect(
+        url: String, logger: Logger, defaultQuotaBytes: Int64? = nil, connectionWait: Duration = .seconds(10)
+    ) async throws -> PostgresRecordStore {
         let configuration = try PostgresURL.configuration(url)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runTask = Task { await client.run() }
         let store = PostgresRecordStore(
-            client: client, logger: logger, runTask: runTask, defaultQuotaBytes: defaultQuotaBytes)
+            client: client, logger: logger, runTask: runTask, defaultQuotaBytes: defaultQuotaBytes,
+            connectionWait: connectionWait)
         do {
             try await PostgresSchema.migrate(client, logger: logger)
         } catch {
@@ -68,7 +79,7 @@ public final class PostgresRecordStore: RecordStore {
         async throws -> Result
     {
         try await PostgresAvailability.checked {
-            try await PostgresAvailability.leasing(within: Self.leaseTimeout) { leased in
+            try await PostgresAvailability.leasing(within: self.connectionWait) { leased in
                 try await self.client.withConnection { connection in
                     leased()
                     return try await self.watch.run(on: connection) { try await body(connection) }
@@ -76,10 +87,6 @@ public final class PostgresRecordStore: RecordStore {
             }
         }
     }
-
-    /// How long a request waits for a connection: the pool keeps requests waiting while it cannot
-    /// connect, and a client is better told to come back.
-    static let leaseTimeout: Duration = .seconds(10)
 
     /// Runs one statement on a pooled connection; its rows, read before the connection goes back to the pool.
     @discardableResult
