@@ -198,7 +198,7 @@ struct PushShutdownService: Service {
     }
 }
 
-/// Periodically forgets old tombstones, replay answers and ended sessions.
+/// Periodically forgets old tombstones, replay answers and ended sessions, and collects assets no record names.
 struct HistoryCompactionService: Service {
     let store: any RecordStore
     let configuration: SyncServerConfiguration
@@ -221,6 +221,16 @@ struct HistoryCompactionService: Service {
                 logger.info("compacted history", metadata: ["tombstonesRemoved": "\(removed)"])
             } catch {
                 logger.error("history compaction failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                // Assets whose record went are kept as long as its tombstone; uploads no record names, a day.
+                let collected = try await store.collectAssets(
+                    detachedBefore: now.addingTimeInterval(-configuration.tombstoneRetention.seconds),
+                    uploadsBefore: now.addingTimeInterval(-configuration.assetUploadLifetime.seconds), now: now)
+                logger.info(
+                    "collected assets", metadata: ["assets": "\(collected.assets)", "bytes": "\(collected.bytes)"])
+            } catch {
+                logger.error("collecting assets failed", metadata: ["error": "\(error)"])
             }
             do {
                 // Sessions past either lifetime are told so (sessionExpired) for one more sliding

@@ -63,6 +63,9 @@ public struct SyncServerConfiguration: Sendable {
     /// while the database cannot be reached, the pool keeps requests waiting, and a client is better
     /// told to come back.
     public var databaseConnectionWait: Duration = .seconds(10)
+    /// How long an asset upload that no record names is kept (its bytes count in its uploader's storage
+    /// meanwhile); history compaction removes it after that.
+    public var assetUploadLifetime: Duration = .seconds(24 * 3600)
 
     public init(
         limits: ServerLimits = ServerLimits(),

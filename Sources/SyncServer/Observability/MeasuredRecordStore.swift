@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import SyncCore
 
 /// A store that times every call into `sync_store_duration_seconds{operation}`, whatever the backend.
@@ -169,6 +170,34 @@ extension MeasuredRecordStore {
     func rotateChangeTokenKey(now: Date, previousValidUntil: Date) async throws -> ChangeTokenKey {
         try await timed("rotateChangeTokenKey") {
             try await base.rotateChangeTokenKey(now: now, previousValidUntil: previousValidUntil)
+        }
+    }
+
+    func createAssetUpload(id: String, uploader: String, size: Int64, now: Date) async throws {
+        try await timed("createAssetUpload") {
+            try await base.createAssetUpload(id: id, uploader: uploader, size: size, now: now)
+        }
+    }
+    func asset(id: String) async throws -> StoredAsset? {
+        try await timed("asset") { try await base.asset(id: id) }
+    }
+    func appendToAsset<Bytes: AsyncSequence>(id: String, at offset: Int64, _ bytes: Bytes, now: Date) async throws
+        -> StoredAsset where Bytes.Element == ByteBuffer
+    {
+        try await timed("appendToAsset") { try await base.appendToAsset(id: id, at: offset, bytes, now: now) }
+    }
+    func readAsset(id: String, range: Range<Int64>, into write: (ByteBuffer) async throws -> Void) async throws {
+        // Timed by hand: `timed`'s closure cannot hold `write`, which does not escape.
+        let start = ContinuousClock.now
+        defer { ServerMetrics.storeTimer("readAsset").record(since: start) }
+        try await base.readAsset(id: id, range: range, into: write)
+    }
+    func attachAssets(_ ids: [String], to place: AssetPlace, now: Date) async throws {
+        try await timed("attachAssets") { try await base.attachAssets(ids, to: place, now: now) }
+    }
+    func collectAssets(detachedBefore: Date, uploadsBefore: Date, now: Date) async throws -> AssetCollection {
+        try await timed("collectAssets") {
+            try await base.collectAssets(detachedBefore: detachedBefore, uploadsBefore: uploadsBefore, now: now)
         }
     }
 }

@@ -187,6 +187,10 @@ extension PostgresRecordStore {
             try await connection.query("DELETE FROM share_participant WHERE owner = \(owner)", logger: logger)
             try await connection.query("DELETE FROM share WHERE owner = \(owner)", logger: logger)
             try await connection.query("DELETE FROM client_request WHERE owner = \(owner)", logger: logger)
+            // Its assets, and its uploads no record names, go at the next collection.
+            try await connection.query(
+                "UPDATE asset SET detached_at = 0 WHERE owner = \(owner) OR (owner IS NULL AND uploader = \(owner))",
+                logger: logger)
             // Its sessions and encryption settings go with the row (ON DELETE CASCADE).
             try await connection.query(
                 "DELETE FROM account WHERE user_record_name = \(userRecordName)", logger: logger)

@@ -189,6 +189,7 @@ package enum PostgresSchema {
             version: 7, name: "change-token keys",
             statements: [PostgresRecordStore.changeTokenKeyTable]),
         PostgresRecordStore.keyPairMigration,
+        PostgresRecordStore.assetMigration,
     ]
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.

@@ -9,7 +9,7 @@ import SyncCore
 ///
 /// `owner` is the user whose data a call reads or changes: the signed-in user, or the owner of a zone
 /// shared with them once the routes have checked that they may; a store never reads across owners.
-public protocol RecordStore: Sendable, ShareStore, AccountStore, QuotaStore, ChangeTokenKeyStore {
+public protocol RecordStore: Sendable, ShareStore, AccountStore, QuotaStore, ChangeTokenKeyStore, AssetStore {
     /// Adds an account. Throws `constraintViolation` when the username is taken (case-insensitively).
     func createAccount(_ account: StoredAccount) async throws
     /// The account with this username, compared case-insensitively.

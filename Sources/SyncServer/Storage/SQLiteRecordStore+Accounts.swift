@@ -177,6 +177,10 @@ extension SQLiteRecordStore {
             for table in ["record", "zone", "share_membership", "share_participant", "share", "client_request"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE owner = ?", arguments: [userRecordName])
             }
+            // Its assets, and its uploads no record names, go at the next collection.
+            try db.execute(
+                sql: "UPDATE asset SET detached_at = 0 WHERE owner = ? OR (owner IS NULL AND uploader = ?)",
+                arguments: [userRecordName, userRecordName])
             // Its sessions and encryption settings go with the row (ON DELETE CASCADE).
             try db.execute(sql: "DELETE FROM account WHERE user_record_name = ?", arguments: [userRecordName])
             return ended

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SyncCore
+import Synchronization
 
 /// The embedded store: one SQLite file (WAL mode) through GRDB.
 ///
@@ -10,6 +11,8 @@ public final class SQLiteRecordStore: RecordStore {
     let pool: DatabasePool
     /// The storage quota of accounts without one of their own, in bytes; nil for none.
     public let defaultQuotaBytes: Int64?
+    /// The uploads a request appends to now (`SQLiteRecordStore+Assets.swift`): one request at a time each.
+    let appendingAssets = Mutex<Set<String>>([])
 
     /// Most bytes of the file each connection maps into memory.
     static let mappedBytes = 1 << 30
@@ -179,6 +182,9 @@ public final class SQLiteRecordStore: RecordStore {
         }
         migrator.registerMigration("v11: account key pairs, participants' shared keys") { db in
             try db.execute(sql: SQLiteRecordStore.keyPairMigration)
+        }
+        migrator.registerMigration("v12: assets") { db in
+            try db.execute(sql: SQLiteRecordStore.assetMigration)
         }
         return migrator
     }

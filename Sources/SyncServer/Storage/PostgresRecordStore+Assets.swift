@@ -1,0 +1,229 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import SyncCore
+
+/// Assets on PostgreSQL: a row each, and their bytes in chunks of up to ``chunkBytes`` in the database
+/// itself, so that every instance serves every asset and a backup holds them.
+///
+/// An upload's row is locked while a chunk is added (`FOR UPDATE`) and must still stand where the
+/// chunk begins, so that two instances appending to one upload at once cannot both write a byte.
+extension PostgresRecordStore {
+    /// Bytes per stored chunk.
+    static let assetChunkBytes = 256 * 1024
+
+    static let assetMigration = PostgresSchema.Migration(
+        version: 9, name: "assets",
+        statements: [
+            """
+            CREATE TABLE asset (
+                id TEXT PRIMARY KEY,
+                uploader TEXT NOT NULL,
+                size BIGINT NOT NULL,
+                received BIGINT NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL,
+                owner TEXT,
+                zone_name TEXT,
+                record_name TEXT,
+                detached_at BIGINT
+            )
+            """,
+            "CREATE INDEX asset_by_record ON asset(owner, zone_name, record_name) WHERE owner IS NOT NULL",
+            """
+            CREATE TABLE asset_chunk (
+                asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                start_at BIGINT NOT NULL,
+                bytes BYTEA NOT NULL,
+                PRIMARY KEY (asset_id, start_at)
+            )
+            """,
+        ])
+
+    public func createAssetUpload(id: String, uploader: String, size: Int64, now: Date) async throws {
+        try await transaction { connection in
+            try await connection.query(
+                "SELECT 1 FROM account WHERE user_record_name = \(uploader) FOR UPDATE", logger: self.logger)
+            let usage = try await Self.storageUsage(
+                connection, owner: uploader, defaultQuotaBytes: self.defaultQuotaBytes, logger: self.logger)
+            try StorageQuota.check(growth: size, usage: usage, isOwner: true)
+            try await connection.query(
+                """
+                INSERT INTO asset (id, uploader, size, created_at)
+                VALUES (\(id), \(uploader), \(size), \(now.millisecondsSince1970))
+                """, logger: self.logger)
+            try await connection.query(
+                "UPDATE account SET used_bytes = used_bytes + \(size) WHERE user_record_name = \(uploader)",
+                logger: self.logger)
+        }
+    }
+
+    public func asset(id: String) async throws -> StoredAsset? {
+        try await withConnection { connection in try await Self.asset(connection, id: id, lock: false, self.logger) }
+    }
+
+    static func asset(_ connection: PostgresConnection, id: String, lock: Bool, _ logger: Logger) async throws
+        -> StoredAsset?
+    {
+        let query: PostgresQuery =
+            lock
+            ? """
+            SELECT id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at
+            FROM asset WHERE id = \(id) FOR UPDATE
+            """
+            : """
+            SELECT id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at
+            FROM asset WHERE id = \(id)
+            """
+        for try await (id, uploader, size, received, created, owner, zoneName, recordName, detached)
+            in try await connection.query(query, logger: logger).decode(
+                (String, String, Int64, Int64, Int64, String?, String?, String?, Int64?).self)
+        {
+            return StoredAsset(
+                id: id, uploader: uploader, size: size, received: received,
+                createdAt: Date(millisecondsSince1970: created),
+                record: owner.map {
+                    AssetPlace(owner: $0, key: RecordKey(zoneName: zoneName ?? "", recordName: recordName ?? ""))
+                },
+                detachedAt: detached.map(Date.init(millisecondsSince1970:)))
+        }
+        return nil
+    }
+
+    public func appendToAsset<Bytes: AsyncSequence>(id: String, at offset: Int64, _ bytes: Bytes, now: Date)
+        async throws -> StoredAsset where Bytes.Element == ByteBuffer
+    {
+        guard var asset = try await asset(id: id) else { throw AssetUploadRules.noSuchUpload(id) }
+        try AssetUploadRules.checkAppend(asset, at: offset)
+        var pending = ByteBuffer()
+        var failure: (any Error)?
+        do {
+            for try await buffer in bytes {
+                let fits = Int(
+                    min(Int64(buffer.readableBytes), asset.size - asset.received - Int64(pending.readableBytes)))
+                var slice = buffer.getSlice(at: buffer.readerIndex, length: fits)!
+                pending.writeBuffer(&slice)
+                while pending.readableBytes >= Self.assetChunkBytes {
+                    let chunk = pending.readSlice(length: Self.assetChunkBytes)!
+                    asset = try await storeChunk(chunk, of: asset)
+                }
+                if fits < buffer.readableBytes { throw AssetUploadRules.tooManyBytes(asset) }
+            }
+        } catch {
+            failure = error
+        }
+        if pending.readableBytes > 0 {
+            asset = try await storeChunk(pending, of: asset)
+        }
+        if let failure { throw failure }
+        return asset
+    }
+
+    /// Adds `chunk` at the end of `asset`, which must stand where the store last left it.
+    private func storeChunk(_ chunk: ByteBuffer, of asset: StoredAsset) async throws -> StoredAsset {
+        try await transaction { connection in
+            guard let current = try await Self.asset(connection, id: asset.id, lock: true, self.logger) else {
+                throw AssetUploadRules.noSuchUpload(asset.id)
+            }
+            guard current.received == asset.received else { throw AssetUploadRules.busy(asset.id) }
+            let received = current.received + Int64(chunk.readableBytes)
+            try await connection.query(
+                "INSERT INTO asset_chunk (asset_id, start_at, bytes) VALUES (\(asset.id), \(current.received), \(chunk))",
+                logger: self.logger)
+            try await connection.query(
+                "UPDATE asset SET received = \(received) WHERE id = \(asset.id)", logger: self.logger)
+            var stored = current
+            stored.received = received
+            return stored
+        }
+    }
+
+    public func readAsset(id: String, range: Range<Int64>, into write: (ByteBuffer) async throws -> Void)
+        async throws
+    {
+        var position = range.lowerBound
+        while position < range.upperBound {
+            // A few chunks per query: the memory held stays a few chunks, whatever the asset's size.
+            let from = position
+            let rows = try await withConnection { connection in
+                try await connection.query(
+                    """
+                    SELECT start_at, bytes FROM asset_chunk
+                    WHERE asset_id = \(id) AND start_at + length(bytes) > \(from) AND start_at < \(range.upperBound)
+                    ORDER BY start_at LIMIT 4
+                    """, logger: self.logger
+                ).collect()
+            }
+            guard !rows.isEmpty else {
+                throw SyncError(
+                    .internalError,
+                    "asset '\(id)' ends at byte \(position) in the database, short of its size; its operator should check the database"
+                )
+            }
+            for row in rows {
+                let (start, bytes) = try row.decode((Int64, ByteBuffer).self)
+                let from = Int(max(0, position - start))
+                let to = Int(min(Int64(bytes.readableBytes), range.upperBound - start))
+                guard start <= position, from < to else {
+                    throw SyncError(
+                        .internalError,
+                        "asset '\(id)' has a gap at byte \(position) in the database; its operator should check the database"
+                    )
+                }
+                try await write(bytes.getSlice(at: bytes.readerIndex + from, length: to - from)!)
+                position = start + Int64(to)
+            }
+        }
+    }
+
+    public func attachAssets(_ ids: [String], to place: AssetPlace, now: Date) async throws {
+        try await transaction { connection in
+            try await Self.attachAssets(connection, ids, to: place, now: now, self.logger)
+        }
+    }
+
+    static func attachAssets(
+        _ connection: PostgresConnection, _ ids: [String], to place: AssetPlace, now: Date, _ logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            UPDATE asset SET detached_at = \(now.millisecondsSince1970)
+            WHERE owner = \(place.owner) AND zone_name = \(place.key.zoneName) AND record_name = \(place.key.recordName)
+                AND detached_at IS NULL AND NOT (id = ANY(\(ids)))
+            """, logger: logger)
+        try await connection.query(
+            """
+            UPDATE asset SET owner = \(place.owner), zone_name = \(place.key.zoneName),
+                record_name = \(place.key.recordName), detached_at = NULL
+            WHERE id = ANY(\(ids))
+            """, logger: logger)
+    }
+
+    public func collectAssets(detachedBefore: Date, uploadsBefore: Date, now: Date) async throws -> AssetCollection {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                UPDATE asset SET detached_at = \(now.millisecondsSince1970)
+                WHERE detached_at IS NULL AND owner IS NOT NULL AND NOT EXISTS (
+                    SELECT 1 FROM record WHERE record.owner = asset.owner AND record.zone_name = asset.zone_name
+                        AND record.record_name = asset.record_name AND NOT record.deleted)
+                """, logger: self.logger)
+            var collection = AssetCollection()
+            for try await (uploader, size) in try await connection.query(
+                """
+                DELETE FROM asset
+                WHERE detached_at < \(detachedBefore.millisecondsSince1970)
+                    OR (owner IS NULL AND created_at < \(uploadsBefore.millisecondsSince1970))
+                RETURNING uploader, size
+                """, logger: self.logger
+            ).decode((String, Int64).self) {
+                collection.assets += 1
+                collection.bytes += size
+                try await connection.query(
+                    "UPDATE account SET used_bytes = GREATEST(0, used_bytes - \(size)) WHERE user_record_name = \(uploader)",
+                    logger: self.logger)
+            }
+            return collection
+        }
+    }
+}
