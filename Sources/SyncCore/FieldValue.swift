@@ -14,6 +14,9 @@ import Foundation
 /// 2001 (`Date.timeIntervalSinceReferenceDate`), which readers prefer and which must lie within
 /// a millisecond of `value`.
 ///
+/// An `asset` value, `{"type": "asset", "value": {"assetID": "…", "size": 52311, "key": "<base64>"}}`,
+/// names bytes uploaded to the server apart from the record (``AssetReference``, CloudKit's `CKAsset`).
+///
 /// An `encrypted` value, `{"type": "encrypted", "value": "<base64>"}`, is a field sealed on the
 /// device (a record's `encryptedValues`): ciphertext the server stores and returns unchanged and
 /// cannot read. It is only ever a record's top-level field value, never inside a list (the client
@@ -26,6 +29,8 @@ public enum FieldValue: Sendable, Hashable {
     case bytes(Data)
     case reference(RecordValue.Reference)
     case list([FieldValue])
+    /// Bytes uploaded apart from the record (CloudKit's `CKAsset`).
+    case asset(AssetReference)
     /// Ciphertext sealed on a device; opaque to the server, which stores and returns it unchanged.
     case encrypted(Data)
 
@@ -39,6 +44,7 @@ public enum FieldValue: Sendable, Hashable {
         case .bytes: "bytes"
         case .reference: "reference"
         case .list: "list"
+        case .asset: "asset"
         case .encrypted: "encrypted"
         }
     }
@@ -83,6 +89,21 @@ public enum FieldValue: Sendable, Hashable {
     public var listValue: [FieldValue]? {
         if case .list(let value) = self { return value }
         return nil
+    }
+
+    /// The asset, if this is an asset value.
+    public var assetValue: AssetReference? {
+        if case .asset(let value) = self { return value }
+        return nil
+    }
+
+    /// The assets the value names: itself, or the elements of a list of assets.
+    public var assetReferences: [AssetReference] {
+        switch self {
+        case .asset(let reference): [reference]
+        case .list(let elements): elements.compactMap(\.assetValue)
+        default: []
+        }
     }
 
     /// The ciphertext, if this is an encrypted value.
@@ -208,6 +229,7 @@ extension FieldValue: Codable {
             self = .bytes(data)
         case "reference": self = .reference(try container.decode(RecordValue.Reference.self, forKey: .value))
         case "list": self = .list(try container.decode([FieldValue].self, forKey: .value))
+        case "asset": self = .asset(try container.decode(AssetReference.self, forKey: .value))
         case "encrypted":
             let text = try container.decode(String.self, forKey: .value)
             guard let data = Data(base64Encoded: text) else {
@@ -225,7 +247,7 @@ extension FieldValue: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: container,
                 debugDescription:
-                    "unknown field type '\(type)'; use string, int64, double, date, bytes, reference, list or encrypted"
+                    "unknown field type '\(type)'; use string, int64, double, date, bytes, reference, list, asset or encrypted"
             )
         }
     }
@@ -245,6 +267,7 @@ extension FieldValue: Codable {
         case .bytes(let value): try container.encode(value.base64EncodedString(), forKey: .value)
         case .reference(let value): try container.encode(value, forKey: .value)
         case .list(let value): try container.encode(value, forKey: .value)
+        case .asset(let value): try container.encode(value, forKey: .value)
         case .encrypted(let value): try container.encode(value.base64EncodedString(), forKey: .value)
         }
     }

@@ -16,6 +16,9 @@ struct JSONReaderTests {
         record["photo"] = .bytes(Data([0, 1, 254, 255]))
         record["friend"] = .reference(RecordValue.Reference(recordID: record.recordID))
         record["tags"] = .list([.string("a"), .string("b")])
+        record["portrait"] = .asset(
+            AssetReference(assetID: "0123456789abcdef0123456789abcdef", size: 52_311, key: Data([9, 8, 7])))
+        record["gallery"] = .list([.asset(AssetReference(assetID: "fedcba9876543210fedcba9876543210", size: 1))])
         record.recordChangeTag = "k3"
         record.creationDate = Date(millisecondsSince1970: 5)
         record.creatorUserRecordID = RecordValue.ID(userRecordName: "_creator")

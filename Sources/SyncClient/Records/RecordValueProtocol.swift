@@ -29,6 +29,11 @@ extension RecordValue.Reference: RecordValueProtocol {
     public var recordFieldValue: FieldValue { .reference(self) }
 }
 
+/// An uploaded asset as a record field names it (the client's `Asset` type builds on it).
+extension AssetReference: RecordValueProtocol {
+    public var recordFieldValue: FieldValue { .asset(self) }
+}
+
 extension Double: RecordValueProtocol {
     public var recordFieldValue: FieldValue { .double(self) }
 }
@@ -101,6 +106,7 @@ extension FieldValue {
         case .bytes(let value): value
         case .reference(let value): value
         case .list(let elements): Self.listValue(elements)
+        case .asset(let value): value
         // Ciphertext no keyring opened (a Database opens every one it receives, or throws).
         case .encrypted(let sealed): sealed
         }
@@ -126,6 +132,7 @@ extension FieldValue {
         if let dates = all(\.dateValue) { return dates }
         if let bytes = all(\.bytesValue) { return bytes }
         if let references = all(\.referenceValue) { return references }
+        if let assets = all(\.assetValue) { return assets }
         // Lists of lists are not CloudKit types; hand back the strings of what can be read.
         return elements.compactMap(\.stringValue)
     }

@@ -254,6 +254,18 @@ public enum JSONReader {
             return .encrypted(data)
         case ("reference", .object):
             return reference(content).map(FieldValue.reference)
+        case ("asset", .object(let members)):
+            // Anything unusual goes the slow way, which explains the refusal.
+            guard members.count <= 3, case .string(let id) = members.required("assetID"),
+                case .number(let sizeText) = members.required("size"), let size = Int64(sizeText)
+            else { return nil }
+            var key: Data?
+            if let keyValue = members.optional("key") {
+                guard case .string(let text) = keyValue, let data = Data(base64Encoded: text) else { return nil }
+                key = data
+            }
+            let asset = AssetReference(assetID: id, size: size, key: key)
+            return asset.problem == nil ? .asset(asset) : nil
         case ("list", .array(let elements)):
             var values: [FieldValue] = []
             values.reserveCapacity(elements.count)

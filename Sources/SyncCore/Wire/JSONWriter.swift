@@ -154,6 +154,16 @@ public struct JSONWriter: Sendable {
         case .bytes(let data): base64String(data)
         case .encrypted(let data): base64String(data)
         case .reference(let reference): self.reference(reference)
+        case .asset(let asset):
+            raw("{\"assetID\":")
+            string(asset.assetID)
+            raw(",\"size\":")
+            integer(asset.size)
+            if let key = asset.key {
+                raw(",\"key\":")
+                base64String(key)
+            }
+            raw("}")
         case .list(let elements):
             array(elements) { $0.fieldValue($1) }
         }

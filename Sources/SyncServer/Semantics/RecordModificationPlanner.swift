@@ -24,6 +24,9 @@ public enum RecordModificationPlanner {
         /// The record-hierarchy shares whose root was deleted: they go with it (their records'
         /// tombstones are among ``rows``; the store deletes their participants).
         public var deletedShares: [RecordKey] = []
+        /// Saved records and the assets each names now: the store attaches those and detaches the
+        /// others the record named (``AssetStore/attachAssets(_:to:now:)``).
+        public var assetAttachments: [(key: RecordKey, assetIDs: [String])] = []
 
         /// The response body: saved records with their stored fields spliced in (those of
         /// `desiredKeys`, when the request named them), or with none (`{}`).
@@ -81,6 +84,8 @@ public enum RecordModificationPlanner {
         var previousRoot: String?
         var shareName: String?
         var placement: RecordHierarchy.Placement
+        /// The assets it names, when any are to be attached or detached (``AssetRules/attachment(fields:replacing:)``).
+        var assetIDs: [String]?
     }
 
     /// Plans a modification.
@@ -96,6 +101,8 @@ public enum RecordModificationPlanner {
     ///   - savedFields: each save's fields as ``FieldCoding`` encodes them, when the caller has
     ///     them already (encoding tens of thousands of fields is a large part of a save).
     ///   - hierarchy: what the store read of the records' hierarchies, and a participant's limits.
+    ///   - assets: the stored rows of the assets the saves name (``AssetRules/namedAssetIDs(_:)``), read in
+    ///     the same transaction.
     ///   - usage: the owner's storage in use and its limit, read in the same transaction; nil leaves
     ///     the quota unchecked. A plan that would grow usage past the limit throws `quotaExceeded`
     ///     (``StorageQuota``): nothing of the request is written.
@@ -104,8 +111,9 @@ public enum RecordModificationPlanner {
         liveZones: Set<String>,
         existing: [RecordKey: StoredRecord],
         currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil,
-        hierarchy: RecordHierarchy.Context = .init(), usage: StorageUsage? = nil
+        hierarchy: RecordHierarchy.Context = .init(), assets: [String: StoredAsset] = [:], usage: StorageUsage? = nil
     ) throws -> Plan {
+        let modifier = modifier ?? owner
         // Chains are walked as the request leaves them; a save that fails leaves its record as stored,
         // so the others are decided again without it until none fails anew. A save whose chain loops
         // through others waits for them; one still waiting then is part of a cycle.
@@ -118,7 +126,7 @@ public enum RecordModificationPlanner {
                 decided[index] = try decideSave(
                     record, policy: request.savePolicy, liveZones: liveZones,
                     existing: existing[RecordKey(record.recordID)], limits: limits, encodedFields: encoded,
-                    hierarchy: hierarchyRequest)
+                    hierarchy: hierarchyRequest, owner: owner, modifier: modifier, assets: assets)
                 guard let decision = decided[index] else { continue }
                 if decision.isFailure {
                     failedAnew = true
@@ -134,6 +142,17 @@ public enum RecordModificationPlanner {
                         .invalidArguments,
                         "record '\(record.recordID.recordName)' cannot have this parent: with the other parents of this request it would make a cycle; a hierarchy has no cycles"
                     ))
+        }
+        // An upload belongs to one record: of two saves naming it, the later fails.
+        var claimed: [String: RecordKey] = [:]
+        for index in saveDecisions.indices {
+            guard case .save(let save) = saveDecisions[index], let ids = save.assetIDs else { continue }
+            let key = RecordKey(request.saves[index].recordID)
+            if let taken = ids.first(where: { claimed[$0].map { $0 != key } ?? false }) {
+                saveDecisions[index] = .failed(AssetRules.namedTwice(request.saves[index].recordID, assetID: taken))
+            } else {
+                for id in ids { claimed[id] = key }
+            }
         }
         var deleteDecisions: [Decision] = request.deletes.map { recordID in
             decideDelete(recordID, liveZones: liveZones, existing: existing[RecordKey(recordID)], hierarchy: hierarchy)
@@ -153,7 +172,6 @@ public enum RecordModificationPlanner {
             abandon(&deleteDecisions, request.deletes)
         }
 
-        let modifier = modifier ?? owner
         var seq = currentSeq
         var plan = Plan(
             rows: [], zoneSeqs: [:], endSeq: currentSeq, saved: [], failedSaves: [], deleted: [], failedDeletes: [])
@@ -170,6 +188,7 @@ public enum RecordModificationPlanner {
                     shareName: save.shareName, shareRoot: save.placement.shareRoot)
                 plan.rows.append(row)
                 plan.zoneSeqs[row.key.zoneName] = seq
+                if let assetIDs = save.assetIDs { plan.assetAttachments.append((row.key, assetIDs)) }
                 // A participant sees a root without its parent, which is outside their hierarchy.
                 let restricted = hierarchy.access[row.key.zoneName] != nil
                 plan.saved.append((restricted ? RecordHierarchy.seenByParticipant(row) : row, sent.recordID))
@@ -242,7 +261,8 @@ public enum RecordModificationPlanner {
 
     private static func decideSave(
         _ record: RecordValue, policy: SavePolicy, liveZones: Set<String>, existing: StoredRecord?,
-        limits: ServerLimits, encodedFields: Data?, hierarchy: RecordHierarchy.Request
+        limits: ServerLimits, encodedFields: Data?, hierarchy: RecordHierarchy.Request, owner: String,
+        modifier: String, assets: [String: StoredAsset]
     ) throws -> Decision? {
         let zoneName = record.recordID.zoneID.zoneName
         guard liveZones.contains(zoneName) else {
@@ -299,6 +319,11 @@ public enum RecordModificationPlanner {
                     "record '\(record.recordID.recordName)' does not exist on the server (change tag '\(tag)' refers to a deleted record); save it without a change tag to create it again"
                 ))
         }
+        if let refusal = AssetRules.refusal(
+            record.recordID, fields: fields, live: live, owner: owner, modifier: modifier, assets: assets)
+        {
+            return .failed(refusal)
+        }
         // The sent fields, unless merged with the stored ones, may have been encoded already.
         let encoded = (fieldsMerged ? nil : encodedFields) ?? FieldCoding.encode(fields)
         if encoded.count > limits.maximumRecordBytes {
@@ -312,7 +337,8 @@ public enum RecordModificationPlanner {
             Save(
                 recordType: record.recordType, fields: encoded, existing: live,
                 previousRoot: live?.shareRoot ?? existing?.shareRoot,
-                shareName: hierarchy.shareName(RecordKey(record.recordID)), placement: placement))
+                shareName: hierarchy.shareName(RecordKey(record.recordID)), placement: placement,
+                assetIDs: AssetRules.attachment(fields: fields, replacing: live)))
     }
 
     private static func decideDelete(

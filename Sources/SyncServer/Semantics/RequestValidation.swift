@@ -152,6 +152,8 @@ public enum RequestValidation {
             for element in elements {
                 try validate(element, owner: owner, context: context(), allowList: false)
             }
+        case .asset(let asset):
+            if let problem = asset.problem { throw SyncError(.invalidArguments, "\(context()): \(problem)") }
         case .double(let number) where !number.isFinite:
             throw SyncError(.invalidArguments, "\(context()): a double must be a finite number")
         default:

@@ -67,27 +67,43 @@ extension PostgresRecordStore {
     {
         let query: PostgresQuery =
             lock
-            ? """
-            SELECT id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at
-            FROM asset WHERE id = \(id) FOR UPDATE
-            """
-            : """
-            SELECT id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at
-            FROM asset WHERE id = \(id)
-            """
+            ? "SELECT \(unescaped: assetColumns) FROM asset WHERE id = \(id) FOR UPDATE"
+            : "SELECT \(unescaped: assetColumns) FROM asset WHERE id = \(id)"
+        return try await assets(connection, query, logger).first
+    }
+
+    /// The rows of the assets `ids`, by ID, locked for the modification that reads them (none for an
+    /// empty list, without a query).
+    static func assets(_ connection: PostgresConnection, ids: [String], _ logger: Logger) async throws
+        -> [String: StoredAsset]
+    {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await assets(
+            connection, "SELECT \(unescaped: assetColumns) FROM asset WHERE id = ANY(\(ids)) FOR UPDATE", logger)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+    }
+
+    private static let assetColumns =
+        "id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at"
+
+    private static func assets(_ connection: PostgresConnection, _ query: PostgresQuery, _ logger: Logger)
+        async throws -> [StoredAsset]
+    {
+        var assets: [StoredAsset] = []
         for try await (id, uploader, size, received, created, owner, zoneName, recordName, detached)
             in try await connection.query(query, logger: logger).decode(
                 (String, String, Int64, Int64, Int64, String?, String?, String?, Int64?).self)
         {
-            return StoredAsset(
-                id: id, uploader: uploader, size: size, received: received,
-                createdAt: Date(millisecondsSince1970: created),
-                record: owner.map {
-                    AssetPlace(owner: $0, key: RecordKey(zoneName: zoneName ?? "", recordName: recordName ?? ""))
-                },
-                detachedAt: detached.map(Date.init(millisecondsSince1970:)))
+            assets.append(
+                StoredAsset(
+                    id: id, uploader: uploader, size: size, received: received,
+                    createdAt: Date(millisecondsSince1970: created),
+                    record: owner.map {
+                        AssetPlace(owner: $0, key: RecordKey(zoneName: zoneName ?? "", recordName: recordName ?? ""))
+                    },
+                    detachedAt: detached.map(Date.init(millisecondsSince1970:))))
         }
-        return nil
+        return assets
     }
 
     public func appendToAsset<Bytes: AsyncSequence>(id: String, at offset: Int64, _ bytes: Bytes, now: Date)

@@ -371,7 +371,8 @@ public final class PostgresRecordStore: RecordStore {
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: currentSeq, now: now.millisecondsSince1970, limits: limits, savedFields: savedFields,
             hierarchy: try await hierarchyContext(
-                connection, owner: owner, request: request, base: hierarchy, logger: logger), usage: usage)
+                connection, owner: owner, request: request, base: hierarchy, logger: logger),
+            assets: try await assets(connection, ids: AssetRules.namedAssetIDs(request), logger), usage: usage)
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
@@ -397,6 +398,9 @@ public final class PostgresRecordStore: RecordStore {
                 """, logger: logger)
         }
         try await setChangeSeq(connection, owner: owner, seq: moves.seq, logger: logger)
+        for (key, assetIDs) in plan.assetAttachments {
+            try await attachAssets(connection, assetIDs, to: AssetPlace(owner: owner, key: key), now: now, logger)
+        }
     }
 
     /// Writes record rows in one statement, a column per array (a request has no key twice: validation

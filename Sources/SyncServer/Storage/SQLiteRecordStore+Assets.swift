@@ -57,16 +57,29 @@ extension SQLiteRecordStore {
     }
 
     static func asset(_ db: Database, id: String) throws -> StoredAsset? {
-        try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]).map { row in
-            let owner: String? = row["owner"]
-            return StoredAsset(
-                id: row["id"], uploader: row["uploader"], size: row["size"], received: row["received"],
-                createdAt: Date(millisecondsSince1970: row["created_at"]),
-                record: owner.map {
-                    AssetPlace(owner: $0, key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]))
-                },
-                detachedAt: (row["detached_at"] as Int64?).map(Date.init(millisecondsSince1970:)))
-        }
+        try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]).map(storedAsset(from:))
+    }
+
+    /// The rows of the assets `ids`, by ID (none for an empty list, without a query).
+    static func assets(_ db: Database, ids: [String]) throws -> [String: StoredAsset] {
+        guard !ids.isEmpty else { return [:] }
+        var list = JSONWriter(capacity: 40 * ids.count + 2)
+        list.array(ids) { $0.string($1) }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM asset WHERE id IN (SELECT value FROM json_each(?))",
+            arguments: [String(decoding: list.bytes, as: UTF8.self)])
+        return Dictionary(uniqueKeysWithValues: rows.map(storedAsset(from:)).map { ($0.id, $0) })
+    }
+
+    private static func storedAsset(from row: Row) -> StoredAsset {
+        let owner: String? = row["owner"]
+        return StoredAsset(
+            id: row["id"], uploader: row["uploader"], size: row["size"], received: row["received"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]),
+            record: owner.map {
+                AssetPlace(owner: $0, key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]))
+            },
+            detachedAt: (row["detached_at"] as Int64?).map(Date.init(millisecondsSince1970:)))
     }
 
     public func appendToAsset<Bytes: AsyncSequence>(id: String, at offset: Int64, _ bytes: Bytes, now: Date)

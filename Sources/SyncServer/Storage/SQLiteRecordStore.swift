@@ -438,7 +438,8 @@ public final class SQLiteRecordStore: RecordStore {
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: try changeSeq(db, owner: owner), now: now.millisecondsSince1970, limits: limits,
             savedFields: savedFields,
-            hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy), usage: usage)
+            hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy),
+            assets: try assets(db, ids: AssetRules.namedAssetIDs(request)), usage: usage)
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
@@ -455,6 +456,9 @@ public final class SQLiteRecordStore: RecordStore {
                 arguments: [seq, now.millisecondsSince1970, owner, zoneName])
         }
         try setChangeSeq(db, owner: owner, seq: moves.seq)
+        for (key, assetIDs) in plan.assetAttachments {
+            try attachAssets(db, assetIDs, to: AssetPlace(owner: owner, key: key), now: now)
+        }
     }
 
     public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {

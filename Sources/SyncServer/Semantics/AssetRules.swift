@@ -1,0 +1,78 @@
+import Foundation
+import SyncCore
+
+/// CloudKit's rules for the assets a record names, decided once for every store.
+///
+/// A record may name an asset that is completely uploaded, of the size it says, and either uploaded by
+/// the account saving the record and named by no record yet, or already this record's. Anything else
+/// is refused with one message whatever the reason, so that a record cannot be used to ask whether an
+/// asset ID exists.
+enum AssetRules {
+    /// The IDs of the assets the request's saves name, whose rows the store reads for the planner.
+    static func namedAssetIDs(_ request: ModifyRecordsRequest) -> [String] {
+        var ids = Set<String>()
+        for record in request.saves {
+            for value in record.fields.values { ids.formUnion(value.assetReferences.map(\.assetID)) }
+        }
+        return ids.sorted()
+    }
+
+    /// Why the record (with its final `fields`) cannot name its assets, or nil.
+    /// - Parameters:
+    ///   - live: the live record it replaces; an asset it named may stay unread (a merge kept it).
+    ///   - assets: the rows of the assets the request names.
+    static func refusal(
+        _ recordID: RecordValue.ID, fields: [String: FieldValue], live: StoredRecord?, owner: String, modifier: String,
+        assets: [String: StoredAsset]
+    ) -> SyncError? {
+        let place = AssetPlace(owner: owner, key: RecordKey(recordID))
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            for reference in value.assetReferences {
+                guard let asset = assets[reference.assetID] else {
+                    if let live, live.fields.range(of: Data(reference.assetID.utf8)) != nil { continue }
+                    return notUploaded(recordID, key: key, reference)
+                }
+                let usable = asset.record == place || (asset.record == nil && asset.uploader == modifier)
+                guard usable else { return notUploaded(recordID, key: key, reference) }
+                guard asset.isComplete else {
+                    return SyncError(
+                        .invalidArguments,
+                        "record '\(recordID.recordName)' names asset '\(asset.id)' in field '\(key)', whose upload holds \(asset.received) of its \(asset.size) bytes; finish the upload, then save the record"
+                    )
+                }
+                guard asset.size == reference.size else {
+                    return SyncError(
+                        .invalidArguments,
+                        "record '\(recordID.recordName)' says asset '\(asset.id)' in field '\(key)' has \(reference.size) bytes; the upload has \(asset.size)"
+                    )
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func notUploaded(_ recordID: RecordValue.ID, key: String, _ reference: AssetReference) -> SyncError {
+        SyncError(
+            .invalidArguments,
+            "record '\(recordID.recordName)' names asset '\(reference.assetID)' in field '\(key)', which this account has not uploaded, or whose upload expired; upload the asset, then save the record naming the upload's ID"
+        )
+    }
+
+    /// The error of a save naming an asset an earlier save of the same request names.
+    static func namedTwice(_ recordID: RecordValue.ID, assetID: String) -> SyncError {
+        SyncError(
+            .invalidArguments,
+            "record '\(recordID.recordName)' names asset '\(assetID)', which another record of this request names; an asset belongs to one record: upload it again for this one"
+        )
+    }
+
+    /// The assets a saved record names now, for the store to attach; nil when the save leaves no asset
+    /// to attach or detach (it names none, and the record it replaces named none).
+    static func attachment(fields: [String: FieldValue], replacing live: StoredRecord?) -> [String]? {
+        let named = Set(fields.values.flatMap(\.assetReferences).map(\.assetID)).sorted()
+        // An asset value in the stored JSON always reads `"type":"asset"`: a string holding that text
+        // has its quotes escaped.
+        let hadAssets = live.map { $0.fields.range(of: Data(#""type":"asset""#.utf8)) != nil } ?? false
+        return named.isEmpty && !hadAssets ? nil : named
+    }
+}
