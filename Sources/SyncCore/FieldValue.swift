@@ -97,6 +97,16 @@ public enum FieldValue: Sendable, Hashable {
         return nil
     }
 
+    /// Whether the value names an asset: an asset, or a list of assets (lists hold one type, so the
+    /// first element tells). Cheap: saves ask it of every field.
+    public var namesAsset: Bool {
+        switch self {
+        case .asset: true
+        case .list(let elements): elements.first?.assetValue != nil
+        default: false
+        }
+    }
+
     /// The assets the value names: itself, or the elements of a list of assets.
     public var assetReferences: [AssetReference] {
         switch self {

@@ -122,10 +122,15 @@ struct AssetRecordTests {
             let new = try await Self.upload(store, uploader: adaID)
             var replaced = try #require(again.first)
             replaced["photo"] = .asset(new)
-            try await ada.save([replaced])
+            let withNew = try await ada.save([replaced])
             #expect(try await store.asset(id: old.assetID)?.detachedAt != nil)
             #expect(try await store.asset(id: new.assetID)?.record?.key.recordName == "ada")
             #expect(try await store.asset(id: new.assetID)?.detachedAt == nil)
+            // The photo removed, the record naming no asset at all: its last one is detached too.
+            var without = try #require(withNew.first)
+            without["photo"] = nil
+            try await ada.save([without])
+            #expect(try await store.asset(id: new.assetID)?.detachedAt != nil)
         }
     }
 

@@ -12,7 +12,9 @@ enum AssetRules {
     static func namedAssetIDs(_ request: ModifyRecordsRequest) -> [String] {
         var ids = Set<String>()
         for record in request.saves {
-            for value in record.fields.values { ids.formUnion(value.assetReferences.map(\.assetID)) }
+            for value in record.fields.values where value.namesAsset {
+                ids.formUnion(value.assetReferences.map(\.assetID))
+            }
         }
         return ids.sorted()
     }
@@ -25,8 +27,10 @@ enum AssetRules {
         _ recordID: RecordValue.ID, fields: [String: FieldValue], live: StoredRecord?, owner: String, modifier: String,
         assets: [String: StoredAsset]
     ) -> SyncError? {
+        // Most records name no asset: one pass over the values says so.
+        guard fields.values.contains(where: \.namesAsset) else { return nil }
         let place = AssetPlace(owner: owner, key: RecordKey(recordID))
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) where value.namesAsset {
             for reference in value.assetReferences {
                 guard let asset = assets[reference.assetID] else {
                     if let live, live.fields.range(of: Data(reference.assetID.utf8)) != nil { continue }
@@ -69,10 +73,31 @@ enum AssetRules {
     /// The assets a saved record names now, for the store to attach; nil when the save leaves no asset
     /// to attach or detach (it names none, and the record it replaces named none).
     static func attachment(fields: [String: FieldValue], replacing live: StoredRecord?) -> [String]? {
-        let named = Set(fields.values.flatMap(\.assetReferences).map(\.assetID)).sorted()
-        // An asset value in the stored JSON always reads `"type":"asset"`: a string holding that text
-        // has its quotes escaped.
-        let hadAssets = live.map { $0.fields.range(of: Data(#""type":"asset""#.utf8)) != nil } ?? false
+        let named =
+            fields.values.contains(where: \.namesAsset)
+            ? Set(fields.values.flatMap(\.assetReferences).map(\.assetID)).sorted() : []
+        let hadAssets = live.map { contains($0.fields, assetMarker) } ?? false
         return named.isEmpty && !hadAssets ? nil : named
+    }
+
+    /// How an asset value begins in stored fields (``FieldCoding``): a string holding this text has its
+    /// quotes escaped, so only an asset value matches.
+    private static let assetMarker = Array(#""type":"asset""#.utf8)
+
+    /// Whether `data` contains `pattern` (searched in place: each saved record's stored fields are).
+    private static func contains(_ data: Data, _ pattern: [UInt8]) -> Bool {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == first && pattern.indices.allSatisfy({ bytes[index + $0] == pattern[$0] }) {
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
     }
 }
