@@ -33,7 +33,7 @@ enum AssetRules {
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where value.namesAsset {
             for reference in value.assetReferences {
                 guard let asset = assets[reference.assetID] else {
-                    if let live, live.fields.range(of: Data(reference.assetID.utf8)) != nil { continue }
+                    if let live, contains(live.fields, Array(reference.assetID.utf8)) { continue }
                     return notUploaded(recordID, key: key, reference)
                 }
                 let usable = asset.record == place || (asset.record == nil && asset.uploader == modifier)
