@@ -19,40 +19,45 @@ enum AssetRules {
         return ids.sorted()
     }
 
-    /// Why the record (with its final `fields`) cannot name its assets, or nil.
+    /// The assets a saved record (with its final `fields`) names, for the store to attach; nil when the
+    /// save leaves no asset to attach or detach (it names none, and the record it replaces named none).
     /// - Parameters:
     ///   - live: the live record it replaces; an asset it named may stay unread (a merge kept it).
     ///   - assets: the rows of the assets the request names.
-    static func refusal(
+    /// - Throws: why the record cannot name one of its assets.
+    static func attachment(
         _ recordID: RecordValue.ID, fields: [String: FieldValue], live: StoredRecord?, owner: String, modifier: String,
         assets: [String: StoredAsset]
-    ) -> SyncError? {
+    ) throws(SyncError) -> [String]? {
+        let hadAssets = live.map { contains($0.fields, assetMarker) } ?? false
         // Most records name no asset: one pass over the values says so.
-        guard fields.values.contains(where: \.namesAsset) else { return nil }
+        guard fields.values.contains(where: \.namesAsset) else { return hadAssets ? [] : nil }
         let place = AssetPlace(owner: owner, key: RecordKey(recordID))
+        var named = Set<String>()
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where value.namesAsset {
             for reference in value.assetReferences {
+                named.insert(reference.assetID)
                 guard let asset = assets[reference.assetID] else {
                     if let live, contains(live.fields, Array(reference.assetID.utf8)) { continue }
-                    return notUploaded(recordID, key: key, reference)
+                    throw notUploaded(recordID, key: key, reference)
                 }
                 let usable = asset.record == place || (asset.record == nil && asset.uploader == modifier)
-                guard usable else { return notUploaded(recordID, key: key, reference) }
+                guard usable else { throw notUploaded(recordID, key: key, reference) }
                 guard asset.isComplete else {
-                    return SyncError(
+                    throw SyncError(
                         .invalidArguments,
                         "record '\(recordID.recordName)' names asset '\(asset.id)' in field '\(key)', whose upload holds \(asset.received) of its \(asset.size) bytes; finish the upload, then save the record"
                     )
                 }
                 guard asset.size == reference.size else {
-                    return SyncError(
+                    throw SyncError(
                         .invalidArguments,
                         "record '\(recordID.recordName)' says asset '\(asset.id)' in field '\(key)' has \(reference.size) bytes; the upload has \(asset.size)"
                     )
                 }
             }
         }
-        return nil
+        return named.sorted()
     }
 
     private static func notUploaded(_ recordID: RecordValue.ID, key: String, _ reference: AssetReference) -> SyncError {
@@ -68,16 +73,6 @@ enum AssetRules {
             .invalidArguments,
             "record '\(recordID.recordName)' names asset '\(assetID)', which another record of this request names; an asset belongs to one record: upload it again for this one"
         )
-    }
-
-    /// The assets a saved record names now, for the store to attach; nil when the save leaves no asset
-    /// to attach or detach (it names none, and the record it replaces named none).
-    static func attachment(fields: [String: FieldValue], replacing live: StoredRecord?) -> [String]? {
-        let named =
-            fields.values.contains(where: \.namesAsset)
-            ? Set(fields.values.flatMap(\.assetReferences).map(\.assetID)).sorted() : []
-        let hadAssets = live.map { contains($0.fields, assetMarker) } ?? false
-        return named.isEmpty && !hadAssets ? nil : named
     }
 
     /// How an asset value begins in stored fields (``FieldCoding``): a string holding this text has its

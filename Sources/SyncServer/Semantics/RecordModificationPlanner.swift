@@ -84,7 +84,7 @@ public enum RecordModificationPlanner {
         var previousRoot: String?
         var shareName: String?
         var placement: RecordHierarchy.Placement
-        /// The assets it names, when any are to be attached or detached (``AssetRules/attachment(fields:replacing:)``).
+        /// The assets it names, when any are to be attached or detached (``AssetRules/attachment(_:fields:live:owner:modifier:assets:)``).
         var assetIDs: [String]?
     }
 
@@ -319,10 +319,12 @@ public enum RecordModificationPlanner {
                     "record '\(record.recordID.recordName)' does not exist on the server (change tag '\(tag)' refers to a deleted record); save it without a change tag to create it again"
                 ))
         }
-        if let refusal = AssetRules.refusal(
-            record.recordID, fields: fields, live: live, owner: owner, modifier: modifier, assets: assets)
-        {
-            return .failed(refusal)
+        let assetIDs: [String]?
+        do {
+            assetIDs = try AssetRules.attachment(
+                record.recordID, fields: fields, live: live, owner: owner, modifier: modifier, assets: assets)
+        } catch {
+            return .failed(error)
         }
         // The sent fields, unless merged with the stored ones, may have been encoded already.
         let encoded = (fieldsMerged ? nil : encodedFields) ?? FieldCoding.encode(fields)
@@ -338,7 +340,7 @@ public enum RecordModificationPlanner {
                 recordType: record.recordType, fields: encoded, existing: live,
                 previousRoot: live?.shareRoot ?? existing?.shareRoot,
                 shareName: hierarchy.shareName(RecordKey(record.recordID)), placement: placement,
-                assetIDs: AssetRules.attachment(fields: fields, replacing: live)))
+                assetIDs: assetIDs))
     }
 
     private static func decideDelete(
