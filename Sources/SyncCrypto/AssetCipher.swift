@@ -45,11 +45,39 @@ public enum AssetCipher {
         return try! AES.GCM.Nonce(data: bytes)
     }
 
-    static func associatedData(_ index: UInt64, isLast: Bool) -> Data {
-        var data = Data("cksync-asset-chunk-v1".utf8)
-        withUnsafeBytes(of: index.bigEndian) { data.append(contentsOf: $0) }
-        data.append(isLast ? 1 : 0)
-        return data
+    static func associatedData(_ index: UInt64, isLast: Bool) -> [UInt8] {
+        var data = AssociatedData(purpose: "SyncCrypto.assetChunk")
+        data.append(index)
+        data.append(UInt8(isLast ? 1 : 0))
+        return data.bytes
+    }
+}
+
+/// Bytes waiting to be cut into chunks of `size`: a chunk leaves only once more bytes follow it, since
+/// the last chunk is sealed (and opened) as the last, and which one is last is known only at the end.
+struct ChunkBuffer {
+    let size: Int
+    private var pending: [UInt8] = []
+
+    init(size: Int) { self.size = size }
+
+    /// Adds `bytes`; returns the whole chunks that are not the last.
+    mutating func add(_ bytes: some Collection<UInt8>) -> [ArraySlice<UInt8>] {
+        pending.append(contentsOf: bytes)
+        var chunks: [ArraySlice<UInt8>] = []
+        var start = 0
+        while pending.count - start > size {
+            chunks.append(pending[start..<(start + size)])
+            start += size
+        }
+        if start > 0 { pending.removeFirst(start) }
+        return chunks
+    }
+
+    /// What is left: the last chunk, possibly empty.
+    mutating func rest() -> ArraySlice<UInt8> {
+        defer { pending = [] }
+        return pending[...]
     }
 }
 
@@ -57,7 +85,7 @@ public enum AssetCipher {
 /// close, ``finish()`` the last chunk and the ``AssetKey`` to seal in the record.
 public struct AssetEncryptor {
     private let key: SymmetricKey
-    private var pending: [UInt8] = []
+    private var buffer = ChunkBuffer(size: AssetCipher.chunkBytes)
     private var index: UInt64 = 0
     private var plaintextSize: Int64 = 0
     private var hash = SHA256()
@@ -74,22 +102,13 @@ public struct AssetEncryptor {
     /// Takes more plaintext; returns the ciphertext of the chunks it closed (none until more than a
     /// chunk is pending: the last chunk is sealed as the last, by ``finish()``).
     public mutating func update(_ plaintext: some Collection<UInt8>) -> [UInt8] {
-        pending.append(contentsOf: plaintext)
         plaintextSize += Int64(plaintext.count)
-        var output: [UInt8] = []
-        var start = 0
-        while pending.count - start > AssetCipher.chunkBytes {
-            output += seal(pending[start..<(start + AssetCipher.chunkBytes)], isLast: false)
-            start += AssetCipher.chunkBytes
-        }
-        if start > 0 { pending.removeFirst(start) }
-        return output
+        return buffer.add(plaintext).flatMap { seal($0, isLast: false) }
     }
 
     /// Seals what is pending as the last chunk; returns its ciphertext and the asset's key.
     public mutating func finish() -> (ciphertext: [UInt8], key: AssetKey) {
-        let last = seal(pending[...], isLast: true)
-        pending = []
+        let last = seal(buffer.rest(), isLast: true)
         let digest = Data(hash.finalize())
         return (last, AssetKey(key: key.withUnsafeBytes { Data($0) }, digest: digest, plaintextSize: plaintextSize))
     }
@@ -110,7 +129,7 @@ public struct AssetEncryptor {
 public struct AssetDecryptor {
     private let key: SymmetricKey
     private let expected: AssetKey
-    private var pending: [UInt8] = []
+    private var buffer = ChunkBuffer(size: AssetCipher.chunkBytes + AssetCipher.tagBytes)
     private var index: UInt64 = 0
     private var plaintextSize: Int64 = 0
     private var hash = SHA256()
@@ -131,26 +150,17 @@ public struct AssetDecryptor {
     /// Takes more ciphertext; returns the plaintext of the chunks it could open.
     /// - Throws: `EncryptionError` `.damaged` when a chunk does not open.
     public mutating func update(_ ciphertext: some Collection<UInt8>) throws -> [UInt8] {
-        pending.append(contentsOf: ciphertext)
-        let sealedChunk = AssetCipher.chunkBytes + AssetCipher.tagBytes
         var output: [UInt8] = []
-        var start = 0
-        while pending.count - start > sealedChunk {
-            output += try open(pending[start..<(start + sealedChunk)], isLast: false)
-            start += sealedChunk
-        }
-        if start > 0 { pending.removeFirst(start) }
+        for chunk in buffer.add(ciphertext) { output += try open(chunk, isLast: false) }
         return output
     }
 
     /// Opens the last chunk and checks the whole: the digest and the size the record gave.
     /// - Throws: `EncryptionError` `.damaged` when the asset is cut short, altered or another one.
     public mutating func finish() throws -> [UInt8] {
-        guard pending.count >= AssetCipher.tagBytes else {
-            throw Self.damaged("it ends in the middle of a chunk")
-        }
-        let last = try open(pending[...], isLast: true)
-        pending = []
+        let rest = buffer.rest()
+        guard rest.count >= AssetCipher.tagBytes else { throw Self.damaged("it ends in the middle of a chunk") }
+        let last = try open(rest, isLast: true)
         guard Data(hash.finalize()) == expected.digest, plaintextSize == expected.plaintextSize else {
             throw Self.damaged("it is not the asset its record names")
         }
