@@ -63,11 +63,9 @@ extension SQLiteRecordStore {
     /// The rows of the assets `ids`, by ID (none for an empty list, without a query).
     static func assets(_ db: Database, ids: [String]) throws -> [String: StoredAsset] {
         guard !ids.isEmpty else { return [:] }
-        var list = JSONWriter(capacity: 40 * ids.count + 2)
-        list.array(ids) { $0.string($1) }
         let rows = try Row.fetchAll(
             db, sql: "SELECT * FROM asset WHERE id IN (SELECT value FROM json_each(?))",
-            arguments: [String(decoding: list.bytes, as: UTF8.self)])
+            arguments: [jsonList(ids) { $0 }])
         return Dictionary(uniqueKeysWithValues: rows.map(storedAsset(from:)).map { ($0.id, $0) })
     }
 
@@ -141,9 +139,7 @@ extension SQLiteRecordStore {
     }
 
     static func attachAssets(_ db: Database, _ ids: [String], to place: AssetPlace, now: Date) throws {
-        var list = JSONWriter(capacity: 40 * ids.count + 2)
-        list.array(ids) { $0.string($1) }
-        let named = String(decoding: list.bytes, as: UTF8.self)
+        let named = jsonList(ids) { $0 }
         try db.execute(
             sql: """
                 UPDATE asset SET detached_at = ?

@@ -108,11 +108,9 @@ extension SQLiteRecordStore {
                 """)
         var total: Int64 = 0
         for (zoneName, zoneRows) in Dictionary(grouping: rows, by: \.key.zoneName) {
-            var names = JSONWriter(capacity: 40 * zoneRows.count + 2)
-            names.array(zoneRows) { $0.string($1.key.recordName) }
             var replaced: [String: Int64] = [:]
             let found = try Row.fetchCursor(
-                lengths, arguments: [owner, zoneName, String(decoding: names.bytes, as: UTF8.self)])
+                lengths, arguments: [owner, zoneName, jsonList(zoneRows, \.key.recordName)])
             while let row = try found.next() { replaced[row[0]] = row[1] }
             var delta: Int64 = 0
             for row in zoneRows {

@@ -574,6 +574,14 @@ public final class SQLiteRecordStore: RecordStore {
 
     // MARK: Helpers
 
+    /// The strings of `items` as a JSON array: the one argument of `IN (SELECT value FROM json_each(?))`,
+    /// so that one statement takes any number of names.
+    static func jsonList<Items: Collection>(_ items: Items, _ string: (Items.Element) -> String) -> String {
+        var list = JSONWriter(capacity: 40 * items.count + 2)
+        list.array(items) { $0.string(string($1)) }
+        return String(decoding: list.bytes, as: UTF8.self)
+    }
+
     /// The stored rows (live or tombstones) of `keys`, one query per zone: a statement run per key cost
     /// more than finding the rows (most keys of an upload have none).
     static func storedRecords(_ keys: [RecordKey], owner: String, _ db: Database) throws -> [RecordKey: StoredRecord] {
@@ -584,10 +592,8 @@ public final class SQLiteRecordStore: RecordStore {
                 """)
         var found: [RecordKey: StoredRecord] = [:]
         for (zoneName, zoneKeys) in Dictionary(grouping: keys, by: \.zoneName) {
-            var names = JSONWriter(capacity: 40 * zoneKeys.count + 2)
-            names.array(zoneKeys) { $0.string($1.recordName) }
             let rows = try Row.fetchCursor(
-                lookup, arguments: [owner, zoneName, String(decoding: names.bytes, as: UTF8.self)])
+                lookup, arguments: [owner, zoneName, jsonList(zoneKeys, \.recordName)])
             while let row = try rows.next() {
                 let record = Self.record(from: row)
                 found[record.key] = record
