@@ -27,10 +27,7 @@ public struct AssetReference: Sendable, Hashable, Codable {
     }
 
     /// A new random asset ID.
-    public static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
+    public static func newID() -> String { RandomIdentifier.hexadecimal(bytes: 16) }
 
     /// Why `id` cannot be an asset ID, or nil.
     public static func problem(withAssetID id: String) -> String? {

@@ -80,8 +80,5 @@ public struct AccountSummary: Sendable, Hashable {
 extension StoredSession {
     /// A new session's ID: random, and not derived from its token, so that listing sessions
     /// reveals nothing a request could be signed with.
-    static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
+    static func newID() -> String { RandomIdentifier.hexadecimal(bytes: 16) }
 }
