@@ -1,5 +1,6 @@
 import ContactsModel
 import Foundation
+import LocalSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -67,11 +68,7 @@ public enum PrivateFile {
             throw .cannotWrite(path: path, reason: error)
         }
         // The rename is durable once the directory is flushed.
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        DescriptorIO.synchronizeDirectory(directory)
     }
 
     /// Reads the whole of `path`, refusing a symbolic link there.
@@ -82,14 +79,10 @@ public enum PrivateFile {
             throw error == ELOOP ? .symbolicLink(path: path) : .cannotRead(path: path, reason: error)
         }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw .cannotRead(path: path, reason: errno) }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
+        do {
+            return try DescriptorIO.readAll(descriptor)
+        } catch {
+            throw .cannotRead(path: path, reason: error.code)
         }
     }
 
@@ -103,14 +96,8 @@ public enum PrivateFile {
     private static func write(_ contents: [UInt8], to descriptor: Int32, path: String, flush: Bool = true)
         throws(PrivateFileError)
     {
-        var offset = 0
-        while offset < contents.count {
-            let written = contents.withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
-            }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw .cannotWrite(path: path, reason: written < 0 ? errno : EIO) }
-            offset += written
+        if let failure = contents.withUnsafeBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {
+            throw .cannotWrite(path: path, reason: failure)
         }
         if flush && fsync(descriptor) != 0 { throw .cannotWrite(path: path, reason: errno) }
     }

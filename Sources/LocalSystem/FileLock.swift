@@ -106,34 +106,17 @@ public final class FileLock: Sendable {
     private static func holds(_ pid: pid_t, _ file: LockedFile) -> Bool {
         let directory = "/proc/\(pid)/fdinfo"
         guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
-        // "lock:\t1: FLOCK  ADVISORY  WRITE 6777 fe:00:16223094 0 EOF", for the locks this open file holds.
-        return descriptors.contains { descriptor in
-            read("\(directory)/\(descriptor)").map { text in
-                text.split(separator: "\n").contains { line in
-                    line.hasPrefix("lock:") && file.exclusiveHolder(in: String(line.dropFirst(5))) == pid
-                }
-            } ?? false
-        }
+        // An open file's "lock:" lines name the locks it holds.
+        return descriptors.contains { read("\(directory)/\($0)").flatMap(file.exclusiveHolder(in:)) == pid }
     }
 
-    /// The file's text; nil when it cannot be opened or read. With `read(2)`, not `FileHandle`, which traps
-    /// on a read error, and files under `/proc` can vanish between the open and the read (a descriptor
-    /// closed, a process ended).
+    /// The file's text; nil when it cannot be opened or read (files under `/proc` vanish with what they
+    /// describe).
     private static func read(_ path: String) -> String? {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            bytes += buffer[..<count]
-        }
+        return (try? DescriptorIO.readAll(descriptor)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 
@@ -153,10 +136,11 @@ private struct LockedFile {
 
     /// The process of the first exclusive `flock` on this file among `text`'s lock lines, as
     /// `/proc/locks` writes them: "3: FLOCK  ADVISORY  WRITE 6777 fe:00:16223094 0 EOF" (a waiter's
-    /// line has "->" after the number).
+    /// line has "->" after the number), or `/proc/PID/fdinfo/FD` with "lock:\t" before them.
     func exclusiveHolder(in text: String) -> pid_t? {
         for line in text.split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            var fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if fields.first == "lock:" { fields.removeFirst() }
             guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE" else { continue }
             let file = fields[5].split(separator: ":")
             guard file.count == 3, UInt64(file[2]) == inode, UInt64(file[0], radix: 16) == major,

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSystem
 import NIOCore
 import NIOPosix
 import SyncCore
@@ -39,16 +40,8 @@ final class AssetFile: Sendable {
 
     func write(_ buffer: ByteBuffer) async throws {
         try await Self.blocking { [descriptor, path] in
-            try buffer.withUnsafeReadableBytes { bytes in
-                var start = 0
-                while start < bytes.count {
-                    let count = Glibc.write(descriptor, bytes.baseAddress! + start, bytes.count - start)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        throw Self.failure("write to \(path)", errno)
-                    }
-                    start += count
-                }
+            if let failure = buffer.withUnsafeReadableBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {
+                throw Self.failure("write to \(path)", failure)
             }
         }
     }
@@ -64,10 +57,7 @@ final class AssetFile: Sendable {
     /// Renames a finished file into place and flushes its directory, so that the name survives a crash.
     static func rename(_ from: String, to: String, in directory: String) throws {
         guard Glibc.rename(from, to) == 0 else { throw failure("rename \(from)", errno) }
-        let handle = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard handle >= 0 else { return }
-        defer { close(handle) }
-        fsync(handle)
+        DescriptorIO.synchronizeDirectory(directory)
     }
 
     /// Makes the assets' directory (0700) when it does not exist.
