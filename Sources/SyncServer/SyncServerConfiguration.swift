@@ -22,6 +22,8 @@ public struct SyncServerConfiguration: Sendable {
     public var addressRateLimit: RateLimit
     /// bcrypt's cost factor: 2^cost rounds. 12 takes about a quarter of a second.
     public var bcryptCost: UInt8
+    /// The costs bcrypt takes.
+    public static let bcryptCosts: ClosedRange<UInt8> = 4...31
     /// How long tombstones (deleted records and zones) are kept. Change tokens older than that
     /// get `changeTokenExpired` and clients fetch from scratch.
     public var tombstoneRetention: Duration

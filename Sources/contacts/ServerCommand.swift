@@ -164,7 +164,7 @@ struct ServerCommand: AsyncParsableCommand {
 
         func validate() throws {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
-            if let bcryptCost, !(4...31).contains(bcryptCost) {
+            if let bcryptCost, !SyncServerConfiguration.bcryptCosts.contains(bcryptCost) {
                 throw ValidationError("--bcrypt-cost must be from 4 to 31")
             }
         }

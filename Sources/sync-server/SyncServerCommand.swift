@@ -192,7 +192,9 @@ struct SyncServerCommand: AsyncParsableCommand {
         if databaseURL != nil && storage != nil {
             throw ValidationError("--storage (a SQLite file) and --database (PostgreSQL) exclude each other; pass one")
         }
-        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
+        guard SyncServerConfiguration.bcryptCosts.contains(bcryptCost) else {
+            throw ValidationError("--bcrypt-cost must be between 4 and 31")
+        }
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let unixSocket, unixSocket.isEmpty { throw ValidationError("--unix-socket needs a path") }
         if (tlsCertificate == nil) != (tlsKey == nil) {
