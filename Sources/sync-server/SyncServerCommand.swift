@@ -108,6 +108,12 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     @Option(
         help: .init(
+            "Most bytes of one asset (a photo, a file), as GET /v1/limits states; a larger upload is refused.",
+            valueName: "bytes"))
+    var assetMaxBytes: Int64 = ServerLimits.defaultMaximumAssetBytes
+
+    @Option(
+        help: .init(
             "Most connections open at once, push sockets included; beyond it new ones are closed at once.",
             valueName: "n"))
     var maxConnections: Int = Self.http.maximumConnections
@@ -236,6 +242,9 @@ struct SyncServerCommand: AsyncParsableCommand {
                 "--max-request-bytes must be between \(smallestRequest) (a record of the largest size, and room around it) and 1073741824"
             )
         }
+        guard (1...1024 * 1024 * 1024 * 1024).contains(assetMaxBytes) else {
+            throw ValidationError("--asset-max-bytes must be between 1 and 1099511627776 (1 TiB)")
+        }
         guard (1...1_000_000).contains(maxConnections) else {
             throw ValidationError("--max-connections must be between 1 and 1000000")
         }
@@ -272,6 +281,7 @@ struct SyncServerCommand: AsyncParsableCommand {
             runner.configuration.passwordHashing.concurrency = passwordHashingConcurrency
         }
         runner.configuration.limits.maximumRequestBytes = maxRequestBytes
+        runner.configuration.limits.maximumAssetBytes = assetMaxBytes
         runner.configuration.defaultQuotaBytes = try Self.quota(quotaBytes)
         runner.configuration.maximumPushSocketsPerAccount = maxPushSocketsPerAccount
         runner.configuration.http = .init(

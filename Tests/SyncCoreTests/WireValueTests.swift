@@ -163,7 +163,7 @@ struct WireValueTests {
     }
 
     @Test("a hostile server's answer fails to decode instead of trapping the engine")
-    func hostileAnswers() {
+    func hostileAnswers() throws {
         let record =
             #"{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z","ownerName":"_o"}},"recordType":"C","fields":{},"modificationDate":9223372036854775807}"#
         expectRejected(
@@ -189,5 +189,12 @@ struct WireValueTests {
                 #"{"maximumItemsPerRequest":\#(limit),"maximumRequestBytes":1,"maximumRecordBytes":1,"defaultFetchResultsLimit":1,"maximumFetchResultsLimit":1}"#,
                 naming: "maximumItemsPerRequest")
         }
+        let limits =
+            #"{"maximumItemsPerRequest":1,"maximumRequestBytes":1,"maximumRecordBytes":1,"defaultFetchResultsLimit":1,"maximumFetchResultsLimit":1"#
+        expectRejected(ServerLimits.self, limits + #","maximumAssetBytes":0}"#, naming: "maximumAssetBytes")
+        // A server from before assets does not say its asset limit: read as the default.
+        #expect(
+            try JSONReader.decode(ServerLimits.self, from: Data((limits + "}").utf8)).maximumAssetBytes
+                == ServerLimits.defaultMaximumAssetBytes)
     }
 }

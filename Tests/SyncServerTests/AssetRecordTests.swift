@@ -20,9 +20,8 @@ struct AssetRecordTests {
         return AssetReference(assetID: id, size: size, key: Data("sealed key".utf8))
     }
 
-    static func contact(_ name: String, photo: AssetReference?) -> RecordValue {
-        var record = RecordValue(
-            recordType: "Contact", recordID: RecordValue.ID(recordName: name, zoneID: contactsZone))
+    static func contact(_ name: String, photo: AssetReference?, zone: RecordZone.ID = contactsZone) -> RecordValue {
+        var record = RecordValue(recordType: "Contact", recordID: RecordValue.ID(recordName: name, zoneID: zone))
         record["name"] = .string(name)
         if let photo { record["photo"] = .asset(photo) }
         return record

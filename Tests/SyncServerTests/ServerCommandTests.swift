@@ -27,7 +27,8 @@ struct ServerCommandTests {
         for (option, defaultValue) in [
             ("--request-head-timeout <seconds>", "15.0"), ("--idle-timeout <seconds>", "75.0"),
             ("--request-body-timeout <seconds>", "60.0"), ("--max-header-bytes <bytes>", "16384"),
-            ("--max-request-bytes <bytes>", "2097152"), ("--max-connections <n>", "512"),
+            ("--max-request-bytes <bytes>", "2097152"), ("--asset-max-bytes <bytes>", "52428800"),
+            ("--max-connections <n>", "512"),
             ("--max-connections-per-address <n>", "64"),
         ] {
             let start = try #require(output.range(of: option), "\(option) is not in --help:\n\(output)")
@@ -47,6 +48,7 @@ struct ServerCommandTests {
             (["--request-body-timeout", "1e300"], "--request-body-timeout"),
             (["--max-header-bytes", "10"], "--max-header-bytes"),
             (["--max-request-bytes", "1000"], "--max-request-bytes"),
+            (["--asset-max-bytes", "0"], "--asset-max-bytes"),
             (["--max-connections", "0"], "--max-connections"),
             (["--max-connections", "10", "--max-connections-per-address", "11"], "--max-connections-per-address"),
         ])
@@ -68,6 +70,7 @@ struct ServerCommandTests {
             executable: Self.path,
             arguments: [
                 "--max-connections-per-address", "1", "--max-header-bytes", "2048", "--max-request-bytes", "1200000",
+                "--asset-max-bytes", "7000000",
             ])
         defer { server.stop() }
         let port = try #require(URLComponents(string: server.baseURL)?.port)
@@ -78,6 +81,7 @@ struct ServerCommandTests {
         let limits = try await first.response()
         #expect(limits.status == 200)
         #expect(String(decoding: limits.body, as: UTF8.self).contains(#""maximumRequestBytes":1200000"#))
+        #expect(String(decoding: limits.body, as: UTF8.self).contains(#""maximumAssetBytes":7000000"#))
         let second = try await RawConnection.open(port: port, from: "127.0.0.2")
         try? await second.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         let refused = await second.readUntilEnded()

@@ -21,7 +21,8 @@ struct SharingIsolationTests {
 
     /// What one person got from each route, in words, to compare with what their role allows.
     private func walk(
-        _ client: TestClient, family: RecordZone.ID, hidden: RecordZone.ID, token: String, shareRecordName: String
+        _ client: TestClient, family: RecordZone.ID, hidden: RecordZone.ID, token: String, shareRecordName: String,
+        photos: [String: String]
     ) async throws
         -> [String: String]
     {
@@ -71,6 +72,14 @@ struct SharingIsolationTests {
                 ModifyRecordsRequest(deletes: [RecordValue.ID(recordName: "New", zoneID: family)]), scope: .shared
             ).failedRecordDeletes.first?.error.code.rawValue ?? "ok"
         }
+        // The photos of Alan and Outsider: downloaded as their records are looked up.
+        for name in ["Alan", "Outsider"] {
+            let recordID = RecordValue.ID(recordName: name, zoneID: family)
+            let answer = try await client.downloadAsset(photos[name]!, of: recordID, scope: .shared)
+            seen["\(name) asset"] = answer.status == 200 ? "\(answer.body.count) bytes" : answer.error?.code.rawValue
+            seen["\(name) asset through private"] =
+                try await client.downloadAsset(photos[name]!, of: recordID).error?.code.rawValue ?? "ok"
+        }
         // Ada's zone that is shared with nobody, and her zones through the private database.
         seen["hidden records/changes"] = await outcome {
             _ = try await client.fetchZoneChanges(hidden, scope: .shared)
@@ -107,16 +116,18 @@ struct SharingIsolationTests {
             "zones/modify save": "permissionFailure", "hidden records/changes": "zoneNotFound",
             "hidden records/lookup": "zoneNotFound", "private records/changes": "permissionFailure",
             "shares/fetch": "permissionFailure", "shares/save": "permissionFailure",
-            "shares/delete": "permissionFailure",
+            "shares/delete": "permissionFailure", "Alan asset through private": "permissionFailure",
+            "Outsider asset through private": "permissionFailure",
         ]
         let member: [String: String] = [
-            "zones/list": "Family", "zones/changes": "Family", "records/lookup": "Alan",
+            "zones/list": "Family", "zones/changes": "Family", "records/lookup": "Alan", "Alan asset": "1000 bytes",
         ]
         let outsider: [String: String] = [
             "zones/list": "", "zones/changes": "", "records/changes": "zoneNotFound",
             "records/lookup": "zoneNotFound", "records/modify save": "zoneNotFound",
             "records/modify delete": "zoneNotFound", "shares/metadata": "unknownItem",
             "outsider records/lookup": "zoneNotFound", "outsider records/modify save": "zoneNotFound",
+            "Alan asset": "zoneNotFound", "Outsider asset": "zoneNotFound",
         ]
         // Outsider is in the zone: shared with it whole, or hidden beside a shared hierarchy.
         let seenOfOutsider: [String: String] =
@@ -124,10 +135,11 @@ struct SharingIsolationTests {
             ? [
                 "records/changes": "Alan,Outsider,\(shareRecordName)", "outsider records/lookup": "Outsider",
                 "outsider records/modify save": role == .readWrite ? "serverRecordChanged" : "permissionFailure",
+                "Outsider asset": "2000 bytes",
             ]
             : [
                 "records/changes": "Alan,\(shareRecordName)", "outsider records/lookup": "unknownItem",
-                "outsider records/modify save": "permissionFailure",
+                "outsider records/modify save": "permissionFailure", "Outsider asset": "unknownItem",
             ]
         switch role {
         case .readWrite:
@@ -156,8 +168,17 @@ struct SharingIsolationTests {
             let adaID = try await ada.account().userRecordName
             let adaFamily = RecordZone.ID(zoneName: "Family")
             try await ada.saveZones("Family", "Private")
-            let alan = try #require(try await ada.save([contact("Alan", zone: adaFamily)]).first)
-            try await ada.save([contact("Outsider", zone: adaFamily)])
+            let photos = [
+                "Alan": try await ada.upload([UInt8](repeating: 1, count: 1000)),
+                "Outsider": try await ada.upload([UInt8](repeating: 2, count: 2000)),
+            ]
+            func withPhoto(_ name: String) -> RecordValue {
+                var record = contact(name, zone: adaFamily)
+                record["photo"] = .asset(photos[name]!)
+                return record
+            }
+            let alan = try #require(try await ada.save([withPhoto("Alan")]).first)
+            try await ada.save([withPhoto("Outsider")])
             try await ada.save([contact("Secret", zone: RecordZone.ID(zoneName: "Private"))])
             var people: [Role: TestClient] = [:]
             for role in Role.allCases { people[role] = try await anonymous.signedUp(username: role.rawValue) }
@@ -188,11 +209,15 @@ struct SharingIsolationTests {
             for role in Role.allCases {
                 let seen = try await walk(
                     people[role]!, family: family, hidden: hidden, token: share.token,
-                    shareRecordName: share.recordName)
+                    shareRecordName: share.recordName, photos: photos.mapValues(\.assetID))
                 let expected = expected(role, kind, shareRecordName: share.recordName)
                 for route in expected.keys.sorted() {
                     #expect(seen[route] == expected[route], "\(role) on \(route)")
                 }
+            }
+            for (name, photo) in photos {
+                let answer = try await ada.downloadAsset(photo.assetID, of: .init(recordName: name, zoneID: adaFamily))
+                #expect(answer.status == 200 && answer.body.count == photo.size, "Ada downloads her \(name)'s photo")
             }
             #expect(try await ada.contents(of: RecordZone.ID(zoneName: "Private")) == privateBefore)
             let familyAfter = try await ada.contents(of: adaFamily)

@@ -217,21 +217,31 @@ extension DatabaseRoutes {
     }
 
     func lookupSharedRecords(user: String, _ lookup: LookupRecordsRequest) async throws -> Response {
+        let (found, failures) = try await sharedRecords(user: user, lookup.recordIDs)
+        return try lookupResponse(found: found, failures: failures)
+    }
+
+    /// The records of `recordIDs` in zones shared with `user` that the user sees, as a participant sees
+    /// them, each with the zone ID as named; and for each of the others, the error that says it is not
+    /// there (the same for one that does not exist and one outside the caller's shares).
+    func sharedRecords(user: String, _ recordIDs: [RecordValue.ID]) async throws -> (
+        found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure]
+    ) {
         let shared = try await sharedZones(user)
         // Each ID's answer, in the request's order whatever the owner: the order says nothing.
-        var answers = [LookupOutcome.Item?](repeating: nil, count: lookup.recordIDs.count)
+        var answers = [LookupOutcome.Item?](repeating: nil, count: recordIDs.count)
         var owned: [String: [Int]] = [:]
-        for (index, recordID) in lookup.recordIDs.enumerated() where shared[recordID.zoneID] != nil {
+        for (index, recordID) in recordIDs.enumerated() where shared[recordID.zoneID] != nil {
             owned[recordID.zoneID.ownerName, default: []].append(index)
         }
         for (owner, indices) in owned {
-            let keys = indices.map { RecordKey(lookup.recordIDs[$0]) }
+            let keys = indices.map { RecordKey(recordIDs[$0]) }
             let outcome = try await store.lookupRecords(owner: owner, keys: keys)
             for (index, item) in zip(indices, outcome.items) { answers[index] = item }
         }
         var found: [(row: StoredRecord, zoneID: RecordZone.ID)] = []
         var failures: [LookupRecordsResponse.Failure] = []
-        for (recordID, answer) in zip(lookup.recordIDs, answers) {
+        for (recordID, answer) in zip(recordIDs, answers) {
             guard let zone = shared[recordID.zoneID], let answer else {
                 failures.append(.init(recordID: recordID, error: Self.notShared(recordID.zoneID)))
                 continue
@@ -252,7 +262,7 @@ extension DatabaseRoutes {
             case .unknownItem: failures.append(.init(recordID: recordID, error: Self.noRecord(recordID)))
             }
         }
-        return try lookupResponse(found: found, failures: failures)
+        return (found, failures)
     }
 
     private static func noRecord(_ recordID: RecordValue.ID) -> SyncError {

@@ -29,7 +29,7 @@ struct DatabaseRoutes {
     /// Who to tell of a change to a zone.
     var audience: ZoneAudience { ZoneAudience(store: store, pushHub: pushHub) }
 
-    private static func scope(_ context: SyncRequestContext) throws -> DatabaseScope {
+    static func scope(_ context: SyncRequestContext) throws -> DatabaseScope {
         let name = context.parameters.get("scope") ?? ""
         guard let scope = DatabaseScope(rawValue: name) else {
             throw SyncError(.invalidArguments, "there is no database '\(name)'; use 'private' or 'shared'")
