@@ -25,7 +25,15 @@ extension Database {
         var kept: [RecordValue.ID: RecordValue] = [:]
         var sent: [RecordValue.ID: (sealed: RecordValue, plain: RecordValue)] = [:]
         var unsealed: [ModifyRecordsResponse.FailedRecordSave] = []
-        let sealing = try await ConcurrentMap.map(records.map(\.value)) { plain in
+        var uploaded: [RecordValue] = []
+        for (value, error) in try await uploadingAssets(records.map(\.value)) {
+            if let error {
+                unsealed.append(.init(recordID: value.recordID, error: error))
+            } else {
+                uploaded.append(value)
+            }
+        }
+        let sealing = try await ConcurrentMap.map(uploaded) { plain in
             do {
                 return (plain, Result<RecordValue, SyncError>.success(try await self.outgoing(plain)))
             } catch let error as SyncError where error.code == .zoneNotFound || error.code == .invalidArguments {
@@ -39,8 +47,12 @@ extension Database {
                 if keepingSentFields {
                     var value = value
                     value.sealedVersion = sealed.sealedVersion
+                    // Asset keys as sealed: every record read goes through their opening and its checks.
+                    for (key, field) in sealed.fields where field.namesAsset {
+                        value.replaceWithoutChange(field: key, by: field)
+                    }
                     kept[value.recordID] = value
-                } else if !value.encryptedValues.isEmpty {
+                } else if RecordSeal.needsSealing(value) {
                     sent[value.recordID] = (sealed, value)
                 }
             case .failure(let error):
@@ -103,7 +115,7 @@ extension Database {
                     + "\(value.recordType) records sealed: set it through encryptedValues, so that it is encrypted "
                     + "before it leaves this device")
         }
-        guard !value.encryptedValues.isEmpty else { return value }
+        guard RecordSeal.needsSealing(value) else { return value }
         guard let keyring else { throw Self.noPassphrase(value.recordID) }
         return try await keyring.seal(
             value, declared: sealedRecordTypes.contains(value.recordType), client: DatabaseClient(database: self))
@@ -152,6 +164,15 @@ extension Database {
     /// A record opened and checked: for a sealed type, no plain value where a sealed one belongs, every
     /// sealed value opening for its place and of one version, and that version not below `seenVersion`.
     private func opened(_ value: RecordValue, seenVersion: UInt64?) async throws -> RecordValue {
+        // A key in a form only this device writes would have it read (a pending one: upload) a file of
+        // the server's choosing: never from the wire.
+        if let field = value.fields.keys.sorted().first(where: { key in
+            value.fields[key]!.assetReferences.contains { $0.key.flatMap(LocalAssetKey.init) != nil }
+        }) {
+            throw SyncError.tampered(
+                value.recordID, recordType: value.recordType, .doesNotOpen,
+                "the asset in its field '\(field)' carries a key in a form no server sends")
+        }
         let fields = sealedRecordTypes.fields(of: value.recordType)
         if let field = sealedRecordTypes.plainField(in: value) {
             throw SyncError.tampered(
@@ -179,7 +200,7 @@ extension Database {
         return opened
     }
 
-    private static func noPassphrase(_ recordID: RecordValue.ID) -> SyncError {
+    static func noPassphrase(_ recordID: RecordValue.ID) -> SyncError {
         SyncError(
             .notAuthenticated,
             "\(recordID) has encrypted values and this device has no passphrase for them: give the container the account's passphrase (SYNCKIT_PASSPHRASE, or a Keyring)"

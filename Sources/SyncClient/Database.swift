@@ -48,10 +48,12 @@ public struct Database: Sendable, Hashable {
     /// `recordTampered`, never handed over as data, and one saved with a plain value where a sealed one
     /// belongs is refused before it leaves (see ``SealedRecordTypes``).
     public var sealedRecordTypes: SealedRecordTypes
+    /// Where downloaded assets are kept (``fetchAssetContent(_:of:)``).
+    public var assetCache: AssetCache
 
     public init(
         serverURL: URL, credentials: Credentials, scope: DatabaseScope = .private, deviceID: String? = nil,
-        keyring: Keyring? = nil, sealedRecordTypes: SealedRecordTypes = .none
+        keyring: Keyring? = nil, sealedRecordTypes: SealedRecordTypes = .none, assetCache: AssetCache = .default
     ) {
         self.serverURL = serverURL
         self.credentials = credentials
@@ -59,5 +61,6 @@ public struct Database: Sendable, Hashable {
         self.deviceID = deviceID
         self.keyring = keyring
         self.sealedRecordTypes = sealedRecordTypes
+        self.assetCache = assetCache
     }
 }

@@ -96,7 +96,7 @@ public final class Keyring: Sendable, Hashable {
     /// version above its own (``RecordSeal/nextVersion(after:)``) inside each seal. For a `declared` type
     /// (``SealedRecordTypes``) every sealed field is marked changed.
     func seal(_ record: RecordValue, declared: Bool = false, client: DatabaseClient) async throws -> RecordValue {
-        guard !record.encryptedValues.isEmpty else { return record }
+        guard RecordSeal.needsSealing(record) else { return record }
         let cipher = FieldCipher(zoneKey: try await zoneKey(for: record.recordID.zoneID, client: client))
         return RecordSeal.seal(record, with: cipher, declared: declared)
     }

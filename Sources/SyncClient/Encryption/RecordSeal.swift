@@ -35,13 +35,44 @@ enum RecordSeal {
                 sealed.replaceWithoutChange(field: key, by: .encrypted(ciphertext))
             }
         }
+        for (key, value) in record.fields where value.namesAsset {
+            let assetsSealed = value.mappingAssets { reference in
+                guard let local = reference.key.flatMap(LocalAssetKey.init), case .opened = local else {
+                    return reference
+                }
+                var reference = reference
+                reference.key = cipher.seal(
+                    local.content, recordVersion: version, recordType: record.recordType,
+                    recordName: record.recordID.recordName, zoneName: zoneID.zoneName,
+                    ownerName: Keyring.sealingOwnerName, fieldName: assetKeyField(key))
+                return reference
+            }
+            if declared {
+                sealed[key] = assetsSealed
+            } else {
+                sealed.replaceWithoutChange(field: key, by: assetsSealed)
+            }
+        }
         sealed.sealedVersion = version
         return sealed
     }
 
-    /// Whether `record` holds any sealed value.
+    /// What an asset's key is sealed for: its field, apart from any value sealed in the field itself.
+    private static func assetKeyField(_ key: String) -> String { "\(key)#asset" }
+
+    /// Whether `record` holds anything to seal before it leaves: encrypted values, or an asset's opened key.
+    static func needsSealing(_ record: RecordValue) -> Bool {
+        !record.encryptedValues.isEmpty
+            || record.fields.values.contains { value in
+                value.assetReferences.contains { reference in
+                    if let key = reference.key, case .opened = LocalAssetKey(key) { true } else { false }
+                }
+            }
+    }
+
+    /// Whether `record` holds any sealed value: an encrypted value, or an asset's key.
     static func hasSealedFields(_ record: RecordValue) -> Bool {
-        record.fields.values.contains { $0.encryptedValue != nil }
+        record.fields.values.contains { $0.encryptedValue != nil || $0.assetReferences.contains { $0.key != nil } }
     }
 
     /// `record` as it arrived with its sealed fields opened into its encrypted values, and the version they
@@ -78,6 +109,39 @@ enum RecordSeal {
             opened.replaceWithoutChange(field: key, by: nil)
             opened.replaceWithoutChange(encrypted: key, by: value)
             versions.insert(plaintext.recordVersion)
+        }
+        for key in record.fields.keys.sorted() {
+            guard let value = record.fields[key], value.namesAsset else { continue }
+            var failure: SyncError?
+            let assetsOpened = try await value.mappingAssets { reference in
+                guard let sealed = reference.key else { return reference }
+                do {
+                    let plaintext = try await cipher(try FieldCipher.keyVersion(of: sealed)).open(
+                        sealed, recordType: record.recordType, recordName: record.recordID.recordName,
+                        zoneName: zoneID.zoneName, ownerName: Keyring.sealingOwnerName, fieldName: assetKeyField(key))
+                    guard let local = LocalAssetKey.openedContent(plaintext.value),
+                        case .opened(let assetID, _) = local, assetID == reference.assetID
+                    else {
+                        failure = SyncError.tampered(
+                            record.recordID, recordType: record.recordType, .doesNotOpen,
+                            "the key of its asset '\(reference.assetID)' in field '\(key)' is another asset's")
+                        return reference
+                    }
+                    versions.insert(plaintext.recordVersion)
+                    var reference = reference
+                    reference.key = local.encoded
+                    return reference
+                } catch let error as SyncError {
+                    throw error
+                } catch {
+                    failure = SyncError.tampered(
+                        record.recordID, recordType: record.recordType, .doesNotOpen,
+                        "the key of its asset '\(reference.assetID)' in field '\(key)' does not open here: \(error)")
+                    return reference
+                }
+            }
+            if let failure { throw failure }
+            opened.replaceWithoutChange(field: key, by: assetsOpened)
         }
         if declared, versions.count > 1 {
             throw SyncError.tampered(

@@ -55,6 +55,10 @@ public struct SealedRecordTypes: Sendable, Hashable {
     /// those to seal in ``RecordValue/encryptedValues``) alike.
     func plainField(in record: RecordValue) -> String? {
         guard let fields = fields(of: record.recordType) else { return nil }
-        return record.fields.filter { key, value in value.encryptedValue == nil && fields.contains(key) }.keys.min()
+        // An asset stays a plain value the server reads (its ID and size); its key is sealed (``RecordSeal``).
+        return record.fields.filter { key, value in
+            value.encryptedValue == nil && fields.contains(key)
+                && !(value.namesAsset && value.assetReferences.allSatisfy { $0.key != nil })
+        }.keys.min()
     }
 }

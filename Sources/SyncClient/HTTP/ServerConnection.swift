@@ -55,6 +55,82 @@ package struct ServerConnection: Sendable {
         _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, headers: [(String, String)] = [],
         timeout: TimeAmount = .seconds(60)
     ) async throws -> HTTPAnswer {
+        let (endpoint, request) = try prepared(method, path, body: body, headers: headers)
+        if let transport = InProcessTransports.transport(for: base) {
+            return try await exchange(
+                method, path, headers: request.fields, body: body, in: transport, endpoint: endpoint)
+        }
+        return try await Self.reaching(endpoint) {
+            let response = try await Self.http.execute(try request.client(), timeout: timeout)
+            let buffer = try await response.body.collect(upTo: maximumAnswerSize)
+            return HTTPAnswer(
+                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                body: Data(buffer.readableBytesView))
+        }
+    }
+
+    /// Sends a `GET` and hands a successful answer's body to `write` as it arrives, never holding it
+    /// whole; returns the answer's status and headers. Any other answer throws the server's error.
+    package func download(
+        _ path: String, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(600),
+        into write: (ByteBuffer) async throws -> Void
+    ) async throws -> HTTPAnswer {
+        let (endpoint, request) = try prepared(.GET, path, body: nil, headers: headers)
+        if let transport = InProcessTransports.transport(for: base) {
+            var answer = try await exchange(
+                .GET, path, headers: request.fields, body: nil, in: transport, endpoint: endpoint)
+            if let failure = answer.failure { throw failure }
+            try await write(ByteBuffer(bytes: answer.body))
+            answer.body = Data()
+            return answer
+        }
+        let response = try await Self.reaching(endpoint) {
+            try await Self.http.execute(try request.client(), timeout: timeout)
+        }
+        let answer = HTTPAnswer(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Data())
+        guard (200..<300).contains(answer.status) else {
+            var failed = answer
+            failed.body = Data(try await response.body.collect(upTo: 1024 * 1024).readableBytesView)
+            throw failed.failure ?? SyncError(.internalError, "the server answered HTTP \(answer.status)")
+        }
+        var body = response.body.makeAsyncIterator()
+        while true {
+            let next: ByteBuffer?
+            do {
+                next = try await body.next()
+            } catch is CancellationError {
+                throw SyncError(.operationCancelled, "the download was cancelled")
+            } catch {
+                throw SyncError(
+                    .networkFailure, "the download from \(endpoint) broke off: \(error); download it again")
+            }
+            guard let next else { return answer }
+            try await write(next)
+        }
+    }
+
+    /// A request's headers, checked against the transport's rules, and how to send it.
+    private struct Prepared {
+        var url: String
+        var method: HTTPMethod
+        var fields: [(String, String)]
+        var body: [UInt8]?
+        var tls: TLSConfiguration?
+
+        func client() throws -> HTTPClientRequest {
+            var request = HTTPClientRequest(url: url)
+            request.method = method
+            request.tlsConfiguration = tls
+            for (name, value) in fields { request.headers.add(name: name, value: value) }
+            if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+            return request
+        }
+    }
+
+    private func prepared(_ method: HTTPMethod, _ path: String, body: [UInt8]?, headers: [(String, String)]) throws
+        -> (ServerEndpoint, Prepared)
+    {
         let endpoint = try ServerEndpoint(serverURL)
         let security = TransportSecurity.current
         // A body without a token is a sign-up or sign-in: it carries a password.
@@ -66,31 +142,19 @@ package struct ServerConnection: Sendable {
         if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             fields.append(("Content-Type", "application/json"))
         }
-        if let transport = InProcessTransports.transport(for: base) {
-            return try await exchange(method, path, headers: fields, body: body, in: transport, endpoint: endpoint)
-        }
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
+        var tls: TLSConfiguration?
         if case .tcp(_, _, true) = endpoint, security.caFile != nil {
-            request.tlsConfiguration = try Self.tlsConfiguration(security)
+            tls = try Self.tlsConfiguration(security)
         }
-        for (name, value) in fields { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        return try await Self.reaching(endpoint) {
-            let response = try await Self.http.execute(request, timeout: timeout)
-            let buffer = try await response.body.collect(upTo: maximumAnswerSize)
-            return HTTPAnswer(
-                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                body: Data(buffer.readableBytesView))
-        }
+        return (endpoint, Prepared(url: base + path, method: method, fields: fields, body: body, tls: tls))
     }
 
     /// Runs one exchange with the server at `endpoint`, saying its failures as the engine expects them:
     /// a cancelled request as `operationCancelled`, anything else that kept the answer away as
     /// `networkFailure` (which the engine retries).
-    private static func reaching(
-        _ endpoint: ServerEndpoint, _ exchange: () async throws -> HTTPAnswer
-    ) async throws -> HTTPAnswer {
+    private static func reaching<T>(
+        _ endpoint: ServerEndpoint, _ exchange: () async throws -> T
+    ) async throws -> T {
         do {
             return try await exchange()
         } catch is CancellationError {

@@ -29,7 +29,7 @@ extension RecordValue.Reference: RecordValueProtocol {
     public var recordFieldValue: FieldValue { .reference(self) }
 }
 
-/// An uploaded asset as a record field names it (the client's `Asset` type builds on it).
+/// An uploaded asset as a record field names it; reading the field gives back an ``Asset``.
 extension AssetReference: RecordValueProtocol {
     public var recordFieldValue: FieldValue { .asset(self) }
 }
@@ -106,7 +106,7 @@ extension FieldValue {
         case .bytes(let value): value
         case .reference(let value): value
         case .list(let elements): Self.listValue(elements)
-        case .asset(let value): value
+        case .asset(let value): Asset(reference: value)
         // Ciphertext no keyring opened (a Database opens every one it receives, or throws).
         case .encrypted(let sealed): sealed
         }
@@ -132,7 +132,7 @@ extension FieldValue {
         if let dates = all(\.dateValue) { return dates }
         if let bytes = all(\.bytesValue) { return bytes }
         if let references = all(\.referenceValue) { return references }
-        if let assets = all(\.assetValue) { return assets }
+        if let assets = all({ $0.assetValue.map(Asset.init(reference:)) }) { return assets }
         // Lists of lists are not CloudKit types; hand back the strings of what can be read.
         return elements.compactMap(\.stringValue)
     }

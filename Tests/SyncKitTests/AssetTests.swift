@@ -1,0 +1,146 @@
+import Foundation
+import NIOCore
+import SyncCrypto
+import SyncKit
+import SyncServer
+import SyncTesting
+import Testing
+
+/// `Asset(fileURL:)` as CloudKit's `CKAsset`, through `Database` against the real server: uploaded
+/// encrypted before its record, downloaded on demand by another device into its cache, and refused when
+/// the server serves other bytes or moves a sealed key.
+@Suite("Assets through Database: encrypted upload, download on demand, tampering refused")
+struct AssetTests {
+    static let zoneID = RecordZone.ID(zoneName: "Contacts")
+
+    /// A device's database with its own keyring and asset cache.
+    static func device(_ server: TestServer, _ account: TestClient, _ name: String) throws -> (Database, URL) {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("asset-cache-\(UUID().uuidString)")
+        let database = Database(
+            serverURL: URL(string: server.baseURL)!, credentials: .token(account.token!), deviceID: name,
+            keyring: TestDevice.keyring(), assetCache: AssetCache(directory: cache, limitBytes: 10_000_000))
+        return (database, cache)
+    }
+
+    /// A file of `count` bytes unlike any others (a counter's bytes), to find in the server's storage.
+    static func photoFile(_ count: Int, seed: UInt32 = 7) throws -> (URL, Data) {
+        var bytes = Data(capacity: count)
+        var value = seed
+        while bytes.count < count {
+            value = value &* 1_664_525 &+ 1_013_904_223
+            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        bytes = bytes.prefix(count)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("photo-\(UUID().uuidString).jpg")
+        try bytes.write(to: file)
+        return (file, bytes)
+    }
+
+    @Test(
+        "a record's Asset(fileURL:) goes up encrypted before the record; another device sees it without its bytes, downloads them on demand, and the server holds ciphertext only"
+    )
+    func roundTrip() async throws {
+        try await TestServer.with(transport: .inProcess) { server in
+            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+            let (laptop, _) = try Self.device(server, account, "laptop")
+            let (phone, phoneCache) = try Self.device(server, account, "phone")
+            defer { try? FileManager.default.removeItem(at: phoneCache) }
+            try await laptop.save(RecordZone(zoneID: Self.zoneID))
+            let (file, photo) = try Self.photoFile(300_000)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let record = Record(recordType: "Contact", recordID: Record.ID(recordName: "ada", zoneID: Self.zoneID))
+            record["name"] = "Ada"
+            record["photo"] = Asset(fileURL: file)
+            let saved = try await laptop.save(record)
+            let sent = try #require(saved["photo"] as? Asset)
+            let assetID = try #require(sent.assetID)
+            #expect(sent.size == 300_000)
+
+            let stored = try #require(try await server.store.asset(id: assetID))
+            #expect(stored.size == AssetKey.ciphertextSize(ofPlaintext: 300_000), "the server holds the ciphertext")
+            var ciphertext = Data()
+            try await server.store.readAsset(id: assetID, range: 0..<stored.size) {
+                ciphertext.append(contentsOf: $0.readableBytesView)
+            }
+            for start in stride(from: 0, to: photo.count - 32, by: 4096) {
+                #expect(ciphertext.range(of: photo[start..<(start + 32)]) == nil, "plaintext at \(start) on the server")
+            }
+
+            let fetched = try await phone.record(for: record.recordID)
+            let asset = try #require(fetched["photo"] as? Asset)
+            #expect(asset.assetID == assetID)
+            #expect(asset.fileURL == nil, "a fetch brings no bytes")
+            #expect(asset.size == 300_000)
+            let downloaded = try await phone.fetchAssetContent(asset, of: record.recordID)
+            #expect(try Data(contentsOf: downloaded) == photo)
+            #expect(downloaded.path.hasPrefix(phoneCache.path))
+            #expect(asset.fileURL == downloaded, "once downloaded, the asset's file is the cached copy")
+            let mode = try FileManager.default.attributesOfItem(atPath: downloaded.path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
+        }
+    }
+
+    @Test("bytes the server changed, and a record whose sealed asset key was moved or swapped, are refused")
+    func tampering() async throws {
+        try await TestServer.with(transport: .inProcess) { server in
+            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+            let (laptop, _) = try Self.device(server, account, "laptop")
+            let (phone, phoneCache) = try Self.device(server, account, "phone")
+            defer { try? FileManager.default.removeItem(at: phoneCache) }
+            try await laptop.save(RecordZone(zoneID: Self.zoneID))
+            var saved: [String: Record] = [:]
+            for name in ["ada", "grace"] {
+                let (file, _) = try Self.photoFile(100_000, seed: name == "ada" ? 1 : 2)
+                defer { try? FileManager.default.removeItem(at: file) }
+                let record = Record(recordType: "Contact", recordID: Record.ID(recordName: name, zoneID: Self.zoneID))
+                record["photo"] = Asset(fileURL: file)
+                saved[name] = try await laptop.save(record)
+            }
+            let ada = try #require(saved["ada"])
+            let grace = try #require(saved["grace"])
+            let adaAsset = try #require(ada["photo"] as? Asset)
+
+            // A byte of Ada's stored ciphertext changed (SQLite keeps it in a file beside the database).
+            let stored = URL(fileURLWithPath: server.storagePath + "-assets/\(adaAsset.assetID!)")
+            var bytes = try Data(contentsOf: stored)
+            bytes[70_000] ^= 0x01
+            try bytes.write(to: stored)
+            let fetched = try await phone.record(for: ada.recordID)
+            let error = await #expect(throws: SyncError.self) {
+                try await phone.fetchAssetContent(try #require(fetched["photo"] as? Asset), of: ada.recordID)
+            }
+            #expect(error?.code == .recordTampered)
+            #expect(error?.message.contains("nothing of it was kept") == true, "\(String(describing: error))")
+            let left = try FileManager.default.contentsOfDirectory(atPath: phoneCache.path)
+            #expect(left.isEmpty, "no partial copy: \(left)")
+
+            // As a hostile server would serve them: Grace's record with Ada's sealed key, and Ada's key
+            // pointing at Grace's asset.
+            let arrivedAda = try #require(try await phone.lookupArrived(ada.recordID))
+            let arrivedGrace = try #require(try await phone.lookupArrived(grace.recordID))
+            #expect(try await phone.incomingChecked([arrivedAda]).first?.result.get().recordID == ada.recordID)
+            var moved = arrivedGrace
+            moved["photo"] = arrivedAda["photo"]
+            var swapped = arrivedAda
+            if case .asset(var reference) = arrivedAda["photo"], case .asset(let other) = arrivedGrace["photo"] {
+                reference.assetID = other.assetID
+                swapped["photo"] = .asset(reference)
+            }
+            var pending = arrivedAda
+            pending["photo"] = Asset(fileURL: URL(fileURLWithPath: "/etc/passwd")).recordFieldValue
+            for (forged, what) in [(moved, "moved"), (swapped, "swapped"), (pending, "a local file")] {
+                let outcome = try await phone.incomingChecked([forged])
+                let error = #expect(throws: SyncError.self, "\(what)") { try outcome.first?.result.get() }
+                #expect(error?.code == .recordTampered, "\(what): \(String(describing: error))")
+            }
+        }
+    }
+}
+
+extension Database {
+    /// The record as the server sends it, sealed values unopened.
+    fileprivate func lookupArrived(_ recordID: Record.ID) async throws -> RecordValue? {
+        try await DatabaseClient(database: self).lookupRecords(LookupRecordsRequest(recordIDs: [recordID])).records
+            .first
+    }
+}
