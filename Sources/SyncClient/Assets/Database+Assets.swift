@@ -20,12 +20,12 @@ extension Database {
             var value = value
             do {
                 for key in value.fields.keys.sorted() where value.fields[key]!.namesPendingAsset {
-                    value[key] = try await value.fields[key]!.mappingAssets { reference in
+                    value[key] = try await value.fields[key]!.mappingAssets(awaiting: { reference in
                         guard let key = reference.key, case .pending(let file) = LocalAssetKey(key) else {
                             return reference
                         }
                         return try await self.upload(file, limits: limits)
-                    }
+                    })
                 }
                 return (value, nil)
             } catch let error as SyncError where error.code == .invalidArguments || error.code == .limitExceeded {

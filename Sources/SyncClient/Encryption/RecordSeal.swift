@@ -113,7 +113,7 @@ enum RecordSeal {
         for key in record.fields.keys.sorted() {
             guard let value = record.fields[key], value.namesAsset else { continue }
             var failure: SyncError?
-            let assetsOpened = try await value.mappingAssets { reference in
+            let assetsOpened = try await value.mappingAssets(awaiting: { reference in
                 guard let sealed = reference.key else { return reference }
                 do {
                     let plaintext = try await cipher(try FieldCipher.keyVersion(of: sealed)).open(
@@ -139,7 +139,7 @@ enum RecordSeal {
                         "the key of its asset '\(reference.assetID)' in field '\(key)' does not open here: \(error)")
                     return reference
                 }
-            }
+            })
             if let failure { throw failure }
             opened.replaceWithoutChange(field: key, by: assetsOpened)
         }
