@@ -85,14 +85,14 @@ extension FieldValue {
     }
 
     /// ``mappingAssets(_:)`` with an asynchronous transform.
-    func mappingAssets(awaiting transform: (AssetReference) async throws -> AssetReference) async rethrows
+    func mappingAssetsAsync(_ transform: (AssetReference) async throws -> AssetReference) async rethrows
         -> FieldValue
     {
         switch self {
         case .asset(let reference): return .asset(try await transform(reference))
         case .list(let elements):
             var mapped: [FieldValue] = []
-            for element in elements { mapped.append(try await element.mappingAssets(awaiting: transform)) }
+            for element in elements { mapped.append(try await element.mappingAssetsAsync(transform)) }
             return .list(mapped)
         default: return self
         }

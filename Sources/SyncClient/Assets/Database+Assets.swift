@@ -20,7 +20,7 @@ extension Database {
             var value = value
             do {
                 for key in value.fields.keys.sorted() where value.fields[key]!.namesPendingAsset {
-                    value[key] = try await value.fields[key]!.mappingAssets(awaiting: { reference in
+                    value[key] = try await value.fields[key]!.mappingAssetsAsync({ reference in
                         guard let key = reference.key, case .pending(let file) = LocalAssetKey(key) else {
                             return reference
                         }

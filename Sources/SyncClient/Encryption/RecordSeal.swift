@@ -113,7 +113,7 @@ enum RecordSeal {
         for key in record.fields.keys.sorted() {
             guard let value = record.fields[key], value.namesAsset else { continue }
             var failure: SyncError?
-            let assetsOpened = try await value.mappingAssets(awaiting: { reference in
+            let assetsOpened = try await value.mappingAssetsAsync({ reference in
                 guard let sealed = reference.key else { return reference }
                 do {
                     let plaintext = try await cipher(try FieldCipher.keyVersion(of: sealed)).open(
