@@ -4,6 +4,7 @@ import SyncCrypto
 import SyncKit
 import SyncServer
 import SyncTesting
+import Synchronization
 import Testing
 
 /// `Asset(fileURL:)` as CloudKit's `CKAsset`, through `Database` against the real server: uploaded
@@ -142,5 +143,51 @@ extension Database {
     fileprivate func lookupArrived(_ recordID: Record.ID) async throws -> RecordValue? {
         try await DatabaseClient(database: self).lookupRecords(LookupRecordsRequest(recordIDs: [recordID])).records
             .first
+    }
+}
+
+/// The engine with assets, as an app ported from CKSyncEngine uses them.
+@Suite("Assets through the engine")
+struct AssetEngineTests {
+    @Test(
+        "an engine sends a record of a sealed type with record[\"photo\"] = Asset(fileURL:); another device's engine fetches it and downloads the photo"
+    )
+    func engineSendsAndFetches() async throws {
+        try await TestServer.with(transport: .inProcess) { server in
+            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+            let sealed = SealedRecordTypes(["Contact": .all])
+            func engine(_ name: String) throws -> (SyncEngine, SealedRecordTypesTests.Device, Database) {
+                var (database, _) = try AssetTests.device(server, account, name)
+                database.sealedRecordTypes = sealed
+                let device = SealedRecordTypesTests.Device()
+                var configuration = SyncEngine.Configuration(
+                    database: database, stateSerialization: nil, delegate: device)
+                configuration.automaticallySync = false
+                configuration.schedulerProbes = []
+                return (SyncEngine(configuration), device, database)
+            }
+            let (laptop, laptopDevice, laptopDatabase) = try engine("laptop")
+            try await laptopDatabase.save(RecordZone(zoneID: AssetTests.zoneID))
+            let (file, photo) = try AssetTests.photoFile(200_000, seed: 11)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let record = Record(
+                recordType: "Contact", recordID: Record.ID(recordName: "ada", zoneID: AssetTests.zoneID))
+            record.encryptedValues["name"] = "Ada"
+            record["photo"] = Asset(fileURL: file)
+            laptopDevice.toSend.withLock { $0 = record }
+            laptop.state.add(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
+            try await laptop.sendChanges()
+            #expect(laptopDevice.failedSaves.withLock { $0 }.isEmpty)
+
+            let (phone, phoneDevice, phoneDatabase) = try engine("phone")
+            try await phone.fetchChanges()
+            #expect(phoneDevice.refused.withLock { $0 }.isEmpty)
+            let fetched = try #require(phoneDevice.fetched.withLock { $0[record.recordID] })
+            #expect(fetched.encryptedValues["name"] as? String == "Ada")
+            let asset = try #require(fetched["photo"] as? Asset)
+            let downloaded = try await phoneDatabase.fetchAssetContent(asset, of: record.recordID)
+            #expect(try Data(contentsOf: downloaded) == photo)
+            try? FileManager.default.removeItem(at: phoneDatabase.assetCache.directory)
+        }
     }
 }
