@@ -160,6 +160,7 @@ let package = Package(
             dependencies: [
                 "ContactsModel", "ContactsLocal", "LocalSystem", "SyncCore", "SyncCrypto", "SyncKit", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -26,6 +26,7 @@ extension Contact {
         take(\.birthday)
         take(\.anniversary)
         take(\.groups)
+        take(\.photo)
         return result
     }
 }

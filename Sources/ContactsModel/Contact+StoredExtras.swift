@@ -5,11 +5,12 @@ import VCard
 /// unmodelled properties (`BDAY:19850412`, `CATEGORIES:Family,Climbing`). Versions that came before
 /// these fields read them as the unmodelled properties they always kept, show them in an export and
 /// keep them through their own edits; this version takes them back into their fields when it reads.
-/// Birthdays imported before, which were kept that way, appear as birthdays.
+/// Birthdays imported before, which were kept that way, appear as birthdays. The photo's description
+/// (``ContactPhoto``) travels the same way, as an `X-SYNCKIT-PHOTO` line.
 extension Contact {
     /// The unmodelled properties with the birthday, the anniversary and the groups in front.
     package var storedExtras: [String] {
-        let properties = datesAndGroups(version: .v4)
+        let properties = datesAndGroups(version: .v4) + (photo.map { [$0.property] } ?? [])
         guard !properties.isEmpty else { return extras }
         return properties.map(VCardSerializer.contentLine) + extras
     }
@@ -17,7 +18,7 @@ extension Contact {
     /// Takes a birthday, an anniversary and groups out of ``extras`` into their fields; fields without
     /// an edit time of their own (written by an earlier version) take that of the extras.
     package mutating func takeStoredExtras() {
-        for field in [Field.birthday, .anniversary, .groups] where modified[field] == nil {
+        for field in [Field.birthday, .anniversary, .groups, .photo] where modified[field] == nil {
             modified[field] = modified[.extras]
         }
         guard extras.contains(where: Self.mayHoldField) else { return }
@@ -31,7 +32,7 @@ extension Contact {
 
     private static func mayHoldField(_ line: String) -> Bool {
         line.hasPrefix("BDAY") || line.hasPrefix("ANNIVERSARY") || line.hasPrefix("X-ANNIVERSARY")
-            || line.hasPrefix("CATEGORIES")
+            || line.hasPrefix("CATEGORIES") || line.hasPrefix(ContactPhoto.propertyName)
     }
 
     /// The property on `line`; lines without parameters, as this version writes them, without the parser.

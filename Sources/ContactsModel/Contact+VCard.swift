@@ -101,6 +101,9 @@ extension Contact {
         case "CATEGORIES":
             groups = Self.groupList(groups + property.components.flatMap { $0 })
             return true
+        case ContactPhoto.propertyName where photo == nil:
+            photo = ContactPhoto(property: property)
+            return photo != nil
         default:
             return false
         }
@@ -157,6 +160,9 @@ extension Contact {
     private static func typeParameters(_ label: String) -> [Parameter] {
         label.isEmpty ? [] : [Parameter(name: "TYPE", values: [label])]
     }
+
+    /// The property of one unmodelled content line (as ``extras`` keeps them).
+    public static func propertyOfLine(_ line: String) -> Property? { property(fromContentLine: line) }
 
     static func property(fromContentLine line: String) -> Property? {
         VCardParser.parse("BEGIN:VCARD\r\nVERSION:4.0\r\n\(line)\r\nEND:VCARD\r\n").cards.first?.properties.first

@@ -8,6 +8,8 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
         case name, emails, phones, organization, address, notes, birthday, anniversary, groups
         /// vCard properties the app does not model, kept so that export loses nothing.
         case extras
+        /// The photo (vCard's `PHOTO`), its image kept apart as an asset.
+        case photo
     }
 
     public var id: UUID
@@ -24,6 +26,8 @@ public struct Contact: Sendable, Hashable, Codable, Identifiable {
     public var groups: [String]
     /// Unmodelled vCard properties, each one unfolded content line (`X-TWITTER:@ada`).
     public var extras: [String]
+    /// The photo, if any: what it is; the image is a file of the device and an asset of the record.
+    public var photo: ContactPhoto?
     /// When each scalar field was last edited (lists keep a time per item).
     public var modified: [Field: Date]
 
@@ -165,6 +169,7 @@ extension Contact {
         stamp(.anniversary, anniversary != old?.anniversary)
         stamp(.groups, groups != old?.groups)
         stamp(.extras, extras != old?.extras)
+        stamp(.photo, photo != old?.photo)
         stamp(
             .emails, emails.map(\.value) != old?.emails.map(\.value) || emails.map(\.label) != old?.emails.map(\.label))
         stamp(
@@ -190,7 +195,7 @@ extension Contact {
     public func sameContent(as other: Contact) -> Bool {
         id == other.id && name == other.name && organization == other.organization && address == other.address
             && notes == other.notes && birthday == other.birthday && anniversary == other.anniversary
-            && groups == other.groups && extras == other.extras
+            && groups == other.groups && extras == other.extras && photo == other.photo
             && emails.map { [$0.id, $0.label, $0.value] } == other.emails.map { [$0.id, $0.label, $0.value] }
             && phones.map { [$0.id, $0.label, $0.value] } == other.phones.map { [$0.id, $0.label, $0.value] }
     }

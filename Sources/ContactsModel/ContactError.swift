@@ -14,6 +14,12 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAContact(String)
     case damagedRow(offset: Int)
     case readOnlyBook(String, owner: String?)
+    /// A downloaded photo is not the image its contact names.
+    case photoMismatch(expected: String)
+    /// The contact has no photo.
+    case noPhoto(String)
+    /// A photo's image cannot be had or used; the text says why and what to do.
+    case photoFile(String)
 
     public var description: String {
         switch self {
@@ -38,6 +44,12 @@ public enum ContactError: Error, Sendable, Hashable, CustomStringConvertible {
         case .readOnlyBook(let name, let owner):
             "the book \"\(name.terminalSafeForMessages)\" is shared with you read-only\(owner.map { " by \($0.terminalSafeForMessages)" } ?? ""): "
                 + "its contacts cannot be changed here; ask its owner for read-write access"
+        case .photoMismatch(let expected):
+            "the photo downloaded is not the image its contact names (SHA-256 \(expected.prefix(12))…); nothing was kept: sync again, and if it persists, set the photo again on the device that has it"
+        case .photoFile(let text):
+            text
+        case .noPhoto(let name):
+            "\(name.terminalSafeForMessages) has no photo; set one with 'contacts photo ID --set FILE'"
         case .damagedRow(let offset):
             "a contact in this device's store is damaged (unreadable at byte \(offset)); "
                 + "deleting this device's local data and syncing again downloads the server's copy"

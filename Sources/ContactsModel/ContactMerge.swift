@@ -64,6 +64,7 @@ public enum ContactMerge {
         merged.groups = mergeGroups(base: base?.groups, local: local.groups, remote: remote.groups)
         merged.modified[.groups] = max(local.modificationDate(of: .groups), remote.modificationDate(of: .groups))
         pick(\.extras, .extras, ContactConflict.Value.lines)
+        pick(\.photo, .photo) { ContactConflict.Value.text($0?.summary ?? "no photo") }
         merged.emails = mergeItems(base: base?.emails, local: local.emails, remote: remote.emails) {
             kept, lost, local in
             losses.append(

@@ -27,8 +27,11 @@ extension Contact {
 
     /// The fields, one per contact field and one per modification date, that versions before the
     /// whole-contact field wrote (encrypted, or in plain before encryption).
-    static let fieldPerValueKeys: [String] =
-        Field.allCases.map(\.rawValue) + Field.allCases.map { $0.rawValue + "Modified" }
+    static let fieldPerValueKeys: [String] = {
+        // The photo came later, and its record field is the photo's asset (``photoField``).
+        let fields = Field.allCases.filter { $0 != .photo }
+        return fields.map(\.rawValue) + fields.map { $0.rawValue + "Modified" }
+    }()
 
     /// Writes the contact into `record` (a last known server record keeps its change tag): the whole
     /// contact, its edit times too, as one encrypted value, so the server stores only ciphertext and a

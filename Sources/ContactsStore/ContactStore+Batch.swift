@@ -47,7 +47,7 @@ extension ContactStore {
                 else { continue }
                 switch change {
                 case .saveRecord(let recordID):
-                    guard let record = try Self.recordToSave(recordID, device: device, db) else {
+                    guard let record = try Self.recordToSave(recordID, device: device, photos: photos, db) else {
                         batch.orphans.append(entry)
                         continue
                     }
@@ -63,9 +63,9 @@ extension ContactStore {
 
     /// The record to send for a queued save of `recordID`: a book's name, a conflict-log entry or a
     /// contact, each built on its last known server record; nil when the item is no longer stored.
-    private static func recordToSave(_ recordID: SyncCore.RecordValue.ID, device: String, _ db: GRDB.Database) throws
-        -> SyncCore.RecordValue?
-    {
+    private static func recordToSave(
+        _ recordID: SyncCore.RecordValue.ID, device: String, photos: ContactPhotos, _ db: GRDB.Database
+    ) throws -> SyncCore.RecordValue? {
         if AddressBook.isBookRecord(recordID) {
             guard let book = try book(recordID.zoneID, db) else { return nil }
             return book.record(base: try serverRecord(named: recordID.recordName, db))
@@ -75,8 +75,10 @@ extension ContactStore {
             return try conflict(id, db)?.record
         }
         guard let id = UUID(canonical: recordID.recordName), let stored = try storedContact(id, db) else { return nil }
-        var record = try Contact.record(stored: stored, id: id, base: try serverRecord(id, db), in: recordID.zoneID)
+        let base = try serverRecord(id, db)
+        var record = try Contact.record(stored: stored, id: id, base: base, in: recordID.zoneID)
         record[encrypted: Contact.deviceField] = .string(device)
+        Contact.setPhotoAsset(of: &record, stored: stored, base: base, photos: photos)
         return record
     }
 }

@@ -14,6 +14,11 @@ package final class ContactStore: Sendable {
 
     let queue: DatabaseQueue
     package let path: String
+    /// The images of the contacts' photos, beside the store (`<device>.photos/`).
+    package var photos: ContactPhotos {
+        let base = path.hasSuffix(".sqlite") ? String(path.dropLast(7)) : path
+        return ContactPhotos(directory: URL(fileURLWithPath: base + ".photos"))
+    }
 
     package init(path: String) throws {
         self.path = path

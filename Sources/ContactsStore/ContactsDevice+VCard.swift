@@ -123,7 +123,7 @@ extension ContactsDevice {
             // this order, on the server, and on the devices that download them.
             let keys = contacts.map(\.id.canonicalString)
             let order = contacts.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
-            for contact in order.lazy.map({ contacts[$0] }) {
+            for contact in try order.lazy.map({ try takingInlinePhoto(contacts[$0]) }) {
                 let stamped: Contact
                 // A card that names a known contact updates it in the book it is in.
                 let old = try ContactStore.contact(contact.id, db)
@@ -145,8 +145,15 @@ extension ContactsDevice {
         return (contacts.count - updated, updated)
     }
 
-    /// Every contact as a vCard file.
-    public func exportVCards(version: VCard.Version = .v4, book: RecordZone.ID? = nil) throws -> String {
-        VCardSerializer.serialize(try store.contacts(in: book).map { $0.vCard(version: version) })
+    /// Every contact as a vCard file, with its photo inline unless `photos` is false (a photo this
+    /// device does not have yet is downloaded first).
+    public func exportVCards(version: VCard.Version = .v4, book: RecordZone.ID? = nil, photos: Bool = true)
+        async throws -> String
+    {
+        let contacts = try store.contacts(in: book)
+        guard photos, contacts.contains(where: { $0.photo != nil }) else {
+            return VCardSerializer.serialize(contacts.map { $0.vCard(version: version) })
+        }
+        return VCardSerializer.serialize(try await vCardsWithPhotos(contacts, version: version))
     }
 }

@@ -126,7 +126,8 @@ public final class ContactsDevice: Sendable {
         func engine(_ scope: DatabaseScope, state: SyncEngine.State.Serialization?) throws -> SyncEngine {
             let database = Database(
                 serverURL: options.serverURL, credentials: .store(credentials), scope: scope,
-                deviceID: try store.setting(.deviceID), keyring: keyring, sealedRecordTypes: Self.sealedRecordTypes)
+                deviceID: try store.setting(.deviceID), keyring: keyring, sealedRecordTypes: Self.sealedRecordTypes,
+                assetCache: photos.downloads)
             var configuration = SyncEngine.Configuration(database: database, stateSerialization: state, delegate: self)
             configuration.automaticallySync = options.automaticallySync
             if !options.holdsWorkUnderLoad { configuration.schedulerProbes.removeAll { $0 is LoadProbe } }

@@ -86,6 +86,12 @@ struct ShowCommand: AsyncParsableCommand {
         if let anniversary = contact.anniversary { print("Anniversary:  \(anniversary.spelledOut)") }
         if !contact.groups.isEmpty { print("Groups:       \(contact.groups.joined(separator: ", ").terminalSafe)") }
         if !contact.notes.isEmpty { print("Notes:        \(contact.notes.terminalSafe)") }
+        if let photo = contact.photo {
+            let here =
+                device.photos.has(photo)
+                ? "" : " (not downloaded yet: contacts photo \(contact.id.uuidString.prefix(8)))"
+            print("Photo:        \(photo.summary.terminalSafe)\(here)")
+        }
     }
 }
 

@@ -18,6 +18,11 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Only send this device's changes.") var send = false
     @Flag(help: "Only fetch the server's changes.") var fetch = false
+    @Flag(
+        help:
+            "Also download every contact photo this device does not have (else each is downloaded when shown or exported)."
+    )
+    var photos = false
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: true)
@@ -30,6 +35,14 @@ struct SyncCommand: AsyncParsableCommand {
         let after = try device.reader.count()
         let pending = try device.reader.pendingCount()
         print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")
+        guard photos else { return }
+        let (downloaded, failures) = try await device.downloadMissingPhotos()
+        print("photos: \(downloaded) downloaded")
+        guard failures.isEmpty else {
+            throw CommandFailure(
+                "\(failures.count) photos could not be downloaded:\n  " + failures.joined(separator: "\n  ")
+                    + "\nsync --photos again to retry")
+        }
     }
 }
 
@@ -210,6 +223,8 @@ struct ExportCommand: AsyncParsableCommand {
     @Argument(help: "The .vcf file to write (mode 0600; an existing file is replaced whole).") var file: String?
     @Option(help: "vCard version: 3 or 4.") var vcardVersion = 4
     @Option(help: "Only the contacts of this book.") var book: String?
+    @Flag(help: "Leave photos out (else a photo this device has not downloaded yet is downloaded first).")
+    var withoutPhotos = false
 
     func validate() throws {
         guard vcardVersion == 3 || vcardVersion == 4 else { throw ValidationError("--vcard-version must be 3 or 4") }
@@ -217,8 +232,16 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let text = try device.exportVCards(
-            version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.reader.resolveBook($0).zoneID })
+        let text: String
+        do {
+            text = try await device.exportVCards(
+                version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.reader.resolveBook($0).zoneID },
+                photos: !withoutPhotos)
+        } catch let error as SyncError {
+            throw CommandFailure(
+                "a photo could not be downloaded for the export: \(CLIWords.say(error)); nothing was written (export --without-photos leaves them out)"
+            )
+        }
         guard let file else {
             // A terminal shows the cards with control characters escaped, so that a contact cannot drive it;
             // a pipe or a redirection gets the exact vCard text.

@@ -44,7 +44,8 @@ struct RecordFormatTests {
         try put("address", contact.address)
         record[encrypted: "notes"] = .string(contact.notes)
         try put("extras", contact.extras)
-        for field in Contact.Field.allCases {
+        // The fields those versions had: the photo came later.
+        for field in Contact.Field.allCases where field != .photo {
             record[encrypted: field.rawValue + "Modified"] = .date(contact.modificationDate(of: field))
         }
         return record

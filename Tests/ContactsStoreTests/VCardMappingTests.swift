@@ -47,7 +47,7 @@ struct VCardMappingTests {
             let report = try a.importVCards(text)
             #expect(report.problems.isEmpty, "\(report.problems)")
             #expect(report.imported >= 30)
-            let exported = try a.exportVCards()
+            let exported = try await a.exportVCards()
             let again = try b.importVCards(exported)
             #expect(again.problems.isEmpty)
             let (left, right) = (try a.store.contacts(), try b.store.contacts())

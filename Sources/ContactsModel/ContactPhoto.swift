@@ -1,0 +1,98 @@
+import Foundation
+import VCard
+
+/// A contact's photo as the contact keeps it: what the image is, and its SHA-256, which names the
+/// image's file on a device and checks a download. The image itself travels as an asset of the
+/// contact's record, apart from the contact (a contact stays small; a photo is downloaded only when
+/// it is shown or exported).
+public struct ContactPhoto: Sendable, Hashable, Codable {
+    /// The image's media type, such as `image/jpeg`.
+    public var mediaType: String
+    /// The image's size in bytes.
+    public var size: Int64
+    /// The image's SHA-256, 64 lowercase hexadecimal digits.
+    public var digest: String
+
+    public init(mediaType: String, size: Int64, digest: String) {
+        self.mediaType = mediaType
+        self.size = size
+        self.digest = digest
+    }
+
+    /// What the photo is, for a person: "image/jpeg, 12.4 KB".
+    public var summary: String {
+        "\(mediaType), \(ByteCountFormatter.string(fromByteCount: size, countStyle: .file))"
+    }
+
+    /// The line the photo travels as among the unmodelled properties (see ``Contact/storedExtras``):
+    /// a version before photos keeps it through its edits and shows it in its exports as an X- property.
+    static let propertyName = "X-SYNCKIT-PHOTO"
+
+    var property: Property {
+        Property(
+            name: Self.propertyName,
+            parameters: [
+                Parameter(name: "MEDIATYPE", values: [mediaType]), Parameter(name: "SIZE", values: [String(size)]),
+            ], value: digest)
+    }
+
+    init?(property: Property) {
+        guard property.name == Self.propertyName, Self.isDigest(property.value),
+            let size = property.parameters.first(where: { $0.name == "SIZE" })?.values.first.flatMap({ Int64($0) }),
+            size >= 0
+        else { return nil }
+        let mediaType = property.parameters.first { $0.name == "MEDIATYPE" }?.values.first ?? "image/jpeg"
+        self.init(mediaType: mediaType, size: size, digest: property.value)
+    }
+
+    /// Whether `text` is a SHA-256 as a photo names it.
+    public static func isDigest(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// The digest of the photo a contact's stored form holds, found without reading the contact: its line
+    /// is `X-SYNCKIT-PHOTO;…:<digest>`, and nothing else in a stored form ends a line with those bytes.
+    public static func digest(inStoredForm data: Data) -> String? {
+        guard let start = data.range(of: Data(propertyName.utf8)) else { return nil }
+        guard let colon = data[start.upperBound...].firstIndex(of: UInt8(ascii: ":")),
+            data.endIndex - colon > 64
+        else { return nil }
+        let digest = String(decoding: data[(colon + 1)..<(colon + 65)], as: UTF8.self)
+        return isDigest(digest) ? digest : nil
+    }
+
+    // MARK: vCard
+
+    /// The image of an inline `PHOTO` (vCard 3.0 `ENCODING=b`, or a vCard 4.0 `data:` URI) and its media
+    /// type; nil for a photo given by URL, which stays among the unmodelled properties.
+    public static func inlineImage(_ property: Property) -> (bytes: Data, mediaType: String)? {
+        guard property.name == "PHOTO" else { return nil }
+        let value = property.value.filter { !$0.isWhitespace }
+        if value.lowercased().hasPrefix("data:") {
+            // data:[<media type>][;base64],<data>
+            guard let comma = value.firstIndex(of: ",") else { return nil }
+            let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].lowercased()
+            guard header.hasSuffix(";base64"),
+                let bytes = Data(base64Encoded: String(value[value.index(after: comma)...]))
+            else { return nil }
+            let mediaType = String(header.dropLast(7))
+            return (bytes, mediaType.isEmpty ? "application/octet-stream" : mediaType)
+        }
+        let encoding = property.parameters.first { $0.name == "ENCODING" }?.values.first?.lowercased()
+        guard encoding == "b" || encoding == "base64", let bytes = Data(base64Encoded: value) else { return nil }
+        let type = property.parameters.first { $0.name == "TYPE" }?.values.first?.lowercased() ?? "jpeg"
+        return (bytes, type.contains("/") ? type : "image/\(type)")
+    }
+
+    /// `PHOTO` for `image` as `version` writes an inline photo: vCard 3.0 `ENCODING=b;TYPE=…`, 4.0 a
+    /// `data:` URI.
+    public func vCardProperty(image: Data, version: VCard.Version) -> Property {
+        let base64 = image.base64EncodedString()
+        guard version == .v3 else { return Property(name: "PHOTO", value: "data:\(mediaType);base64,\(base64)") }
+        let type = mediaType.hasPrefix("image/") ? String(mediaType.dropFirst(6)).uppercased() : mediaType
+        return Property(
+            name: "PHOTO",
+            parameters: [Parameter(name: "ENCODING", values: ["b"]), Parameter(name: "TYPE", values: [type])],
+            value: base64)
+    }
+}

@@ -1,0 +1,99 @@
+import ContactsModel
+import Crypto
+import Foundation
+import SyncClient
+import Synchronization
+
+/// The images of a device's contact photos, one file per image named by its SHA-256 (so that two
+/// contacts with one image share it, and a file's name says what it must hold), in a directory beside
+/// the device's store (`<device>.photos/`, 0700, files 0600). An image is here when it was imported or
+/// set on this device, or downloaded; a photo synced from elsewhere is downloaded when it is asked for.
+public struct ContactPhotos: Sendable {
+    public let directory: URL
+
+    /// Where downloads arrive before they are checked and kept (``keep(downloaded:for:)`` moves them):
+    /// inside the directory, so that a download is renamed into place, not copied.
+    public let downloads: AssetCache
+
+    public init(directory: URL) {
+        self.directory = directory
+        downloads = Self.caches.withLock { caches in
+            if let cache = caches[directory] { return cache }
+            let cache = AssetCache(directory: directory.appendingPathComponent(".downloads"))
+            caches[directory] = cache
+            return cache
+        }
+    }
+
+    /// One download cache per directory for the process (a cache registers itself for good).
+    private static let caches = Mutex<[URL: AssetCache]>([:])
+
+    /// The file of the image `digest`, whether or not it is here.
+    public func file(for digest: String) -> URL {
+        directory.appendingPathComponent(digest)
+    }
+
+    /// Whether the image is on this device.
+    public func has(_ photo: ContactPhoto) -> Bool {
+        FileManager.default.fileExists(atPath: file(for: photo.digest).path)
+    }
+
+    /// Keeps `image` (written to a temporary file, flushed, renamed into place) and describes it.
+    public func keep(_ image: Data, mediaType: String) throws -> ContactPhoto {
+        let digest = SHA256.hash(data: image).map { String(format: "%02x", $0) }.joined()
+        let photo = ContactPhoto(mediaType: mediaType, size: Int64(image.count), digest: digest)
+        if has(photo) { return photo }
+        try makeDirectory()
+        let temporary = directory.appendingPathComponent(".new-\(UUID().uuidString)")
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forWritingAtPath: temporary.path)
+        else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        do {
+            try handle.write(contentsOf: image)
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        try moveIntoPlace(temporary, as: digest)
+        return photo
+    }
+
+    /// Keeps a downloaded image for `photo` when it is the image the photo names (its SHA-256 and size);
+    /// returns its file. A file that is not is left where it was and refused.
+    func keep(downloaded file: URL, for photo: ContactPhoto) throws -> URL {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        var hash = SHA256()
+        var size: Int64 = 0
+        while let chunk = try handle.read(upToCount: 1024 * 1024), !chunk.isEmpty {
+            hash.update(data: chunk)
+            size += Int64(chunk.count)
+        }
+        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        guard digest == photo.digest, size == photo.size else {
+            throw ContactError.photoMismatch(expected: photo.digest)
+        }
+        if !has(photo) { try moveIntoPlace(file, as: digest) }
+        return self.file(for: digest)
+    }
+
+    private func makeDirectory() throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    private func moveIntoPlace(_ temporary: URL, as digest: String) throws {
+        if rename(temporary.path, file(for: digest).path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file(for: digest).path])
+        }
+    }
+}

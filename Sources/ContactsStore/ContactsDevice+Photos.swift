@@ -1,0 +1,110 @@
+import ContactsModel
+import Foundation
+import GRDB
+import SyncClient
+import SyncCore
+import SyncKit
+import VCard
+
+/// Contact photos on a device: taken from imported cards, set and removed, written into exports, and
+/// downloaded when they are asked for (a device syncs contacts without their images).
+extension ContactsDevice {
+    /// The device's photo images.
+    public var photos: ContactPhotos { store.photos }
+
+    /// `contact` with the first inline `PHOTO` of its unmodelled properties taken out as its photo (the
+    /// image kept on this device); a photo given by URL stays where it is.
+    func takingInlinePhoto(_ contact: Contact) throws -> Contact {
+        guard contact.photo == nil,
+            let index = contact.extras.firstIndex(where: { $0.hasPrefix("PHOTO") || $0.contains(".PHOTO") })
+        else { return contact }
+        guard let property = Contact.propertyOfLine(contact.extras[index]),
+            let (image, mediaType) = ContactPhoto.inlineImage(property)
+        else { return contact }
+        var contact = contact
+        contact.photo = try photos.keep(image, mediaType: mediaType)
+        contact.extras.remove(at: index)
+        return contact
+    }
+
+    /// Gives contact `id` the image `image` as its photo (saved, stamped and queued as any edit).
+    @discardableResult
+    public func setPhoto(of id: UUID, image: Data, mediaType: String) throws -> Contact {
+        guard var contact = try store.contact(id) else { throw ContactError.unknownID(id.canonicalString) }
+        guard !image.isEmpty else {
+            throw ContactError.photoFile("the image file is empty; choose an image")
+        }
+        contact.photo = try photos.keep(image, mediaType: mediaType)
+        return try update(contact)
+    }
+
+    /// Removes contact `id`'s photo.
+    @discardableResult
+    public func removePhoto(of id: UUID) throws -> Contact {
+        guard var contact = try store.contact(id) else { throw ContactError.unknownID(id.canonicalString) }
+        guard contact.photo != nil else { throw ContactError.noPhoto(contact.name) }
+        contact.photo = nil
+        return try update(contact)
+    }
+
+    /// The file of contact `id`'s photo image, downloaded first when this device does not have it yet
+    /// (`progress` hears the bytes as they arrive, for a status line).
+    public func photoFile(of id: UUID) async throws -> URL {
+        guard let contact = try store.contact(id) else { throw ContactError.unknownID(id.canonicalString) }
+        guard let photo = contact.photo else { throw ContactError.noPhoto(contact.name) }
+        return try await photoFile(photo, of: contact)
+    }
+
+    /// Downloads the image of every contact photo this device does not have; returns how many it
+    /// downloaded and the failures, each saying which contact.
+    public func downloadMissingPhotos() async throws -> (downloaded: Int, failures: [String]) {
+        var missing: [Contact] = []
+        try store.forEachContact { contact in
+            if let photo = contact.photo, !photos.has(photo) { missing.append(contact) }
+            return true
+        }
+        var downloaded = 0
+        var failures: [String] = []
+        for contact in missing {
+            do {
+                _ = try await photoFile(contact.photo!, of: contact)
+                downloaded += 1
+            } catch {
+                failures.append("\(contact.name.terminalSafeForMessages): \(error)")
+            }
+        }
+        return (downloaded, failures)
+    }
+
+    private func photoFile(_ photo: ContactPhoto, of contact: Contact) async throws -> URL {
+        if photos.has(photo) { return photos.file(for: photo.digest) }
+        guard let record = try await store.queue.read({ try ContactStore.serverRecord(contact.id, $0) }),
+            let asset = Contact.photoAsset(in: record)
+        else {
+            throw ContactError.photoFile(
+                "the photo of \(contact.name.terminalSafeForMessages) is not on this device and not on the server yet; sync the device that set it, then this one"
+            )
+        }
+        let database =
+            record.recordID.zoneID.ownerName == RecordZone.ID.defaultOwnerName
+            ? engine.database : sharedEngine.database
+        let downloaded = try await database.fetchAssetContent(asset, of: record.recordID)
+        return try photos.keep(downloaded: downloaded, for: photo)
+    }
+
+    /// The cards of `contacts` with their photos inline, as `version` writes them; a photo this device
+    /// does not have is downloaded first.
+    public func vCardsWithPhotos(_ contacts: [Contact], version: VCard.Version) async throws -> [VCard] {
+        var cards: [VCard] = []
+        cards.reserveCapacity(contacts.count)
+        for contact in contacts {
+            var card = contact.vCard(version: version)
+            if let photo = contact.photo {
+                let image = try Data(contentsOf: try await photoFile(photo, of: contact))
+                card.properties.append(photo.vCardProperty(image: image, version: version))
+            }
+            cards.append(card)
+        }
+        return cards
+    }
+}
