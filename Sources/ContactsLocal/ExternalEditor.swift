@@ -40,21 +40,11 @@ public struct ExternalEditor: Sendable {
     /// Runs the editor on `path`, on this process's terminal (its standard input, output and error, in its
     /// process group, so the terminal's keys reach it), and waits for it to exit.
     public func open(_ path: String) throws(Failure) {
-        let process: ChildProcess
-        do {
-            // The path is the shell's $1, never part of the command's text.
-            process = try ChildProcess(
-                ["/bin/sh", "-c", command + " \"$1\"", "sh", path], input: .inherited, output: .inherited,
-                error: .inherited)
-        } catch {
-            throw .cannotStart(command: command, reason: "\(error)")
+        switch TerminalCommand(command: command).run(on: path) {
+        case .finished: return
+        case .cannotStart(let reason): throw .cannotStart(command: command, reason: reason)
+        case .failed(let status): throw .failed(command: command, status: status)
         }
-        let status = process.wait().status
-        // The shell's 127 and 126: the command was not found or cannot run.
-        if status == 127 || status == 126 {
-            throw .cannotStart(command: command, reason: "not found or not executable")
-        }
-        guard status == 0 else { throw .failed(command: command, status: status) }
     }
 
     /// Edits `contact` as a ``ContactTemplate`` until the file reads as a valid contact, and returns it; nil

@@ -26,7 +26,7 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
 
     /// The line the photo travels as among the unmodelled properties (see ``Contact/storedExtras``):
     /// a version before photos keeps it through its edits and shows it in its exports as an X- property.
-    static let propertyName = "X-SYNCKIT-PHOTO"
+    public static let propertyName = "X-SYNCKIT-PHOTO"
 
     var property: Property {
         Property(

@@ -152,6 +152,15 @@ package final class ContactStore: Sendable {
                     CREATE INDEX tamperedRecordName ON tamperedRecord(recordName);
                     """)
         }
+        migrator.registerMigration("v11: photos") { db in
+            // Whether the contact has a photo, for the list to mark it without reading the contact. A version
+            // before photos kept a photo's line among the extras of a contact synced from a newer one.
+            try db.execute(
+                sql: """
+                    ALTER TABLE contact ADD COLUMN hasPhoto INTEGER NOT NULL DEFAULT 0;
+                    UPDATE contact SET hasPhoto = 1 WHERE instr(json, CAST('\(ContactPhoto.propertyName)' AS BLOB)) > 0;
+                    """)
+        }
         try migrator.migrate(queue)
     }
 
@@ -183,14 +192,14 @@ package final class ContactStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT id, name, sortKey, zoneName, ownerName, searchText FROM contact ORDER BY sortKey, id LIMIT ?",
+                    "SELECT id, name, sortKey, zoneName, ownerName, searchText, hasPhoto FROM contact ORDER BY sortKey, id LIMIT ?",
                 arguments: [limit ?? -1]
             ).compactMap { row in
                 guard let id = UUID(canonical: row["id"]) else { return nil }
                 return ContactSummary(
                     id: id, name: row["name"], sortKey: row["sortKey"],
                     zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]),
-                    searchText: row["searchText"])
+                    searchText: row["searchText"], hasPhoto: row["hasPhoto"])
             }
         }
     }
@@ -278,16 +287,16 @@ package final class ContactStore: Sendable {
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
-                INSERT INTO contact (id, name, sortKey, json, zoneName, ownerName, searchText)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO contact (id, name, sortKey, json, zoneName, ownerName, searchText, hasPhoto)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, sortKey = excluded.sortKey, json = excluded.json,
-                    searchText = excluded.searchText
+                    searchText = excluded.searchText, hasPhoto = excluded.hasPhoto
                 """
         )
         .execute(
             arguments: [
                 contact.id.canonicalString, contact.name, key, storedForm ?? ContactFormat.encode(contact),
-                book.zoneName, book.ownerName, contact.searchText(nameKey: key),
+                book.zoneName, book.ownerName, contact.searchText(nameKey: key), contact.photo != nil,
             ])
     }
 
@@ -438,6 +447,8 @@ public struct ContactSummary: Sendable, Hashable, Identifiable {
     public var zoneID: RecordZone.ID = Contact.zoneID
     /// What a search looks through (``Contact/searchText``).
     public var searchText = ""
+    /// Whether the contact has a photo.
+    public var hasPhoto = false
 }
 
 /// Values a device keeps besides its contacts.

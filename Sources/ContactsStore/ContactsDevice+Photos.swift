@@ -49,10 +49,12 @@ extension ContactsDevice {
 
     /// The file of contact `id`'s photo image, downloaded first when this device does not have it yet
     /// (`progress` hears the bytes as they arrive, for a status line).
-    public func photoFile(of id: UUID) async throws -> URL {
+    public func photoFile(
+        of id: UUID, progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws -> URL {
         guard let contact = try store.contact(id) else { throw ContactError.unknownID(id.canonicalString) }
         guard let photo = contact.photo else { throw ContactError.noPhoto(contact.name) }
-        return try await photoFile(photo, of: contact)
+        return try await photoFile(photo, of: contact, progress: progress)
     }
 
     /// Downloads the image of every contact photo this device does not have; returns how many it
@@ -76,7 +78,10 @@ extension ContactsDevice {
         return (downloaded, failures)
     }
 
-    private func photoFile(_ photo: ContactPhoto, of contact: Contact) async throws -> URL {
+    private func photoFile(
+        _ photo: ContactPhoto, of contact: Contact,
+        progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws -> URL {
         if photos.has(photo) { return photos.file(for: photo.digest) }
         guard let record = try await store.queue.read({ try ContactStore.serverRecord(contact.id, $0) }),
             let asset = Contact.photoAsset(in: record)
@@ -88,7 +93,7 @@ extension ContactsDevice {
         let database =
             record.recordID.zoneID.ownerName == RecordZone.ID.defaultOwnerName
             ? engine.database : sharedEngine.database
-        let downloaded = try await database.fetchAssetContent(asset, of: record.recordID)
+        let downloaded = try await database.fetchAssetContent(asset, of: record.recordID, progress: progress)
         return try photos.keep(downloaded: downloaded, for: photo)
     }
 

@@ -20,6 +20,10 @@ enum AppEvent: Sendable {
     case dataDeleted(DeleteDataPrompt.Target, error: String?)
     /// An action of the books panel that needed the server ended.
     case bookActionFinished(AppState.Message, invitation: String?)
+    /// A photo being downloaded to be shown: bytes so far of all.
+    case photoProgress(name: String, received: Int64, total: Int64)
+    /// A photo to show is on this device (its file), or could not be had (why).
+    case photoReady(name: String, file: String?, error: String?)
 }
 
 /// Where tasks leave ``AppEvent``s for the main loop, which takes them between two key reads. Tasks never

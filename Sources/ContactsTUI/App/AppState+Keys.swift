@@ -77,6 +77,16 @@ extension AppState {
         case .editInEditor:
             guard let contact = contactToEdit() else { return nil }
             return .editInEditor(contact)
+        case .openPhoto:
+            guard let selected = list.selected, let contact = details, contact.id == selected.id else {
+                message = Message("There is no contact selected.")
+                return nil
+            }
+            guard contact.photo != nil else {
+                message = Message("\(contact.name) has no photo; contacts photo ID --set FILE gives one.")
+                return nil
+            }
+            return .openPhoto(contact)
         case .mergeDuplicates:
             guard let selected = changeableSelection(orSay: "There is no contact to merge.") else { return nil }
             return .findDuplicates(selected)

@@ -35,6 +35,8 @@ public struct AppState: Sendable {
         case update(EditForm)
         /// Edit the contact as a text file in the person's editor, then save what changed.
         case editInEditor(Contact)
+        /// Open the contact's photo in the person's viewer, downloading it first.
+        case openPhoto(Contact)
         case delete(ContactList.Row)
         /// Look for the likely duplicates of the contact, then ask whether to merge them.
         case findDuplicates(ContactList.Row)

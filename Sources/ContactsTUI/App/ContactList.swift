@@ -17,6 +17,8 @@ public struct ContactList: Sendable {
         public var book: RecordZone.ID
         /// What a search looks through (``ContactsModel/Contact/searchText``).
         public var searchText: String
+        /// Whether the contact has a photo (marked in the list).
+        public var hasPhoto = false
 
         /// A row for `name`.
         public init(id: UUID = UUID(), name: String, book: RecordZone.ID = Contact.zoneID) {
@@ -41,6 +43,7 @@ public struct ContactList: Sendable {
             self.init(
                 id: summary.id, name: summary.name, sortKey: summary.sortKey, book: summary.zoneID,
                 searchText: summary.searchText)
+            hasPhoto = summary.hasPhoto
         }
     }
 

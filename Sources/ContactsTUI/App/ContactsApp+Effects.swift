@@ -28,6 +28,8 @@ extension ContactsApp {
             } catch {
                 state.message = AppState.Message(TUIWords.say(error), isError: true)
             }
+        case .openPhoto(let contact):
+            startPhotoDownload(contact)
         case .delete(let row):
             do {
                 try device.delete(row.id)
@@ -130,6 +132,41 @@ extension ContactsApp {
     }
 
     // MARK: Manual sync
+
+    /// Gets the contact's photo (downloading it, with progress, when this device does not have it yet),
+    /// then shows it (``showPhoto(of:file:error:)``).
+    private func startPhotoDownload(_ contact: Contact) {
+        state.message = AppState.Message("Opening \(contact.name)'s photo…")
+        let device = self.device
+        let inbox = self.inbox
+        let name = contact.name
+        Task.detached {
+            do {
+                let file = try await device.photoFile(of: contact.id) { received, total in
+                    inbox.post(.photoProgress(name: name, received: received, total: total))
+                }
+                inbox.post(.photoReady(name: name, file: file.path, error: nil))
+            } catch {
+                inbox.post(.photoReady(name: name, file: nil, error: SyncProblem.describe(anyError: error)))
+            }
+        }
+    }
+
+    /// Hands the terminal to the photo viewer on the photo's file, or says why there is nothing to show.
+    func showPhoto(of name: String, file: String?, error: String?) {
+        guard let file else {
+            let text = "Could not get \(name)'s photo: \(error ?? "unknown error")"
+            state.log.append(EventLog.Entry(date: Date(), text: text, isError: true))
+            state.message = AppState.Message(text, isError: true)
+            return
+        }
+        do {
+            try terminal.handOver { try PhotoViewer().open(file) }
+            state.message = AppState.Message("Showed \(name)'s photo.")
+        } catch {
+            state.message = AppState.Message(TUIWords.say(error), isError: true)
+        }
+    }
 
     private func startManualSync(_ work: SyncScheduler.Work) {
         guard state.status.manualRun == nil else {

@@ -192,6 +192,11 @@ public final class ContactsApp {
             finishManualSync(work, error: error)
         case .dataDeleted(let target, let error):
             finishDeletion(target, error: error)
+        case .photoProgress(let name, let received, let total):
+            state.message = AppState.Message(
+                "Downloading \(name)'s photo: \(TextFormatting.bytes(received)) of \(TextFormatting.bytes(total))…")
+        case .photoReady(let name, let file, let error):
+            showPhoto(of: name, file: file, error: error)
         }
     }
 

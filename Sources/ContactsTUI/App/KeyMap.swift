@@ -5,7 +5,7 @@ public enum KeyMap {
     public enum BrowseCommand: Sendable, Equatable {
         case down, up, pageDown, pageUp, first, last
         case search, clearSearch, nextBook, books
-        case add, edit, editInEditor, delete, mergeDuplicates, conflicts
+        case add, edit, editInEditor, delete, mergeDuplicates, conflicts, openPhoto
         case backUp, refresh
         case deleteData
         case help, quit
@@ -76,6 +76,9 @@ public enum KeyMap {
             KeyBinding(
                 [.character("e"), .enter], .edit, help: "edit the selected contact", hint: "edit", hintPriority: 2),
             KeyBinding([.character("E")], .editInEditor, help: "edit the selected contact in $EDITOR"),
+            KeyBinding(
+                [.character("P")], .openPhoto,
+                help: "open the contact's photo ($CONTACTS_PHOTO_VIEWER, else xdg-open), downloading it first"),
             KeyBinding(
                 [.character("d")], .delete, help: "delete the selected contact (asks first)", hint: "delete",
                 hintPriority: 3),

@@ -50,9 +50,10 @@ extension Renderer {
                 list.book == nil && row.book != Contact.zoneID
                 ? (state.book(row.book)?.name ?? row.book.zoneName).truncated(toWidth: area.width / 3) : ""
             let tagWidth = tag.isEmpty ? 0 : tag.displayWidth + 1
+            let mark = row.hasPhoto ? " " + theme.photo : ""
             let text =
                 (isSelected ? theme.pointer : " ") + " "
-                + row.name.truncated(toWidth: max(1, area.width - 2 - tagWidth))
+                + row.name.truncated(toWidth: max(1, area.width - 2 - tagWidth - mark.count)) + mark
             grid.put(
                 text.padded(toWidth: area.width), row: area.row + offset, column: area.column, maxWidth: area.width,
                 style: isSelected ? Theme.selected : .plain)
@@ -104,6 +105,9 @@ extension Renderer {
             entries.append(LabeledText(label: "Groups", value: contact.groups.joined(separator: ", "), maxLines: 2))
         }
         if !contact.notes.isEmpty { entries.append(LabeledText(label: "Notes", value: contact.notes, maxLines: 6)) }
+        if let photo = contact.photo {
+            entries.append(LabeledText(label: "Photo", value: "\(photo.summary) \(theme.separator) P opens it"))
+        }
         if entries.isEmpty {
             entries.append(LabeledText(label: "", value: "No details; press e to add some.", style: Theme.muted))
         }

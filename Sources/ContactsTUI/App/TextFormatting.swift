@@ -3,6 +3,11 @@ import Foundation
 /// Small formatting helpers for the panes: counts, times, wrapping by display width.
 enum TextFormatting {
     /// "100,000": digits grouped by three, the same in every locale so that the screen is predictable.
+    /// A size in bytes for a person: "12.4 KB".
+    static func bytes(_ value: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: value, countStyle: .file)
+    }
+
     static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var result = ""

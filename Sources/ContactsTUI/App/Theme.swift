@@ -8,9 +8,13 @@ struct Theme: Sendable {
     let syncing: String
     let failed: String
     let separator: String
+    /// After the name of a contact with a photo.
+    let photo: String
 
-    static let unicode = Theme(borders: .unicode, pointer: "›", idle: "●", syncing: "↻", failed: "✖", separator: "·")
-    static let ascii = Theme(borders: .ascii, pointer: ">", idle: "*", syncing: "~", failed: "x", separator: "-")
+    static let unicode = Theme(
+        borders: .unicode, pointer: "›", idle: "●", syncing: "↻", failed: "✖", separator: "·", photo: "▣")
+    static let ascii = Theme(
+        borders: .ascii, pointer: ">", idle: "*", syncing: "~", failed: "x", separator: "-", photo: "#")
 
     static func forTerminal(unicode: Bool) -> Theme { unicode ? .unicode : .ascii }
 

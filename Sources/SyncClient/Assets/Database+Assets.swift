@@ -124,7 +124,11 @@ extension Database {
     /// (decrypted and checked as it arrives) into ``assetCache``. Returns the file.
     /// - Throws: `unknownItem` when the record no longer names the asset; `recordTampered` when the bytes
     ///   the server sent are not the asset's (altered, cut short, another asset's), and nothing is kept.
-    public func fetchAssetContent(_ asset: Asset, of recordID: Record.ID) async throws -> URL {
+    /// `progress` hears the bytes received so far and the asset's size on the server, as they arrive.
+    public func fetchAssetContent(
+        _ asset: Asset, of recordID: Record.ID,
+        progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)? = nil
+    ) async throws -> URL {
         if let file = asset.fileURL, asset.reference == nil { return file }
         guard let reference = asset.reference else {
             throw SyncError(.invalidArguments, "\(asset) names no asset")
@@ -136,12 +140,15 @@ extension Database {
             decryptor = try AssetDecryptor(key: assetKey)
         }
         let (temporary, handle) = try assetCache.temporaryFile()
+        var received: Int64 = 0
         do {
             let connection = ServerConnection(
                 serverURL: serverURL, token: try await credentials.token(), deviceID: deviceID)
             _ = try await connection.download(
                 AssetDownload.path(assetID: reference.assetID, recordID: recordID, scope: scope)
             ) { buffer in
+                received += Int64(buffer.readableBytes)
+                progress?(received, reference.size)
                 let bytes = buffer.readableBytesView
                 try handle.write(contentsOf: try decryptor?.update(bytes) ?? [UInt8](bytes))
             }

@@ -144,7 +144,7 @@ struct RendererSnapshotTests {
         #expect(
             Renderer.render(state).text
                 == """
-                ┌─ Keys ───────────────────────────────────── 1-13 of 108 ─┐
+                ┌─ Keys ───────────────────────────────────── 1-13 of 111 ─┐
                 │ Contact list                                             │
                 │ j ↓            next contact                              │
                 │ k ↑            previous contact                          │
@@ -155,9 +155,9 @@ struct RendererSnapshotTests {
                 │ a              add a contact                             │
                 │ e Enter        edit the selected contact                 │
                 │ E              edit the selected contact in $EDITOR      │
-                │ d              delete the selected contact (asks first)  │
-                │ M              merge the contact with its likely         │
-                │                duplicates (asks)                         │
+                │ P              open the contact's photo                  │
+                │                ($CONTACTS_PHOTO_VIEWER, else xdg-open),  │
+                │                downloading it first                      │
                 └──────────────────────────────────────────────────────────┘
                  Esc close  j scroll
                 """
