@@ -13,6 +13,17 @@ public enum PrivateFile {
     /// Creates `path`, which must not exist (O_CREAT | O_EXCL | O_NOFOLLOW: a symbolic link there, even one
     /// to nowhere, is refused and never followed), with mode 0600, and writes `contents` to it.
     public static func create(_ path: String, contents: [UInt8]) throws(PrivateFileError) {
+        try create(path, .bytes(contents))
+    }
+
+    /// What a private file is made of: bytes at hand, or a file's, copied a piece at a time (a photo of
+    /// 50 MB is never read whole).
+    enum Contents {
+        case bytes([UInt8])
+        case copy(of: String)
+    }
+
+    private static func create(_ path: String, _ contents: Contents) throws(PrivateFileError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let error = errno
@@ -35,6 +46,15 @@ public enum PrivateFile {
     /// flushed, and renamed over `path`. Refuses a symbolic link at `path` rather than replace or follow it.
     /// A FIFO or a device (`/dev/null`) is written to as it is, since there is nothing to replace.
     public static func replace(_ path: String, contents: [UInt8]) throws(PrivateFileError) {
+        try replace(path, .bytes(contents))
+    }
+
+    /// ``replace(_:contents:)`` with the contents of the file at `source`, copied a piece at a time.
+    public static func replace(_ path: String, copying source: String) throws(PrivateFileError) {
+        try replace(path, .copy(of: source))
+    }
+
+    private static func replace(_ path: String, _ contents: Contents) throws(PrivateFileError) {
         var info = stat()
         if lstat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
@@ -50,7 +70,7 @@ public enum PrivateFile {
         for _ in 0..<100 {
             temporary = directory + "/." + url.lastPathComponent + "." + randomSuffix() + ".tmp"
             do {
-                try create(temporary, contents: contents)
+                try create(temporary, contents)
                 break
             } catch .cannotWrite(_, let reason) where reason == EEXIST {
                 temporary = ""
@@ -86,18 +106,39 @@ public enum PrivateFile {
         }
     }
 
-    private static func writeInPlace(_ path: String, contents: [UInt8]) throws(PrivateFileError) {
+    private static func writeInPlace(_ path: String, contents: Contents) throws(PrivateFileError) {
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: errno) }
         defer { close(descriptor) }
         try write(contents, to: descriptor, path: path, flush: false)
     }
 
-    private static func write(_ contents: [UInt8], to descriptor: Int32, path: String, flush: Bool = true)
+    private static func write(_ contents: Contents, to descriptor: Int32, path: String, flush: Bool = true)
         throws(PrivateFileError)
     {
-        if let failure = contents.withUnsafeBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {
-            throw .cannotWrite(path: path, reason: failure)
+        switch contents {
+        case .bytes(let bytes):
+            if let failure = bytes.withUnsafeBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {
+                throw .cannotWrite(path: path, reason: failure)
+            }
+        case .copy(let source):
+            let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard input >= 0 else { throw .cannotRead(path: source, reason: errno) }
+            defer { close(input) }
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw .cannotRead(path: source, reason: errno)
+                }
+                if count == 0 { break }
+                if let failure = buffer.withUnsafeBytes({
+                    DescriptorIO.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor)
+                }) {
+                    throw .cannotWrite(path: path, reason: failure)
+                }
+            }
         }
         if flush && fsync(descriptor) != 0 { throw .cannotWrite(path: path, reason: errno) }
     }

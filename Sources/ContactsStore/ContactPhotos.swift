@@ -40,9 +40,32 @@ public struct ContactPhotos: Sendable {
 
     /// Keeps `image` (written to a temporary file, flushed, renamed into place) and describes it.
     public func keep(_ image: Data, mediaType: String) throws -> ContactPhoto {
-        let digest = SHA256.hash(data: image).map { String(format: "%02x", $0) }.joined()
-        let photo = ContactPhoto(mediaType: mediaType, size: Int64(image.count), digest: digest)
-        if has(photo) { return photo }
+        try keep(mediaType: mediaType) { handle, hash in
+            hash.update(data: image)
+            try handle.write(contentsOf: image)
+            return Int64(image.count)
+        }
+    }
+
+    /// Keeps the image in `file`, copied a piece at a time while its SHA-256 is computed (a large image
+    /// is never read whole), and describes it.
+    public func keep(file: URL, mediaType: String) throws -> ContactPhoto {
+        let input = try FileHandle(forReadingFrom: file)
+        defer { try? input.close() }
+        return try keep(mediaType: mediaType) { handle, hash in
+            var size: Int64 = 0
+            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hash.update(data: chunk)
+                try handle.write(contentsOf: chunk)
+                size += Int64(chunk.count)
+            }
+            return size
+        }
+    }
+
+    /// Writes an image through `write` (which returns its size) into a new 0600 file of the directory,
+    /// flushes it, and renames it to its SHA-256 unless that image is here already.
+    private func keep(mediaType: String, _ write: (FileHandle, inout SHA256) throws -> Int64) throws -> ContactPhoto {
         try makeDirectory()
         let temporary = directory.appendingPathComponent(".new-\(UUID().uuidString)")
         guard
@@ -52,8 +75,10 @@ public struct ContactPhotos: Sendable {
         else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
         }
+        var hash = SHA256()
+        let size: Int64
         do {
-            try handle.write(contentsOf: image)
+            size = try write(handle, &hash)
             try handle.synchronize()
             try handle.close()
         } catch {
@@ -61,8 +86,17 @@ public struct ContactPhotos: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
-        try moveIntoPlace(temporary, as: digest)
+        let photo = ContactPhoto(mediaType: mediaType, size: size, digest: Self.hex(hash.finalize()))
+        if has(photo) {
+            try? FileManager.default.removeItem(at: temporary)
+        } else {
+            try moveIntoPlace(temporary, as: photo.digest)
+        }
         return photo
+    }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Keeps a downloaded image for `photo` when it is the image the photo names (its SHA-256 and size);
@@ -77,7 +111,7 @@ public struct ContactPhotos: Sendable {
             hash.update(data: chunk)
             size += Int64(chunk.count)
         }
-        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = Self.hex(hash.finalize())
         guard digest == photo.digest, size == photo.size else {
             throw ContactError.photoMismatch(expected: photo.digest)
         }

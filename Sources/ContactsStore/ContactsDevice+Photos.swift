@@ -27,14 +27,13 @@ extension ContactsDevice {
         return contact
     }
 
-    /// Gives contact `id` the image `image` as its photo (saved, stamped and queued as any edit).
+    /// Gives contact `id` the image in `file` as its photo (saved, stamped and queued as any edit).
     @discardableResult
-    public func setPhoto(of id: UUID, image: Data, mediaType: String) throws -> Contact {
+    public func setPhoto(of id: UUID, file: URL, mediaType: String) throws -> Contact {
         guard var contact = try store.contact(id) else { throw ContactError.unknownID(id.canonicalString) }
-        guard !image.isEmpty else {
-            throw ContactError.photoFile("the image file is empty; choose an image")
-        }
-        contact.photo = try photos.keep(image, mediaType: mediaType)
+        let photo = try photos.keep(file: file, mediaType: mediaType)
+        guard photo.size > 0 else { throw ContactError.photoFile("the image file is empty; choose an image") }
+        contact.photo = photo
         return try update(contact)
     }
 

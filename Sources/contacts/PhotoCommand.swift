@@ -43,13 +43,16 @@ struct PhotoCommand: AsyncParsableCommand {
         let device = try await Session.open(global, needsServer: !writes)
         let contactID = try device.reader.resolve(id)
         if let set {
-            let image: Data
+            let file = URL(fileURLWithPath: set)
+            let head: Data
             do {
-                image = try Data(contentsOf: URL(fileURLWithPath: set))
+                let handle = try FileHandle(forReadingFrom: file)
+                defer { try? handle.close() }
+                head = try handle.read(upToCount: 12) ?? Data()
             } catch {
                 throw CommandFailure("cannot read \(set): \(error.localizedDescription); give the path of an image")
             }
-            let contact = try device.setPhoto(of: contactID, image: image, mediaType: type ?? Self.mediaType(of: image))
+            let contact = try device.setPhoto(of: contactID, file: file, mediaType: type ?? Self.mediaType(of: head))
             print("\(contact.name.terminalSafe): photo set (\(contact.photo!.summary))")
             return
         }
@@ -64,14 +67,14 @@ struct PhotoCommand: AsyncParsableCommand {
         } catch let error as SyncError {
             throw CommandFailure("the photo could not be downloaded: \(CLIWords.say(error))")
         }
-        let image = try Data(contentsOf: file)
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
         if let output {
             do {
-                try PrivateFile.replace(output, contents: Array(image))
+                try PrivateFile.replace(output, copying: file.path)
             } catch {
                 throw CommandFailure(error.description)
             }
-            warn("wrote the photo to \(output) (\(image.count) bytes, readable by you only)")
+            warn("wrote the photo to \(output) (\(size) bytes, readable by you only)")
             return
         }
         guard isatty(STDOUT_FILENO) != 1 else {
@@ -79,7 +82,11 @@ struct PhotoCommand: AsyncParsableCommand {
                 "the photo is an image, which a terminal cannot show as text: write it to a file (--output FILE) or a pipe"
             )
         }
-        FileHandle.standardOutput.write(image)
+        let input = try FileHandle(forReadingFrom: file)
+        defer { try? input.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            FileHandle.standardOutput.write(chunk)
+        }
     }
 
     /// The media type an image's first bytes say, image/jpeg when they say none this knows.

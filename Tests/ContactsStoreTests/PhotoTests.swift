@@ -138,7 +138,10 @@ struct PhotoTests {
             #expect(onLaptop.photo?.digest == ada.photo?.digest, "the photo stays")
             #expect(try Data(contentsOf: try await phone.photoFile(of: ada.id)) == first, "and still downloads")
 
-            try phone.setPhoto(of: ada.id, image: second, mediaType: "image/png")
+            let secondFile = FileManager.default.temporaryDirectory.appendingPathComponent("second-\(UUID()).png")
+            try second.write(to: secondFile)
+            defer { try? FileManager.default.removeItem(at: secondFile) }
+            try phone.setPhoto(of: ada.id, file: secondFile, mediaType: "image/png")
             try await phone.sync()
             try await laptop.sync()
             let changed = try #require(try laptop.store.contacts().first?.photo)
