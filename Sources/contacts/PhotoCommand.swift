@@ -27,6 +27,7 @@ struct PhotoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The image's media type with --set, such as image/png.", valueName: "type"))
     var type: String?
     @Flag(help: "Remove the contact's photo.") var remove = false
+    @OptionGroup var edit: EditSyncOptions
 
     func validate() throws {
         guard [output != nil, set != nil, remove].filter({ $0 }).count <= 1 else {
@@ -40,7 +41,7 @@ struct PhotoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let writes = set != nil || remove
-        let device = try await Session.open(global, needsServer: !writes)
+        let device = try await Session.open(global, needsServer: writes ? edit.syncs : true)
         let contactID = try device.reader.resolve(id)
         if let set {
             let file = URL(fileURLWithPath: set)
@@ -54,11 +55,13 @@ struct PhotoCommand: AsyncParsableCommand {
             }
             let contact = try device.setPhoto(of: contactID, file: file, mediaType: type ?? Self.mediaType(of: head))
             print("\(contact.name.terminalSafe): photo set (\(contact.photo!.summary))")
+            await edit.syncAfterEdit(device)
             return
         }
         if remove {
             let contact = try device.removePhoto(of: contactID)
             print("\(contact.name.terminalSafe): photo removed")
+            await edit.syncAfterEdit(device)
             return
         }
         let file: URL

@@ -21,14 +21,16 @@ enum VCardGenerator {
     private static let organisations = ["ACME Corp.", "Initech", "Umbrella GmbH", "北京示例有限公司", "Hooli"]
     private static let titles = ["Engineer", "Manager", "Designer", "CTO", "Teacher", "Consultant"]
 
-    static func write(count: Int, to file: URL) throws {
+    /// With `photoBytes`, each card has a photo of that many bytes (a vCard 4.0 `data:` URI), each image
+    /// its own (random bytes after a JPEG header).
+    static func write(count: Int, to file: URL, photoBytes: Int = 0) throws {
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         var generator = SplitMix64(seed: UInt64(count))
         var chunk = ""
         for index in 0..<count {
-            chunk += card(index, &generator)
+            chunk += card(index, &generator, photoBytes: photoBytes)
             if chunk.utf8.count > 1 << 20 {
                 try handle.write(contentsOf: Data(chunk.utf8))
                 chunk = ""
@@ -37,7 +39,7 @@ enum VCardGenerator {
         try handle.write(contentsOf: Data(chunk.utf8))
     }
 
-    private static func card(_ index: Int, _ random: inout SplitMix64) -> String {
+    private static func card(_ index: Int, _ random: inout SplitMix64, photoBytes: Int) -> String {
         let first = given.randomElement(using: &random)!
         let last = family.randomElement(using: &random)!
         var lines = [
@@ -63,7 +65,18 @@ enum VCardGenerator {
         if Int.random(in: 0..<3, using: &random) == 0 {
             lines.append("NOTE:Met at the conference in Lisbon\\, 2019.\\nPrefers calls after 6pm.")
         }
+        if photoBytes > 0 {
+            lines.append("PHOTO:data:image/jpeg;base64," + image(photoBytes, &random).base64EncodedString())
+        }
         lines.append("END:VCARD")
         return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// `count` bytes: a JPEG header, then random bytes (which no compression or deduplication shrinks).
+    static func image(_ count: Int, _ random: inout SplitMix64) -> Data {
+        var bytes = Data([0xFF, 0xD8, 0xFF, 0xE0])
+        bytes.reserveCapacity(count + 8)
+        while bytes.count < count { withUnsafeBytes(of: random.next()) { bytes.append(contentsOf: $0) } }
+        return bytes.prefix(count)
     }
 }

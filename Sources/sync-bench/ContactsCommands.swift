@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import SyncTesting
+
+/// Runs whole `contacts` commands, each a new process, on devices of one data directory against one
+/// server, as a user would: what each took, its peak memory and what it printed.
+struct ContactsCommands {
+    /// One step of a benchmark table.
+    struct Step {
+        var name: String
+        var seconds: Double
+        var peakKiB: Int
+        var contacts: Int?
+    }
+
+    /// What one command did.
+    struct Command {
+        var seconds: Double
+        var peakKiB: Int
+        var output: String
+    }
+
+    let contacts: String
+    let server: String
+    let directory: URL
+
+    /// A fresh directory for the devices' data and the benchmark's files.
+    init(contacts: String, server: String, name: String) throws {
+        self.contacts = contacts
+        self.server = server
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// Signs device A up and each of `others` in, to the account `bench`.
+    func signUp(_ first: String = "A", others: [String] = ["B"]) throws {
+        _ = try command(first, ["account", "signup", "--username", "bench"])
+        for device in others { _ = try command(device, ["account", "signin", "--username", "bench"]) }
+    }
+
+    func timed(_ name: String, _ device: String, _ arguments: [String], contacts: Int? = nil) throws -> Step {
+        let result = try command(device, arguments)
+        return Step(name: name, seconds: result.seconds, peakKiB: result.peakKiB, contacts: contacts)
+    }
+
+    /// Runs `contacts --device D --server URL --data-dir DIR ARGS…` and waits for it; only the first
+    /// `outputLimit` bytes of what it printed are read (a whole list would raise this process's peak,
+    /// which Linux counts to every command it starts afterwards).
+    func command(_ device: String, _ arguments: [String], outputLimit: Int = .max) throws -> Command {
+        let log = directory.appendingPathComponent("output.txt").path
+        try? FileManager.default.removeItem(atPath: log)
+        let start = ContinuousClock.now
+        let ended = try ChildProcess(
+            [
+                contacts, "--device", device, "--server", server, "--data-dir",
+                directory.appendingPathComponent("data").path,
+            ]
+                + arguments,
+            environment: ["CONTACTS_PASSWORD": "bench-password", "CONTACTS_PASSPHRASE": "bench passphrase"],
+            output: .file(log)
+        ).wait()
+        let seconds = (ContinuousClock.now - start).inSeconds
+        let file = try? FileHandle(forReadingFrom: URL(fileURLWithPath: log))
+        defer { try? file?.close() }
+        let output = String(decoding: (try? file?.read(upToCount: outputLimit)) ?? Data(), as: UTF8.self)
+        guard ended.status == 0 else {
+            throw ValidationError("`contacts \(arguments.joined(separator: " "))` failed: \(output)")
+        }
+        return Command(seconds: seconds, peakKiB: ended.peakResidentKiB, output: output)
+    }
+
+    /// The ID of the first contact device `device` lists.
+    func firstContactID(_ device: String) throws -> String {
+        let list = try command(device, ["list"], outputLimit: 4096).output
+        guard let id = list.split(separator: "\n").first?.split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+        else {
+            throw ValidationError("`contacts list` on \(device) printed nothing")
+        }
+        return String(id)
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.2f s", seconds)
+    }
+}
