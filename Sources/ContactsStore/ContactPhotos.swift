@@ -1,6 +1,7 @@
 import ContactsModel
 import Crypto
 import Foundation
+import LocalSystem
 import SyncClient
 import Synchronization
 
@@ -38,9 +39,11 @@ public struct ContactPhotos: Sendable {
         FileManager.default.fileExists(atPath: file(for: photo.digest).path)
     }
 
-    /// Keeps `image` (written to a temporary file, flushed, renamed into place) and describes it.
-    public func keep(_ image: Data, mediaType: String) throws -> ContactPhoto {
-        try keep(mediaType: mediaType) { handle, hash in
+    /// Keeps `image` (written to a temporary file, flushed, renamed into place) and describes it. An import
+    /// keeps many without flushing each (`durable: false`), then flushes them at once (``flush()``) before
+    /// the contacts that name them are committed.
+    public func keep(_ image: Data, mediaType: String, durable: Bool = true) throws -> ContactPhoto {
+        try keep(mediaType: mediaType, durable: durable) { handle, hash in
             hash.update(data: image)
             try handle.write(contentsOf: image)
             return Int64(image.count)
@@ -65,7 +68,9 @@ public struct ContactPhotos: Sendable {
 
     /// Writes an image through `write` (which returns its size) into a new 0600 file of the directory,
     /// flushes it, and renames it to its SHA-256 unless that image is here already.
-    private func keep(mediaType: String, _ write: (FileHandle, inout SHA256) throws -> Int64) throws -> ContactPhoto {
+    private func keep(
+        mediaType: String, durable: Bool = true, _ write: (FileHandle, inout SHA256) throws -> Int64
+    ) throws -> ContactPhoto {
         try makeDirectory()
         let temporary = directory.appendingPathComponent(".new-\(UUID().uuidString)")
         guard
@@ -79,7 +84,7 @@ public struct ContactPhotos: Sendable {
         let size: Int64
         do {
             size = try write(handle, &hash)
-            try handle.synchronize()
+            if durable { try handle.synchronize() }
             try handle.close()
         } catch {
             try? handle.close()
@@ -91,8 +96,23 @@ public struct ContactPhotos: Sendable {
             try? FileManager.default.removeItem(at: temporary)
         } else {
             try moveIntoPlace(temporary, as: photo.digest)
+            if durable { DescriptorIO.synchronizeDirectory(directory.path) }
         }
         return photo
+    }
+
+    /// Flushes every image kept without flushing, and their names, to the disk: one `syncfs` of the
+    /// directory's file system, where a flush per image took most of an import's time.
+    public func flush() throws {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        if let failure = DescriptorIO.synchronizeFileSystem(holding: directory.path) {
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [
+                    NSFilePathErrorKey: directory.path,
+                    NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO),
+                ])
+        }
     }
 
     private static func hex(_ digest: SHA256.Digest) -> String {
@@ -100,7 +120,7 @@ public struct ContactPhotos: Sendable {
     }
 
     /// Keeps a downloaded image for `photo` when it is the image the photo names (its SHA-256 and size);
-    /// returns its file. A file that is not is left where it was and refused.
+    /// returns its file. A file that is not is removed and refused.
     func keep(downloaded file: URL, for photo: ContactPhoto) throws -> URL {
         defer { try? FileManager.default.removeItem(at: file) }
         let handle = try FileHandle(forReadingFrom: file)
@@ -115,7 +135,10 @@ public struct ContactPhotos: Sendable {
         guard digest == photo.digest, size == photo.size else {
             throw ContactError.photoMismatch(expected: photo.digest)
         }
-        if !has(photo) { try moveIntoPlace(file, as: digest) }
+        if !has(photo) {
+            try moveIntoPlace(file, as: digest)
+            DescriptorIO.synchronizeDirectory(directory.path)
+        }
         return self.file(for: digest)
     }
 

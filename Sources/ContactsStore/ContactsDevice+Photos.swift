@@ -14,7 +14,7 @@ extension ContactsDevice {
 
     /// `contact` with the first inline `PHOTO` of its unmodelled properties taken out as its photo (the
     /// image kept on this device); a photo given by URL stays where it is.
-    func takingInlinePhoto(_ contact: Contact) throws -> Contact {
+    func takingInlinePhoto(_ contact: Contact, durable: Bool = true) throws -> Contact {
         guard contact.photo == nil,
             let index = contact.extras.firstIndex(where: { $0.hasPrefix("PHOTO") || $0.contains(".PHOTO") })
         else { return contact }
@@ -22,7 +22,7 @@ extension ContactsDevice {
             let (image, mediaType) = ContactPhoto.inlineImage(property)
         else { return contact }
         var contact = contact
-        contact.photo = try photos.keep(image, mediaType: mediaType)
+        contact.photo = try photos.keep(image, mediaType: mediaType, durable: durable)
         contact.extras.remove(at: index)
         return contact
     }

@@ -96,7 +96,8 @@ extension ContactsDevice {
             read += 1
             if read % 1_000 == 0 { tell() }
             switch Self.importable(card, line: line) {
-            case .success(let contact): batch.append(contact)
+            // The photo's image goes to its file now: a batch holds contacts, not their images.
+            case .success(let contact): batch.append(try takingInlinePhoto(contact, durable: false))
             case .failure(let problem): report.problems.append(problem)
             }
             if batch.count == Self.importBatch { try save() }
@@ -112,6 +113,9 @@ extension ContactsDevice {
     /// updates it (keeping the edit times of the fields it does not change).
     func saveImported(_ contacts: [Contact], into book: RecordZone.ID) throws -> (added: Int, updated: Int) {
         guard !contacts.isEmpty else { return (0, 0) }
+        let contacts = try contacts.map { try takingInlinePhoto($0, durable: false) }
+        // The images the contacts name are on the disk before the contacts are.
+        try photos.flush()
         let now = options.clock()
         let updated = try write { transaction in
             let db = transaction.db
@@ -123,7 +127,7 @@ extension ContactsDevice {
             // this order, on the server, and on the devices that download them.
             let keys = contacts.map(\.id.canonicalString)
             let order = contacts.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
-            for contact in try order.lazy.map({ try takingInlinePhoto(contacts[$0]) }) {
+            for contact in order.lazy.map({ contacts[$0] }) {
                 let stamped: Contact
                 // A card that names a known contact updates it in the book it is in.
                 let old = try ContactStore.contact(contact.id, db)

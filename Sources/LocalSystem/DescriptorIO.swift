@@ -42,6 +42,29 @@ public enum DescriptorIO {
         close(descriptor)
     }
 
+    /// Flushes everything written to the file system that holds the directory at `path`, and the
+    /// directory itself: one `syncfs(2)` for many files written without a flush each. Returns the `errno`
+    /// of a failure. (`syncfs` is a GNU extension Swift's Glibc module leaves out: found by name; where
+    /// it is missing, `sync(2)` does the same for every file system.)
+    public static func synchronizeFileSystem(holding path: String) -> Int32? {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno }
+        defer { close(descriptor) }
+        if let syncfs = Self.syncfs {
+            guard syncfs(descriptor) == 0 else { return errno }
+        } else {
+            sync()
+        }
+        return fsync(descriptor) == 0 ? nil : errno
+    }
+
+    private typealias SyncFS = @convention(c) (Int32) -> Int32
+
+    private static let syncfs: SyncFS? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: SyncFS.self)
+    }()
+
     /// An `errno` value.
     public struct Errno: Error, Hashable {
         public var code: Int32

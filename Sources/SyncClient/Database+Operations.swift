@@ -13,17 +13,21 @@ extension Database {
     // MARK: Records
 
     /// Fetches one record; throws `unknownItem` when there is none.
-    public func record(for recordID: Record.ID) async throws -> Record {
-        guard let result = try await records(for: [recordID])[recordID] else {
+    public func record(for recordID: Record.ID, desiredKeys: [Record.FieldKey]? = nil) async throws -> Record {
+        guard let result = try await records(for: [recordID], desiredKeys: desiredKeys)[recordID] else {
             throw SyncError(.internalError, "the server's answer left out \(recordID)")
         }
         return try result.get()
     }
 
     /// Fetches records by ID; each ID gets its record or its error (`unknownItem` for none, `recordTampered`
-    /// for one that does not open or fails its sealed type's checks).
-    public func records(for ids: [Record.ID]) async throws -> [Record.ID: Result<Record, any Error>] {
-        let response = try await client.lookupRecords(LookupRecordsRequest(recordIDs: ids))
+    /// for one that does not open or fails its sealed type's checks). With `desiredKeys`, the records carry
+    /// only those fields (CloudKit's `desiredKeys`: a list that leaves out an asset field fetches none of
+    /// it; an asset's bytes never come with a record in any case, see ``fetchAssetContent(_:of:progress:)``).
+    public func records(for ids: [Record.ID], desiredKeys: [Record.FieldKey]? = nil) async throws
+        -> [Record.ID: Result<Record, any Error>]
+    {
+        let response = try await client.lookupRecords(LookupRecordsRequest(recordIDs: ids, desiredKeys: desiredKeys))
         var results: [Record.ID: Result<Record, any Error>] = [:]
         for (arrived, result) in try await incomingChecked(response.records) {
             results[arrived.recordID] = result.mapError { $0 }

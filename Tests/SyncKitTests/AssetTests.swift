@@ -72,6 +72,9 @@ struct AssetTests {
             #expect(asset.assetID == assetID)
             #expect(asset.fileURL == nil, "a fetch brings no bytes")
             #expect(asset.size == 300_000)
+            let nameOnly = try await phone.record(for: record.recordID, desiredKeys: ["name"])
+            #expect(
+                nameOnly["photo"] == nil && nameOnly["name"] as? String == "Ada", "desiredKeys leaves the asset out")
             let downloaded = try await phone.fetchAssetContent(asset, of: record.recordID)
             #expect(try Data(contentsOf: downloaded) == photo)
             #expect(downloaded.path.hasPrefix(phoneCache.path))

@@ -244,4 +244,36 @@ struct AssetRouteTests {
             #expect([UInt8](try await ada.downloadAsset(upload.uploadID, of: record.recordID).body) == photo)
         }
     }
+
+    @Test(
+        "desiredKeys leaves asset fields out of fetches and lookups; without it a record names its asset, never its bytes"
+    )
+    func desiredKeys() async throws {
+        try await withServer { _, anonymous in
+            let ada = try await anonymous.signedUp(username: "ada")
+            try await ada.saveZones("Contacts")
+            let photo = try await ada.upload(Self.bytes(50_000))
+            let record = Self.contact("ada", photo: photo)
+            try await ada.save([record])
+            let all = try await ada.fetchZoneChanges(contactsZone).modifications.first
+            #expect(all?["photo"] == .asset(photo) && all?["name"] == .string("ada"))
+            let request = FetchZoneChangesRequest(zoneID: contactsZone, desiredKeys: ["name"])
+            let named: FetchZoneChangesResponse = try await ada.call(
+                .post, "/v1/databases/private/records/changes", request)
+            #expect(named.modifications.first?.fields.keys.sorted() == ["name"])
+            let none: FetchZoneChangesResponse = try await ada.call(
+                .post, "/v1/databases/private/records/changes",
+                FetchZoneChangesRequest(zoneID: contactsZone, desiredKeys: []))
+            #expect(none.modifications.first?.fields.isEmpty == true)
+            #expect(none.modifications.first?.recordChangeTag != nil, "system fields still come")
+            let looked: LookupRecordsResponse = try await ada.call(
+                .post, "/v1/databases/private/records/lookup",
+                LookupRecordsRequest(recordIDs: [record.recordID], desiredKeys: ["name"]))
+            #expect(looked.records.first?.fields.keys.sorted() == ["name"])
+            let bad = try await ada.send(
+                .post, "/v1/databases/private/records/lookup",
+                body: Data(#"{"recordIDs":[],"desiredKeys":["_system"]}"#.utf8))
+            #expect(bad.status == 400 && bad.error?.message.contains("desiredKeys[0]") == true)
+        }
+    }
 }

@@ -172,9 +172,9 @@ struct OpenAPIRequestSchemaTests {
         "resetEncryptedData": "{}",
         "fetchDatabaseChanges": #"{"since":"DATABASE_TOKEN","resultsLimit":5}"#,
         "fetchZoneChanges":
-            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"since":"ZONE_TOKEN","resultsLimit":5,"excludingWriter":"w"}"#,
+            #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"since":"ZONE_TOKEN","resultsLimit":5,"excludingWriter":"w","desiredKeys":["name"]}"#,
         "lookupRecords":
-            #"{"recordIDs":[{"recordName":"Grace","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}]}"#,
+            #"{"recordIDs":[{"recordName":"Grace","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}}],"desiredKeys":[]}"#,
         "modifyRecords": """
         {"saves":[{"recordID":{"recordName":"Walker","zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"}},
         "recordType":"Contact","fields":{

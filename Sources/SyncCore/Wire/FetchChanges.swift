@@ -68,14 +68,20 @@ public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
     /// Leaves out the records whose latest version was saved by a request carrying this
     /// `X-Writer-ID`: an engine's own saves, which it knows already (deletions always come).
     public var excludingWriter: String?
+    /// The fields the records carry (CloudKit's `desiredKeys`): nil for all, an empty list for none (system
+    /// fields only). An app that shows a list asks for the fields it shows, leaving out assets and the rest.
+    public var desiredKeys: [String]?
 
     public init(
-        zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil, excludingWriter: String? = nil
+        zoneID: RecordZone.ID, since: ServerChangeToken? = nil, resultsLimit: Int? = nil,
+        excludingWriter: String? = nil,
+        desiredKeys: [String]? = nil
     ) {
         self.zoneID = zoneID
         self.since = since
         self.resultsLimit = resultsLimit
         self.excludingWriter = excludingWriter
+        self.desiredKeys = desiredKeys
     }
 
     /// `since` and `resultsLimit` may be left out, but not sent as `null`.
@@ -85,6 +91,7 @@ public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
         since = try container.decodeIfPresentNotNull(ServerChangeToken.self, forKey: .since)
         resultsLimit = try container.decodeIfPresentNotNull(Int.self, forKey: .resultsLimit)
         excludingWriter = try container.decodeIfPresentNotNull(String.self, forKey: .excludingWriter)
+        desiredKeys = try container.decodeIfPresentNotNull([String].self, forKey: .desiredKeys)
     }
 }
 

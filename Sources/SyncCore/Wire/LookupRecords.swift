@@ -1,7 +1,24 @@
 /// `POST /v1/databases/{scope}/records/lookup`: fetch records by ID.
 public struct LookupRecordsRequest: Codable, Sendable, Hashable {
     public var recordIDs: [RecordValue.ID]
-    public init(recordIDs: [RecordValue.ID]) { self.recordIDs = recordIDs }
+    /// The fields the records carry (CloudKit's `desiredKeys`): nil for all, an empty list for none.
+    public var desiredKeys: [String]?
+
+    public init(recordIDs: [RecordValue.ID], desiredKeys: [String]? = nil) {
+        self.recordIDs = recordIDs
+        self.desiredKeys = desiredKeys
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case recordIDs, desiredKeys
+    }
+
+    /// `desiredKeys` may be left out, but not sent as `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recordIDs = try container.decode([RecordValue.ID].self, forKey: .recordIDs)
+        desiredKeys = try container.decodeIfPresentNotNull([String].self, forKey: .desiredKeys)
+    }
 }
 
 /// The records found, and a failure (`unknownItem`, `zoneNotFound`) for each that was not.

@@ -59,6 +59,6 @@ extension DatabaseRoutes {
         let answer = ZoneChangePage(
             modifications: changes.modified.map(RecordHierarchy.seenByParticipant), deletions: changes.deleted,
             cursor: next, moreComing: page.moreComing || upper < page.cursor.seq)
-        return try await zoneChangesResponse(answer, in: fetch.zoneID)
+        return try await zoneChangesResponse(answer, in: fetch.zoneID, desiredKeys: fetch.desiredKeys)
     }
 }

@@ -218,7 +218,7 @@ extension DatabaseRoutes {
 
     func lookupSharedRecords(user: String, _ lookup: LookupRecordsRequest) async throws -> Response {
         let (found, failures) = try await sharedRecords(user: user, lookup.recordIDs)
-        return try lookupResponse(found: found, failures: failures)
+        return try lookupResponse(found: found, failures: failures, desiredKeys: lookup.desiredKeys)
     }
 
     /// The records of `recordIDs` in zones shared with `user` that the user sees, as a participant sees

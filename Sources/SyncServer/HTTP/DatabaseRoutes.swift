@@ -170,6 +170,7 @@ struct DatabaseRoutes {
         let fetch = try await body.decode(FetchZoneChangesRequest.self, from: request)
         try RequestValidation.validate(fetch.zoneID, owner: scope == .private ? user : nil, context: "zoneID")
         _ = try DeviceID.validated(fetch.excludingWriter, source: "excludingWriter")
+        try RequestValidation.validate(desiredKeys: fetch.desiredKeys)
         let limit = try resultsLimit(fetch.resultsLimit)
         guard scope == .private else { return try await fetchSharedZoneChanges(user: user, fetch, limit: limit) }
         return try await zoneChangesResponse(owner: user, fetch: fetch, limit: limit)
@@ -183,7 +184,7 @@ struct DatabaseRoutes {
         let page = try await store.zoneChanges(
             owner: owner, zoneName: zoneName, since: cursor, limit: limit, excludingWriter: fetch.excludingWriter)
         let zoneID = owner == fetch.zoneID.ownerName ? fetch.zoneID : Self.ownZoneID(zoneName)
-        return try await zoneChangesResponse(page, in: zoneID)
+        return try await zoneChangesResponse(page, in: zoneID, desiredKeys: fetch.desiredKeys)
     }
 
     /// The cursor of a token a client sent: signed by this server, and for this database or zone.
@@ -197,13 +198,16 @@ struct DatabaseRoutes {
             zoneName: zoneName)
     }
 
-    /// A zone changes answer, naming records in `zoneID`.
-    func zoneChangesResponse(_ page: ZoneChangePage, in zoneID: RecordZone.ID) async throws -> Response {
+    /// A zone changes answer, naming records in `zoneID`, their fields cut to `desiredKeys`.
+    func zoneChangesResponse(_ page: ZoneChangePage, in zoneID: RecordZone.ID, desiredKeys: [String]?) async throws
+        -> Response
+    {
         let token = try await tokens.token(for: page.cursor)
+        let modifications = try page.modifications.map { try $0.selecting(desiredKeys) }
         // Written by hand: records dominate the body, and their stored fields splice in as they are.
         var writer = JSONWriter(capacity: 300 * (page.modifications.count + page.deletions.count + 1))
         writer.raw("{\"modifications\":")
-        writer.array(page.modifications) { $1.write(to: &$0, in: zoneID) }
+        writer.array(modifications) { $1.write(to: &$0, in: zoneID) }
         writer.raw(",\"deletions\":")
         writer.array(page.deletions) { writer, deletion in
             writer.raw("{\"recordID\":")
@@ -223,6 +227,7 @@ struct DatabaseRoutes {
         let scope = try Self.scope(context)
         let lookup = try await body.decode(LookupRecordsRequest.self, from: request)
         try RequestValidation.validate(itemCount: lookup.recordIDs.count, limits: limits)
+        try RequestValidation.validate(desiredKeys: lookup.desiredKeys)
         for (index, recordID) in lookup.recordIDs.enumerated() {
             try RequestValidation.validate(
                 recordID, owner: scope == .private ? user : nil, context: "recordIDs[\(index)]")
@@ -230,7 +235,7 @@ struct DatabaseRoutes {
         guard scope == .private else { return try await lookupSharedRecords(user: user, lookup) }
         let outcome = try await store.lookupRecords(owner: user, keys: lookup.recordIDs.map(RecordKey.init))
         let (found, failures) = Self.lookupItems(lookup.recordIDs, outcome)
-        return try lookupResponse(found: found, failures: failures)
+        return try lookupResponse(found: found, failures: failures, desiredKeys: lookup.desiredKeys)
     }
 
     /// The records a lookup found, each with the zone ID the request named, and the failures.
@@ -257,9 +262,11 @@ struct DatabaseRoutes {
         return (found, failures)
     }
 
-    func lookupResponse(found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure])
-        throws -> Response
-    {
+    func lookupResponse(
+        found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure],
+        desiredKeys: [String]?
+    ) throws -> Response {
+        let found = try found.map { (row: try $0.row.selecting(desiredKeys), zoneID: $0.zoneID) }
         // Written by hand, as zone changes are: the stored fields splice in without being decoded.
         var writer = JSONWriter(capacity: 300 * (found.count + failures.count + 1))
         writer.raw("{\"records\":")

@@ -45,6 +45,15 @@ public enum RequestValidation {
         }
     }
 
+    /// Checks a request's `desiredKeys`: each a field key.
+    public static func validate(desiredKeys: [String]?) throws {
+        for (index, key) in (desiredKeys ?? []).enumerated() {
+            if let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
+                throw SyncError(.invalidArguments, "desiredKeys[\(index)]: \(problem)")
+            }
+        }
+    }
+
     /// Checks a record modification: names, types, field values, duplicates and counts; zones must
     /// be `owner`'s unless it is nil (the shared database).
     public static func validate(_ request: ModifyRecordsRequest, owner: String?, limits: ServerLimits) throws {
@@ -52,11 +61,7 @@ public enum RequestValidation {
         if let requestID = request.clientRequestID, requestID.isEmpty || requestID.utf8.count > 255 {
             throw SyncError(.invalidArguments, "clientRequestID must be 1 to 255 bytes long")
         }
-        for (index, key) in (request.desiredKeys ?? []).enumerated() {
-            if let problem = NameRules.problem(withIdentifier: key, kind: "field key") {
-                throw SyncError(.invalidArguments, "desiredKeys[\(index)]: \(problem)")
-            }
-        }
+        try validate(desiredKeys: request.desiredKeys)
         var seen = Set<RecordKey>()
         for (index, record) in request.saves.enumerated() {
             // Made only for a message (an autoclosure): interpolating it for every record was a cost of its own.

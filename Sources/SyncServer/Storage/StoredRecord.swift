@@ -57,6 +57,14 @@ public struct StoredRecord: Sendable, Hashable {
             parent: reference(parentName, in: zoneID), share: reference(shareName, in: zoneID))
     }
 
+    /// The record with its fields cut to `desiredKeys` (all for nil).
+    public func selecting(_ desiredKeys: [String]?) throws -> StoredRecord {
+        guard desiredKeys != nil else { return self }
+        var record = self
+        record.fields = try FieldCoding.selecting(desiredKeys, from: fields)
+        return record
+    }
+
     private func reference(_ recordName: String?, in zoneID: RecordZone.ID) -> RecordValue.Reference? {
         recordName.map { RecordValue.Reference(recordID: RecordValue.ID(recordName: $0, zoneID: zoneID)) }
     }
