@@ -67,19 +67,24 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
     /// type; nil for a photo given by URL, which stays among the unmodelled properties.
     public static func inlineImage(_ property: Property) -> (bytes: Data, mediaType: String)? {
         guard property.name == "PHOTO" else { return nil }
-        let value = property.value.filter { !$0.isWhitespace }
-        if value.lowercased().hasPrefix("data:") {
+        // A photo's value is long (a 100 KB image is 133 KB of base64): read as bytes, never as characters.
+        let value = property.value.utf8
+        if value.count > 5, value.prefix(5).map({ $0 | 0x20 }) == Array("data:".utf8) {
             // data:[<media type>][;base64],<data>
-            guard let comma = value.firstIndex(of: ",") else { return nil }
-            let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].lowercased()
+            guard let comma = value.firstIndex(of: UInt8(ascii: ",")) else { return nil }
+            let header = String(decoding: value[value.index(value.startIndex, offsetBy: 5)..<comma], as: UTF8.self)
+                .lowercased().filter { !$0.isWhitespace }
             guard header.hasSuffix(";base64"),
-                let bytes = Data(base64Encoded: String(value[value.index(after: comma)...]))
+                let bytes = Data(
+                    base64Encoded: Data(value[value.index(after: comma)...]), options: .ignoreUnknownCharacters)
             else { return nil }
             let mediaType = String(header.dropLast(7))
             return (bytes, mediaType.isEmpty ? "application/octet-stream" : mediaType)
         }
         let encoding = property.parameters.first { $0.name == "ENCODING" }?.values.first?.lowercased()
-        guard encoding == "b" || encoding == "base64", let bytes = Data(base64Encoded: value) else { return nil }
+        guard encoding == "b" || encoding == "base64",
+            let bytes = Data(base64Encoded: Data(value), options: .ignoreUnknownCharacters)
+        else { return nil }
         let type = property.parameters.first { $0.name == "TYPE" }?.values.first?.lowercased() ?? "jpeg"
         return (bytes, type.contains("/") ? type : "image/\(type)")
     }
