@@ -32,6 +32,9 @@ extension Contact {
         var extras: [String] = []
         var addressTaken = false
         for property in card.properties where !Self.modelled.contains(property.name) {
+            // This app's own line for a photo it keeps: a card that carries one names an image this device
+            // does not have (its photo comes as PHOTO).
+            if property.name == ContactPhoto.propertyName { continue }
             if take(property) { continue }
             if property.name == "ADR" && !addressTaken {
                 addressTaken = true

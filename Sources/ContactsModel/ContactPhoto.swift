@@ -28,21 +28,18 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
     /// a version before photos keeps it through its edits and shows it in its exports as an X- property.
     public static let propertyName = "X-SYNCKIT-PHOTO"
 
+    /// `X-SYNCKIT-PHOTO:<SHA-256>;<size>;<media type>`: no parameters, so that reading a contact takes it
+    /// without the vCard parser (a contact is read at every list, search and sync).
     var property: Property {
-        Property(
-            name: Self.propertyName,
-            parameters: [
-                Parameter(name: "MEDIATYPE", values: [mediaType]), Parameter(name: "SIZE", values: [String(size)]),
-            ], value: digest)
+        Property(name: Self.propertyName, value: "\(digest);\(size);\(mediaType)")
     }
 
     init?(property: Property) {
-        guard property.name == Self.propertyName, Self.isDigest(property.value),
-            let size = property.parameters.first(where: { $0.name == "SIZE" })?.values.first.flatMap({ Int64($0) }),
-            size >= 0
+        let parts = property.value.split(separator: ";", maxSplits: 2, omittingEmptySubsequences: false)
+        guard property.name == Self.propertyName, parts.count == 3, Self.isDigest(String(parts[0])),
+            let size = Int64(parts[1]), size >= 0, !parts[2].isEmpty
         else { return nil }
-        let mediaType = property.parameters.first { $0.name == "MEDIATYPE" }?.values.first ?? "image/jpeg"
-        self.init(mediaType: mediaType, size: size, digest: property.value)
+        self.init(mediaType: String(parts[2]), size: size, digest: String(parts[0]))
     }
 
     /// Whether `text` is a SHA-256 as a photo names it.
@@ -51,12 +48,11 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
     }
 
     /// The digest of the photo a contact's stored form holds, found without reading the contact: its line
-    /// is `X-SYNCKIT-PHOTO;…:<digest>`, and nothing else in a stored form ends a line with those bytes.
+    /// is `X-SYNCKIT-PHOTO:<digest>;…`.
     public static func digest(inStoredForm data: Data) -> String? {
         guard let start = data.range(of: Data(propertyName.utf8)) else { return nil }
-        guard let colon = data[start.upperBound...].firstIndex(of: UInt8(ascii: ":")),
-            data.endIndex - colon > 64
-        else { return nil }
+        let colon = start.upperBound
+        guard data.endIndex - colon > 64, data[colon] == UInt8(ascii: ":") else { return nil }
         let digest = String(decoding: data[(colon + 1)..<(colon + 65)], as: UTF8.self)
         return isDigest(digest) ? digest : nil
     }

@@ -22,7 +22,11 @@ extension Contact {
         case let digest? where digest == baseDigest && base?[photoField] != nil:
             break
         case let digest?:
-            record[photoField] = Asset(fileURL: photos.file(for: digest)).recordFieldValue
+            // An image this device does not have (never downloaded, or its file removed) cannot go up: the
+            // record keeps what it had, and the rest of the contact syncs.
+            let file = photos.file(for: digest)
+            guard FileManager.default.fileExists(atPath: file.path) else { return }
+            record[photoField] = Asset(fileURL: file).recordFieldValue
         }
     }
 

@@ -57,8 +57,10 @@ struct PhotoTests {
             let text =
                 Self.card("Ada", v3: jpeg) + Self.card("Grace", v3: nil, v4: png)
                 + "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Alan\r\nPHOTO:https://example.org/alan.jpg\r\nEND:VCARD\r\n"
+                // This app's own line, as a crafted card could carry it: it names an image nobody has.
+                + "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Mallory\r\nX-SYNCKIT-PHOTO:\(String(repeating: "ab", count: 32));10;image/jpeg\r\nEND:VCARD\r\n"
             let report = try device.importVCards(text)
-            #expect(report.problems.isEmpty && report.imported == 3)
+            #expect(report.problems.isEmpty && report.imported == 4)
             let contacts = Dictionary(uniqueKeysWithValues: try device.store.contacts().map { ($0.name, $0) })
             let ada = try #require(contacts["Ada"]?.photo)
             #expect(ada.mediaType == "image/jpeg" && ada.size == 40_000)
@@ -67,6 +69,8 @@ struct PhotoTests {
             #expect(contacts["Grace"]?.photo?.mediaType == "image/png")
             #expect(contacts["Alan"]?.photo == nil)
             #expect(contacts["Alan"]?.extras == ["PHOTO:https://example.org/alan.jpg"])
+            #expect(
+                contacts["Mallory"]?.photo == nil && contacts["Mallory"]?.extras == [], "the crafted line is dropped")
             let mode =
                 try FileManager.default.attributesOfItem(atPath: device.photos.file(for: ada.digest).path)[
                     .posixPermissions] as? NSNumber
