@@ -23,6 +23,21 @@ struct AssetTests {
         return (database, cache)
     }
 
+    /// Ada's laptop and phone (each its own keyring and asset cache, removed after) on a new server, with
+    /// the zone made.
+    static func withLaptopAndPhone(_ body: (TestServer, Database, Database, URL) async throws -> Void) async throws {
+        try await TestServer.with(transport: .inProcess) { server in
+            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
+            let (laptop, laptopCache) = try device(server, account, "laptop")
+            let (phone, phoneCache) = try device(server, account, "phone")
+            defer {
+                for cache in [laptopCache, phoneCache] { try? FileManager.default.removeItem(at: cache) }
+            }
+            try await laptop.save(RecordZone(zoneID: zoneID))
+            try await body(server, laptop, phone, phoneCache)
+        }
+    }
+
     /// A file of `count` bytes unlike any others (a counter's bytes), to find in the server's storage.
     static func photoFile(_ count: Int, seed: UInt32 = 7) throws -> (URL, Data) {
         var bytes = Data(capacity: count)
@@ -41,12 +56,7 @@ struct AssetTests {
         "a record's Asset(fileURL:) goes up encrypted before the record; another device sees it without its bytes, downloads them on demand, and the server holds ciphertext only"
     )
     func roundTrip() async throws {
-        try await TestServer.with(transport: .inProcess) { server in
-            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
-            let (laptop, _) = try Self.device(server, account, "laptop")
-            let (phone, phoneCache) = try Self.device(server, account, "phone")
-            defer { try? FileManager.default.removeItem(at: phoneCache) }
-            try await laptop.save(RecordZone(zoneID: Self.zoneID))
+        try await Self.withLaptopAndPhone { server, laptop, phone, phoneCache in
             let (file, photo) = try Self.photoFile(300_000)
             defer { try? FileManager.default.removeItem(at: file) }
             let record = Record(recordType: "Contact", recordID: Record.ID(recordName: "ada", zoneID: Self.zoneID))
@@ -86,12 +96,7 @@ struct AssetTests {
 
     @Test("bytes the server changed, and a record whose sealed asset key was moved or swapped, are refused")
     func tampering() async throws {
-        try await TestServer.with(transport: .inProcess) { server in
-            let account = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
-            let (laptop, _) = try Self.device(server, account, "laptop")
-            let (phone, phoneCache) = try Self.device(server, account, "phone")
-            defer { try? FileManager.default.removeItem(at: phoneCache) }
-            try await laptop.save(RecordZone(zoneID: Self.zoneID))
+        try await Self.withLaptopAndPhone { server, laptop, phone, phoneCache in
             var saved: [String: Record] = [:]
             for name in ["ada", "grace"] {
                 let (file, _) = try Self.photoFile(100_000, seed: name == "ada" ? 1 : 2)
