@@ -94,6 +94,42 @@ struct AssetTests {
         }
     }
 
+    @Test(
+        "the asset cache keeps to its limit: a download past it removes the copies used least recently, never its own")
+    func cacheLimit() async throws {
+        try await Self.withLaptopAndPhone { server, laptop, _, _ in
+            var saved: [Record] = []
+            for index in 0..<3 {
+                let (file, _) = try Self.photoFile(100_000, seed: UInt32(20 + index))
+                defer { try? FileManager.default.removeItem(at: file) }
+                let record = Record(
+                    recordType: "Contact", recordID: Record.ID(recordName: "c\(index)", zoneID: Self.zoneID))
+                record["photo"] = Asset(fileURL: file)
+                saved.append(try await laptop.save(record))
+            }
+            let account = try await TestClient(baseURL: server.baseURL).signedIn(username: "ada")
+            let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("small-cache-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+            var tablet = try Self.device(server, account, "tablet").0
+            tablet.assetCache = AssetCache(directory: cacheDirectory, limitBytes: 250_000)
+            var copies: [URL] = []
+            for record in saved.prefix(2) {
+                let asset = try #require(try await tablet.record(for: record.recordID)["photo"] as? Asset)
+                copies.append(try await tablet.fetchAssetContent(asset, of: record.recordID))
+            }
+            // The first copy was used last: the second is the one to go.
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_000)], ofItemAtPath: copies[1].path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 2_000)], ofItemAtPath: copies[0].path)
+            let third = try #require(try await tablet.record(for: saved[2].recordID)["photo"] as? Asset)
+            let thirdCopy = try await tablet.fetchAssetContent(third, of: saved[2].recordID)
+            #expect(FileManager.default.fileExists(atPath: thirdCopy.path))
+            #expect(FileManager.default.fileExists(atPath: copies[0].path), "used more recently: kept")
+            #expect(!FileManager.default.fileExists(atPath: copies[1].path), "used least recently: removed")
+        }
+    }
+
     @Test("bytes the server changed, and a record whose sealed asset key was moved or swapped, are refused")
     func tampering() async throws {
         try await Self.withLaptopAndPhone { server, laptop, phone, phoneCache in
