@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 import VCard
 
 /// A contact's photo as the contact keeps it: what the image is, and its SHA-256, which names the
@@ -44,7 +45,7 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
 
     /// Whether `text` is a SHA-256 as a photo names it.
     public static func isDigest(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        Hexadecimal.isLowercase(text, digits: 64)
     }
 
     /// The digest of the photo a contact's stored form holds, found without reading the contact: its line

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import LocalSystem
 import SyncClient
+import SyncCore
 import Synchronization
 
 /// The images of a device's contact photos, one file per image named by its SHA-256 (so that two
@@ -91,7 +92,7 @@ public struct ContactPhotos: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
-        let photo = ContactPhoto(mediaType: mediaType, size: size, digest: Self.hex(hash.finalize()))
+        let photo = ContactPhoto(mediaType: mediaType, size: size, digest: Hexadecimal.lowercase(hash.finalize()))
         if has(photo) {
             try? FileManager.default.removeItem(at: temporary)
         } else {
@@ -115,10 +116,6 @@ public struct ContactPhotos: Sendable {
         }
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
-    }
-
     /// Keeps a downloaded image for `photo` when it is the image the photo names (its SHA-256 and size);
     /// returns its file. A file that is not is removed and refused.
     func keep(downloaded file: URL, for photo: ContactPhoto) throws -> URL {
@@ -131,7 +128,7 @@ public struct ContactPhotos: Sendable {
             hash.update(data: chunk)
             size += Int64(chunk.count)
         }
-        let digest = Self.hex(hash.finalize())
+        let digest = Hexadecimal.lowercase(hash.finalize())
         guard digest == photo.digest, size == photo.size else {
             throw ContactError.photoMismatch(expected: photo.digest)
         }

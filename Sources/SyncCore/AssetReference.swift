@@ -31,8 +31,7 @@ public struct AssetReference: Sendable, Hashable, Codable {
 
     /// Why `id` cannot be an asset ID, or nil.
     public static func problem(withAssetID id: String) -> String? {
-        let isHex = id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-        guard id.utf8.count == 32, isHex else {
+        guard Hexadecimal.isLowercase(id, digits: 32) else {
             return "asset ID \(NameRules.quoted(id)) is not one the server gave: 32 lowercase hexadecimal digits"
         }
         return nil

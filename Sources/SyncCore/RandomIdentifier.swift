@@ -3,13 +3,6 @@ public enum RandomIdentifier {
     /// `bytes` random bytes as `2 × bytes` lowercase hexadecimal digits.
     public static func hexadecimal(bytes: Int = 16) -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(2 * bytes)
-        for _ in 0..<bytes {
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]]
-        }
-        return String(decoding: text, as: UTF8.self)
+        return Hexadecimal.lowercase((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }

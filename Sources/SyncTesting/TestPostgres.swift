@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import SyncCore
 import SyncServer
 import Synchronization
 
@@ -35,7 +36,7 @@ public enum TestPostgres {
     /// A database name for a storage path, the same for the same path (a test that restarts a server
     /// on "the same storage" gets the same database).
     public static func databaseName(for path: String) -> String {
-        "sync_test_" + SHA256.hash(data: Data(path.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        "sync_test_" + Hexadecimal.lowercase(SHA256.hash(data: Data(path.utf8)).prefix(12))
     }
 
     /// Creates database `name` unless it exists.

@@ -61,7 +61,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// Session tokens are stored only as their SHA-256, so a copy of the database signs nobody in.
     static func hash(token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hexadecimal.lowercase(SHA256.hash(data: Data(token.utf8)))
     }
 
     static func format(_ seconds: Double) -> String {
