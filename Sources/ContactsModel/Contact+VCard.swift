@@ -164,9 +164,6 @@ extension Contact {
         label.isEmpty ? [] : [Parameter(name: "TYPE", values: [label])]
     }
 
-    /// The property of one unmodelled content line (as ``extras`` keeps them).
-    public static func propertyOfLine(_ line: String) -> Property? { property(fromContentLine: line) }
-
     static func property(fromContentLine line: String) -> Property? {
         VCardParser.parse("BEGIN:VCARD\r\nVERSION:4.0\r\n\(line)\r\nEND:VCARD\r\n").cards.first?.properties.first
     }

@@ -86,6 +86,16 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
         return (bytes, type.contains("/") ? type : "image/\(type)")
     }
 
+    /// Takes the card's first `PHOTO` out of it when that photo is inline, and returns its image; a photo
+    /// given by URL stays in the card.
+    public static func takeInlineImage(from card: inout VCard) -> (bytes: Data, mediaType: String)? {
+        guard let index = card.properties.firstIndex(where: { $0.name == "PHOTO" }),
+            let image = inlineImage(card.properties[index])
+        else { return nil }
+        card.properties.remove(at: index)
+        return image
+    }
+
     /// `PHOTO` for `image` as `version` writes an inline photo: vCard 3.0 `ENCODING=b;TYPE=…`, 4.0 a
     /// `data:` URI.
     public func vCardProperty(image: Data, version: VCard.Version) -> Property {

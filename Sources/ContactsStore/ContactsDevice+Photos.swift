@@ -12,21 +12,6 @@ extension ContactsDevice {
     /// The device's photo images.
     public var photos: ContactPhotos { store.photos }
 
-    /// `contact` with the first inline `PHOTO` of its unmodelled properties taken out as its photo (the
-    /// image kept on this device); a photo given by URL stays where it is.
-    func takingInlinePhoto(_ contact: Contact, durable: Bool = true) throws -> Contact {
-        guard contact.photo == nil,
-            let index = contact.extras.firstIndex(where: { $0.hasPrefix("PHOTO") || $0.contains(".PHOTO") })
-        else { return contact }
-        guard let property = Contact.propertyOfLine(contact.extras[index]),
-            let (image, mediaType) = ContactPhoto.inlineImage(property)
-        else { return contact }
-        var contact = contact
-        contact.photo = try photos.keep(image, mediaType: mediaType, durable: durable)
-        contact.extras.remove(at: index)
-        return contact
-    }
-
     /// Gives contact `id` the image in `file` as its photo (saved, stamped and queued as any edit).
     @discardableResult
     public func setPhoto(of id: UUID, file: URL, mediaType: String) throws -> Contact {

@@ -99,13 +99,7 @@ extension ContactsDevice {
             // the card before the contact is made: written into the extras and read back, it took most
             // of an import of contacts with photos.
             var card = card
-            var photo: (bytes: Data, mediaType: String)?
-            if let index = card.properties.firstIndex(where: { $0.name == "PHOTO" }),
-                let inline = ContactPhoto.inlineImage(card.properties[index])
-            {
-                photo = inline
-                card.properties.remove(at: index)
-            }
+            let photo = ContactPhoto.takeInlineImage(from: &card)
             switch Self.importable(card, line: line) {
             case .success(var contact):
                 if let photo {
@@ -127,8 +121,8 @@ extension ContactsDevice {
     /// updates it (keeping the edit times of the fields it does not change).
     func saveImported(_ contacts: [Contact], into book: RecordZone.ID) throws -> (added: Int, updated: Int) {
         guard !contacts.isEmpty else { return (0, 0) }
-        let contacts = try contacts.map { try takingInlinePhoto($0, durable: false) }
-        // The images the contacts name are on the disk before the contacts are.
+        // The images the contacts name (an import keeps them without a flush each) are on the disk before
+        // the contacts are.
         try photos.flush()
         let now = options.clock()
         let updated = try write { transaction in
