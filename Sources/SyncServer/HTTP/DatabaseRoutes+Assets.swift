@@ -18,10 +18,7 @@ extension DatabaseRoutes {
         let recordID = try Self.assetRecordID(request.uri.queryParameters)
         try RequestValidation.validate(recordID, owner: scope == .private ? user : nil, context: "the query")
         let owner = scope == .private ? user : recordID.zoneID.ownerName
-        let (found, failures) =
-            scope == .private
-            ? Self.lookupItems([recordID], try await store.lookupRecords(owner: user, keys: [RecordKey(recordID)]))
-            : try await sharedRecords(user: user, [recordID])
+        let (found, failures) = try await visibleRecords(user: user, scope: scope, [recordID])
         if let failure = failures.first { throw failure.error }
         guard let row = found.first?.row, let asset = try await store.asset(id: assetID), asset.isComplete,
             asset.detachedAt == nil, asset.record == AssetPlace(owner: owner, key: row.key)

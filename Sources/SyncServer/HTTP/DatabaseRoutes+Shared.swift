@@ -216,11 +216,6 @@ extension DatabaseRoutes {
         writer.isEmpty ? "" : "\(user)/\(writer)"
     }
 
-    func lookupSharedRecords(user: String, _ lookup: LookupRecordsRequest) async throws -> Response {
-        let (found, failures) = try await sharedRecords(user: user, lookup.recordIDs)
-        return try lookupResponse(found: found, failures: failures, desiredKeys: lookup.desiredKeys)
-    }
-
     /// The records of `recordIDs` in zones shared with `user` that the user sees, as a participant sees
     /// them, each with the zone ID as named; and for each of the others, the error that says it is not
     /// there (the same for one that does not exist and one outside the caller's shares).

@@ -232,14 +232,23 @@ struct DatabaseRoutes {
             try RequestValidation.validate(
                 recordID, owner: scope == .private ? user : nil, context: "recordIDs[\(index)]")
         }
-        guard scope == .private else { return try await lookupSharedRecords(user: user, lookup) }
-        let outcome = try await store.lookupRecords(owner: user, keys: lookup.recordIDs.map(RecordKey.init))
-        let (found, failures) = Self.lookupItems(lookup.recordIDs, outcome)
+        let (found, failures) = try await visibleRecords(user: user, scope: scope, lookup.recordIDs)
         return try lookupResponse(found: found, failures: failures, desiredKeys: lookup.desiredKeys)
     }
 
+    /// The records of `recordIDs` that `user` may read in `scope`'s database (their own, or as a
+    /// participant sees them), each with the zone ID as named, and the error of each of the others:
+    /// what `records/lookup` answers, and what an asset's download is authorised by.
+    func visibleRecords(user: String, scope: DatabaseScope, _ recordIDs: [RecordValue.ID]) async throws -> (
+        found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure]
+    ) {
+        guard scope == .private else { return try await sharedRecords(user: user, recordIDs) }
+        return Self.lookupItems(
+            recordIDs, try await store.lookupRecords(owner: user, keys: recordIDs.map(RecordKey.init)))
+    }
+
     /// The records a lookup found, each with the zone ID the request named, and the failures.
-    static func lookupItems(_ recordIDs: [RecordValue.ID], _ outcome: LookupOutcome) -> (
+    private static func lookupItems(_ recordIDs: [RecordValue.ID], _ outcome: LookupOutcome) -> (
         found: [(row: StoredRecord, zoneID: RecordZone.ID)], failures: [LookupRecordsResponse.Failure]
     ) {
         var found: [(row: StoredRecord, zoneID: RecordZone.ID)] = []
