@@ -71,7 +71,7 @@ struct AssetsBenchmark: AsyncParsableCommand {
         let onDemand = try ids.map {
             try run.timed("photo ID --output on B (download one, median of 5)", "B", ["photo", $0, "--output", out])
         }
-        row(onDemand.sorted { $0.seconds < $1.seconds }[onDemand.count / 2], rate: "")
+        row(ContactsCommands.median(onDemand), rate: "")
         let all = try run.timed("sync B --photos (every other photo)", "B", ["sync", "--photos"])
         row(all, rate: Self.megabytesPerSecond((count - ids.count) * photoBytes, all.seconds))
 
@@ -159,7 +159,7 @@ struct AssetsBenchmark: AsyncParsableCommand {
 
     private static func medianFirstSync(_ commands: ContactsCommands, _ name: String) throws -> ContactsCommands.Step {
         let steps = try firstSyncDevices.map { try commands.timed(name, $0, ["sync"]) }
-        return steps.sorted { $0.seconds < $1.seconds }[steps.count / 2]
+        return ContactsCommands.median(steps)
     }
 
     /// A file of `count` random bytes after a JPEG header, written a MiB at a time (held whole, 50 MB in
@@ -198,25 +198,19 @@ struct AssetsBenchmark: AsyncParsableCommand {
 /// A server process's resident memory: its peak reset before a step, and how far the peak rose above
 /// where the step began.
 private final class ServerMemory {
-    let pid: pid_t
+    let process: String
     private var start = 0
 
-    init(pid: pid_t) { self.pid = pid }
+    init(pid: pid_t) { process = String(pid) }
 
     /// Resets the peak (VmHWM) to the current resident size, and remembers that size.
     func resetPeak() {
-        try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
-        start = Self.field("VmRSS", of: pid)
+        BenchSupport.resetPeakResident(of: process)
+        start = BenchSupport.residentKiB(of: process)
     }
 
     /// How many MiB the peak rose above the resident size at the last reset.
     func growthMiB() -> Int {
-        max(0, Self.field("VmHWM", of: pid) - start) / 1024
-    }
-
-    private static func field(_ name: String, of pid: pid_t) -> Int {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        max(0, BenchSupport.peakResidentKiB(of: process) - start) / 1024
     }
 }

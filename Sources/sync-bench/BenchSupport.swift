@@ -35,8 +35,18 @@ enum BenchSupport {
 
     /// A process's peak resident memory (VmHWM) in KiB; `process` is a PID or "self".
     static func peakResidentKiB(of process: String) -> Int {
+        statusKiB("VmHWM", of: process)
+    }
+
+    /// A process's resident memory now (VmRSS) in KiB; `process` is a PID or "self".
+    static func residentKiB(of process: String) -> Int {
+        statusKiB("VmRSS", of: process)
+    }
+
+    /// A figure in KiB of /proc/PROCESS/status; 0 if unreadable.
+    private static func statusKiB(_ field: String, of process: String) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
@@ -51,10 +61,11 @@ enum BenchSupport {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Resets this process's peak resident memory, so that the next reading covers one phase only.
-    static func resetPeakResident() {
+    /// Resets a process's peak resident memory (this one's by default), so that the next reading covers one
+    /// phase only.
+    static func resetPeakResident(of process: String = "self") {
         // Writing 5 to clear_refs resets VmHWM.
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        try? "5".write(toFile: "/proc/\(process)/clear_refs", atomically: false, encoding: .utf8)
     }
 }
 

@@ -81,6 +81,11 @@ struct ContactsCommands {
         return String(id)
     }
 
+    /// The step of median time (the upper one of an even count).
+    static func median(_ steps: [Step]) -> Step {
+        BenchSupport.percentile(steps.sorted { $0.seconds < $1.seconds }, 50)
+    }
+
     static func format(_ seconds: Double) -> String {
         seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.2f s", seconds)
     }
