@@ -57,6 +57,27 @@ enum RecordSeal {
         return sealed
     }
 
+    /// Opens one sealed value of `record` (a field's, or an asset's key) sealed for `fieldName`: a value that
+    /// does not open for its place is `recordTampered`, saying `what` it was; a key version the value names
+    /// but the zone's keys say otherwise is this device's problem, `internalError`.
+    private static func openSealed(
+        _ sealed: Data, of record: RecordValue, fieldName: String, what: String,
+        cipher: (_ keyVersion: Int) async throws -> FieldCipher
+    ) async throws -> FieldCipher.Opened {
+        do {
+            return try await cipher(try FieldCipher.keyVersion(of: sealed)).open(
+                sealed, recordType: record.recordType, recordName: record.recordID.recordName,
+                zoneName: record.recordID.zoneID.zoneName, ownerName: Keyring.sealingOwnerName, fieldName: fieldName)
+        } catch let error as EncryptionError where error.code == .keyVersionMismatch {
+            throw SyncError(
+                .internalError, "the \(what) of \(record.recordID) does not open: \(error.message)")
+        } catch let error as EncryptionError {
+            throw SyncError.tampered(
+                record.recordID, recordType: record.recordType, .doesNotOpen,
+                "its \(what) does not open here: \(error.message)")
+        }
+    }
+
     /// What an asset's key is sealed for: its field, apart from any value sealed in the field itself.
     private static func assetKeyField(_ key: String) -> String { "\(key)#asset" }
 
@@ -86,25 +107,13 @@ enum RecordSeal {
     static func open(
         _ record: RecordValue, declared: Bool, cipher: (_ keyVersion: Int) async throws -> FieldCipher
     ) async throws -> RecordValue {
-        let zoneID = record.recordID.zoneID
         var opened = record
         var versions: Set<UInt64> = []
         // Sorted: the same record fails on the same field each time it is reported.
         for key in record.fields.keys.sorted() {
             guard let ciphertext = record.fields[key]?.encryptedValue else { continue }
-            let plaintext: FieldCipher.Opened
-            do {
-                plaintext = try await cipher(try FieldCipher.keyVersion(of: ciphertext)).open(
-                    ciphertext, recordType: record.recordType, recordName: record.recordID.recordName,
-                    zoneName: zoneID.zoneName, ownerName: Keyring.sealingOwnerName, fieldName: key)
-            } catch let error as EncryptionError where error.code == .keyVersionMismatch {
-                throw SyncError(
-                    .internalError, "the encrypted field \(key) of \(record.recordID) does not open: \(error.message)")
-            } catch let error as EncryptionError {
-                throw SyncError.tampered(
-                    record.recordID, recordType: record.recordType, .doesNotOpen,
-                    "its sealed field '\(key)' does not open here: \(error.message)")
-            }
+            let plaintext = try await openSealed(
+                ciphertext, of: record, fieldName: key, what: "sealed field '\(key)'", cipher: cipher)
             let value = try JSONReader.decode(FieldValue.self, from: plaintext.value)
             opened.replaceWithoutChange(field: key, by: nil)
             opened.replaceWithoutChange(encrypted: key, by: value)
@@ -112,35 +121,23 @@ enum RecordSeal {
         }
         for key in record.fields.keys.sorted() {
             guard let value = record.fields[key], value.namesAsset else { continue }
-            var failure: SyncError?
             let assetsOpened = try await value.mappingAssetsAsync({ reference in
                 guard let sealed = reference.key else { return reference }
-                do {
-                    let plaintext = try await cipher(try FieldCipher.keyVersion(of: sealed)).open(
-                        sealed, recordType: record.recordType, recordName: record.recordID.recordName,
-                        zoneName: zoneID.zoneName, ownerName: Keyring.sealingOwnerName, fieldName: assetKeyField(key))
-                    guard let local = LocalAssetKey.openedContent(plaintext.value),
-                        case .opened(let assetID, _) = local, assetID == reference.assetID
-                    else {
-                        failure = SyncError.tampered(
-                            record.recordID, recordType: record.recordType, .doesNotOpen,
-                            "the key of its asset '\(reference.assetID)' in field '\(key)' is another asset's")
-                        return reference
-                    }
-                    versions.insert(plaintext.recordVersion)
-                    var reference = reference
-                    reference.key = local.encoded
-                    return reference
-                } catch let error as SyncError {
-                    throw error
-                } catch {
-                    failure = SyncError.tampered(
+                let plaintext = try await openSealed(
+                    sealed, of: record, fieldName: assetKeyField(key),
+                    what: "key of its asset '\(reference.assetID)' in field '\(key)'", cipher: cipher)
+                guard let local = LocalAssetKey.openedContent(plaintext.value),
+                    case .opened(let assetID, _) = local, assetID == reference.assetID
+                else {
+                    throw SyncError.tampered(
                         record.recordID, recordType: record.recordType, .doesNotOpen,
-                        "the key of its asset '\(reference.assetID)' in field '\(key)' does not open here: \(error)")
-                    return reference
+                        "the key of its asset '\(reference.assetID)' in field '\(key)' is another asset's")
                 }
+                versions.insert(plaintext.recordVersion)
+                var reference = reference
+                reference.key = local.encoded
+                return reference
             })
-            if let failure { throw failure }
             opened.replaceWithoutChange(field: key, by: assetsOpened)
         }
         if declared, versions.count > 1 {
