@@ -14,20 +14,20 @@ extension Contact {
     /// server record) when that record's contact had the same image, a new asset from the image's file
     /// when the image changed, none when the contact has no photo.
     static func setPhotoAsset(of record: inout RecordValue, stored: Data, base: RecordValue?, photos: ContactPhotos) {
-        let digest = ContactPhoto.digest(inStoredForm: stored)
-        let baseDigest = base.flatMap { $0[encrypted: contactField]?.bytesValue }.flatMap(ContactPhoto.digest)
-        switch digest {
-        case nil:
+        guard let digest = ContactPhoto.digest(inStoredForm: stored) else {
             if record[photoField] != nil { record[photoField] = nil }
-        case let digest? where digest == baseDigest && base?[photoField] != nil:
-            break
-        case let digest?:
-            // An image this device does not have (never downloaded, or its file removed) cannot go up: the
-            // record keeps what it had, and the rest of the contact syncs.
-            let file = photos.file(for: digest)
-            guard FileManager.default.fileExists(atPath: file.path) else { return }
-            record[photoField] = Asset(fileURL: file).recordFieldValue
+            return
         }
+        if let base, base[photoField] != nil,
+            base[encrypted: contactField]?.bytesValue.flatMap(ContactPhoto.digest) == digest
+        {
+            return
+        }
+        // An image this device does not have (never downloaded, or its file removed) cannot go up: the
+        // record keeps what it had, and the rest of the contact syncs.
+        let file = photos.file(for: digest)
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        record[photoField] = Asset(fileURL: file).recordFieldValue
     }
 
     /// The photo asset a contact's record names, as this device has it.

@@ -166,9 +166,13 @@ extension Database {
     private func opened(_ value: RecordValue, seenVersion: UInt64?) async throws -> RecordValue {
         // A key in a form only this device writes would have it read (a pending one: upload) a file of
         // the server's choosing: never from the wire.
-        if let field = value.fields.keys.sorted().first(where: { key in
-            value.fields[key]!.assetReferences.contains { $0.key.flatMap(LocalAssetKey.init) != nil }
-        }) {
+        func hasLocalKey(_ field: FieldValue) -> Bool {
+            field.namesAsset && field.assetReferences.contains { $0.key.flatMap(LocalAssetKey.init) != nil }
+        }
+        // Every record read passes here: the keys are sorted (for the same report each time) only for one refused.
+        if value.fields.values.contains(where: hasLocalKey),
+            let field = value.fields.keys.sorted().first(where: { hasLocalKey(value.fields[$0]!) })
+        {
             throw SyncError.tampered(
                 value.recordID, recordType: value.recordType, .doesNotOpen,
                 "the asset in its field '\(field)' carries a key in a form no server sends")
