@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "ContactsLocal", targets: ["ContactsLocal"]),
         .library(name: "ContactsStore", targets: ["ContactsStore"]),
         .library(name: "ContactsTUI", targets: ["ContactsTUI"]),
+        .library(name: "ContactsDAV", targets: ["ContactsDAV"]),
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "contacts", targets: ["contacts"]),
     ],
@@ -143,7 +144,7 @@ let package = Package(
         // (SyncCore only for the zone IDs that say which book a conflict is in).
         .target(
             name: "ContactsModel",
-            dependencies: ["VCard", "SyncCore"],
+            dependencies: ["VCard", "SyncCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The local machine: the zero-setup server's supervision, the external editor, the data directory
@@ -174,13 +175,31 @@ let package = Package(
             dependencies: ["CNcursesw", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncKit"],
             swiftSettings: swiftSettings
         ),
+        // The CardDAV bridge: a device's address books served to DAV clients (phones, Thunderbird, khard
+        // with vdirsyncer) from the decrypted contacts on the device.
+        .target(
+            name: "ContactsDAV",
+            dependencies: [
+                "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncServer", "VCard",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "contacts",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTUI", "SyncClient", "SyncCore",
-                "SyncCrypto", "SyncKit", "SyncServer", "VCard",
+                "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTUI", "ContactsDAV", "SyncClient",
+                "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -232,6 +251,20 @@ let package = Package(
             ],
             // Read from the source tree by path (UpgradeTests).
             exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ContactsDAVTests",
+            dependencies: [
+                "ContactsDAV", "ContactsModel", "ContactsStore", "SyncClient", "SyncCore", "SyncCrypto", "SyncServer",
+                "SyncTesting",
+                "VCard",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

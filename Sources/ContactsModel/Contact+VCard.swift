@@ -8,7 +8,9 @@ extension Contact {
     /// Reads a contact from a card. A card without FN takes its name from N.
     public init(vCard card: VCard, now: Date = Date()) {
         let uid = card.first("UID")?.text ?? ""
-        let id = UUID(uuidString: Self.dropping("urn:uuid:", from: uid)) ?? .random()
+        // A UID that is not a UUID names the same contact each time the card comes (UUID(vCardUID:)).
+        let id =
+            UUID(uuidString: Self.dropping("urn:uuid:", from: uid)) ?? (uid.isEmpty ? .random() : UUID(vCardUID: uid))
         let name =
             card.first("FN")?.text
             ?? card.first("N").map { property in
@@ -48,6 +50,11 @@ extension Contact {
             }
             extras.append(VCardSerializer.contentLine(property))
         }
+        // A UID written otherwise than this app writes the ID (lower case, another scheme) is kept as it came:
+        // programs that sync by UID (vdirsyncer, khard) would take a rewritten one for another card.
+        if !uid.isEmpty, uid != id.uuidString, uid != "urn:uuid:\(id.uuidString)" {
+            extras.insert(VCardSerializer.contentLine(Property(name: "UID", text: uid)), at: 0)
+        }
         self.extras = extras
     }
 
@@ -59,7 +66,10 @@ extension Contact {
         let nameEditedSinceImport = modificationDate(of: .name) > modificationDate(of: .extras)
         let generatedN = Property(name: "N", components: nameComponents)
         if version == .v3 && !kept.contains(where: { $0.name == "N" }) { properties.append(generatedN) }
-        properties.append(Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.uuidString)" : id.uuidString))
+        if !kept.contains(where: { $0.name == "UID" }) {
+            properties.append(
+                Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.uuidString)" : id.uuidString))
+        }
         for email in emails {
             properties.append(Property(name: "EMAIL", text: email.value, parameters: Self.typeParameters(email.label)))
         }

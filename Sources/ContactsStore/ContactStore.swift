@@ -467,4 +467,7 @@ public enum Setting: String, Sendable {
     case latestEditTime
     /// How many seconds the server's clock is ahead of this device's (``EditClock``).
     case serverClockOffset
+    /// Random, set when the change log began (``ContactStore/startChangeLog()``): sync tokens carry it, so a
+    /// token from another device file, or from before the log was rebuilt, is recognised as not this log's.
+    case changeLogEpoch
 }

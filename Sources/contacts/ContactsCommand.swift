@@ -37,7 +37,7 @@ struct ContactsCommand: AsyncParsableCommand {
             SyncCommand.self, StatusCommand.self, ImportCommand.self, ExportCommand.self, AccountCommand.self,
             WipeCommand.self, ServerCommand.self, BookCommand.self, QueryCommand.self, AddFromMailCommand.self,
             BirthdaysCommand.self, GroupsCommand.self, DuplicatesCommand.self, MergeCommand.self, ConflictsCommand.self,
-            TamperedCommand.self, PhotoCommand.self,
+            TamperedCommand.self, PhotoCommand.self, DAVCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

@@ -18,7 +18,7 @@ public struct TLSFiles: Sendable, Hashable {
     /// Reads both files and checks that the key is the certificate's.
     ///
     /// - Throws: ``StartupError`` naming the file and what is wrong with it.
-    func serverConfiguration() throws -> TLSConfiguration {
+    package func serverConfiguration() throws -> TLSConfiguration {
         let certificatePEM = try Self.read(certificatePath, what: "TLS certificate")
         let keyPEM = try Self.read(keyPath, what: "TLS private key")
         let chain: [NIOSSLCertificate]

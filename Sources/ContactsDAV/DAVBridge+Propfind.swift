@@ -1,0 +1,185 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VCard
+
+/// What a PROPFIND asks for.
+enum PropertyRequest {
+    case all
+    case names
+    case some([PropName])
+
+    /// Reads a `DAV:propfind` body (none: allprop).
+    init(propfind body: XMLNode?) throws(DAVError) {
+        guard let body else {
+            self = .all
+            return
+        }
+        guard body.is(Namespace.dav, "propfind") else {
+            throw DAVError(.badRequest, "a PROPFIND's body is a DAV:propfind element, not \(body.name)")
+        }
+        if body.child(Namespace.dav, "propname") != nil {
+            self = .names
+        } else if let prop = body.child(Namespace.dav, "prop") {
+            self = .some(prop.children.map(PropName.init))
+        } else {
+            self = .all
+        }
+    }
+
+    func properties(of target: Target) -> [PropName] {
+        switch self {
+        case .all, .names: target.allProperties
+        case .some(let names): names
+        }
+    }
+
+    var wantsAddressData: Bool {
+        if case .some(let names) = self { return names.contains(.addressData) }
+        return false
+    }
+}
+
+extension DAVBridge {
+    enum Depth { case zero, one }
+
+    /// The `Depth` header: 0 or 1 (missing: 0); `infinity` is refused, as RFC 4918 allows.
+    static func depth(_ request: Request) throws -> Depth {
+        switch request.headers[HTTPField.Name("Depth")!]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "0": return .zero
+        case "1": return .one
+        case "infinity":
+            throw DAVError(
+                .forbidden, "PROPFIND with Depth: infinity is not served; ask with Depth: 1",
+                condition: (Namespace.dav, "propfind-finite-depth", nil))
+        case let other?: throw DAVError(.badRequest, "Depth is 0, 1 or infinity, not '\(other)'")
+        }
+    }
+
+    func propfind(_ path: DAVPath, _ request: Request) async throws -> Response {
+        let depth = try Self.depth(request)
+        let asked = try PropertyRequest(propfind: try await xmlBody(request))
+        var targets: [Target] = []
+        switch path {
+        case .root:
+            targets = [.root]
+        case .principal:
+            targets = [.principal]
+        case .home:
+            targets = [.home]
+            if depth == .one {
+                for book in try device.reader.books() {
+                    targets.append(.book(book, latest: try device.store.latestChange(in: book.zoneID)))
+                }
+            }
+        case .book(let segment):
+            let book = try book(segment)
+            targets = [.book(book, latest: try device.store.latestChange(in: book.zoneID))]
+            if depth == .one {
+                let members = try device.store.members(of: book.zoneID)
+                let cards =
+                    asked.wantsAddressData
+                    ? try await cardTexts(members, in: book, version: Self.version(request)) : [:]
+                targets += members.map { .member(book, $0, card: cards[$0.id]) }
+            }
+        case .resource(let segment, let name):
+            let book = try book(segment)
+            guard let member = try device.store.member(named: name, in: book.zoneID), member.present else {
+                throw DAVError(.notFound, "no contact is at \(path.path)")
+            }
+            let cards =
+                asked.wantsAddressData ? try await cardTexts([member], in: book, version: Self.version(request)) : [:]
+            targets = [.member(book, member, card: cards[member.id])]
+        }
+        var writer = XMLWriter()
+        writer.root(Namespace.dav, "multistatus")
+        for target in targets {
+            if case .names = asked {
+                writer.start(Namespace.dav, "response")
+                writer.href(target.path)
+                writer.start(Namespace.dav, "propstat")
+                writer.start(Namespace.dav, "prop")
+                for name in target.allProperties { writer.element(name.namespace, name.name) }
+                writer.end()
+                writer.status(200, "OK")
+                writer.end()
+                writer.end()
+            } else {
+                writeResponse(target, properties: asked.properties(of: target), into: &writer)
+            }
+        }
+        writer.end()
+        return Self.xml(.multiStatus, writer)
+    }
+
+    /// PROPPATCH: the bridge's properties are the device's (a book is renamed with `contacts book rename`);
+    /// each property asked to change answers 403, as RFC 4918 has it.
+    func proppatch(_ path: DAVPath, _ request: Request) async throws -> Response {
+        guard let body = try await xmlBody(request), body.is(Namespace.dav, "propertyupdate") else {
+            throw DAVError(.badRequest, "a PROPPATCH's body is a DAV:propertyupdate element")
+        }
+        var names: [PropName] = []
+        for change in body.children {
+            for prop in change.all(Namespace.dav, "prop") { names += prop.children.map(PropName.init) }
+        }
+        var writer = XMLWriter()
+        writer.root(Namespace.dav, "multistatus")
+        writer.start(Namespace.dav, "response")
+        writer.href(path.path)
+        writer.start(Namespace.dav, "propstat")
+        writer.start(Namespace.dav, "prop")
+        for name in names { writer.element(name.namespace, name.name) }
+        writer.end()
+        writer.status(403, "Forbidden")
+        writer.element(
+            Namespace.dav, "responsedescription",
+            "properties are set on the device: `contacts book rename` renames a book")
+        writer.end()
+        writer.end()
+        writer.end()
+        return Self.xml(.multiStatus, writer)
+    }
+
+    /// The vCard version a request asks for: `Accept: text/vcard; version=4.0` gives 4.0; anything else 3.0,
+    /// which every CardDAV client reads.
+    static func version(_ request: Request) -> VCard.Version {
+        version(accepting: request.headers[.accept])
+    }
+
+    static func version(accepting accept: String?) -> VCard.Version {
+        guard let accept = accept?.lowercased().replacingOccurrences(of: " ", with: "") else { return .v3 }
+        return accept.contains("version=4.0") || accept.contains("version=\"4.0\"") ? .v4 : .v3
+    }
+
+    /// The members' vCards as text, photos inline (downloaded first when this device lacks one).
+    func cardTexts(_ members: [LoggedMember], in book: AddressBook, version: VCard.Version) async throws
+        -> [UUID: String]
+    {
+        var contacts: [Contact] = []
+        contacts.reserveCapacity(members.count)
+        if members.count > 32 {
+            // One read of the book instead of a read per contact.
+            let wanted = Set(members.map(\.id))
+            contacts = try device.reader.contacts(in: book.zoneID).filter { wanted.contains($0.id) }
+        } else {
+            for member in members {
+                if let contact = try device.reader.contact(member.id) { contacts.append(contact) }
+            }
+        }
+        let cards: [VCard]
+        do {
+            cards = try await device.vCardsWithPhotos(contacts, version: version)
+        } catch {
+            // Served without the photo, a client that writes the card back would remove it.
+            throw DAVError(
+                .serviceUnavailable,
+                "a contact's photo is not on this device and could not be downloaded (\(error)); try again when the server answers"
+            )
+        }
+        var texts: [UUID: String] = [:]
+        for (contact, card) in zip(contacts, cards) { texts[contact.id] = VCardSerializer.serialize(card) }
+        return texts
+    }
+}

@@ -1,0 +1,189 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VCard
+
+extension DAVBridge {
+    /// REPORT on a book: addressbook-multiget, addressbook-query, sync-collection.
+    func report(_ path: DAVPath, _ request: Request) async throws -> Response {
+        guard case .book(let segment) = path else {
+            throw DAVError(
+                .forbidden, "REPORTs are answered by address books (\(DAVPath.homePath)<book>/)",
+                condition: (Namespace.dav, "supported-report", nil))
+        }
+        let book = try book(segment)
+        guard let body = try await xmlBody(request) else {
+            throw DAVError(.badRequest, "a REPORT needs a body saying which report")
+        }
+        let asked = try PropertyRequest(
+            propfind: body.child(Namespace.dav, "prop").map {
+                XMLNode(namespace: Namespace.dav, name: "propfind", children: [$0])
+            })
+        let version = Self.version(requested: body.child(Namespace.dav, "prop"), request)
+        switch (body.namespace, body.name) {
+        case (Namespace.cardDAV, "addressbook-multiget"):
+            return try await multiget(book, body, asked, version)
+        case (Namespace.cardDAV, "addressbook-query"):
+            return try await query(book, body, asked, version)
+        case (Namespace.dav, "sync-collection"):
+            return try await syncCollection(book, body, asked, version)
+        default:
+            throw DAVError(
+                .forbidden,
+                "the report \(body.name) is not supported; address books answer addressbook-multiget, addressbook-query and sync-collection",
+                condition: (Namespace.dav, "supported-report", nil))
+        }
+    }
+
+    /// The version `address-data` asks for (its `version` attribute), else the `Accept` header's.
+    static func version(requested prop: XMLNode?, _ request: Request) -> VCard.Version {
+        if let addressData = prop?.child(Namespace.cardDAV, "address-data"),
+            let version = addressData.attributes["version"]
+        {
+            return version == "4.0" ? .v4 : .v3
+        }
+        return Self.version(request)
+    }
+
+    private func multiget(_ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version)
+        async throws -> Response
+    {
+        let hrefs = body.all(Namespace.dav, "href").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        var found: [LoggedMember] = []
+        var missing: [String] = []
+        for href in hrefs {
+            // A client may send the path or the whole URL.
+            let path = URL(string: href).map { $0.path.isEmpty ? href : ($0.host == nil ? href : $0.path) } ?? href
+            guard case .resource(let segment, let name)? = try? DAVPath(requestPath: path),
+                segment == DAVPath.segment(of: book.zoneID),
+                let member = try device.store.member(named: name, in: book.zoneID), member.present
+            else {
+                missing.append(href)
+                continue
+            }
+            found.append(member)
+        }
+        let cards = asked.wantsAddressData ? try await cardTexts(found, in: book, version: version) : [:]
+        var writer = XMLWriter()
+        writer.root(Namespace.dav, "multistatus")
+        for member in found {
+            writeResponse(
+                .member(book, member, card: cards[member.id]),
+                properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
+        }
+        for href in missing {
+            writer.start(Namespace.dav, "response")
+            writer.href(href)
+            writer.status(404, "Not Found")
+            writer.end()
+        }
+        writer.end()
+        return Self.xml(.multiStatus, writer)
+    }
+
+    private func query(_ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version)
+        async throws -> Response
+    {
+        let filter = try AddressBookFilter(body.child(Namespace.cardDAV, "filter"))
+        let limit = body.child(Namespace.cardDAV, "limit")?.child(Namespace.cardDAV, "nresults").flatMap {
+            Int($0.text.trimmingCharacters(in: .whitespaces))
+        }
+        let members = try device.store.members(of: book.zoneID)
+        var matching: [LoggedMember] = []
+        if filter.propertyFilters.isEmpty {
+            matching = members
+        } else {
+            let byID = Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0) })
+            for contact in try device.reader.contacts(in: book.zoneID)
+            where filter.matches(contact.vCard(version: version)) {
+                if let member = byID[contact.id] { matching.append(member) }
+            }
+        }
+        let truncated = limit.map { matching.count > $0 } ?? false
+        if let limit, truncated { matching = Array(matching.prefix(limit)) }
+        let cards = asked.wantsAddressData ? try await cardTexts(matching, in: book, version: version) : [:]
+        var writer = XMLWriter()
+        writer.root(Namespace.dav, "multistatus")
+        for member in matching {
+            writeResponse(
+                .member(book, member, card: cards[member.id]),
+                properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
+        }
+        if truncated {
+            writer.start(Namespace.dav, "response")
+            writer.href(DAVPath.book(DAVPath.segment(of: book.zoneID)).path)
+            writer.status(507, "Insufficient Storage")
+            writer.element(
+                Namespace.dav, "responsedescription", "only the first \(limit ?? 0) matches, as the client asked")
+            writer.end()
+        }
+        writer.end()
+        return Self.xml(.multiStatus, writer)
+    }
+
+    /// RFC 6578: the members changed since the token (all present ones for an empty token), removals as
+    /// 404; at most a page, then a 507 on the book and the token of the last change listed, so the client
+    /// asks again for the rest.
+    private func syncCollection(
+        _ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version
+    )
+        async throws -> Response
+    {
+        let tokenText =
+            body.child(Namespace.dav, "sync-token")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let latest = try device.store.latestChange(in: book.zoneID)
+        let after: Int64
+        if tokenText.isEmpty {
+            after = 0
+        } else {
+            guard let change = change(ofSyncToken: tokenText), change <= latest else {
+                throw DAVError(
+                    .forbidden,
+                    "the sync token is not one this address book gave (or its device's change log was rebuilt): sync again without a token",
+                    condition: (Namespace.dav, "valid-sync-token", nil))
+            }
+            after = change
+        }
+        if let level = body.child(Namespace.dav, "sync-level")?.text.trimmingCharacters(in: .whitespaces),
+            level != "1", level != "infinite"
+        {
+            throw DAVError(.badRequest, "sync-level is 1 or infinite, not '\(level)'")
+        }
+        var page = limits.syncPageSize
+        if let nresults = body.child(Namespace.dav, "limit")?.child(Namespace.dav, "nresults").flatMap({
+            Int($0.text.trimmingCharacters(in: .whitespaces))
+        }), nresults > 0 {
+            page = min(page, nresults)
+        }
+        var changes = try device.store.changes(in: book.zoneID, after: after, limit: page + 1)
+        let truncated = changes.count > page
+        if truncated { changes.removeLast() }
+        let token = truncated ? changes.last?.change ?? after : latest
+        // An empty token lists what is there; removals matter only to a client that had them.
+        let listed = tokenText.isEmpty ? changes.filter(\.present) : changes
+        let present = listed.filter(\.present)
+        let cards = asked.wantsAddressData ? try await cardTexts(present, in: book, version: version) : [:]
+        var writer = XMLWriter()
+        writer.root(Namespace.dav, "multistatus")
+        for member in listed {
+            if member.present {
+                writeResponse(
+                    .member(book, member, card: cards[member.id]),
+                    properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
+            } else {
+                writeRemoved(book, member, into: &writer)
+            }
+        }
+        if truncated {
+            writer.start(Namespace.dav, "response")
+            writer.href(DAVPath.book(DAVPath.segment(of: book.zoneID)).path)
+            writer.status(507, "Insufficient Storage")
+            writer.end()
+        }
+        writer.element(Namespace.dav, "sync-token", syncToken(token))
+        writer.end()
+        return Self.xml(.multiStatus, writer)
+    }
+}

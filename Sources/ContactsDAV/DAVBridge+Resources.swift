@@ -1,0 +1,131 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VCard
+
+extension DAVBridge {
+    func get(_ path: DAVPath, _ request: Request, head: Bool) async throws -> Response {
+        guard case .resource(let segment, let name) = path else {
+            if case .book = path {
+                throw DAVError(
+                    .methodNotAllowed, "an address book is read with PROPFIND or REPORT; its contacts with GET")
+            }
+            return Self.text(.ok, "a CardDAV bridge of the contacts app: address books are under \(DAVPath.homePath)")
+        }
+        let book = try book(segment)
+        guard let member = try device.store.member(named: name, in: book.zoneID), member.present else {
+            throw DAVError(.notFound, "no contact is at \(path.path)")
+        }
+        let version = Self.version(request)
+        var headers = HTTPFields()
+        headers[.eTag] = etag(member)
+        headers[.contentType] = "text/vcard; charset=utf-8" + (version == .v4 ? "; version=4.0" : "")
+        headers[.vary] = "Accept"
+        if let noneMatch = request.headers[.ifNoneMatch], Self.matches(noneMatch, etag(member)) {
+            return Response(status: .notModified, headers: headers)
+        }
+        guard let text = try await cardTexts([member], in: book, version: version)[member.id] else {
+            throw DAVError(.notFound, "no contact is at \(path.path)")
+        }
+        let bytes = ByteBuffer(string: text)
+        headers[.contentLength] = String(bytes.readableBytes)
+        return Response(status: .ok, headers: headers, body: head ? ResponseBody() : ResponseBody(byteBuffer: bytes))
+    }
+
+    /// A client's card at `path`: a new contact, or a new version of the one there (an edit like any other).
+    func put(_ path: DAVPath, _ request: Request) async throws -> Response {
+        guard case .resource(let segment, let name) = path else {
+            throw DAVError(.methodNotAllowed, "cards are PUT at \(DAVPath.homePath)<book>/<name>.vcf")
+        }
+        let book = try book(segment)
+        guard book.canEdit else {
+            throw DAVError(
+                .forbidden,
+                "the address book '\(book.name)' is shared with you to read only\(book.ownerUsername.map { " (by \($0))" } ?? ""): ask its owner for write access",
+                condition: (Namespace.dav, "need-privileges", nil))
+        }
+        if let type = request.headers[.contentType]?.lowercased(),
+            !(type.hasPrefix("text/vcard") || type.hasPrefix("text/x-vcard") || type.hasPrefix("text/directory"))
+        {
+            throw DAVError(
+                .unsupportedMediaType, "a card is text/vcard, not \(type)",
+                condition: (Namespace.cardDAV, "supported-address-data", nil))
+        }
+        let condition = try condition(request)
+        let buffer = try await Self.body(of: request, limit: limits.maximumResourceBytes, what: "the card")
+        let card = try Self.card(Data(buffer.readableBytesView))
+        let (member, created) = try device.putResource(card, named: name, in: book.zoneID, condition: condition)
+        onWrite()
+        var headers = HTTPFields()
+        headers[.eTag] = etag(member)
+        return Response(status: created ? .created : .noContent, headers: headers)
+    }
+
+    func delete(_ path: DAVPath, _ request: Request) throws -> Response {
+        guard case .resource(let segment, let name) = path else {
+            throw DAVError(.forbidden, "address books are deleted with `contacts book delete`, not by DAV clients")
+        }
+        let book = try book(segment)
+        guard book.canEdit else {
+            throw DAVError(
+                .forbidden,
+                "the address book '\(book.name)' is shared with you to read only: ask its owner for write access",
+                condition: (Namespace.dav, "need-privileges", nil))
+        }
+        try device.deleteResource(named: name, in: book.zoneID, condition: try condition(request))
+        onWrite()
+        return Response(status: .noContent)
+    }
+
+    /// `If-Match` / `If-None-Match` as a condition on the resource there. An ETag this bridge never gave
+    /// matches nothing (412), as a stale one does.
+    private func condition(_ request: Request) throws -> ResourceCondition {
+        if let match = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) {
+            if match == "*" { return .present }
+            let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard tags.count == 1, let change = change(ofETag: tags[0]) else { return .change(-1) }
+            return .change(change)
+        }
+        if let noneMatch = request.headers[.ifNoneMatch]?.trimmingCharacters(in: .whitespaces) {
+            guard noneMatch == "*" else {
+                throw DAVError(
+                    .badRequest, "If-None-Match on a write is '*' (create only); send If-Match with the ETag to replace"
+                )
+            }
+            return .absent
+        }
+        return .none
+    }
+
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    /// Exactly one vCard, readable, in UTF-8; else 400/403 saying what is wrong, nothing stored.
+    static func card(_ data: Data) throws -> VCard {
+        guard String(data: data, encoding: .utf8) != nil else {
+            throw DAVError(
+                .badRequest, "the card is not UTF-8 text", condition: (Namespace.cardDAV, "supported-address-data", nil)
+            )
+        }
+        let result = VCardParser.parse(data)
+        if let problem = result.problems.first {
+            throw DAVError(
+                .badRequest, "the card is not a valid vCard: \(problem.message)",
+                condition: (Namespace.cardDAV, "valid-address-data", nil))
+        }
+        guard result.cards.count == 1, let card = result.cards.first else {
+            throw DAVError(
+                .badRequest,
+                "a resource holds exactly one vCard (BEGIN:VCARD … END:VCARD); this body has \(result.cards.count)",
+                condition: (Namespace.cardDAV, "valid-address-data", nil))
+        }
+        return card
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SyncServer
+
+/// The bridge's HTTP listener: loopback by default; any other address only with TLS.
+public struct DAVServer: Sendable {
+    public var address: ListenAddress
+    public var tls: TLSFiles?
+
+    public init(address: ListenAddress, tls: TLSFiles?) throws {
+        guard tls != nil || Self.isLoopback(address.host) else {
+            throw BridgeError.plainTextBeyondLoopback(address.description)
+        }
+        self.address = address
+        self.tls = tls
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.") && host.split(separator: ".").count == 4
+    }
+
+    /// The bridge as a service: serves until its service group shuts down; `onListening` gets the port
+    /// (the one picked, for port 0).
+    public func service(bridge: DAVBridge, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void)
+        throws -> some Service
+    {
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in await bridge.respond(to: request) }
+        let server: HTTPServerBuilder =
+            try tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: try $0.serverConfiguration()) }
+            ?? .http1()
+        return Application(
+            responder: responder, server: server,
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "contacts-dav"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? address.port) },
+            logger: logger)
+    }
+}

@@ -1,0 +1,165 @@
+import ContactsModel
+import Foundation
+import GRDB
+import SyncCore
+
+/// A member of a book as the change log knows it: the contact, the change that last touched it there,
+/// and the name a client gave its resource (nil: the contact's ID).
+package struct LoggedMember: Sendable, Hashable {
+    package var id: UUID
+    /// The sequence number of the last change to the contact in this book: a strong validator, since
+    /// every change to the stored contact takes a new one.
+    package var change: Int64
+    package var resourceName: String?
+    /// False for a contact that left the book (deleted, or moved to another).
+    package var present: Bool
+}
+
+/// The per-book change log that CardDAV's sync tokens stand on (RFC 6578): every contact's latest change,
+/// numbered from one sequence, removals included. Kept by triggers on the contact table, so that every
+/// path that writes contacts (edits, imports, fetched records, a wipe) is logged in its own transaction
+/// without knowing of it; and begun only by the first bridge on a device, so that devices without one
+/// pay nothing for it.
+///
+/// Also the names DAV clients gave contacts' resources (`PUT /…/ann.vcf`), kept after a contact goes so
+/// that its removal is reported under the name the client knows.
+extension ContactStore {
+    /// Creates the log (once; each later call only returns its epoch) with every contact as of now.
+    @discardableResult
+    package func startChangeLog() throws -> String {
+        try write { transaction in
+            let db = transaction.db
+            if let epoch = try Self.setting(.changeLogEpoch, db), try db.tableExists("contactChange") { return epoch }
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS contactChange (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, zoneName TEXT NOT NULL,
+                        ownerName TEXT NOT NULL, present INTEGER NOT NULL);
+                    CREATE UNIQUE INDEX IF NOT EXISTS contactChangeMember ON contactChange(zoneName, ownerName, id);
+                    CREATE INDEX IF NOT EXISTS contactChangeBook ON contactChange(zoneName, ownerName, seq);
+                    CREATE TABLE IF NOT EXISTS resourceName (
+                        id TEXT PRIMARY KEY, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, name TEXT NOT NULL);
+                    CREATE UNIQUE INDEX IF NOT EXISTS resourceNameInBook ON resourceName(zoneName, ownerName, name);
+                    CREATE TRIGGER IF NOT EXISTS contactChangeAdded AFTER INSERT ON contact BEGIN
+                        \(Self.logChange("new", present: true))
+                    END;
+                    CREATE TRIGGER IF NOT EXISTS contactChangeMoved AFTER UPDATE ON contact
+                        WHEN old.zoneName IS NOT new.zoneName OR old.ownerName IS NOT new.ownerName
+                        BEGIN
+                            \(Self.logChange("old", present: false))
+                        END;
+                    CREATE TRIGGER IF NOT EXISTS contactChangeEdited AFTER UPDATE ON contact
+                        WHEN old.json IS NOT new.json OR old.zoneName IS NOT new.zoneName
+                            OR old.ownerName IS NOT new.ownerName
+                        BEGIN
+                            \(Self.logChange("new", present: true))
+                        END;
+                    CREATE TRIGGER IF NOT EXISTS contactChangeRemoved AFTER DELETE ON contact BEGIN
+                        \(Self.logChange("old", present: false))
+                    END;
+                    DELETE FROM contactChange;
+                    INSERT INTO contactChange (id, zoneName, ownerName, present)
+                        SELECT id, zoneName, ownerName, 1 FROM contact ORDER BY zoneName, ownerName, sortKey;
+                    """)
+            let epoch = Hexadecimal.lowercase((0..<8).map { _ in UInt8.random(in: 0...255) })
+            try Self.setSetting(.changeLogEpoch, epoch, db)
+            return epoch
+        }
+    }
+
+    /// A trigger's statements that make `row`'s contact the latest change of its book. A delete and an insert,
+    /// not INSERT OR REPLACE: the statement that fires a trigger decides conflicts for the trigger's own (an
+    /// upsert's would fail it).
+    private static func logChange(_ row: String, present: Bool) -> String {
+        """
+        DELETE FROM contactChange WHERE zoneName = \(row).zoneName AND ownerName = \(row).ownerName AND id = \(row).id;
+        INSERT INTO contactChange (id, zoneName, ownerName, present)
+            VALUES (\(row).id, \(row).zoneName, \(row).ownerName, \(present ? 1 : 0));
+        """
+    }
+
+    /// The book's present members, in list order.
+    package func members(of book: RecordZone.ID) throws -> [LoggedMember] {
+        try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id, ch.seq, n.name FROM contact c
+                    JOIN contactChange ch ON ch.zoneName = c.zoneName AND ch.ownerName = c.ownerName AND ch.id = c.id
+                    LEFT JOIN resourceName n ON n.id = c.id AND n.zoneName = c.zoneName AND n.ownerName = c.ownerName
+                    WHERE c.zoneName = ? AND c.ownerName = ? ORDER BY c.sortKey, c.id
+                    """, arguments: [book.zoneName, book.ownerName]
+            ).compactMap(Self.member(present: true))
+        }
+    }
+
+    /// What changed in the book after change `after`, oldest first, at most `limit`; removals included.
+    package func changes(in book: RecordZone.ID, after: Int64, limit: Int) throws -> [LoggedMember] {
+        try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ch.id, ch.seq, n.name, ch.present FROM contactChange ch
+                    LEFT JOIN resourceName n ON n.id = ch.id AND n.zoneName = ch.zoneName AND n.ownerName = ch.ownerName
+                    WHERE ch.zoneName = ? AND ch.ownerName = ? AND ch.seq > ? ORDER BY ch.seq LIMIT ?
+                    """, arguments: [book.zoneName, book.ownerName, after, limit]
+            ).compactMap(Self.member(present: nil))
+        }
+    }
+
+    /// The book's member named `name` (a client's name, or `<ID>.vcf` for a contact no client named), present
+    /// or removed.
+    package func member(named name: String, in book: RecordZone.ID) throws -> LoggedMember? {
+        try queue.read { db in try Self.member(named: name, in: book, db) }
+    }
+
+    static func member(named name: String, in book: RecordZone.ID, _ db: GRDB.Database) throws -> LoggedMember? {
+        let named = try String.fetchOne(
+            db, sql: "SELECT id FROM resourceName WHERE zoneName = ? AND ownerName = ? AND name = ?",
+            arguments: [book.zoneName, book.ownerName, name])
+        let byID = name.hasSuffix(".vcf") ? UUID(canonical: String(name.dropLast(4)))?.canonicalString : nil
+        guard let id = (named ?? byID).flatMap(UUID.init(canonical:)) else { return nil }
+        let member = try Self.member(id, in: book, db)
+        // A contact a client named is not also at `<ID>.vcf`.
+        return named == nil && member?.resourceName != nil ? nil : member
+    }
+
+    /// The contact's member in `book` (its latest change there), as logged in this transaction.
+    static func member(_ id: UUID, in book: RecordZone.ID, _ db: GRDB.Database) throws -> LoggedMember? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT ch.id, ch.seq, n.name, ch.present FROM contactChange ch
+                LEFT JOIN resourceName n ON n.id = ch.id AND n.zoneName = ch.zoneName AND n.ownerName = ch.ownerName
+                WHERE ch.zoneName = ? AND ch.ownerName = ? AND ch.id = ?
+                """, arguments: [book.zoneName, book.ownerName, id.canonicalString]
+        ).flatMap(Self.member(present: nil))
+    }
+
+    /// The latest change in the book (0 before any).
+    package func latestChange(in book: RecordZone.ID) throws -> Int64 {
+        try queue.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT MAX(seq) FROM contactChange WHERE zoneName = ? AND ownerName = ?",
+                arguments: [book.zoneName, book.ownerName]) ?? 0
+        }
+    }
+
+    /// Names the contact's resource in its book; a name another contact had there passes to this one.
+    static func nameResource(_ id: UUID, _ name: String, in book: RecordZone.ID, _ db: GRDB.Database) throws {
+        try db.execute(
+            sql: "DELETE FROM resourceName WHERE (zoneName = ? AND ownerName = ? AND name = ?) OR id = ?",
+            arguments: [book.zoneName, book.ownerName, name, id.canonicalString])
+        try db.execute(
+            sql: "INSERT INTO resourceName (id, zoneName, ownerName, name) VALUES (?, ?, ?, ?)",
+            arguments: [id.canonicalString, book.zoneName, book.ownerName, name])
+    }
+
+    private static func member(present: Bool?) -> (Row) -> LoggedMember? {
+        { row in
+            guard let id = UUID(canonical: row["id"]) else { return nil }
+            return LoggedMember(
+                id: id, change: row["seq"], resourceName: row["name"], present: present ?? row["present"])
+        }
+    }
+}

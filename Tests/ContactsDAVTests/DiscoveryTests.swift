@@ -1,0 +1,123 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import SyncClient
+import SyncCore
+import SyncServer
+import Testing
+
+@testable import ContactsDAV
+
+/// RFC 6764 and 6352 discovery through real HTTP: the well-known URL, the principal, the home set, one
+/// address book per book, and HTTP Basic with the bridge's password.
+@Suite("CardDAV bridge: discovery and access")
+struct DiscoveryTests {
+    @Test(
+        "/.well-known/carddav leads to the root; the root names the principal, the principal the home; the home lists every book"
+    )
+    func discovery() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let family = try devices[0].createBook(named: "Family")
+            var reply = try await bridge.request("GET", "/.well-known/carddav", authenticated: false)
+            #expect(reply.status == 301 && reply.header("Location") == "/", "\(reply)")
+
+            reply = try await bridge.propfind("/", "<d:current-user-principal/><card:addressbook-home-set/>")
+            #expect(reply.status == 207)
+            #expect(try reply.first("DAV:", "current-user-principal")?.child("DAV:", "href")?.text == "/principal/")
+
+            reply = try await bridge.propfind("/principal/", "<card:addressbook-home-set/><d:resourcetype/>")
+            #expect(
+                try reply.first(Namespace.cardDAV, "addressbook-home-set")?.child("DAV:", "href")?.text == "/books/")
+            #expect(try reply.first("DAV:", "resourcetype")?.child("DAV:", "principal") != nil)
+
+            reply = try await bridge.propfind("/books/", depth: "1", "<d:displayname/><d:resourcetype/>")
+            let responses = try reply.responses()
+            let familyPath = "/books/\(family.zoneID.zoneName)/"
+            #expect(Set(responses.keys) == ["/books/", "/books/Contacts/", familyPath], "\(responses.keys)")
+            #expect(responses[familyPath]?.descendant("DAV:", "displayname")?.text == "Family")
+            #expect(responses["/books/Contacts/"]?.descendant(Namespace.cardDAV, "addressbook") != nil)
+        }
+    }
+
+    @Test("an address book says what it supports: reports, vCard versions, its ctag and sync token, its privileges")
+    func bookProperties() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let props =
+                "<d:supported-report-set/><card:supported-address-data/><cs:getctag/><d:sync-token/><d:current-user-privilege-set/><d:unknown-thing/>"
+            var reply = try await bridge.propfind(Bridge.contacts, props)
+            let reports = try #require(try reply.first("DAV:", "supported-report-set"))
+            #expect(reports.descendant(Namespace.cardDAV, "addressbook-query") != nil)
+            #expect(reports.descendant(Namespace.cardDAV, "addressbook-multiget") != nil)
+            #expect(reports.descendant("DAV:", "sync-collection") != nil)
+            let versions = try #require(try reply.first(Namespace.cardDAV, "supported-address-data")).children.map {
+                $0.attributes["version"] ?? ""
+            }
+            #expect(versions == ["3.0", "4.0"])
+            #expect(try reply.first("DAV:", "current-user-privilege-set")?.descendant("DAV:", "write") != nil)
+            // What the bridge does not have is listed as not found, beside what it has.
+            #expect(reply.body.contains("<d:unknown-thing/></d:prop><d:status>HTTP/1.1 404 Not Found"), "\(reply.body)")
+            let ctag = try reply.first(Namespace.calendarServer, "getctag")?.text
+            let token = try reply.first("DAV:", "sync-token")?.text
+
+            try devices[0].add(Contact(id: .random(), name: "Ada Lovelace"))
+            reply = try await bridge.propfind(Bridge.contacts, props)
+            #expect(try reply.first(Namespace.calendarServer, "getctag")?.text != ctag)
+            #expect(try reply.first("DAV:", "sync-token")?.text != token)
+
+            reply = try await bridge.request("PROPFIND", Bridge.contacts, headers: [("Depth", "infinity")])
+            #expect(reply.status == 403 && reply.body.contains("propfind-finite-depth"), "\(reply.body)")
+            reply = try await bridge.request(
+                "PROPFIND", Bridge.contacts, body: "<d:propfind xmlns:d=\"DAV:\"><d:propname/></d:propfind>")
+            #expect(reply.status == 207 && reply.body.contains("<d:sync-token/>"), "\(reply.body)")
+        }
+    }
+
+    @Test("every request but discovery needs the bridge's user and password; OPTIONS says it is an address book server")
+    func authentication() async throws {
+        try await withBridge(devices: 1) { bridge, _, _, _ in
+            var reply = try await bridge.propfind(Bridge.contacts, "<d:getetag/>")
+            #expect(reply.status == 207)
+            reply = try await bridge.request("PROPFIND", Bridge.contacts, authenticated: false)
+            #expect(reply.status == 401)
+            #expect(reply.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
+            #expect(reply.body.contains("contacts dav --show-credentials"))
+            let wrong = Data("contacts:\(bridge.credentials.password)x".utf8).base64EncodedString()
+            reply = try await bridge.request(
+                "GET", Bridge.contacts + "x.vcf", headers: [("Authorization", "Basic \(wrong)")], authenticated: false)
+            #expect(reply.status == 401)
+            reply = try await bridge.request("OPTIONS", "/")
+            #expect(reply.status == 200)
+            #expect(reply.header("DAV")?.contains("addressbook") == true)
+            #expect(reply.header("Allow")?.contains("REPORT") == true)
+            reply = try await bridge.request("MKCOL", "/books/New/")
+            #expect(reply.status == 403 && reply.body.contains("contacts book create"), "\(reply.body)")
+            reply = try await bridge.request("PATCH", Bridge.contacts)
+            #expect(reply.status == 405)
+            reply = try await bridge.request("GET", "/elsewhere/x")
+            #expect(reply.status == 404)
+        }
+    }
+
+    @Test("the password is made once, kept 0600, and read back the same")
+    func credentialsFile() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/devices", withIntermediateDirectories: true)
+            let first = try BridgeCredentials.load(dataDirectory: directory, device: "dav")
+            let again = try BridgeCredentials.load(dataDirectory: directory, device: "dav")
+            #expect(first == again)
+            #expect(first.password.count == 32)
+            let path = BridgeCredentials.path(dataDirectory: directory, device: "dav")
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(try BridgeCredentials.load(dataDirectory: directory, device: "other") != first)
+        }
+    }
+
+    @Test("any address beyond loopback is refused without TLS")
+    func loopbackOnly() throws {
+        #expect(throws: BridgeError.self) { try DAVServer(address: .init(host: "0.0.0.0", port: 5233), tls: nil) }
+        #expect(throws: BridgeError.self) { try DAVServer(address: .init(host: "192.168.1.4", port: 5233), tls: nil) }
+        #expect(throws: Never.self) { try DAVServer(address: .init(host: "127.0.0.1", port: 5233), tls: nil) }
+        #expect(throws: Never.self) { try DAVServer(address: .init(host: "::1", port: 5233), tls: nil) }
+    }
+}

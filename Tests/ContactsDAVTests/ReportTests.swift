@@ -1,0 +1,192 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import SyncTesting
+import Testing
+
+@testable import ContactsDAV
+
+private let davNamespaces = "xmlns:d=\"DAV:\" xmlns:card=\"urn:ietf:params:xml:ns:carddav\""
+
+/// addressbook-multiget, addressbook-query and sync-collection through real HTTP, and a bridge that
+/// stays live: other devices' edits reach its clients' next sync, its clients' writes reach other devices
+/// by push.
+@Suite("CardDAV bridge: reports and sync")
+struct ReportTests {
+    @Test("multiget answers the hrefs it has with their cards and the others with 404")
+    func multiget() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let ada = try devices[0].add(Contact(id: .random(), name: "Ada Lovelace"))
+            let alan = try devices[0].add(Contact(id: .random(), name: "Alan Turing"))
+            let missing = Bridge.contacts + UUID().uuidString + ".vcf"
+            let hrefs = [ada.id, alan.id].map { "<d:href>\(Bridge.contacts)\($0.uuidString).vcf</d:href>" }.joined()
+            let reply = try await bridge.report(
+                Bridge.contacts,
+                "<card:addressbook-multiget \(davNamespaces)><d:prop><d:getetag/><card:address-data/></d:prop>\(hrefs)<d:href>\(missing)</d:href></card:addressbook-multiget>"
+            )
+            #expect(reply.status == 207)
+            let responses = try reply.responses()
+            #expect(responses.count == 3)
+            #expect(
+                responses[Bridge.contacts + ada.id.uuidString + ".vcf"]?.descendant(Namespace.cardDAV, "address-data")?
+                    .text.contains("FN:Ada Lovelace") == true)
+            #expect(responses[Bridge.contacts + alan.id.uuidString + ".vcf"]?.descendant("DAV:", "getetag") != nil)
+            #expect(responses[missing]?.child("DAV:", "status")?.text.contains("404") == true)
+        }
+    }
+
+    @Test(
+        "addressbook-query: text-match on a property, allof and anyof, negation, a limit; an unknown collation is refused"
+    )
+    func query() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            try devices[0].add(
+                Contact(id: .random(), name: "Ada Lovelace", emails: [.init(label: "", value: "ada@example.org")]))
+            try devices[0].add(
+                Contact(id: .random(), name: "Alan Turing", emails: [.init(label: "", value: "alan@bletchley.example")])
+            )
+            try devices[0].add(Contact(id: .random(), name: "Grace Hopper"))
+            func names(_ filter: String, limit: String = "") async throws -> [String] {
+                let reply = try await bridge.report(
+                    Bridge.contacts,
+                    "<card:addressbook-query \(davNamespaces)><d:prop><card:address-data/></d:prop><card:filter \(filter)</card:filter>\(limit)</card:addressbook-query>"
+                )
+                #expect(reply.status == 207, "\(reply.body)")
+                return try reply.xml().all("DAV:", "response").compactMap { response in
+                    response.descendant(Namespace.cardDAV, "address-data")?.text.split(separator: "\r\n")
+                        .first { $0.hasPrefix("FN:") }.map { String($0.dropFirst(3)) }
+                }.sorted()
+            }
+            #expect(try await names(">") == ["Ada Lovelace", "Alan Turing", "Grace Hopper"])
+            #expect(
+                try await names(
+                    "><card:prop-filter name=\"EMAIL\"><card:text-match match-type=\"contains\">EXAMPLE.ORG</card:text-match></card:prop-filter>"
+                ) == ["Ada Lovelace"])
+            #expect(
+                try await names(
+                    "><card:prop-filter name=\"FN\"><card:text-match match-type=\"starts-with\">a</card:text-match></card:prop-filter>"
+                ) == ["Ada Lovelace", "Alan Turing"])
+            #expect(
+                try await names("><card:prop-filter name=\"EMAIL\"><card:is-not-defined/></card:prop-filter>") == [
+                    "Grace Hopper"
+                ])
+            #expect(
+                try await names(
+                    "test=\"allof\"><card:prop-filter name=\"FN\"><card:text-match match-type=\"starts-with\">a</card:text-match></card:prop-filter><card:prop-filter name=\"EMAIL\"><card:text-match negate-condition=\"yes\">example.org</card:text-match></card:prop-filter>"
+                ) == ["Alan Turing"])
+            #expect(
+                try await names(
+                    "test=\"anyof\"><card:prop-filter name=\"FN\"><card:text-match match-type=\"equals\">Grace Hopper</card:text-match></card:prop-filter><card:prop-filter name=\"EMAIL\"><card:text-match>bletchley</card:text-match></card:prop-filter>"
+                ) == ["Alan Turing", "Grace Hopper"])
+            #expect(try await names(">", limit: "<card:limit><card:nresults>2</card:nresults></card:limit>").count == 2)
+
+            let refused = try await bridge.report(
+                Bridge.contacts,
+                "<card:addressbook-query \(davNamespaces)><d:prop><d:getetag/></d:prop><card:filter><card:prop-filter name=\"FN\"><card:text-match collation=\"i;klingon\">a</card:text-match></card:prop-filter></card:filter></card:addressbook-query>"
+            )
+            #expect(refused.status == 403 && refused.body.contains("supported-collation"), "\(refused.body)")
+        }
+    }
+
+    @Test(
+        "sync-collection: everything at first, then changes and removals (404) since the token, truncated pages with a 507 and a token, a foreign token refused"
+    )
+    func syncCollection() async throws {
+        try await withBridge(
+            devices: 1,
+            limits: {
+                var limits = DAVBridge.Limits()
+                limits.syncPageSize = 2
+                return limits
+            }()
+        ) { bridge, devices, _, _ in
+            let device = devices[0]
+            var contacts: [Contact] = []
+            for name in ["Ada", "Alan", "Grace"] { contacts.append(try device.add(Contact(id: .random(), name: name))) }
+            func sync(_ token: String) async throws -> (
+                members: [String: String], token: String, truncated: Bool, status: Int, body: String
+            ) {
+                let reply = try await bridge.report(
+                    Bridge.contacts,
+                    "<d:sync-collection \(davNamespaces)><d:sync-token>\(token)</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"
+                )
+                guard reply.status == 207 else { return ([:], "", false, reply.status, reply.body) }
+                var members: [String: String] = [:]
+                var truncated = false
+                for (href, response) in try reply.responses() {
+                    let status = response.descendant("DAV:", "status")?.text ?? ""
+                    if href == Bridge.contacts {
+                        truncated = status.contains("507")
+                    } else {
+                        members[href] = status.contains("404") ? "removed" : "present"
+                    }
+                }
+                return (members, try reply.first("DAV:", "sync-token")?.text ?? "", truncated, reply.status, reply.body)
+            }
+            // The first sync, a page at a time.
+            var page = try await sync("")
+            #expect(page.members.count == 2 && page.truncated)
+            var seen = page.members
+            page = try await sync(page.token)
+            #expect(page.members.count == 1 && !page.truncated)
+            seen.merge(page.members) { $1 }
+            #expect(seen.count == 3 && seen.values.allSatisfy { $0 == "present" })
+            let token = page.token
+            #expect(try await sync(token).members.isEmpty)
+
+            // An edit and a removal since the token.
+            var ada = contacts[0]
+            ada.notes = "first programmer"
+            try device.update(ada)
+            try device.delete(contacts[1].id)
+            page = try await sync(token)
+            #expect(
+                page.members == [
+                    Bridge.contacts + contacts[0].id.uuidString + ".vcf": "present",
+                    Bridge.contacts + contacts[1].id.uuidString + ".vcf": "removed",
+                ], "\(page.body)")
+
+            // A token of another log (another device, or a log made again) is refused as RFC 6578 says.
+            let foreign = try await sync("https://contacts.invalid/sync/0000000000000000-3")
+            #expect(foreign.status == 403 && foreign.body.contains("valid-sync-token"), "\(foreign.body)")
+            let future = try await sync(
+                token.replacingOccurrences(of: #"-\d+$"#, with: "-999999", options: .regularExpression))
+            #expect(future.status == 403)
+        }
+    }
+
+    @Test(
+        "live: another device's edit reaches the bridge's next sync-collection by push; a client's PUT reaches the other device by push"
+    )
+    func live() async throws {
+        try await withBridge(devices: 2, automaticallySync: true) { bridge, devices, _, _ in
+            let (dav, laptop) = (devices[0], devices[1])
+            func token() async throws -> String {
+                try await bridge.propfind(Bridge.contacts, "<d:sync-token/>").first("DAV:", "sync-token")?.text ?? ""
+            }
+            let start = try await token()
+            let ada = try laptop.add(Contact(id: .random(), name: "Ada Lovelace"))
+            let path = Bridge.contacts + ada.id.uuidString + ".vcf"
+            try await waitUntil("the laptop's new contact is in the bridge's sync-collection") {
+                let reply = try await bridge.report(
+                    Bridge.contacts,
+                    "<d:sync-collection \(davNamespaces)><d:sync-token>\(start)</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"
+                )
+                return try reply.responses().keys.contains(path)
+            } observed: {
+                "the bridge's device has \((try? dav.reader.contacts().map(\.name)) ?? [])"
+            }
+            let current = try await bridge.request("GET", path)
+            let edited = current.body.replacingOccurrences(
+                of: "END:VCARD", with: "NOTE:edited in a DAV client\r\nEND:VCARD")
+            let reply = try await bridge.put(
+                path, edited, headers: [("If-Match", try #require(current.header("ETag")))])
+            #expect(reply.status == 204, "\(reply.body)")
+            try await waitUntil("the client's edit is on the laptop") {
+                try laptop.reader.contact(ada.id)?.notes == "edited in a DAV client"
+            } observed: {
+                "the laptop has notes '\((try? laptop.reader.contact(ada.id)?.notes) ?? nil ?? "")', status \(laptop.status)"
+            }
+        }
+    }
+}

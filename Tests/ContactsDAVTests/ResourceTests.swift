@@ -1,0 +1,193 @@
+import ContactsModel
+import ContactsStore
+import Foundation
+import SyncClient
+import SyncCore
+import Testing
+
+@testable import ContactsDAV
+
+/// GET, PUT and DELETE of contacts through real HTTP: versions, ETags, conditions, UIDs, what survives a
+/// round trip, photos, read-only books, and a PUT merged with another device's edit.
+@Suite("CardDAV bridge: contacts")
+struct ResourceTests {
+    @Test("a contact reads as vCard 3.0, or 4.0 when asked; its ETag is the listing's; If-None-Match answers 304")
+    func get() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let ada = try devices[0].add(
+                Contact(id: .random(), name: "Ada Lovelace", emails: [.init(label: "work", value: "ada@example.org")]))
+            let path = Bridge.contacts + ada.id.uuidString + ".vcf"
+            var reply = try await bridge.request("GET", path)
+            #expect(reply.status == 200)
+            #expect(
+                reply.body.contains("VERSION:3.0\r\n") && reply.body.contains("EMAIL;TYPE=work:ada@example.org"),
+                "\(reply.body)")
+            let etag = try #require(reply.header("ETag"))
+            let listed = try await bridge.propfind(path, "<d:getetag/>")
+            #expect(try listed.first("DAV:", "getetag")?.text == etag)
+
+            reply = try await bridge.request("GET", path, headers: [("Accept", "text/vcard; version=4.0")])
+            #expect(reply.body.contains("VERSION:4.0\r\n") && reply.body.contains("UID:urn:uuid:"), "\(reply.body)")
+            reply = try await bridge.request("GET", path, headers: [("If-None-Match", etag)])
+            #expect(reply.status == 304 && reply.body.isEmpty)
+            reply = try await bridge.request("HEAD", path)
+            #expect(reply.status == 200 && reply.body.isEmpty && reply.header("ETag") == etag)
+            reply = try await bridge.request("GET", Bridge.contacts + UUID().uuidString + ".vcf")
+            #expect(reply.status == 404)
+        }
+    }
+
+    @Test(
+        "PUT makes a contact at the client's name, keeps its UID and what the app does not model; a second PUT edits it"
+    )
+    func putRoundTrip() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let name = Bridge.contacts + "grace%40example.org.vcf"
+            let first = card([
+                "UID:grace@example.org", "FN:Grace Hopper", "N:Hopper;Grace;;;", "EMAIL;TYPE=home:grace@example.org",
+                "TEL;TYPE=cell:+1 555 0100", "CATEGORIES:Navy,Friends",
+                "X-SOCIALPROFILE;TYPE=mastodon:@grace@example.social",
+                "ADR;TYPE=home:;;1 Main St;Arlington;VA;22201;USA", "BDAY:1906-12-09",
+            ])
+            var reply = try await bridge.put(name, first, headers: [("If-None-Match", "*")])
+            #expect(reply.status == 201, "\(reply.body)")
+            let etag = try #require(reply.header("ETag"))
+            let grace = try #require(try devices[0].reader.contacts().first)
+            #expect(
+                grace.name == "Grace Hopper" && grace.groups == ["Friends", "Navy"]
+                    || grace.groups == ["Navy", "Friends"])
+            #expect(grace.birthday?.description.contains("1906") == true)
+
+            reply = try await bridge.request("GET", name)
+            #expect(reply.header("ETag") == etag)
+            for line in [
+                "UID:grace@example.org", "X-SOCIALPROFILE;TYPE=mastodon:@grace@example.social",
+                "TEL;TYPE=cell:+1 555 0100", "CATEGORIES:",
+            ] {
+                #expect(reply.body.contains(line), "\(line) in \(reply.body)")
+            }
+            // The same card again is the same contact, not a second one; an edit keeps the ID.
+            reply = try await bridge.put(
+                name, first.replacingOccurrences(of: "+1 555 0100", with: "+1 555 0199"), headers: [("If-Match", etag)])
+            #expect(reply.status == 204, "\(reply.body)")
+            #expect(reply.header("ETag") != etag)
+            #expect(try devices[0].reader.contacts().map(\.id) == [grace.id])
+            #expect(try devices[0].reader.contact(grace.id)?.phones.map(\.value) == ["+1 555 0199"])
+            // The listing names it where the client put it.
+            let listing = try await bridge.propfind(Bridge.contacts, depth: "1", "<d:getetag/>")
+            #expect(try listing.responses().keys.contains("/books/Contacts/grace@example.org.vcf"), "\(listing.body)")
+        }
+    }
+
+    @Test(
+        "If-Match and If-None-Match are honoured with 412; a UID of another contact is a 409 naming it; nothing changes"
+    )
+    func conditions() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let path = Bridge.contacts + "a.vcf"
+            var reply = try await bridge.put(path, card(["UID:a-1", "FN:Ann"]))
+            #expect(reply.status == 201)
+            let etag = try #require(reply.header("ETag"))
+            reply = try await bridge.put(path, card(["UID:a-1", "FN:Ann Two"]), headers: [("If-None-Match", "*")])
+            #expect(reply.status == 412, "\(reply.body)")
+            reply = try await bridge.put(path, card(["UID:a-1", "FN:Ann Two"]), headers: [("If-Match", "\"stale-1\"")])
+            #expect(reply.status == 412)
+            reply = try await bridge.put(
+                Bridge.contacts + "new.vcf", card(["UID:b-1", "FN:Bo"]), headers: [("If-Match", "*")])
+            #expect(reply.status == 412)
+            reply = try await bridge.put(Bridge.contacts + "other.vcf", card(["UID:a-1", "FN:Ann Elsewhere"]))
+            #expect(
+                reply.status == 409 && reply.body.contains("no-uid-conflict")
+                    && reply.body.contains("/books/Contacts/a.vcf"), "\(reply.body)")
+            reply = try await bridge.put(path, card(["UID:someone-else", "FN:Ann"]))
+            #expect(reply.status == 409, "\(reply.body)")
+            #expect(try devices[0].reader.contacts().map(\.name) == ["Ann"])
+
+            reply = try await bridge.request("DELETE", path, headers: [("If-Match", "\"stale-1\"")])
+            #expect(reply.status == 412)
+            reply = try await bridge.request("DELETE", path, headers: [("If-Match", etag)])
+            #expect(reply.status == 204)
+            #expect(try devices[0].reader.contacts().isEmpty)
+            reply = try await bridge.request("DELETE", path)
+            #expect(reply.status == 404)
+            #expect(try await bridge.request("GET", path).status == 404)
+        }
+    }
+
+    @Test("a card with an inline photo gives the contact that photo; a GET has it inline again")
+    func photo() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            var image = Data([0xFF, 0xD8, 0xFF, 0xE0])
+            for index in 0..<3_000 { image.append(UInt8(truncatingIfNeeded: index &* 31)) }
+            let reply = try await bridge.put(
+                Bridge.contacts + "p.vcf",
+                card(["UID:p-1", "FN:Pat", "PHOTO;ENCODING=b;TYPE=JPEG:" + image.base64EncodedString()]))
+            #expect(reply.status == 201, "\(reply.body)")
+            let pat = try #require(try devices[0].reader.contacts().first)
+            #expect(pat.photo?.size == Int64(image.count) && pat.photo?.mediaType == "image/jpeg")
+            let read = try await bridge.request("GET", Bridge.contacts + "p.vcf")
+            let unfolded = read.body.replacingOccurrences(of: "\r\n ", with: "")
+            #expect(unfolded.contains(image.base64EncodedString()), "\(read.body.prefix(300))")
+        }
+    }
+
+    @Test("a book shared to read only lists and reads, and refuses writes with 403 saying why")
+    func readOnlyBook() async throws {
+        try await withBridge(devices: 1) { bridge, devices, server, directory in
+            let grace = try openDevice("grace", directory: directory, server: server)
+            try await grace.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
+            let work = try grace.createBook(named: "Work")
+            let boss = try grace.add(Contact(id: .random(), name: "The Boss"), to: work.zoneID)
+            try await grace.sync()
+            let invitation = try await grace.shareBook(work, with: "ada", readOnly: true)
+            let shared = try await devices[0].acceptInvitation(invitation.description)
+            let bookPath = "/books/" + DAVPath.encoded(DAVPath.segment(of: shared.zoneID)) + "/"
+            let listing = try await bridge.propfind(bookPath, "<d:displayname/><d:current-user-privilege-set/>")
+            #expect(try listing.first("DAV:", "displayname")?.text == "Work")
+            #expect(try listing.first("DAV:", "current-user-privilege-set")?.descendant("DAV:", "write") == nil)
+            let path = bookPath + boss.id.uuidString + ".vcf"
+            var reply = try await bridge.request("GET", path)
+            #expect(reply.status == 200 && reply.body.contains("FN:The Boss"))
+            reply = try await bridge.put(path, card(["UID:\(boss.id.uuidString)", "FN:The Big Boss"]))
+            #expect(
+                reply.status == 403 && reply.body.contains("read only") && reply.body.contains("grace"), "\(reply.body)"
+            )
+            reply = try await bridge.request("DELETE", path)
+            #expect(reply.status == 403)
+            reply = try await bridge.put(bookPath + "new.vcf", card(["UID:n-1", "FN:Newcomer"]))
+            #expect(reply.status == 403)
+            #expect(try devices[0].reader.contacts(in: shared.zoneID).map(\.name) == ["The Boss"])
+        }
+    }
+
+    @Test("a PUT is an edit like any other: it syncs, and merges field by field with another device's edit")
+    func putMergesWithAnotherDevice() async throws {
+        try await withBridge(devices: 2) { bridge, devices, _, _ in
+            let (dav, laptop) = (devices[0], devices[1])
+            let ada = try laptop.add(
+                Contact(id: .random(), name: "Ada Lovelace", emails: [.init(label: "", value: "ada@example.org")]))
+            try await laptop.sync()
+            try await dav.sync()
+            let path = Bridge.contacts + ada.id.uuidString + ".vcf"
+            let before = try await bridge.request("GET", path)
+            // The laptop changes the email while a DAV client changes the organisation.
+            var edited = try #require(try laptop.reader.contact(ada.id))
+            edited.emails = [.init(label: "", value: "ada@analytical.example")]
+            try laptop.update(edited)
+            try await laptop.sync()
+            let clientCard = before.body.replacingOccurrences(
+                of: "END:VCARD", with: "ORG:Analytical Engines\r\nEND:VCARD")
+            let reply = try await bridge.put(
+                path, clientCard, headers: [("If-Match", try #require(before.header("ETag")))])
+            #expect(reply.status == 204, "\(reply.body)")
+            try await dav.sync()
+            try await laptop.sync()
+            for device in [dav, laptop] {
+                let merged = try #require(try device.reader.contact(ada.id))
+                #expect(
+                    merged.organization == "Analytical Engines"
+                        && merged.emails.map(\.value) == ["ada@analytical.example"], "\(device.name): \(merged)")
+            }
+        }
+    }
+}

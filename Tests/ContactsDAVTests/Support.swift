@@ -1,0 +1,184 @@
+import AsyncHTTPClient
+import ContactsModel
+import ContactsStore
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import SyncCrypto
+import SyncServer
+import SyncTesting
+import Testing
+
+@testable import ContactsDAV
+
+/// A bridge serving `device` over loopback, as `contacts dav` serves one, and a client of it.
+struct Bridge {
+    let base: String
+    let credentials: BridgeCredentials
+    let device: ContactsDevice
+    let client: HTTPClient
+
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: String
+
+        func header(_ name: String) -> String? { headers[name].first }
+
+        /// The body as XML (the test fails when it is not).
+        func xml() throws -> XMLNode { try XMLNode.parse(Data(body.utf8)) }
+
+        /// The `DAV:response` elements of a multistatus, by href.
+        func responses() throws -> [String: XMLNode] {
+            let root = try xml()
+            var byHref: [String: XMLNode] = [:]
+            for response in root.all(Namespace.dav, "response") {
+                byHref[response.child(Namespace.dav, "href")?.text ?? ""] = response
+            }
+            return byHref
+        }
+
+        /// The text of the first element named so anywhere in the body.
+        func first(_ namespace: String, _ name: String) throws -> XMLNode? { try xml().descendant(namespace, name) }
+    }
+
+    func request(
+        _ method: String, _ path: String, body: String? = nil, headers: [(String, String)] = [],
+        authenticated: Bool = true
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = HTTPMethod(rawValue: method)
+        if authenticated {
+            let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+            request.headers.add(name: "Authorization", value: "Basic \(token)")
+        }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.body = .bytes(ByteBuffer(string: body))
+            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+                request.headers.add(name: "Content-Type", value: "application/xml; charset=utf-8")
+            }
+        }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    func propfind(_ path: String, depth: String = "0", _ props: String) async throws -> Reply {
+        try await request(
+            "PROPFIND", path,
+            body:
+                "<d:propfind xmlns:d=\"DAV:\" xmlns:card=\"urn:ietf:params:xml:ns:carddav\" xmlns:cs=\"http://calendarserver.org/ns/\"><d:prop>\(props)</d:prop></d:propfind>",
+            headers: [("Depth", depth)])
+    }
+
+    func report(_ path: String, _ body: String) async throws -> Reply {
+        try await request("REPORT", path, body: body, headers: [("Depth", "1")])
+    }
+
+    func put(_ path: String, _ card: String, headers: [(String, String)] = []) async throws -> Reply {
+        try await request("PUT", path, body: card, headers: [("Content-Type", "text/vcard; charset=utf-8")] + headers)
+    }
+
+    /// The default book's path.
+    static let contacts = "/books/Contacts/"
+}
+
+extension XMLNode {
+    /// The first element named so, this one or below.
+    func descendant(_ namespace: String, _ name: String) -> XMLNode? {
+        if self.is(namespace, name) { return self }
+        for child in children {
+            if let found = child.descendant(namespace, name) { return found }
+        }
+        return nil
+    }
+}
+
+/// A fresh data directory, removed after `body`.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = NSTemporaryDirectory() + "dav-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+let testPassphrase = "orbit maple quiet lantern"
+let cheapKeyDerivation = try! ScryptParameters(costN: 1 << 10, blockSizeR: 8, parallelismP: 1)
+
+func openDevice(_ name: String, directory: String, server: TestServer, automaticallySync: Bool = false) throws
+    -> ContactsDevice
+{
+    try ContactsDevice(
+        .init(
+            dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
+            automaticallySync: automaticallySync, keyDerivation: cheapKeyDerivation))
+}
+
+/// Devices of one account ("ada") syncing through a real server, the first served by a bridge on loopback.
+/// `automaticallySync` devices sync by themselves (push and the scheduler, over loopback) and the bridge
+/// sends a client's write at once, as `contacts dav` does; otherwise every sync is the test's.
+func withBridge(
+    devices count: Int = 2, automaticallySync: Bool = false, limits: DAVBridge.Limits = DAVBridge.Limits(),
+    _ body: (Bridge, [ContactsDevice], TestServer, String) async throws -> Void
+) async throws {
+    try await TestServer.with(transport: automaticallySync ? .loopback : .inProcess) { server in
+        try await withTemporaryDirectory { directory in
+            var devices: [ContactsDevice] = []
+            for index in 0..<count {
+                let device = try openDevice(
+                    index == 0 ? "dav" : "device-\(index)", directory: directory, server: server,
+                    automaticallySync: automaticallySync)
+                if index == 0 {
+                    try await device.signUp(
+                        username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                } else {
+                    try await device.signIn(
+                        username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                }
+                devices.append(device)
+            }
+            let credentials = try BridgeCredentials.load(dataDirectory: directory, device: "dav")
+            let bridge = try DAVBridge(
+                device: devices[0], credentials: credentials, limits: limits, logger: Logger(label: "dav-tests"),
+                sendsWritesAtOnce: automaticallySync)
+            let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+            let service = try DAVServer(address: ListenAddress(host: "127.0.0.1", port: 0), tls: nil).service(
+                bridge: bridge, logger: Logger(label: "dav-tests")
+            ) { port in portSink.yield(port) }
+            let group = ServiceGroup(services: [service], logger: Logger(label: "dav-tests"))
+            let running = Task { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw BridgeTestError("the bridge did not start") }
+            let client = HTTPClient(
+                eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            do {
+                try await body(
+                    Bridge(
+                        base: "http://127.0.0.1:\(port)", credentials: credentials, device: devices[0], client: client),
+                    devices, server, directory)
+            } catch {
+                try? await client.shutdown()
+                await group.triggerGracefulShutdown()
+                _ = await running.result
+                throw error
+            }
+            try await client.shutdown()
+            await bridge.finishSending()
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+}
+
+struct BridgeTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A vCard 3.0 with CRLF line ends.
+func card(_ lines: [String], version: String = "3.0") -> String {
+    (["BEGIN:VCARD", "VERSION:\(version)"] + lines + ["END:VCARD"]).joined(separator: "\r\n") + "\r\n"
+}
