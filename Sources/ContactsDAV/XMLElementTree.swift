@@ -85,9 +85,9 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         stack[stack.count - 1].text += string
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
         guard !stack.isEmpty else { return }
-        stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
+        stack[stack.count - 1].text += String(decoding: block, as: UTF8.self)
     }
 
     func parser(
