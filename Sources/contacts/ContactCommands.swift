@@ -224,9 +224,9 @@ struct EditCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The contact's ID, or the start of it.") var id: String
     @OptionGroup var fields: ContactFields
-    @Flag(help: "Remove every email.") var clearEmails = false
-    @Flag(help: "Remove every phone number.") var clearPhones = false
-    @Flag(help: "Take the contact out of every group.") var clearGroups = false
+    @Flag(help: "Remove every email (before adding any --email).") var clearEmails = false
+    @Flag(help: "Remove every phone number (before adding any --phone).") var clearPhones = false
+    @Flag(help: "Take the contact out of every group (before adding any --group).") var clearGroups = false
     @Flag(help: "Edit the whole contact as a text file in $VISUAL or $EDITOR.") var editor = false
     @OptionGroup var edit: EditSyncOptions
 
@@ -255,10 +255,11 @@ struct EditCommand: AsyncParsableCommand {
                 throw CommandFailure(failure.description)
             }
         }
-        fields.apply(to: &contact, replaceLists: false)
+        // Cleared first: `--clear-emails --email new` replaces the emails with the new one.
         if clearEmails { contact.emails = [] }
         if clearPhones { contact.phones = [] }
         if clearGroups { contact.groups = [] }
+        fields.apply(to: &contact, replaceLists: false)
         try device.update(contact)
         print(contact.id.uuidString)
         await edit.syncAfterEdit(device)
