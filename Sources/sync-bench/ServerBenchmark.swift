@@ -16,7 +16,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         subcommands: [
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
-            FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self,
+            FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
