@@ -270,4 +270,59 @@ struct DAVClientTests {
             }
         }
     }
+
+    @Test("TLS: served over https with the certificate given; an address beyond loopback refused without one")
+    func tls() async throws {
+        let openssl = try Self.tool("openssl")
+        let curl = try Self.tool("curl")
+        try await withTemporaryDirectory { directory in
+            let program = ContactsProgram(dataDirectory: directory)
+            defer { program.stopLocalServer() }
+            let refused = try await program.run(["dav", "--listen", "0.0.0.0:0"])
+            #expect(refused.status != 0 && refused.error.contains("--tls-certificate"), "\(refused.error)")
+            let half = try await program.run(["dav", "--tls-certificate", directory + "/cert.pem"])
+            #expect(half.status != 0 && half.error.contains("go together"), "\(half.error)")
+
+            let made = try await ChildProcess.run([
+                openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem", "-days", "2", "-subj",
+                "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+            try #require(made.status == 0, "openssl: \(made.error)")
+            let log = directory + "/dav.log"
+            let bridge = try ChildProcess(
+                [
+                    ContactsProgram.path, "--data-dir", directory, "dav", "--listen", "127.0.0.1:0",
+                    "--tls-certificate", directory + "/cert.pem", "--tls-key", directory + "/key.pem",
+                ], output: .file(log))
+            defer {
+                kill(bridge.pid, SIGTERM)
+                _ = bridge.wait()
+            }
+            var url = ""
+            try await waitUntil("the bridge says where it listens") {
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                guard let range = text.range(of: #"https://127\.0\.0\.1:\d+/"#, options: .regularExpression) else {
+                    return false
+                }
+                url = String(text[range])
+                return true
+            } observed: {
+                (try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log"
+            }
+            let password = try #require(
+                try await program.run(["dav", "--show-credentials"]).output.split(separator: "\n")
+                    .first { $0.hasPrefix("password:") }?.split(separator: " ").last)
+            let secure = try await ChildProcess.run([
+                curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", directory + "/cert.pem", "-u",
+                "contacts:\(password)", "-X", "PROPFIND", "-H", "Depth: 1", url + "books/",
+            ])
+            #expect(secure.output == "207", "\(secure.output) \(secure.error)")
+            let plain = try await ChildProcess.run([
+                curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", "-u", "contacts:\(password)",
+                url.replacingOccurrences(of: "https://", with: "http://") + "books/",
+            ])
+            #expect(plain.output != "207" && plain.output != "200", "plain http answered \(plain.output)")
+        }
+    }
 }
