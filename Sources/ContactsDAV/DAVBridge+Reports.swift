@@ -51,14 +51,21 @@ extension DAVBridge {
         async throws -> Response
     {
         let hrefs = body.all(Namespace.dav, "href").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        // Many hrefs (a client's first download asks for every card): the book's members read once.
+        let members =
+            hrefs.count > 32
+            ? Dictionary(
+                try device.store.members(of: book.zoneID).map { (DAVPath.name(of: $0), $0) },
+                uniquingKeysWith: { first, _ in first }) : nil
         var found: [LoggedMember] = []
         var missing: [String] = []
         for href in hrefs {
             // A client may send the path or the whole URL.
-            let path = URL(string: href).map { $0.path.isEmpty ? href : ($0.host == nil ? href : $0.path) } ?? href
+            let path = href.hasPrefix("/") ? href : URL(string: href)?.path ?? href
             guard case .resource(let segment, let name)? = try? DAVPath(requestPath: path),
                 segment == DAVPath.segment(of: book.zoneID),
-                let member = try device.store.member(named: name, in: book.zoneID), member.present
+                let member = try members.map({ $0[name] }) ?? device.store.member(named: name, in: book.zoneID),
+                member.present
             else {
                 missing.append(href)
                 continue

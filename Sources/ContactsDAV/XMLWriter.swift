@@ -67,21 +67,38 @@ struct XMLWriter {
         return ("x:" + name, " xmlns:x=\"\(escaped(namespace))\"")
     }
 
+    /// `text` with `&`, `<`, `>` and `"` as entities and a carriage return as `&#13;` (a vCard's lines end
+    /// in CRLF, which an XML reader would otherwise make LF). XML 1.0 cannot carry other control characters at
+    /// all; a contact never holds them (validation), and any that came would be U+FFFD. Read and written as
+    /// UTF-8 bytes: a multiget's answer escapes every card.
     static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\r": out += "&#13;"
-            // XML 1.0 cannot carry other control characters at all; a contact never holds them (validation).
-            case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t": out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            guard bytes.contains(where: needsEscaping) else { return nil }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + bytes.count / 16)
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "&"): out += "&amp;".utf8
+                case UInt8(ascii: "<"): out += "&lt;".utf8
+                case UInt8(ascii: ">"): out += "&gt;".utf8
+                case UInt8(ascii: "\""): out += "&quot;".utf8
+                case UInt8(ascii: "\r"): out += "&#13;".utf8
+                case UInt8(ascii: "\n"), UInt8(ascii: "\t"): out.append(byte)
+                case ..<0x20: out += "\u{FFFD}".utf8
+                default: out.append(byte)
+                }
             }
+            return String(decoding: out, as: UTF8.self)
+        } ?? text
+    }
+
+    private static func needsEscaping(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""): true
+        case UInt8(ascii: "\n"), UInt8(ascii: "\t"): false
+        case ..<0x20: true
+        default: false
         }
-        return out
     }
 }
