@@ -72,14 +72,9 @@ extension DAVBridge {
             }
             found.append(member)
         }
-        let cards = asked.wantsAddressData ? try await cardTexts(found, in: book, version: version) : [:]
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        for member in found {
-            writeResponse(
-                .member(book, member, card: cards[member.id]),
-                properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
-        }
+        try await writeMembers(found, of: book, asked, version, into: &writer)
         for href in missing {
             writer.start(Namespace.dav, "response")
             writer.href(href)
@@ -110,21 +105,11 @@ extension DAVBridge {
         }
         let truncated = limit.map { matching.count > $0 } ?? false
         if let limit, truncated { matching = Array(matching.prefix(limit)) }
-        let cards = asked.wantsAddressData ? try await cardTexts(matching, in: book, version: version) : [:]
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        for member in matching {
-            writeResponse(
-                .member(book, member, card: cards[member.id]),
-                properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
-        }
+        try await writeMembers(matching, of: book, asked, version, into: &writer)
         if truncated {
-            writer.start(Namespace.dav, "response")
-            writer.href(DAVPath.book(DAVPath.segment(of: book.zoneID)).path)
-            writer.status(507, "Insufficient Storage")
-            writer.element(
-                Namespace.dav, "responsedescription", "only the first \(limit ?? 0) matches, as the client asked")
-            writer.end()
+            writeTruncated(book, "only the first \(limit ?? 0) matches, as the client asked", into: &writer)
         }
         writer.end()
         return Self.xml(.multiStatus, writer)
@@ -170,27 +155,37 @@ extension DAVBridge {
         let token = truncated ? changes.last?.change ?? after : latest
         // An empty token lists what is there; removals matter only to a client that had them.
         let listed = tokenText.isEmpty ? changes.filter(\.present) : changes
-        let present = listed.filter(\.present)
-        let cards = asked.wantsAddressData ? try await cardTexts(present, in: book, version: version) : [:]
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        for member in listed {
-            if member.present {
-                writeResponse(
-                    .member(book, member, card: cards[member.id]),
-                    properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
-            } else {
-                writeRemoved(book, member, into: &writer)
-            }
-        }
+        try await writeMembers(listed.filter(\.present), of: book, asked, version, into: &writer)
+        for member in listed where !member.present { writeRemoved(book, member, into: &writer) }
         if truncated {
-            writer.start(Namespace.dav, "response")
-            writer.href(DAVPath.book(DAVPath.segment(of: book.zoneID)).path)
-            writer.status(507, "Insufficient Storage")
-            writer.end()
+            writeTruncated(book, "more changes follow: ask again with this answer's sync token", into: &writer)
         }
         writer.element(Namespace.dav, "sync-token", syncToken(token))
         writer.end()
         return Self.xml(.multiStatus, writer)
+    }
+
+    /// The members' responses, with their cards when the request asked for `address-data`.
+    private func writeMembers(
+        _ members: [LoggedMember], of book: AddressBook, _ asked: PropertyRequest, _ version: VCard.Version,
+        into writer: inout XMLWriter
+    ) async throws {
+        let cards = asked.wantsAddressData ? try await cardTexts(members, in: book, version: version) : [:]
+        for member in members {
+            writeResponse(
+                .member(book, member, card: cards[member.id]),
+                properties: asked.properties(of: .member(book, member, card: nil)), into: &writer)
+        }
+    }
+
+    /// RFC 6578 §3.6's marker of an answer cut short: a 507 on the book.
+    private func writeTruncated(_ book: AddressBook, _ why: String, into writer: inout XMLWriter) {
+        writer.start(Namespace.dav, "response")
+        writer.href(DAVPath.book(DAVPath.segment(of: book.zoneID)).path)
+        writer.status(507, "Insufficient Storage")
+        writer.element(Namespace.dav, "responsedescription", why)
+        writer.end()
     }
 }

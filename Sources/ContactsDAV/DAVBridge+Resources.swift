@@ -40,13 +40,7 @@ extension DAVBridge {
         guard case .resource(let segment, let name) = path else {
             throw DAVError(.methodNotAllowed, "cards are PUT at \(DAVPath.homePath)<book>/<name>.vcf")
         }
-        let book = try book(segment)
-        guard book.canEdit else {
-            throw DAVError(
-                .forbidden,
-                "the address book '\(book.name)' is shared with you to read only\(book.ownerUsername.map { " (by \($0))" } ?? ""): ask its owner for write access",
-                condition: (Namespace.dav, "need-privileges", nil))
-        }
+        let book = try writableBook(segment)
         if let type = request.headers[.contentType]?.lowercased(),
             !(type.hasPrefix("text/vcard") || type.hasPrefix("text/x-vcard") || type.hasPrefix("text/directory"))
         {
@@ -68,16 +62,24 @@ extension DAVBridge {
         guard case .resource(let segment, let name) = path else {
             throw DAVError(.forbidden, "address books are deleted with `contacts book delete`, not by DAV clients")
         }
-        let book = try book(segment)
-        guard book.canEdit else {
-            throw DAVError(
-                .forbidden,
-                "the address book '\(book.name)' is shared with you to read only: ask its owner for write access",
-                condition: (Namespace.dav, "need-privileges", nil))
-        }
+        let book = try writableBook(segment)
         try device.deleteResource(named: name, in: book.zoneID, condition: try condition(request))
         onWrite()
         return Response(status: .noContent)
+    }
+
+    /// The book a write goes to; 403 saying why for one shared with this account to read only (the device
+    /// would refuse the edit as well, after reading the body).
+    private func writableBook(_ segment: String) throws -> AddressBook {
+        let book = try book(segment)
+        guard book.canEdit else {
+            let owner = book.ownerUsername.map { " (by \($0))" } ?? ""
+            throw DAVError(
+                .forbidden,
+                "the address book '\(book.name)' is shared with you to read only\(owner): ask its owner for write access",
+                condition: (Namespace.dav, "need-privileges", nil))
+        }
+        return book
     }
 
     /// `If-Match` / `If-None-Match` as a condition on the resource there. An ETag this bridge never gave

@@ -26,6 +26,29 @@ struct DAVClientTests {
 
     struct ToolMissing: Error, CustomStringConvertible { var description: String }
 
+    /// The URL a starting `contacts dav` says it serves at, in its log.
+    static func listeningURL(log: String) async throws -> String {
+        var url = ""
+        try await waitUntil("the bridge says where it listens") {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            guard let range = text.range(of: #"https?://127\.0\.0\.1:\d+/"#, options: .regularExpression) else {
+                return false
+            }
+            url = String(text[range])
+            return true
+        } observed: {
+            (try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log"
+        }
+        return url
+    }
+
+    /// The bridge's password, as `contacts dav --show-credentials` prints it.
+    static func password(_ program: ContactsProgram) async throws -> String {
+        let shown = try await program.run(["dav", "--show-credentials"]).output
+        return String(
+            try #require(shown.split(separator: "\n").first { $0.hasPrefix("password:") }?.split(separator: " ").last))
+    }
+
     /// A running `contacts dav` and a vdirsyncer configured for it.
     struct Setup {
         let program: ContactsProgram
@@ -85,21 +108,9 @@ struct DAVClientTests {
                 kill(bridge.pid, SIGTERM)
                 _ = bridge.wait()
             }
-            var port = ""
-            try await waitUntil("the bridge says where it listens") {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                guard let range = text.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) else {
-                    return false
-                }
-                port = String(text[range].dropFirst("http://127.0.0.1:".count).dropLast())
-                return true
-            } observed: {
-                (try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log"
-            }
-            let credentials = try await program.run(["dav", "--show-credentials"])
-            let password = try #require(
-                credentials.output.split(separator: "\n").first { $0.hasPrefix("password:") }?.split(separator: " ")
-                    .last)
+            let url = try await Self.listeningURL(log: log)
+            let port = String(url.dropFirst("http://127.0.0.1:".count).dropLast())
+            let password = try await Self.password(program)
             let config = directory + "/vdirsyncer.conf"
             try """
             [general]
@@ -128,7 +139,7 @@ struct DAVClientTests {
             try await body(
                 Setup(
                     program: program, directory: directory, bridge: bridge, vdirsyncer: vdirsyncer, config: config,
-                    port: port, password: String(password)))
+                    port: port, password: password))
         }
     }
 
@@ -299,20 +310,8 @@ struct DAVClientTests {
                 kill(bridge.pid, SIGTERM)
                 _ = bridge.wait()
             }
-            var url = ""
-            try await waitUntil("the bridge says where it listens") {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                guard let range = text.range(of: #"https://127\.0\.0\.1:\d+/"#, options: .regularExpression) else {
-                    return false
-                }
-                url = String(text[range])
-                return true
-            } observed: {
-                (try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log"
-            }
-            let password = try #require(
-                try await program.run(["dav", "--show-credentials"]).output.split(separator: "\n")
-                    .first { $0.hasPrefix("password:") }?.split(separator: " ").last)
+            let url = try await Self.listeningURL(log: log)
+            let password = try await Self.password(program)
             let secure = try await ChildProcess.run([
                 curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", directory + "/cert.pem", "-u",
                 "contacts:\(password)", "-X", "PROPFIND", "-H", "Depth: 1", url + "books/",
