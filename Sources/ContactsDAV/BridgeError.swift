@@ -18,7 +18,7 @@ public enum BridgeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tlsNeedsBoth:
             "--tls-certificate and --tls-key go together: give both, or neither"
         case .badAddress(let text):
-            "'\(text)' is not an address to listen on; give HOST:PORT, such as 127.0.0.1:5232 or [::1]:5232"
+            "'\(text)' is not an address to listen on; give HOST:PORT, such as 127.0.0.1:5233 or [::1]:5233"
         }
     }
 }

@@ -12,12 +12,6 @@ struct DAVCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dav",
         abstract: "Serve this machine's address books over CardDAV to phones, mail clients and khard.",
-        subcommands: [DAVServeCommand.self, DAVMergeCommand.self], defaultSubcommand: DAVServeCommand.self)
-}
-
-struct DAVServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Serve the address books (what `contacts dav` does).",
         discussion: """
             The sync server holds only ciphertext, so CardDAV is served here, from the decrypted contacts: \
             a bridge on 127.0.0.1 that DAV clients (vdirsyncer with khard, Thunderbird, Evolution and GNOME \
@@ -29,7 +23,8 @@ struct DAVServeCommand: AsyncParsableCommand {
             Clients sign in with the user 'contacts' and a password made on the first start, kept in the \
             data directory (0600) and shown by --show-credentials. Any address other than loopback needs \
             --tls-certificate and --tls-key. Stop with Ctrl-C.
-            """)
+            """,
+        subcommands: [DAVMergeCommand.self])
 
     @OptionGroup var global: GlobalOptions
 
