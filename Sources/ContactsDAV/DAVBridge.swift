@@ -173,7 +173,8 @@ public struct DAVBridge: Sendable {
         var request = request
         do {
             return try await request.collectBody(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error where error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge {
+            // A body of no stated length (chunked) that went past the limit as it came.
             throw DAVError(.contentTooLarge, "\(what) is larger than this bridge takes (\(limit) bytes)")
         }
     }

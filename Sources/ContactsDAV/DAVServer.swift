@@ -30,9 +30,10 @@ public struct DAVServer: Sendable {
         throws -> some Service
     {
         let responder = CallbackResponder<BasicRequestContext> { request, _ in await bridge.respond(to: request) }
+        // A connection that sends nothing for a minute is closed: one that opens and waits holds nothing long.
+        let http: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: .seconds(60)))
         let server: HTTPServerBuilder =
-            try tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: try $0.serverConfiguration()) }
-            ?? .http1()
+            try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: try $0.serverConfiguration()) } ?? http
         return Application(
             responder: responder, server: server,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "contacts-dav"),

@@ -69,6 +69,10 @@ struct HostileInputTests {
                 + "</d:prop></d:propfind>"
             reply = try await bridge.request("PROPFIND", Bridge.contacts, body: bigXML)
             #expect(reply.status == 413)
+            // Chunked, with no length to refuse up front: cut off at the limit as it arrives.
+            reply = try await bridge.request(
+                "PUT", Bridge.contacts + "chunked.vcf", chunked: bigCard, headers: [("Content-Type", "text/vcard")])
+            #expect(reply.status == 413, "\(reply.body)")
             try await stillServing(bridge)
         }
     }

@@ -45,7 +45,7 @@ struct Bridge {
     }
 
     func request(
-        _ method: String, _ path: String, body: String? = nil, headers: [(String, String)] = [],
+        _ method: String, _ path: String, body: String? = nil, chunked: String? = nil, headers: [(String, String)] = [],
         authenticated: Bool = true
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: base + path)
@@ -60,6 +60,17 @@ struct Bridge {
             if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
                 request.headers.add(name: "Content-Type", value: "application/xml; charset=utf-8")
             }
+        }
+        if let chunked {
+            // A body of unknown length: sent with Transfer-Encoding: chunked, 4 KiB a chunk.
+            let chunks = stride(from: 0, to: chunked.utf8.count, by: 4096).map { start in
+                ByteBuffer(bytes: Array(chunked.utf8.dropFirst(start).prefix(4096)))
+            }
+            let stream = AsyncStream<ByteBuffer> { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            request.body = .stream(stream, length: .unknown)
         }
         let response = try await client.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 64 << 20)
