@@ -27,6 +27,7 @@ extension Contact {
         take(\.anniversary)
         take(\.groups)
         take(\.photo)
+        take(\.extras)
         return result
     }
 }

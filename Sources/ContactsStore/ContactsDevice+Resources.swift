@@ -67,9 +67,7 @@ extension ContactsDevice {
             if let old {
                 // Emails and phones the card has as they were keep their items (and edit times), so that
                 // the merge with another device's edit sees only what the client changed.
-                let extras = contact.extras
                 contact = old.applying(changesFrom: old, to: contact)
-                contact.extras = extras
                 if let there, contact.sameContent(as: old) { return (there, false) }
             }
             let stamped = contact.stamped(against: old, at: try EditClock.stamp(now: now, db))
