@@ -39,26 +39,20 @@ public final class ServerProcess: Sendable {
             [executable] + storage + [
                 "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
             ] + arguments, output: .file(log))
-        let printed = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-        var port: Substring?
+        let announced: String?
         do {
-            try await waitUntil("sync-server says where it listens", poll: .milliseconds(20)) {
-                let text = printed()
-                port = text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression).map {
-                    text[$0].split(separator: ":").last!
-                }
-                return port != nil || !process.isRunning
-            } observed: {
-                printed()
-            }
+            announced = try await announcement(
+                #"listening on http://127\.0\.0\.1:\d+"#, inLog: log, of: process,
+                what: "sync-server says where it listens")
         } catch {
             process.stop()
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
-        guard let port else {
+        guard let port = announced?.split(separator: ":").last else {
+            let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(at: directory)
-            throw ChildProcessError(description: "sync-server stopped as it started; its log: \(printed())")
+            throw ChildProcessError(description: "sync-server stopped as it started; its log: \(printed)")
         }
         return ServerProcess(process: process, directory: directory, baseURL: "http://127.0.0.1:\(port)", log: log)
     }

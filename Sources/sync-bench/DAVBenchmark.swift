@@ -66,7 +66,14 @@ struct DAVBenchmark: AsyncParsableCommand {
             kill(bridge.pid, SIGTERM)
             _ = bridge.wait()
         }
-        let port = try await Self.port(inLog: log)
+        guard
+            let announced = try await announcement(
+                #"http://127\.0\.0\.1:\d+/"#, inLog: log, of: bridge, what: "the bridge says where it listens"),
+            let port = Int(announced.dropFirst("http://127.0.0.1:".count).dropLast())
+        else {
+            throw ValidationError(
+                "the bridge stopped as it started: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
         let shown = try run.command("dav", ["dav", "--show-credentials"]).output
         guard
             let password = shown.split(separator: "\n").first(where: { $0.hasPrefix("password:") })?
@@ -150,21 +157,6 @@ struct DAVBenchmark: AsyncParsableCommand {
         for name in names { all += try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)) }
         try all.write(to: file)
         return names.count
-    }
-
-    static func port(inLog log: String) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"127\.0\.0\.1:\d+/"#, options: .regularExpression),
-                let port = Int(text[range].dropFirst("127.0.0.1:".count).dropLast())
-            {
-                return port
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ValidationError(
-            "the bridge did not start within 60 s: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
     static func median(_ values: [Double]) -> Double { BenchSupport.percentile(values.sorted(), 50) }

@@ -27,19 +27,11 @@ struct DAVClientTests {
     struct ToolMissing: Error, CustomStringConvertible { var description: String }
 
     /// The URL a starting `contacts dav` says it serves at, in its log.
-    static func listeningURL(log: String) async throws -> String {
-        var url = ""
-        try await waitUntil("the bridge says where it listens") {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            guard let range = text.range(of: #"https?://127\.0\.0\.1:\d+/"#, options: .regularExpression) else {
-                return false
-            }
-            url = String(text[range])
-            return true
-        } observed: {
-            (try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log"
-        }
-        return url
+    static func listeningURL(log: String, of bridge: ChildProcess) async throws -> String {
+        try #require(
+            try await announcement(
+                #"https?://127\.0\.0\.1:\d+/"#, inLog: log, of: bridge, what: "the bridge says where it listens"),
+            "the bridge stopped as it started: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
     /// The bridge's password, as `contacts dav --show-credentials` prints it.
@@ -108,7 +100,7 @@ struct DAVClientTests {
                 kill(bridge.pid, SIGTERM)
                 _ = bridge.wait()
             }
-            let url = try await Self.listeningURL(log: log)
+            let url = try await Self.listeningURL(log: log, of: bridge)
             let port = String(url.dropFirst("http://127.0.0.1:".count).dropLast())
             let password = try await Self.password(program)
             let config = directory + "/vdirsyncer.conf"
@@ -310,7 +302,7 @@ struct DAVClientTests {
                 kill(bridge.pid, SIGTERM)
                 _ = bridge.wait()
             }
-            let url = try await Self.listeningURL(log: log)
+            let url = try await Self.listeningURL(log: log, of: bridge)
             let password = try await Self.password(program)
             let secure = try await ChildProcess.run([
                 curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", directory + "/cert.pem", "-u",

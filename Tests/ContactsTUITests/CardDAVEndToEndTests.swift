@@ -36,17 +36,10 @@ struct CardDAVEndToEndTests {
             kill(bridge.pid, SIGTERM)
             _ = bridge.wait()
         }
-        var base = ""
-        try await waitUntil("the bridge says where it listens") {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression) else {
-                return false
-            }
-            base = String(text[range])
-            return true
-        } observed: {
-            (try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log"
-        }
+        let base = try #require(
+            try await announcement(
+                #"http://127\.0\.0\.1:\d+/"#, inLog: log, of: bridge, what: "the bridge says where it listens"),
+            "the bridge stopped as it started")
         #expect(try String(contentsOfFile: log, encoding: .utf8).contains("device 'dav'"))
         let shown = try await world.cli("dav", ["dav", "--show-credentials"])
         let password = try #require(
