@@ -16,8 +16,7 @@ struct AssetsBenchmark: AsyncParsableCommand {
     @Option(help: "How many contacts, each with a photo.") var count = 1_000
     @Option(help: "Bytes of each contact's photo.") var photoBytes = 100_000
     @Option(help: "Bytes of the large photo moved up and down.") var largeBytes = 50_000_000
-    @Option(help: "Path of the contacts executable (default: next to this one).") var contacts: String?
-    @Option(help: "Path of the sync-server executable (default: next to this one).") var server: String?
+    @OptionGroup var programs: ProgramOptions
 
     func validate() throws {
         guard count > 0, photoBytes > 4, largeBytes > 4 else {
@@ -26,8 +25,7 @@ struct AssetsBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let contactsPath = try BenchSupport.executable(contacts, named: "contacts", option: "contacts")
-        let serverPath = try ServerProcess.executable(server)
+        let (contactsPath, serverPath) = try programs.paths()
         print("| step | time | rate | command's peak RSS | server's peak growth |")
         print("| --- | ---: | ---: | ---: | ---: |")
 

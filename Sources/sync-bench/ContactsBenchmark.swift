@@ -17,11 +17,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
         help: "How many contacts to generate, one run each.")
     var counts: [Int] = [1_000, 10_000]
 
-    @Option(help: "Path of the contacts executable (default: next to this one).")
-    var contacts: String?
-
-    @Option(help: "Path of the sync-server executable (default: next to this one).")
-    var server: String?
+    @OptionGroup var programs: ProgramOptions
 
     func validate() throws {
         guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
@@ -30,8 +26,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let contactsPath = try BenchSupport.executable(contacts, named: "contacts", option: "contacts")
-        let serverPath = try ServerProcess.executable(server)
+        let (contactsPath, serverPath) = try programs.paths()
         print("| N | step | time | contacts/s | peak RSS |")
         print("| ---: | --- | ---: | ---: | ---: |")
         for count in counts {

@@ -27,8 +27,7 @@ struct DAVBenchmark: AsyncParsableCommand {
     var cards: String?
     @Option(help: "Runs of each timed vdirsyncer step (the median is printed).") var runs = 5
     @Option(help: "Edits PUT and timed to the other device.") var edits = 30
-    @Option(help: "Path of the contacts executable (default: next to this one).") var contacts: String?
-    @Option(help: "Path of the sync-server executable (default: next to this one).") var server: String?
+    @OptionGroup var programs: ProgramOptions
     @Option(help: "Path of vdirsyncer.") var vdirsyncer = "/usr/bin/vdirsyncer"
 
     func validate() throws {
@@ -41,8 +40,7 @@ struct DAVBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let contactsPath = try BenchSupport.executable(contacts, named: "contacts", option: "contacts")
-        let serverPath = try ServerProcess.executable(server)
+        let (contactsPath, serverPath) = try programs.paths()
         let server = try await ServerProcess.start(executable: serverPath)
         defer { server.stop() }
         let run = try ContactsCommands(contacts: contactsPath, server: server.baseURL, name: "dav-bench")
