@@ -243,8 +243,9 @@ let package = Package(
         .testTarget(
             name: "ContactsStoreTests",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncCrypto", "SyncKit", "SyncTesting",
-                "VCard",
+                "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTesting", "SyncCore", "SyncCrypto",
+                "SyncKit",
+                "SyncTesting", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -256,7 +257,8 @@ let package = Package(
         .testTarget(
             name: "ContactsDAVTests",
             dependencies: [
-                "ContactsDAV", "ContactsModel", "ContactsStore", "SyncClient", "SyncCore", "SyncCrypto", "SyncServer",
+                "ContactsDAV", "ContactsModel", "ContactsStore", "ContactsTesting", "SyncClient", "SyncCore",
+                "SyncCrypto", "SyncServer",
                 "SyncTesting",
                 "VCard",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -282,6 +284,14 @@ let package = Package(
         .testTarget(
             name: "SyncCoreTests",
             dependencies: ["SyncCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            // What the contacts test targets share: temporary data directories, devices of one account on a
+            // real server; not part of any product.
+            name: "ContactsTesting",
+            dependencies: ["ContactsStore", "SyncCrypto", "SyncServer", "SyncTesting"],
+            path: "Tests/ContactsTesting",
             swiftSettings: swiftSettings
         ),
         .target(

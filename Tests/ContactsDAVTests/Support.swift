@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ContactsModel
 import ContactsStore
+import ContactsTesting
 import Foundation
 import Logging
 import NIOCore
@@ -108,26 +109,6 @@ extension XMLNode {
     }
 }
 
-/// A fresh data directory, removed after `body`.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = NSTemporaryDirectory() + "dav-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
-}
-
-let testPassphrase = "orbit maple quiet lantern"
-let cheapKeyDerivation = try! ScryptParameters(costN: 1 << 10, blockSizeR: 8, parallelismP: 1)
-
-func openDevice(_ name: String, directory: String, server: TestServer, automaticallySync: Bool = false) throws
-    -> ContactsDevice
-{
-    try ContactsDevice(
-        .init(
-            dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
-            automaticallySync: automaticallySync, keyDerivation: cheapKeyDerivation))
-}
-
 /// Devices of one account ("ada") syncing through a real server, the first served by a bridge on loopback.
 /// `automaticallySync` devices sync by themselves (push and the scheduler, over loopback) and the bridge
 /// sends a client's write at once, as `contacts dav` does; otherwise every sync is the test's.
@@ -135,52 +116,38 @@ func withBridge(
     devices count: Int = 2, automaticallySync: Bool = false, limits: DAVBridge.Limits = DAVBridge.Limits(),
     _ body: (Bridge, [ContactsDevice], TestServer, String) async throws -> Void
 ) async throws {
-    try await TestServer.with(transport: automaticallySync ? .loopback : .inProcess) { server in
-        try await withTemporaryDirectory { directory in
-            var devices: [ContactsDevice] = []
-            for index in 0..<count {
-                let device = try openDevice(
-                    index == 0 ? "dav" : "device-\(index)", directory: directory, server: server,
-                    automaticallySync: automaticallySync)
-                if index == 0 {
-                    try await device.signUp(
-                        username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-                } else {
-                    try await device.signIn(
-                        username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-                }
-                devices.append(device)
-            }
-            let credentials = try BridgeCredentials.load(dataDirectory: directory, device: "dav")
-            let bridge = try DAVBridge(
-                device: devices[0], credentials: credentials, limits: limits, logger: Logger(label: "dav-tests"),
-                sendsWritesAtOnce: automaticallySync)
-            let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-            let service = try DAVServer(address: ListenAddress(host: "127.0.0.1", port: 0), tls: nil).service(
-                bridge: bridge, logger: Logger(label: "dav-tests")
-            ) { port in portSink.yield(port) }
-            let group = ServiceGroup(services: [service], logger: Logger(label: "dav-tests"))
-            let running = Task { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw BridgeTestError("the bridge did not start") }
-            let client = HTTPClient(
-                eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-            do {
-                try await body(
-                    Bridge(
-                        base: "http://127.0.0.1:\(port)", credentials: credentials, device: devices[0], client: client),
-                    devices, server, directory)
-            } catch {
-                try? await client.shutdown()
-                await group.triggerGracefulShutdown()
-                _ = await running.result
-                throw error
-            }
-            try await client.shutdown()
-            await bridge.finishSending()
+    try await withContactsDevices(
+        count, transport: automaticallySync ? .loopback : .inProcess, automaticallySync: automaticallySync
+    ) { server, directory, devices in
+        let credentials = try BridgeCredentials.load(dataDirectory: directory, device: devices[0].name)
+        let bridge = try DAVBridge(
+            device: devices[0], credentials: credentials, limits: limits, logger: Logger(label: "dav-tests"),
+            sendsWritesAtOnce: automaticallySync)
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let service = try DAVServer(address: ListenAddress(host: "127.0.0.1", port: 0), tls: nil).service(
+            bridge: bridge, logger: Logger(label: "dav-tests")
+        ) { port in portSink.yield(port) }
+        let group = ServiceGroup(services: [service], logger: Logger(label: "dav-tests"))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw BridgeTestError("the bridge did not start") }
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        do {
+            try await body(
+                Bridge(
+                    base: "http://127.0.0.1:\(port)", credentials: credentials, device: devices[0], client: client),
+                devices, server, directory)
+        } catch {
+            try? await client.shutdown()
             await group.triggerGracefulShutdown()
-            try await running.value
+            _ = await running.result
+            throw error
         }
+        try await client.shutdown()
+        await bridge.finishSending()
+        await group.triggerGracefulShutdown()
+        try await running.value
     }
 }
 

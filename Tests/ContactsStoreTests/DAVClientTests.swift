@@ -1,4 +1,5 @@
 import ContactsLocal
+import ContactsTesting
 import Foundation
 import LocalSystem
 import SyncTesting

@@ -1,5 +1,6 @@
 import ContactsModel
 import ContactsStore
+import ContactsTesting
 import Foundation
 import GRDB
 import SyncCore

@@ -1,6 +1,7 @@
 import ContactsLocal
 import ContactsModel
 import ContactsStore
+import ContactsTesting
 import Foundation
 import SyncTesting
 import Testing

@@ -1,3 +1,4 @@
+import ContactsTesting
 import Foundation
 import GRDB
 import SyncCore

@@ -1,4 +1,5 @@
 import ContactsModel
+import ContactsTesting
 import Foundation
 import LocalSystem
 import Testing
