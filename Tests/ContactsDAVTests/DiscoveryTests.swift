@@ -99,7 +99,7 @@ struct DiscoveryTests {
         }
     }
 
-    @Test("the password is made once, kept 0600, and read back the same")
+    @Test("the password is made once, kept 0600, read back the same; deleting its file replaces it")
     func credentialsFile() async throws {
         try await withTemporaryDirectory { directory in
             try FileManager.default.createDirectory(atPath: directory + "/devices", withIntermediateDirectories: true)
@@ -111,6 +111,14 @@ struct DiscoveryTests {
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
             #expect(try BridgeCredentials.load(dataDirectory: directory, device: "other") != first)
+            // A password that got out: deleting its file makes a new one, and the old one opens nothing.
+            try FileManager.default.removeItem(atPath: path)
+            let replaced = try BridgeCredentials.load(dataDirectory: directory, device: "dav")
+            let old = "Basic " + Data("contacts:\(first.password)".utf8).base64EncodedString()
+            #expect(replaced != first && !replaced.accepts(authorization: old))
+            #expect(
+                replaced.accepts(
+                    authorization: "Basic " + Data("contacts:\(replaced.password)".utf8).base64EncodedString()))
         }
     }
 

@@ -161,6 +161,32 @@ struct ResourceTests {
         }
     }
 
+    @Test("removed from a shared book: after the device syncs, the book and its cards are gone from the bridge (404)")
+    func removedFromBook() async throws {
+        try await withBridge(devices: 1) { bridge, devices, server, directory in
+            let grace = try openDevice("grace", directory: directory, server: server)
+            try await grace.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
+            let family = try grace.createBook(named: "Family")
+            let mum = try grace.add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
+            try await grace.sync()
+            let invitation = try await grace.shareBook(family, with: "ada", readOnly: false)
+            let shared = try await devices[0].acceptInvitation(invitation.description)
+            let bookPath = "/books/" + DAVPath.encoded(DAVPath.segment(of: shared.zoneID)) + "/"
+            let cardPath = bookPath + mum.id.uuidString + ".vcf"
+            #expect(try await bridge.request("GET", cardPath).status == 200)
+
+            try await grace.unshareBook(family, from: "ada")
+            try await devices[0].sync()
+            #expect(try await bridge.request("GET", cardPath).status == 404)
+            #expect(try await bridge.propfind(bookPath, "<d:displayname/>").status == 404)
+            let put = try await bridge.put(bookPath + "new.vcf", card(["UID:n-2", "FN:Newcomer"]))
+            #expect(put.status == 404, "\(put.body)")
+            let home = try await bridge.propfind("/books/", depth: "1", "<d:displayname/>")
+            #expect(try !home.responses().keys.contains(bookPath))
+            #expect(try grace.reader.contacts(in: family.zoneID).map(\.name) == ["Mum"])
+        }
+    }
+
     @Test("a PUT is an edit like any other: it syncs, and merges field by field with another device's edit")
     func putMergesWithAnotherDevice() async throws {
         try await withBridge(devices: 2) { bridge, devices, _, _ in
