@@ -191,10 +191,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The release's version and the commit an executable was built from, for `--version`.
+        .target(
+            name: "BuildInfo",
+            dependencies: ["SyncCore"],
+            swiftSettings: swiftSettings,
+            plugins: ["BuildCommit"]
+        ),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "contacts",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTUI", "ContactsDAV", "SyncClient",
+                "BuildInfo", "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTUI", "ContactsDAV",
+                "SyncClient",
                 "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -206,7 +215,7 @@ let package = Package(
         .executableTarget(
             name: "sync-server",
             dependencies: [
-                "SyncServer",
+                "BuildInfo", "SyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -215,7 +224,7 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "SyncCore", "SyncKit", "SyncTesting", "ContactsModel", "ContactsStore", "ContactsTUI",
+                "BuildInfo", "SyncCore", "SyncKit", "SyncTesting", "ContactsModel", "ContactsStore", "ContactsTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

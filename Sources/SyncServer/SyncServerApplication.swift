@@ -9,9 +9,6 @@ import SyncCore
 
 /// Builds the sync server: its routes, middleware, push hub and background compaction.
 public enum SyncServerApplication {
-    /// The server's version, reported at `GET /v1/health`.
-    public static let version = "0.1.0"
-
     /// Builds the router with every route of the API (see `openapi.yaml`). `GET /metrics` is not
     /// one of them: ``MetricsListener`` serves it on an address of its own.
     /// - Parameter middleware: extra middleware run before every route, after error mapping
@@ -30,7 +27,7 @@ public enum SyncServerApplication {
         for item in middleware { add(item, to: router) }
 
         router.get("v1/health") { _, _ in
-            try body.response(HealthInfo(status: "ok", version: version))
+            try body.response(HealthInfo(status: "ok", version: configuration.version.description))
         }
         router.get("v1/limits") { _, _ in
             try body.response(configuration.limits)

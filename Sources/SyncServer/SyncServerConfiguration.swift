@@ -16,6 +16,9 @@ public struct SyncServerConfiguration: Sendable {
 
     /// The limits advertised at `GET /v1/limits` and enforced.
     public var limits: ServerLimits
+    /// The version `GET /v1/health` reports: this release's. Tests set an older one to see what
+    /// clients make of an older server.
+    public var version = SyncRelease.version
     /// Per signed-in user, on every authenticated route.
     public var userRateLimit: RateLimit
     /// Per client address, on account creation and sign-in (slows down password guessing).

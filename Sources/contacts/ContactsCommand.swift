@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import ContactsLocal
 import ContactsModel
 import ContactsStore
@@ -32,6 +33,7 @@ struct ContactsCommand: AsyncParsableCommand {
             --device in the same --data-dir syncs through it. Edits are saved locally first and sent \
             when the server answers.
             """,
+        version: BuildInfo.versionLine(of: "contacts"),
         subcommands: [
             ListCommand.self, ShowCommand.self, AddCommand.self, EditCommand.self, DeleteCommand.self,
             SyncCommand.self, StatusCommand.self, ImportCommand.self, ExportCommand.self, AccountCommand.self,

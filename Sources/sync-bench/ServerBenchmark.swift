@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import SyncCore
 import SyncTesting
@@ -13,6 +14,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync-bench",
         abstract: "Benchmarks of the record server, the sync engine and the contacts TUI, printed as tables.",
+        version: BuildInfo.versionLine(of: "sync-bench"),
         subcommands: [
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import Logging
 import SyncCore
@@ -16,7 +17,8 @@ struct SyncServerCommand: AsyncParsableCommand {
             The API is described in openapi.yaml. Stop it with Ctrl-C or SIGTERM; \
             it finishes the requests in flight first. Operators work on the storage with \
             'sync-server admin' (see 'sync-server admin --help').
-            """)
+            """,
+        version: BuildInfo.versionLine(of: "sync-server"))
 
     @Option(
         help: .init(
