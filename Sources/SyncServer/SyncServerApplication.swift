@@ -107,7 +107,7 @@ public enum SyncServerApplication {
     }
 
     /// Builds the application, ready to run in a `ServiceGroup`: one TCP listener, with the
-    /// server's background work.
+    /// server's background work. Put ``pushShutdown(_:)`` of `pushHub` after it in that group.
     /// - Parameters:
     ///   - host: the address to listen on; keep the default loopback unless the server should be reachable from other machines.
     ///   - port: the port; 0 picks a free one, reported through `onServerRunning`.
@@ -170,9 +170,15 @@ public enum SyncServerApplication {
         store: any RecordStore, pushHub: PushHub, configuration: SyncServerConfiguration, logger: Logger
     ) -> [any Service] {
         [
-            HistoryCompactionService(store: store, configuration: configuration, logger: logger),
-            PushShutdownService(pushHub: pushHub),
+            HistoryCompactionService(store: store, configuration: configuration, logger: logger)
         ]
+    }
+
+    /// Closes the push sockets, each with its reason, when the server stops gracefully. It goes in
+    /// the outermost service group after the listeners: a group stops its services in reverse order,
+    /// one after another, so the sockets say why they close before a listener closes them without a word.
+    public static func pushShutdown(_ pushHub: PushHub) -> any Service {
+        PushShutdownService(pushHub: pushHub)
     }
 }
 
@@ -190,13 +196,19 @@ extension SyncServerApplication {
 }
 
 /// Closes the push sockets when the server shuts down gracefully: open WebSockets would otherwise
-/// keep the server waiting for them forever.
+/// keep the server waiting for them forever. It waits (5 seconds at most) for each socket to send
+/// its close frame, 1001 with the reason, before the listeners are told to stop: they would close
+/// them too, with 1000 and no reason (see ``SyncServerApplication/pushShutdown(_:)``).
 struct PushShutdownService: Service {
     let pushHub: PushHub
 
     func run() async throws {
         try? await gracefulShutdown()
         await pushHub.closeAll()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await pushHub.runningSocketCount > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
 

@@ -173,6 +173,7 @@ public struct SyncServerRunner: Sendable {
                         onMetricsListening?(port)
                     }))
         }
+        services.append(SyncServerApplication.pushShutdown(push.hub))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         defer { if let unixSocketPath { UnixSocketFile.remove(unixSocketPath) } }

@@ -210,15 +210,20 @@ public final class PushConnection: Sendable {
     private let inbox: Mutex<[Received]>
     private let task: Mutex<Task<Void, any Error>?>
     private let closed: Mutex<Bool>
+    private let closure: Mutex<(code: UInt16?, reason: String)?>
 
     private init() {
         inbox = Mutex([])
         task = Mutex(nil)
         closed = Mutex(false)
+        closure = Mutex(nil)
     }
 
     /// Whether the socket has closed: the server closed it, the connection broke, or ``close()``.
     public var isClosed: Bool { closed.withLock { $0 } }
+
+    /// The close code and reason the server sent, once it closed the socket with a close frame.
+    public var serverClosure: (code: UInt16?, reason: String)? { closure.withLock { $0 } }
 
     static func open(client: TestClient) async throws -> PushConnection {
         guard let token = client.token else {
@@ -234,7 +239,7 @@ public final class PushConnection: Sendable {
                 connection.closed.withLock { $0 = true }
                 readyContinuation.finish()
             }
-            try await PushSocket.listen(
+            let closure = try await PushSocket.listen(
                 serverURL: url, token: token, deviceID: client.deviceID, maximumMessageSize: 1 << 20
             ) { push in
                 if push.event == .connected {
@@ -243,6 +248,7 @@ public final class PushConnection: Sendable {
                     connection.inbox.withLock { $0.append(Received(message: push, at: .now)) }
                 }
             }
+            connection.closure.withLock { $0 = closure.map { ($0.code, $0.reason) } }
         }
         connection.task.withLock { $0 = task }
         var iterator = ready.makeAsyncIterator()

@@ -178,7 +178,8 @@ public final class TestServer: Sendable {
                 portContinuation.yield(port)
                 portContinuation.finish()
             })
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(services: [app, SyncServerApplication.pushShutdown(pushHub)], logger: logger))
         let task = Task {
             defer { portContinuation.finish() }
             try await group.run()
@@ -207,6 +208,7 @@ public final class TestServer: Sendable {
         let services =
             SyncServerApplication.backgroundServices(
                 store: store, pushHub: pushHub, configuration: configuration, logger: logger) + pushServices
+            + [SyncServerApplication.pushShutdown(pushHub)]
         let group = ServiceGroup(configuration: .init(services: services, logger: logger))
         let task = Task { try await group.run() }
         // A loopback address nothing listens on (the servers with a listener take 127.0.0.1), on
@@ -228,9 +230,10 @@ public final class TestServer: Sendable {
     }
 
     /// Stops the server gracefully and, if it made its own store, removes the file.
-    public func stop() async throws {
-        // A graceful shutdown waits for every request: let those held at a gate go on.
-        faults.openAllGates()
+    /// - Parameter openingGates: whether requests held at a gate go on first (a graceful shutdown
+    ///   waits for every request). A test of the shutdown itself passes false and opens them later.
+    public func stop(openingGates: Bool = true) async throws {
+        if openingGates { faults.openAllGates() }
         if transport == .inProcess { InProcessTransports.remove(baseURL) }
         await serviceGroup.triggerGracefulShutdown()
         try await runTask.value

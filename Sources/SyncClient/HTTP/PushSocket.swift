@@ -16,17 +16,27 @@ import SyncCore
 /// exactly as for requests (``ServerEndpoint/verify(sendingSecrets:_:)``): the token is sent nowhere
 /// a request would not send it.
 package enum PushSocket {
+    /// How the server closed the socket: the WebSocket close code and the reason it gave.
+    package struct Closure: Sendable, Equatable {
+        /// The close code (1000 normal, 1001 going away, 1008 policy violation); nil when none was sent.
+        package var code: UInt16?
+        /// The reason, as UTF-8 text; empty when none was given.
+        package var reason: String
+    }
+
     private enum Upgrade: Sendable {
         case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
         case refused
     }
 
     /// Opens the socket and hands every message to `received` until the server closes it or the
-    /// task is cancelled. Throws when the socket cannot be opened or breaks off.
+    /// task is cancelled; returns how the server closed it (nil when the connection just ended).
+    /// Throws when the socket cannot be opened or breaks off.
+    @discardableResult
     package static func listen(
         serverURL: URL, token: String, deviceID: String?, maximumMessageSize: Int = 1 << 16,
         received: @escaping @Sendable (PushMessage) async -> Void
-    ) async throws {
+    ) async throws -> Closure? {
         let endpoint = try ServerEndpoint(serverURL)
         let security = TransportSecurity.current
         try endpoint.verify(sendingSecrets: true, security)
@@ -35,7 +45,7 @@ package enum PushSocket {
         guard case .webSocket(let channel) = upgrade else {
             throw SyncError(.networkFailure, "the server refused to open the push socket")
         }
-        try await channel.executeThenClose { inbound, outbound in
+        return try await channel.executeThenClose { inbound, outbound in
             for try await frame in inbound {
                 switch frame.opcode {
                 case .text:
@@ -52,11 +62,14 @@ package enum PushSocket {
                     let code = data.readSlice(length: 2) ?? ByteBuffer()
                     try? await outbound.write(
                         WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: code))
-                    return
+                    return Closure(
+                        code: code.getInteger(at: code.readerIndex, as: UInt16.self),
+                        reason: String(decoding: data.readableBytesView.prefix(123), as: UTF8.self))
                 default:
                     continue
                 }
             }
+            return nil
         }
     }
 

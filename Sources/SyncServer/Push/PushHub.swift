@@ -19,6 +19,9 @@ public actor PushHub {
     }
 
     private var subscribers: [String: [UUID: Subscriber]] = [:]
+    /// Sockets whose handlers have not returned yet, ended or not: a stopping server waits for them
+    /// to say why they close.
+    private var running: Set<UUID> = []
     /// Where notices go to reach the other instances' sockets, when there are other instances.
     private var fanOut: (any PushFanOut)?
     /// Socket IDs by session token hash, and the user each belongs to.
@@ -40,6 +43,7 @@ public actor PushHub {
         let (stream, continuation) = AsyncStream.makeStream(of: PushMessage.self, bufferingPolicy: .bufferingNewest(16))
         subscribers[user, default: [:]][id] = Subscriber(device: device, session: session, continuation: continuation)
         ServerMetrics.pushSocketOpened()
+        running.insert(id)
         sessions[session, default: (user, [])].ids.insert(id)
         return (id, stream)
     }
@@ -53,8 +57,9 @@ public actor PushHub {
         return subscribe(user: user, session: session, device: device)
     }
 
-    /// Removes a socket.
+    /// Removes a socket, once its handler is done.
     public func unsubscribe(user: String, id: UUID) {
+        running.remove(id)
         guard let subscriber = subscribers[user]?.removeValue(forKey: id) else { return }
         subscriber.end()
         if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
@@ -112,14 +117,21 @@ public actor PushHub {
         }
     }
 
+    /// Whether ``closeAll()`` ran: the server is stopping, and sockets that end say so.
+    public private(set) var isStopping = false
+
     /// Ends every socket's stream, so that their handlers return and the server can stop.
     public func closeAll() {
+        isStopping = true
         for subscribers in subscribers.values {
             for subscriber in subscribers.values { subscriber.end() }
         }
         subscribers = [:]
         sessions = [:]
     }
+
+    /// How many sockets' handlers are still running (``closeAll()`` ends them; each then closes its socket).
+    public var runningSocketCount: Int { running.count }
 
     /// How many sockets `user` has open.
     public func connectionCount(user: String) -> Int {

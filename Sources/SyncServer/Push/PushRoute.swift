@@ -61,6 +61,9 @@ struct PushRoute {
                         let text = String(decoding: try encoder.encode(message), as: UTF8.self)
                         try await outbound.write(.text(text))
                     }
+                    try await outbound.close(
+                        await pushHub.isStopping ? .goingAway : .normalClosure,
+                        reason: await pushHub.isStopping ? Self.stopping : Self.sessionEnded)
                 }
                 group.addTask {
                     try await waitForEnd(ofSession: session)
@@ -71,6 +74,10 @@ struct PushRoute {
             }
         }
     }
+
+    /// The close reasons: a client reconnects after the first and signs in again after the second.
+    static let stopping = "the server is stopping; connect again in a moment"
+    static let sessionEnded = "the session ended (signed out, revoked or expired); sign in again"
 
     /// The refusal of a socket beyond ``maximumSockets``.
     private var tooManySockets: SyncError {
