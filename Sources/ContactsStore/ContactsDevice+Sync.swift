@@ -9,6 +9,8 @@ extension ContactsDevice {
     /// When something was sent, a last fetch brings this device's token past its own changes (and
     /// picks up what others changed meanwhile), so that the next sync fetches only what is new.
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
+        // Beside the sync, not before it: a remote server's answer costs no round trip of its own.
+        async let serverVersion: Void = checkServerVersionOnce()
         do {
             // Both databases at once: a sync waits for the slower of the two fetches, not for their sum.
             if fetch { try await fetchBoth() }
@@ -25,6 +27,7 @@ extension ContactsDevice {
                 try ContactStore.setSetting(.lastError, nil, transaction.db)
             }
             statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date()) }
+            await serverVersion
         } catch {
             let error = try explained(error)
             statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: "\(error)") }

@@ -68,6 +68,8 @@ public final class ContactsDevice: Sendable {
     let sends = Mutex<[DatabaseScope: OutboxSend]>([:])
     private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
     let fetchedCount = Mutex(0)
+    /// Whether ``checkServerVersionOnce()`` asked the server already.
+    let serverVersionChecked = Mutex(false)
     /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
     let outcomes = Mutex(SyncOutcomeLog())
     private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
@@ -111,6 +113,7 @@ public final class ContactsDevice: Sendable {
         // Before the engine exists: makeEngine gives it the whole outbox.
         try store.write { transaction in try ContactStore.queuePlainRecordsForEncryption(transaction) }
         try makeEngines(states: (try store.engineState(.engineState), try store.engineState(.sharedEngineState)))
+        if options.automaticallySync { Task { [weak self] in await self?.checkServerVersionOnce() } }
     }
 
     deinit {

@@ -26,6 +26,8 @@ public struct DeviceStatus: Sendable, Equatable {
     public var conflictCount = 0
     /// Records refused as tampered with, kept for inspection.
     public var tamperedCount = 0
+    /// Set when the server is older than this app needs (``ContactsDevice/serverRequirement``): what to tell the user.
+    public var serverWarning: String?
 
     public init(
         scheduler: SyncScheduler.Status? = nil, lastOutcome: Outcome? = nil, conflictCount: Int = 0,

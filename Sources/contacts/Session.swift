@@ -77,6 +77,7 @@ enum Session {
     static func syncBeforeReading(_ device: ContactsDevice) async {
         do {
             try await device.sync()
+            sayServerWarning(device)
         } catch {
             warn("not synced, showing what this device knows: \(CLIWords.say(error))")
         }
@@ -86,10 +87,18 @@ enum Session {
     static func syncAfterEdit(_ device: ContactsDevice) async {
         do {
             try await device.sync()
+            sayServerWarning(device)
         } catch {
             let pending = (try? device.reader.pendingCount()) ?? 0
             warn("saved on this device; not synced yet (\(pending) change(s) pending): \(CLIWords.say(error))")
         }
+    }
+}
+
+extension Session {
+    /// Says, after a sync, that the server is older than this app needs, if it is (asked once per command).
+    static func sayServerWarning(_ device: ContactsDevice) {
+        if let warning = device.status.serverWarning { warn("warning: " + warning.terminalSafe) }
     }
 }
 

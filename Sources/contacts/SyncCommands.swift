@@ -32,6 +32,7 @@ struct SyncCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("sync failed: \(CLIWords.say(error))")
         }
+        Session.sayServerWarning(device)
         let after = try device.reader.count()
         let pending = try device.reader.pendingCount()
         print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")

@@ -167,6 +167,10 @@ public final class ContactsApp {
             {
                 requestReload()
             }
+            // Said once, on the message line, when the device first finds its server too old.
+            if let warning = status.serverWarning, deviceStatus?.serverWarning != warning {
+                state.message = AppState.Message("Warning: " + warning, isError: true)
+            }
             deviceStatus = status
         case .rowsLoaded(let rows, let books, let conflicts, let tampered, let notes, let select, let seconds):
             reloadInFlight = false

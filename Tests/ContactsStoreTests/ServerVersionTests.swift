@@ -1,0 +1,65 @@
+import ContactsStore
+import ContactsTesting
+import Foundation
+import SyncClient
+import SyncCore
+import SyncServer
+import SyncTesting
+import Testing
+
+/// A client on a server older than it needs says so, once, clearly; on a new enough server it says nothing.
+@Suite("The server's version")
+struct ServerVersionTests {
+    static func server(reporting version: ReleaseVersion) -> SyncServerConfiguration {
+        var configuration = SyncServerConfiguration.testing
+        configuration.version = version
+        return configuration
+    }
+
+    @Test("GET /v1/health reports this release's version")
+    func healthReportsTheRelease() async throws {
+        try await TestServer.with(transport: .inProcess) { server in
+            let health = try await AccountClient(serverURL: URL(string: server.baseURL)!).health()
+            #expect(health.version == "\(SyncRelease.version)")
+            #expect(health.status == "ok")
+        }
+    }
+
+    @Test("a device syncing with an older server warns once, naming the server, its version and what needs a newer one")
+    func olderServerWarnsOnce() async throws {
+        try await withContactsDevices(1, configuration: Self.server(reporting: ReleaseVersion(0, 2, 0))) {
+            server, _, devices in
+            let device = devices[0]
+            try await device.sync()
+            let warning = try #require(device.status.serverWarning, "an older server is said")
+            #expect(warning.contains("the server at \(server.baseURL) runs sync-server 0.2.0"), "\(warning)")
+            #expect(warning.contains("need sync-server \(ContactsDevice.serverRequirement.minimumVersion) or newer"))
+            #expect(warning.contains("contact photos"), "\(warning)")
+
+            try await device.sync()
+            #expect(device.status.serverWarning == warning)
+            #expect(server.faults.requestCount("GET /v1/health") == 1, "asked (and said) once, not at every sync")
+        }
+    }
+
+    @Test("a device on a server of this release, or a newer one, says nothing")
+    func currentServerSaysNothing() async throws {
+        for version in [SyncRelease.version, ReleaseVersion(SyncRelease.version.major + 1, 0, 0)] {
+            try await withContactsDevices(1, configuration: Self.server(reporting: version)) { _, _, devices in
+                try await devices[0].sync()
+                #expect(devices[0].status.serverWarning == nil, "server \(version)")
+            }
+        }
+    }
+
+    @Test("a version that does not read as one is said as it came, cut short")
+    func unreadableVersion() throws {
+        let url = URL(string: "https://sync.example.org")!
+        let warning = try #require(
+            ContactsDevice.serverRequirement.warning(
+                serverURL: url, reportedVersion: "banana\u{1B}[2J" + String(repeating: "x", count: 500)))
+        #expect(warning.contains("reports a version that is not one"), "\(warning)")
+        #expect(warning.count < 400, "a server's long text is cut: \(warning.count) characters")
+        #expect(!warning.contains("\u{1B}"), "control characters are escaped: \(warning)")
+    }
+}
