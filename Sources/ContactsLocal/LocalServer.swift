@@ -40,11 +40,17 @@ public struct LocalServer: Sendable {
     /// its arguments. The app that owns the server knows its own program and arguments; this type does not.
     public let launchCommand: [String]
 
-    /// A local server in `dataDirectory`, started (when it is not running) by running `launchCommand`.
-    public init(dataDirectory: String, launchCommand: [String]) {
+    /// The release `launchCommand` starts: a running server older than it (one an earlier version of
+    /// the app started, before an upgrade) is stopped and this one started in its place.
+    public let version: ReleaseVersion
+
+    /// A local server in `dataDirectory`, started (when it is not running) by running `launchCommand`,
+    /// a program of release `version`.
+    public init(dataDirectory: String, launchCommand: [String], version: ReleaseVersion = SyncRelease.version) {
         precondition(!launchCommand.isEmpty, "a launch command names its program")
         self.dataDirectory = dataDirectory
         self.launchCommand = launchCommand
+        self.version = version
     }
 
     public var serverDirectory: String { dataDirectory + "/server" }
@@ -131,12 +137,16 @@ public struct LocalServer: Sendable {
 
         if let running = running() {
             if try await waitUntilAnswering(spawned: nil, within: isLegacyInstallation ? .seconds(2) : .seconds(30)) {
-                return answeringOnTheSocket()
+                guard await isOlder() else { return answeringOnTheSocket() }
+                // Started by an earlier version of the app, before an upgrade: this one takes over its data
+                // (a newer server migrates the storage at start). Open apps reconnect by themselves.
+                try await terminate(running, timeout: .seconds(60))
+            } else {
+                guard isLegacyInstallation else { throw LocalServerError.notAnswering(pid: running.pid, log: logFile) }
+                // A server of a version before the socket, on its TCP port: stopped, and started again below
+                // on the socket, with its data.
+                try await terminate(running, timeout: .seconds(60))
             }
-            guard isLegacyInstallation else { throw LocalServerError.notAnswering(pid: running.pid, log: logFile) }
-            // A server of a version before the socket, on its TCP port: stopped, and started again below
-            // on the socket, with its data.
-            try await terminate(running, timeout: .seconds(60))
         }
         if respectingStop && wasStoppedOnPurpose { return nil }
         let server: ChildProcess
@@ -211,6 +221,12 @@ public struct LocalServer: Sendable {
     /// Whether the server answers its health check on its socket.
     func answers() async -> Bool {
         (try? await AccountClient(serverURL: url).health(timeout: .seconds(1))) != nil
+    }
+
+    /// Whether the server answering on the socket is of an older release than ``version``.
+    private func isOlder() async -> Bool {
+        guard let health = try? await AccountClient(serverURL: url).health(timeout: .seconds(5)) else { return false }
+        return ReleaseVersion(health.version).map { $0 < version } ?? true
     }
 
     private func lastLogLine() -> String? {

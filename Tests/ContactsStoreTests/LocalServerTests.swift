@@ -3,6 +3,7 @@ import ContactsModel
 import ContactsStore
 import ContactsTesting
 import Foundation
+import SyncCore
 import SyncTesting
 import Testing
 
@@ -153,6 +154,36 @@ struct LocalServerTests {
             for name in ["Ada Lovelace", "Grace Hopper", "Offline Edit"] {
                 #expect(listed.output.contains(name), "\(name) reached the second device: \(listed.output)")
             }
+        }
+    }
+
+    @Test(
+        "a local server older than the program (an upgrade while it ran) is stopped and the program's own started, data kept"
+    )
+    func olderLocalServerIsReplaced() async throws {
+        try await withTemporaryDirectory { directory in
+            let data = directory + "/contacts"
+            let program = ContactsProgram(dataDirectory: data)
+            defer { program.stopLocalServer() }
+            let added = try await program.run(["add", "--name", "Ada Lovelace"])
+            #expect(added.status == 0, "\(added.error)")
+            let local = LocalServer.ofContacts(dataDirectory: data, program: ContactsProgram.path)
+            let before = try #require(local.running(), "the first command started the server").pid
+
+            // Of the same release: left running.
+            _ = try await local.ensureRunning()
+            #expect(local.running()?.pid == before)
+
+            // As a program one release newer sees it: replaced by the one it starts.
+            let newer = ReleaseVersion(SyncRelease.version.major, SyncRelease.version.minor + 1, 0)
+            let upgraded = LocalServer(dataDirectory: data, launchCommand: local.launchCommand, version: newer)
+            _ = try await upgraded.ensureRunning()
+            let after = try #require(local.running(), "a server runs").pid
+            #expect(after != before, "the older server was stopped and another started")
+            #expect(!upgraded.wasStoppedOnPurpose, "apps start it again after this stop")
+            #expect(try await program.run(["--device", "laptop", "sync"]).status == 0)
+            let listed = try await program.run(["--device", "laptop", "list"])
+            #expect(listed.status == 0 && listed.output.contains("Ada Lovelace"), "\(listed)")
         }
     }
 
