@@ -23,7 +23,7 @@ struct BuildCommit: BuildToolPlugin {
         set -eu
         mkdir -p "$2"
         commit=$(git -C "$1" rev-parse --short=12 HEAD 2>/dev/null || true)
-        if [ -n "$commit" ] && ! git -C "$1" diff-index --quiet HEAD -- 2>/dev/null; then
+        if [ -n "$commit" ] && [ -n "$(GIT_OPTIONAL_LOCKS=0 git -C "$1" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
             commit="$commit-modified"
         fi
         if [ -n "$commit" ]; then value="\\"$commit\\""; else value=nil; fi

@@ -38,6 +38,11 @@ struct PushRoute {
             guard let session = context.requestContext.sessionTokenHash else { return }
             let device = try DeviceID.validated(
                 context.request.uri.queryParameters["device"].map(String.init), source: "the device query parameter")
+            // A socket that opens while the server stops is told so at once, not held until the listener stops.
+            if await pushHub.isStopping {
+                try await outbound.close(.goingAway, reason: Self.stopping)
+                return
+            }
             // Counted again as it registers: sockets opening at once may have passed the check together.
             guard
                 let (id, messages) = await pushHub.subscribe(
