@@ -212,7 +212,11 @@ final class EndToEnd {
     func waitFor(_ session: TmuxSession, _ text: String, timeout: Double = 150) async throws {
         if try await session.wait(timeout: timeout, until: { try session.capture().contains(text) }) { return }
         let name = names[sessions.firstIndex { $0.directory == session.directory } ?? 0]
-        let screens = zip(names, sessions).map { "\($0):\n" + ((try? $1.capture()) ?? "") }.joined(separator: "\n")
+        // A program that exited shows all it printed (a crash's report starts above the screen).
+        let screens = zip(names, sessions).map { name, session in
+            "\(name)\(session.hasExited ? " (exited)" : ""):\n"
+                + ((try? session.hasExited ? session.history() : session.capture()) ?? "")
+        }.joined(separator: "\n")
         Issue.record("\(name) never showed \"\(text)\" within \(timeout) s; the screens:\n\(screens)")
         throw Timeout()
     }

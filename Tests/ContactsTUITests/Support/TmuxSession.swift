@@ -37,6 +37,14 @@ struct TmuxSession {
         try run(["capture-pane", "-p", "-t", target])
     }
 
+    /// Everything the pane printed, its scrollback included: for a program that crashed, its whole report.
+    func history() throws -> String {
+        try run(["capture-pane", "-p", "-S", "-", "-t", target])
+    }
+
+    /// Whether the command in the pane has exited (the pane stays, `remain-on-exit`).
+    var hasExited: Bool { (try? format("#{pane_dead}")) == "1" }
+
     /// The visible screen with its colours and attributes, as SGR escape sequences.
     func captureWithAttributes() throws -> String {
         try run(["capture-pane", "-p", "-e", "-t", target])
