@@ -29,6 +29,8 @@ extension ContactsDevice {
             statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date()) }
             await serverVersion
         } catch {
+            // An older server is most worth telling about when the sync failed.
+            await serverVersion
             let error = try explained(error)
             statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: "\(error)") }
             try? store.write { transaction in

@@ -80,6 +80,7 @@ enum Session {
             sayServerWarning(device)
         } catch {
             warn("not synced, showing what this device knows: \(CLIWords.say(error))")
+            sayServerWarning(device)
         }
     }
 
@@ -91,6 +92,7 @@ enum Session {
         } catch {
             let pending = (try? device.reader.pendingCount()) ?? 0
             warn("saved on this device; not synced yet (\(pending) change(s) pending): \(CLIWords.say(error))")
+            sayServerWarning(device)
         }
     }
 }

@@ -30,6 +30,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
         } catch {
+            Session.sayServerWarning(device)
             throw CommandFailure("sync failed: \(CLIWords.say(error))")
         }
         Session.sayServerWarning(device)

@@ -42,6 +42,17 @@ struct ServerVersionTests {
         }
     }
 
+    @Test("when the sync fails on an older server, the warning is there too: that is when it explains most")
+    func olderServerWarnsWhenTheSyncFails() async throws {
+        try await withContactsDevices(1, configuration: Self.server(reporting: ReleaseVersion(0, 2, 0))) {
+            server, _, devices in
+            // Every database request fails, as a route an older server lacks would; its health answers.
+            server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
+            await #expect(throws: SyncError.self) { try await devices[0].sync() }
+            #expect(devices[0].status.serverWarning?.contains("runs sync-server 0.2.0") == true)
+        }
+    }
+
     @Test("a device on a server of this release, or a newer one, says nothing")
     func currentServerSaysNothing() async throws {
         for version in [SyncRelease.version, ReleaseVersion(SyncRelease.version.major + 1, 0, 0)] {
