@@ -7,6 +7,12 @@ import SyncServer
 struct AdminStorageOptions: ParsableArguments {
     @Option(
         help: .init(
+            "The server's configuration file (as 'sync-server --config' reads it): its storage or database is the one used, unless --storage or --database is given. Its other settings are the server's own.",
+            valueName: "file"))
+    var config: String?
+
+    @Option(
+        help: .init(
             "The server's SQLite file. (default: $XDG_DATA_HOME/sync-server/server.sqlite)", valueName: "file"))
     var storage: String?
 
@@ -27,12 +33,46 @@ struct AdminStorageOptions: ParsableArguments {
         }
     }
 
+    /// Where the storage is: the options and $SYNC_SERVER_DATABASE first, then the configuration file,
+    /// then the server's default file.
+    private func location() throws -> (storage: String, databaseURL: String?) {
+        if storage != nil || databaseURL != nil {
+            return (storage ?? SyncServerCommand.defaultStoragePath(), databaseURL)
+        }
+        guard let config else { return (SyncServerCommand.defaultStoragePath(), nil) }
+        // The file's settings as options; only the storage's are an admin command's business.
+        let options: [String]
+        do {
+            options = try ConfigurationFile.expand(["--config", config], known: SyncServerCommand.settingNames)
+        } catch let error as ValidationError {
+            throw AdminError(error.message)
+        }
+        func setting(_ name: String) -> String? {
+            options.firstIndex(of: "--" + name).flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }
+        }
+        if let database = setting("database") {
+            guard setting("storage") == nil else {
+                throw AdminError(
+                    "\(config) sets both storage and database, which exclude each other (the server refuses to start so); remove one"
+                )
+            }
+            return ("", database)
+        }
+        guard let file = setting("storage") else {
+            throw AdminError(
+                "\(config) sets neither storage nor database: the server then uses \(SyncServerCommand.defaultStoragePath()); pass --storage with the file it uses"
+            )
+        }
+        return (file, nil)
+    }
+
     /// Runs `body` with the store and a push hub whose notices reach the running servers'
     /// sockets where that is possible (PostgreSQL's instances listen for them; a SQLite server
     /// in another process cannot be reached).
     func withStore<T>(_ body: (any RecordStore, PushHub) async throws -> T) async throws -> T {
         var logger = Logger(label: "sync-server-admin")
         logger.logLevel = .error
+        let (path, databaseURL) = try location()
         if let databaseURL {
             let store: PostgresRecordStore
             do {
@@ -46,7 +86,6 @@ struct AdminStorageOptions: ParsableArguments {
             let (hub, _) = await SyncServerApplication.push(for: store, logger: logger)
             return try await body(store, hub)
         }
-        let path = storage ?? SyncServerCommand.defaultStoragePath()
         // Opening would create an empty storage: an operator who mistyped the path must hear it.
         guard FileManager.default.fileExists(atPath: path) else {
             throw AdminError(

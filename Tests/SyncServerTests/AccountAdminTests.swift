@@ -118,3 +118,43 @@ struct AccountAdminHelpTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
+
+/// `sync-server admin … --config FILE`: the storage the server's own configuration file names, as the
+/// package's service reads it.
+@Suite("sync-server admin --config")
+struct AdminConfigurationFileTests {
+    @Test("the admin commands use the storage the server's configuration file names, its other settings aside")
+    func storageFromTheConfigurationFile() async throws {
+        try await withServer(transport: .loopback) { server, anonymous in
+            _ = try await anonymous.signedUp(username: "ada")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-config-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let config = directory.appendingPathComponent("sync-server.conf").path
+            try "# as the package ships it\nstorage = \(server.storagePath)\nhost = 127.0.0.1\nport = 8080\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+
+            let list = try await ServerCommandTests.run(["admin", "accounts", "list", "--config", config])
+            #expect(list.status == 0, "\(list.output)")
+            #expect(list.output.contains("ada"), "\(list.output)")
+
+            // --storage wins over the file.
+            let elsewhere = directory.appendingPathComponent("absent.sqlite").path
+            let explicit = try await ServerCommandTests.run([
+                "admin", "accounts", "list", "--config", config, "--storage", elsewhere,
+            ])
+            #expect(explicit.status != 0 && explicit.output.contains("no storage file at \(elsewhere)"), "\(explicit)")
+
+            // A file that names no storage, or both, or a bad line, is said so and nothing opens.
+            for (text, words) in [
+                ("port = 8080\n", "sets neither storage nor database"),
+                ("storage = /x.sqlite\ndatabase = postgres://u@h/d\n", "sets both storage and database"),
+                ("storage /x.sqlite\n", "line 1: expected 'name = value'"),
+            ] {
+                try text.write(toFile: config, atomically: true, encoding: .utf8)
+                let refused = try await ServerCommandTests.run(["admin", "accounts", "list", "--config", config])
+                #expect(refused.status != 0 && refused.output.contains(words), "\(text): \(refused.output)")
+            }
+        }
+    }
+}
