@@ -230,6 +230,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SyncBenchTests",
+            dependencies: ["sync-bench"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SyncCryptoTests",
             dependencies: ["SyncCrypto"],
             swiftSettings: swiftSettings

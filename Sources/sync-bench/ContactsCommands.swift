@@ -11,6 +11,8 @@ struct ContactsCommands {
         var seconds: Double
         var peakKiB: Int
         var contacts: Int?
+        /// Every run, when the step is the median of several.
+        var runs: [Double]? = nil
     }
 
     /// What one command did.
@@ -82,8 +84,11 @@ struct ContactsCommands {
     }
 
     /// The step of median time (the upper one of an even count).
+    /// The median step, carrying every run's time.
     static func median(_ steps: [Step]) -> Step {
-        BenchSupport.percentile(steps.sorted { $0.seconds < $1.seconds }, 50)
+        var median = BenchSupport.percentile(steps.sorted { $0.seconds < $1.seconds }, 50)
+        median.runs = steps.map(\.seconds)
+        return median
     }
 
     static func format(_ seconds: Double) -> String {

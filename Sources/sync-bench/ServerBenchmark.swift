@@ -19,6 +19,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
+            CompareCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
