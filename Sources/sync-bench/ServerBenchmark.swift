@@ -44,6 +44,19 @@ struct ServerBenchmark: AsyncParsableCommand {
     @Option(help: "How many times to run; the table shows each run and the median.")
     var runs = 3
 
+    @Option(help: .init("Save the figures as JSON (for sync-bench compare and the docs).", valueName: "file"))
+    var json: String?
+
+    /// One run's figures: records a second each way, the server's peak, and the CPU seconds each side
+    /// spent per 1,000 records (the client's JSON work is in the rates, so it is printed apart).
+    struct Measurement {
+        var upload: Double
+        var download: Double
+        var peakKiB: Int
+        var uploadCPU: (client: Double, server: Double)
+        var downloadCPU: (client: Double, server: Double)
+    }
+
     func run() async throws {
         let executable =
             server
@@ -54,28 +67,54 @@ struct ServerBenchmark: AsyncParsableCommand {
                 "no sync-server at \(executable); run `swift build -c release` first or pass --server")
         }
         print("sync-bench: \(records) records, batches of \(batch), fetch pages of \(page), \(runs) runs")
-        print("run  upload rec/s  download rec/s  server peak RSS")
-        var uploads: [Double] = []
-        var downloads: [Double] = []
-        var peaks: [Int] = []
+        print(
+            "run  upload rec/s  download rec/s  server peak RSS  CPU s per 1,000 up (client/server)  down (client/server)"
+        )
+        var measurements: [Measurement] = []
+        var results = BenchResults(suite: "server")
         for run in 1...runs {
             let result = try await measure(executable: executable)
-            uploads.append(result.upload)
-            downloads.append(result.download)
-            peaks.append(result.peakKiB)
+            measurements.append(result)
             print(
                 String(
-                    format: "%3d  %12.0f  %14.0f  %11.1f MiB", run, result.upload, result.download,
-                    Double(result.peakKiB) / 1024))
+                    format: "%3d  %12.0f  %14.0f  %11.1f MiB  %17.3f / %.3f  %20.3f / %.3f", run, result.upload,
+                    result.download, Double(result.peakKiB) / 1024, result.uploadCPU.client * 1000 / Double(records),
+                    result.uploadCPU.server * 1000 / Double(records),
+                    result.downloadCPU.client * 1000 / Double(records),
+                    result.downloadCPU.server * 1000 / Double(records)))
         }
         func median<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
         print(
             String(
-                format: "med  %12.0f  %14.0f  %11.1f MiB", median(uploads), median(downloads),
-                Double(median(peaks)) / 1024))
+                format: "med  %12.0f  %14.0f  %11.1f MiB", median(measurements.map(\.upload)),
+                median(measurements.map(\.download)), Double(median(measurements.map(\.peakKiB))) / 1024))
+        let perThousand = 1000 / Double(records)
+        let id = "server.sqlite.\(records)"
+        results.add(
+            id + ".upload.recordsPerSecond", name: "upload, records/s", unit: "records/s", better: .higher,
+            runs: measurements.map(\.upload), target: 50_000)
+        results.add(
+            id + ".download.recordsPerSecond", name: "download, records/s", unit: "records/s", better: .higher,
+            runs: measurements.map(\.download), target: 100_000)
+        results.add(
+            id + ".peakMB", name: "server peak RSS", unit: "MB", better: .lower,
+            runs: measurements.map { Double($0.peakKiB) / 1024 })
+        results.add(
+            id + ".upload.serverCPUPerThousand", name: "upload, server CPU s per 1,000 records", unit: "s",
+            better: .lower, runs: measurements.map { $0.uploadCPU.server * perThousand })
+        results.add(
+            id + ".upload.clientCPUPerThousand", name: "upload, client CPU s per 1,000 records", unit: "s",
+            better: .lower, runs: measurements.map { $0.uploadCPU.client * perThousand })
+        results.add(
+            id + ".download.serverCPUPerThousand", name: "download, server CPU s per 1,000 records", unit: "s",
+            better: .lower, runs: measurements.map { $0.downloadCPU.server * perThousand })
+        results.add(
+            id + ".download.clientCPUPerThousand", name: "download, client CPU s per 1,000 records", unit: "s",
+            better: .lower, runs: measurements.map { $0.downloadCPU.client * perThousand })
+        try results.save(to: json)
     }
 
-    private func measure(executable: String) async throws -> (upload: Double, download: Double, peakKiB: Int) {
+    private func measure(executable: String) async throws -> Measurement {
         let process = try await ServerProcess.start(executable: executable)
         defer { process.stop() }
 
@@ -88,6 +127,7 @@ struct ServerBenchmark: AsyncParsableCommand {
             return record
         }
 
+        var cpu = CPUReading(server: process)
         let uploadStart = ContinuousClock.now
         for start in stride(from: 0, to: all.count, by: batch) {
             let response = try await ada.modifyRecords(
@@ -97,16 +137,19 @@ struct ServerBenchmark: AsyncParsableCommand {
             }
         }
         let uploadTime = ContinuousClock.now - uploadStart
+        let uploadCPU = cpu.next()
 
         let downloadStart = ContinuousClock.now
         let fetched = try await ada.fetchAllZoneChanges(zone, resultsLimit: page)
         let downloadTime = ContinuousClock.now - downloadStart
+        let downloadCPU = cpu.next()
         guard fetched.modifications.count == records else {
             throw ValidationError("fetched \(fetched.modifications.count) records, expected \(records)")
         }
-        return (
-            Double(records) / uploadTime.inSeconds, Double(records) / downloadTime.inSeconds, process.peakResidentKiB()
-        )
+        return Measurement(
+            upload: Double(records) / uploadTime.inSeconds, download: Double(records) / downloadTime.inSeconds,
+            peakKiB: process.peakResidentKiB(), uploadCPU: (uploadCPU.devices, uploadCPU.server),
+            downloadCPU: (downloadCPU.devices, downloadCPU.server))
     }
 }
 
