@@ -136,8 +136,10 @@ public struct LocalServer: Sendable {
         defer { lock.release() }
 
         if let running = running() {
-            if try await waitUntilAnswering(spawned: nil, within: isLegacyInstallation ? .seconds(2) : .seconds(30)) {
-                guard await isOlder() else { return answeringOnTheSocket() }
+            if let health = try await waitUntilAnswering(
+                spawned: nil, within: isLegacyInstallation ? .seconds(2) : .seconds(30))
+            {
+                guard isOlder(health) else { return answeringOnTheSocket() }
                 // Started by an earlier version of the app, before an upgrade: this one takes over its data
                 // (a newer server migrates the storage at start). Open apps reconnect by themselves.
                 try await terminate(running, timeout: .seconds(60))
@@ -155,7 +157,7 @@ public struct LocalServer: Sendable {
         } catch {
             throw LocalServerError.cannotLaunch(reason: "\(error)")
         }
-        if try await waitUntilAnswering(spawned: server, within: .seconds(30)) { return answeringOnTheSocket() }
+        if try await waitUntilAnswering(spawned: server, within: .seconds(30)) != nil { return answeringOnTheSocket() }
         throw LocalServerError.didNotStart(log: logFile)
     }
 
@@ -169,18 +171,18 @@ public struct LocalServer: Sendable {
     /// Whether this data directory was last served by a version that listened on a TCP port.
     private var isLegacyInstallation: Bool { FileManager.default.fileExists(atPath: legacyAddressFile) }
 
-    /// Waits up to `limit` for the server to answer on its socket while it holds the storage lock.
-    /// Throws when the process `spawned` ends first, with the reason from its log.
-    private func waitUntilAnswering(spawned: ChildProcess?, within limit: Duration) async throws -> Bool {
+    /// Waits up to `limit` for the server to answer on its socket while it holds the storage lock; its
+    /// answer, or nil when none came. Throws when the process `spawned` ends first, with the reason from its log.
+    private func waitUntilAnswering(spawned: ChildProcess?, within limit: Duration) async throws -> HealthInfo? {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            if running() != nil, await answers() { return true }
+            if running() != nil, let health = await health() { return health }
             if let spawned, !spawned.isRunning {
                 throw LocalServerError.stoppedWhileStarting(reason: lastLogLine(), log: logFile)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return false
+        return nil
     }
 
     /// Stops the running server gracefully (SIGTERM: requests in flight finish) and waits until it has
@@ -219,14 +221,16 @@ public struct LocalServer: Sendable {
     }
 
     /// Whether the server answers its health check on its socket.
-    func answers() async -> Bool {
-        (try? await AccountClient(serverURL: url).health(timeout: .seconds(1))) != nil
+    func answers() async -> Bool { await health() != nil }
+
+    /// The server's answer to its health check on its socket; nil when none came within a second.
+    private func health() async -> HealthInfo? {
+        try? await AccountClient(serverURL: url).health(timeout: .seconds(1))
     }
 
-    /// Whether the server answering on the socket is of an older release than ``version``.
-    private func isOlder() async -> Bool {
-        guard let health = try? await AccountClient(serverURL: url).health(timeout: .seconds(5)) else { return false }
-        return ReleaseVersion(health.version).map { $0 < version } ?? true
+    /// Whether a server that answered `health` is of an older release than ``version``.
+    private func isOlder(_ health: HealthInfo) -> Bool {
+        ReleaseVersion(health.version).map { $0 < version } ?? true
     }
 
     private func lastLogLine() -> String? {
