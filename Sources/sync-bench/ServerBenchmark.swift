@@ -53,8 +53,14 @@ struct ServerBenchmark: AsyncParsableCommand {
         var upload: Double
         var download: Double
         var peakKiB: Int
-        var uploadCPU: (client: Double, server: Double)
-        var downloadCPU: (client: Double, server: Double)
+        var uploadCPU: CPUSplit
+        var downloadCPU: CPUSplit
+    }
+
+    /// CPU seconds each side spent in one phase.
+    struct CPUSplit {
+        var client: Double
+        var server: Double
     }
 
     func run() async throws {
@@ -99,18 +105,14 @@ struct ServerBenchmark: AsyncParsableCommand {
         results.add(
             id + ".peakMB", name: "server peak RSS", unit: "MB", better: .lower,
             runs: measurements.map { Double($0.peakKiB) / 1024 })
-        results.add(
-            id + ".upload.serverCPUPerThousand", name: "upload, server CPU s per 1,000 records", unit: "s",
-            better: .lower, runs: measurements.map { $0.uploadCPU.server * perThousand })
-        results.add(
-            id + ".upload.clientCPUPerThousand", name: "upload, client CPU s per 1,000 records", unit: "s",
-            better: .lower, runs: measurements.map { $0.uploadCPU.client * perThousand })
-        results.add(
-            id + ".download.serverCPUPerThousand", name: "download, server CPU s per 1,000 records", unit: "s",
-            better: .lower, runs: measurements.map { $0.downloadCPU.server * perThousand })
-        results.add(
-            id + ".download.clientCPUPerThousand", name: "download, client CPU s per 1,000 records", unit: "s",
-            better: .lower, runs: measurements.map { $0.downloadCPU.client * perThousand })
+        for (phase, cpu) in [("upload", \Measurement.uploadCPU), ("download", \Measurement.downloadCPU)] {
+            for (side, seconds) in [("server", \CPUSplit.server), ("client", \CPUSplit.client)] {
+                results.add(
+                    id + ".\(phase).\(side)CPUPerThousand", name: "\(phase), \(side) CPU s per 1,000 records",
+                    unit: "s", better: .lower,
+                    runs: measurements.map { $0[keyPath: cpu][keyPath: seconds] * perThousand })
+            }
+        }
         try results.save(to: json)
     }
 
@@ -148,8 +150,9 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         return Measurement(
             upload: Double(records) / uploadTime.inSeconds, download: Double(records) / downloadTime.inSeconds,
-            peakKiB: process.peakResidentKiB(), uploadCPU: (uploadCPU.devices, uploadCPU.server),
-            downloadCPU: (downloadCPU.devices, downloadCPU.server))
+            peakKiB: process.peakResidentKiB(),
+            uploadCPU: CPUSplit(client: uploadCPU.devices, server: uploadCPU.server),
+            downloadCPU: CPUSplit(client: downloadCPU.devices, server: downloadCPU.server))
     }
 }
 
