@@ -4,6 +4,7 @@ import ContactsTesting
 import Foundation
 import SyncClient
 import SyncCore
+import SyncTesting
 import Testing
 
 @testable import ContactsDAV
@@ -132,17 +133,28 @@ struct ResourceTests {
         }
     }
 
+    /// Grace (a device of her own) makes the book `name` with one contact and shares it with `device`'s
+    /// account (Ada), which accepts it: Grace's device, the contact, her book, the book as Ada's device has
+    /// it, and its path on the bridge.
+    static func bookSharedByGrace(
+        _ name: String, holding contactName: String, readOnly: Bool, with device: ContactsDevice, server: TestServer,
+        directory: String
+    ) async throws -> (grace: ContactsDevice, contact: Contact, book: AddressBook, shared: AddressBook, path: String) {
+        let grace = try openDevice("grace", directory: directory, server: server)
+        try await grace.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
+        let book = try grace.createBook(named: name)
+        let contact = try grace.add(Contact(id: .random(), name: contactName), to: book.zoneID)
+        try await grace.sync()
+        let invitation = try await grace.shareBook(book, with: "ada", readOnly: readOnly)
+        let shared = try await device.acceptInvitation(invitation.description)
+        return (grace, contact, book, shared, "/books/" + DAVPath.encoded(DAVPath.segment(of: shared.zoneID)) + "/")
+    }
+
     @Test("a book shared to read only lists and reads, and refuses writes with 403 saying why")
     func readOnlyBook() async throws {
         try await withBridge(devices: 1) { bridge, devices, server, directory in
-            let grace = try openDevice("grace", directory: directory, server: server)
-            try await grace.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
-            let work = try grace.createBook(named: "Work")
-            let boss = try grace.add(Contact(id: .random(), name: "The Boss"), to: work.zoneID)
-            try await grace.sync()
-            let invitation = try await grace.shareBook(work, with: "ada", readOnly: true)
-            let shared = try await devices[0].acceptInvitation(invitation.description)
-            let bookPath = "/books/" + DAVPath.encoded(DAVPath.segment(of: shared.zoneID)) + "/"
+            let (_, boss, _, shared, bookPath) = try await Self.bookSharedByGrace(
+                "Work", holding: "The Boss", readOnly: true, with: devices[0], server: server, directory: directory)
             let listing = try await bridge.propfind(bookPath, "<d:displayname/><d:current-user-privilege-set/>")
             #expect(try listing.first("DAV:", "displayname")?.text == "Work")
             #expect(try listing.first("DAV:", "current-user-privilege-set")?.descendant("DAV:", "write") == nil)
@@ -164,14 +176,8 @@ struct ResourceTests {
     @Test("removed from a shared book: after the device syncs, the book and its cards are gone from the bridge (404)")
     func removedFromBook() async throws {
         try await withBridge(devices: 1) { bridge, devices, server, directory in
-            let grace = try openDevice("grace", directory: directory, server: server)
-            try await grace.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
-            let family = try grace.createBook(named: "Family")
-            let mum = try grace.add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
-            try await grace.sync()
-            let invitation = try await grace.shareBook(family, with: "ada", readOnly: false)
-            let shared = try await devices[0].acceptInvitation(invitation.description)
-            let bookPath = "/books/" + DAVPath.encoded(DAVPath.segment(of: shared.zoneID)) + "/"
+            let (grace, mum, family, _, bookPath) = try await Self.bookSharedByGrace(
+                "Family", holding: "Mum", readOnly: false, with: devices[0], server: server, directory: directory)
             let cardPath = bookPath + mum.id.uuidString + ".vcf"
             #expect(try await bridge.request("GET", cardPath).status == 200)
 
