@@ -51,12 +51,31 @@ public struct ContactPhoto: Sendable, Hashable, Codable {
     /// The digest of the photo a contact's stored form holds, found without reading the contact: its line
     /// is `X-SYNCKIT-PHOTO:<digest>;…`.
     public static func digest(inStoredForm data: Data) -> String? {
-        guard let start = data.range(of: Data(propertyName.utf8)) else { return nil }
-        let colon = start.upperBound
-        guard data.endIndex - colon > 64, data[colon] == UInt8(ascii: ":") else { return nil }
-        let digest = String(decoding: data[(colon + 1)..<(colon + 65)], as: UTF8.self)
-        return isDigest(digest) ? digest : nil
+        // Every contact sent is looked through, most of them with no photo: a byte search of its own, as
+        // `Data.range(of:)` went through NSData and was a thirtieth of an upload.
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> String? in
+            let name = propertyNameBytes
+            guard let base = bytes.baseAddress, let first = name.first, bytes.count >= name.count + 65 else {
+                return nil
+            }
+            var start = 0
+            let last = bytes.count - name.count - 65
+            while start <= last {
+                guard let hit = memchr(base + start, Int32(first), last - start + 1) else { return nil }
+                let found = base.distance(to: UnsafeRawPointer(hit))
+                if bytes[found..<(found + name.count)].elementsEqual(name) {
+                    let colon = found + name.count
+                    guard bytes[colon] == UInt8(ascii: ":") else { return nil }
+                    let digest = String(decoding: bytes[(colon + 1)..<(colon + 65)], as: UTF8.self)
+                    return isDigest(digest) ? digest : nil
+                }
+                start = found + 1
+            }
+            return nil
+        }
     }
+
+    private static let propertyNameBytes = Array(propertyName.utf8)
 
     // MARK: vCard
 
