@@ -209,15 +209,6 @@ extension ContactStore {
         }
     }
 
-    /// Runs `body` with a page cache of `kibibytes` instead of SQLite's default 2 MiB, for bulk work:
-    /// contacts are keyed by random IDs, so a transaction of thousands of them dirties pages all over
-    /// the file, and a small cache spills them to the log mid-transaction (and reads them back).
-    func withPageCache<T>(kibibytes: Int, _ body: () throws -> T) throws -> T {
-        try queue.inDatabase { db in try db.execute(sql: "PRAGMA cache_size = -\(kibibytes)") }
-        defer { try? queue.inDatabase { db in try db.execute(sql: "PRAGMA cache_size = -2000") } }
-        return try body()
-    }
-
     /// Every entry, oldest first.
     package func outbox() throws -> [OutboxEntry] {
         try queue.read { db in try Self.outbox(db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox") }

@@ -120,8 +120,10 @@ extension ContactsDevice {
                 if try known()?.recordChangeTag == serverRecord.recordChangeTag { return remote.lastModified }
                 try transaction.settle(.record(.deleteRecord(recordID)))
             }
-            try ContactStore.put(remote, storedForm: Contact.storedForm(in: serverRecord), in: recordID.zoneID, db)
-            try ContactStore.putServerRecord(serverRecord, for: id, db)
+            let storedForm = Contact.storedForm(in: serverRecord)
+            try ContactStore.put(remote, storedForm: storedForm, in: recordID.zoneID, db)
+            // Stored as it came, the row is the record's contact: no need to read it back to compare.
+            try ContactStore.putServerRecord(serverRecord, for: id, sharesContact: storedForm != nil, db)
             return remote.lastModified
         }
         if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {

@@ -56,12 +56,12 @@ extension ContactsDevice {
     /// How many contacts an import saves per transaction.
     static let importBatch = 10_000
 
-    /// Runs an import into `book` (the default one when nil), once it is known to be writable, with a
-    /// 16 MiB page cache that holds what a transaction of ``importBatch`` contacts changes.
+    /// Runs an import into `book` (the default one when nil), once it is known to be writable. (The store's
+    /// page cache, ``ContactStore/pageCacheKiB``, holds what a transaction of ``importBatch`` contacts changes.)
     func importing(into book: RecordZone.ID?, _ body: (RecordZone.ID) throws -> ImportReport) throws -> ImportReport {
         let book = book ?? Contact.zoneID
         try store.queue.read { db in try Self.checkWritable(book, db) }
-        return try store.withPageCache(kibibytes: 16 * 1024) { try body(book) }
+        return try body(book)
     }
 
     /// The contact a card makes, or why the card is skipped.
