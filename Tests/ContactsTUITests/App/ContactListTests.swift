@@ -22,6 +22,21 @@ struct ContactListTests {
         #expect(fresh.count == expected.count, "Ada, Adam and Åda (accents folded) with a 1 in their number")
     }
 
+    @Test(
+        "a narrowing search lists equal matches in list order, as a fresh one does, though the last search ranked them otherwise",
+        arguments: [0, 100])
+    func narrowingKeepsListOrder(others: Int) {
+        // "ad" ranks Ada Bob (the name starts with it) before Bob Ada; "ad b" ranks the two the same.
+        let rows =
+            [ContactList.Row(name: "Bob Ada"), ContactList.Row(name: "Ada Bob")]
+            + (0..<others).map { ContactList.Row(name: "Zed \($0)") }
+        var list = ContactList(rows: rows)
+        list.search("ad", viewport: 10)
+        #expect((0..<list.count).map { list.row(at: $0).name } == ["Ada Bob", "Bob Ada"])
+        list.search("ad b", viewport: 10)
+        #expect((0..<list.count).map { list.row(at: $0).name } == ["Bob Ada", "Ada Bob"])
+    }
+
     @Test("a new list keeps the search and the selected contact, or the position when it is gone")
     func replacing() {
         var list = ContactList(rows: Fixtures.rows)
