@@ -2,6 +2,15 @@ import ArgumentParser
 import BuildInfo
 import Foundation
 
+/// `--json FILE`, which the benchmarks that save their figures share.
+struct SavingOptions: ParsableArguments {
+    @Option(
+        help: .init(
+            "Save the figures as JSON (for sync-bench compare, and for sync-bench report when saved in benchmarks/results).",
+            valueName: "file"))
+    var json: String?
+}
+
 /// The figures of one benchmark run, saved as JSON by `--json FILE` (one file per suite and
 /// machine, kept in git as the baseline) and compared by `sync-bench compare`.
 struct BenchResults: Codable {

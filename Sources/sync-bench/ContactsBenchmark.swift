@@ -25,8 +25,13 @@ struct ContactsBenchmark: AsyncParsableCommand {
         }
     }
 
-    @Option(help: .init("Save the figures as JSON (for sync-bench compare and the docs).", valueName: "file"))
-    var json: String?
+    @OptionGroup var saving: SavingOptions
+
+    @Flag(
+        help:
+            "Keep each run's directory (the vCards and both devices' files, such as data/devices/B.sqlite for sync-bench tui --device) and say where it is."
+    )
+    var keepData = false
 
     func run() async throws {
         let (contactsPath, serverPath) = try programs.paths()
@@ -39,7 +44,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
                 executable: serverPath, arguments: ["--quota-bytes", "unlimited"])
             defer { server.stop() }
             let run = try BenchRun(contacts: contactsPath, server: server.baseURL, count: count)
-            defer { run.remove() }
+            defer { if keepData { print("kept: \(run.commands.directory.path)") } else { run.remove() } }
             let steps = try run.steps()
             for step in steps {
                 let perSecond = step.contacts.map { String(Int(Double($0) / step.seconds)) } ?? ""
@@ -58,7 +63,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
         print(
             "peak RSS of this benchmark process: \(BenchSupport.peakResidentKiB(of: "self") / 1024) MB (no step's figure is below it)"
         )
-        try results.save(to: json)
+        try results.save(to: saving.json)
     }
 
     /// The figures of one count, with the issue's targets: 10,000 contacts a second each way, a no-op

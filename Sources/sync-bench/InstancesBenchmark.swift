@@ -38,6 +38,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
     @Option(help: "Path of the sync-server executable (default: next to this one).")
     var server: String?
 
+    @OptionGroup var saving: SavingOptions
+
     struct Row {
         var name: String
         var upload: Double
@@ -56,10 +58,12 @@ struct InstancesBenchmark: AsyncParsableCommand {
         print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
         print("storage              upload rec/s  download rec/s  push p50   push p99")
         var rows: [Row] = []
+        var results = BenchResults(suite: "instances")
         let sqlite = try await measure(
             name: "SQLite, 1 instance", servers: [try await ServerProcess.start(executable: executable)])
         rows.append(sqlite)
         print(Self.format(sqlite))
+        Self.record(sqlite, id: "sqlite.1", in: &results)
         for count in instances {
             let name = "sync_bench_\(UUID().uuidString.prefix(8).lowercased())"
             try await TestPostgres.createDatabase(name)
@@ -73,7 +77,23 @@ struct InstancesBenchmark: AsyncParsableCommand {
             try await TestPostgres.dropDatabase(name)
             rows.append(row)
             print(Self.format(row))
+            Self.record(row, id: "postgres.\(count)", in: &results)
         }
+        try results.save(to: saving.json)
+    }
+
+    /// One row's figures: `instances.sqlite.1.upload.perSecond`, `instances.postgres.2.pushP99.ms`, …
+    static func record(_ row: Row, id: String, in results: inout BenchResults) {
+        results.add(
+            "instances.\(id).upload.perSecond", name: "\(row.name): upload", unit: "records/s", better: .higher,
+            runs: [row.upload])
+        results.add(
+            "instances.\(id).download.perSecond", name: "\(row.name): download", unit: "records/s",
+            better: .higher, runs: [row.download])
+        results.add(
+            "instances.\(id).pushP50.ms", name: "\(row.name): push p50", unit: "ms", better: .lower, runs: [row.p50])
+        results.add(
+            "instances.\(id).pushP99.ms", name: "\(row.name): push p99", unit: "ms", better: .lower, runs: [row.p99])
     }
 
     static func format(_ row: Row) -> String {

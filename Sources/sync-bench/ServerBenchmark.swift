@@ -19,7 +19,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
-            CompareCommand.self,
+            CompareCommand.self, ReportCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
@@ -44,8 +44,7 @@ struct ServerBenchmark: AsyncParsableCommand {
     @Option(help: "How many times to run; the table shows each run and the median.")
     var runs = 3
 
-    @Option(help: .init("Save the figures as JSON (for sync-bench compare and the docs).", valueName: "file"))
-    var json: String?
+    @OptionGroup var saving: SavingOptions
 
     /// One run's figures: records a second each way, the server's peak, and the CPU seconds each side
     /// spent per 1,000 records (the client's JSON work is in the rates, so it is printed apart).
@@ -113,7 +112,7 @@ struct ServerBenchmark: AsyncParsableCommand {
                     runs: measurements.map { $0[keyPath: cpu][keyPath: seconds] * perThousand })
             }
         }
-        try results.save(to: json)
+        try results.save(to: saving.json)
     }
 
     private func measure(executable: String) async throws -> Measurement {

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import sync_bench
+
+/// `sync-bench report`: the docs' marked tables come from the saved results, and nothing else changes.
+@Suite("sync-bench report")
+struct ReportTests {
+    static var results: BenchResults {
+        var results = BenchResults(suite: "contacts")
+        results.date = "2026-11-27T10:00:00Z"
+        results.command = "/work/main/.build/release/sync-bench contacts --counts 1000 --json x.json"
+        results.build = "sync-bench 0.3.0 (commit 0123456789ab)"
+        results.machine = .init(cores: 2, cpu: "Test CPU", memoryMiB: 8192, kernel: "6.1.0")
+        results.loadBefore = 0.25
+        results.loadAfter = 1.5
+        results.add(
+            "contacts.1000.upload.seconds", name: "1000: sync A (upload)", unit: "s", better: .lower,
+            runs: [0.2, 0.1, 0.3], target: 0.1)
+        results.add(
+            "contacts.1000.noop.seconds", name: "1000: no-op", unit: "s", better: .lower, runs: [0.02],
+            target: 0.03)
+        return results
+    }
+
+    let document = """
+        # Benchmarks
+
+        Hand-written prose stays.
+
+        <!-- sync-bench report: contacts-1k contacts.1000.noop.* -->
+        an old table
+        <!-- end sync-bench report -->
+
+        More prose.
+        """
+
+    @Test("a marked table is filled with the chosen figures, provenance and targets; the prose is kept")
+    func fills() throws {
+        let filled = try ReportCommand.fill(
+            document, with: ["contacts-1k": Self.results], resultsDirectory: "benchmarks/results", document: "B.md")
+        #expect(!filled.contains("an old table"))
+        #expect(filled.contains("Hand-written prose stays.") && filled.hasSuffix("More prose."))
+        #expect(filled.contains("| 1000: no-op | 20 ms | 20 | ≤ 30 ms: met |"), "seconds under one as milliseconds")
+        #expect(!filled.contains("upload"), "only the figures the marker names")
+        #expect(filled.contains("Measured 2026-11-27 on 2 cores (Test CPU, 8 GiB, Linux 6.1.0)"))
+        #expect(filled.contains("`sync-bench contacts --counts 1000`"), "the command, without where it was saved")
+        #expect(filled.contains("sync-bench 0.3.0 (commit 0123456789ab)"))
+        #expect(filled.contains("saved in `benchmarks/results/contacts-1k.json`"))
+        let again = try ReportCommand.fill(
+            filled, with: ["contacts-1k": Self.results], resultsDirectory: "benchmarks/results", document: "B.md")
+        #expect(again == filled, "filling twice changes nothing, so --check passes after a report")
+    }
+
+    @Test("a target not met says so; the median of the runs is shown")
+    func targetNotMet() throws {
+        let lines = ReportCommand.render(Self.results, file: "r.json", only: [])
+        #expect(lines.contains("| 1000: sync A (upload) | 200 ms | 200, 100, 300 | ≤ 100 ms: **not met** |"))
+    }
+
+    @Test("a marker naming results that are not saved, or with no end, is refused saying where")
+    func badMarkers() {
+        #expect(throws: ValidationError.self) {
+            try ReportCommand.fill(document, with: [:], resultsDirectory: "r", document: "B.md")
+        }
+        let unended = "x\n<!-- sync-bench report: contacts-1k -->\nrows\n"
+        do {
+            _ = try ReportCommand.fill(
+                unended, with: ["contacts-1k": Self.results], resultsDirectory: "r", document: "B.md")
+            Issue.record("an unended marker was accepted")
+        } catch let error as ValidationError {
+            #expect(error.message.contains("B.md, line 2"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+}
