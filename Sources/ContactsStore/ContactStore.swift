@@ -23,8 +23,9 @@ package final class ContactStore: Sendable {
     /// The page cache, in KiB. Contacts are keyed by random IDs and listed by name, so a sync's or an
     /// import's transaction of hundreds or thousands of contacts touches index pages all over the file:
     /// with SQLite's default 2 MiB, a million contacts' first download spent a quarter of its time in the
-    /// kernel reading evicted pages back and writing them again (109 – 114 s; 85 s with this cache and
-    /// ``checkpointPages``). The cache fills only as pages are read: a no-op sync stays small.
+    /// kernel reading evicted pages back and writing them again (cards in ID order: 109 – 114 s, and 85 s
+    /// with this cache and ``checkpointPages``; in random order 124 s, and 100 – 117 s). The cache fills
+    /// only as pages are read: a no-op sync stays small.
     static let pageCacheKiB = 32 * 1024
 
     /// How many pages the log holds before they are copied into the file (SQLite's default is 1,000):
