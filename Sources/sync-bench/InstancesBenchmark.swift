@@ -57,11 +57,9 @@ struct InstancesBenchmark: AsyncParsableCommand {
         }
         print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
         print("storage              upload rec/s  download rec/s  push p50   push p99")
-        var rows: [Row] = []
         var results = BenchResults(suite: "instances")
         let sqlite = try await measure(
             name: "SQLite, 1 instance", servers: [try await ServerProcess.start(executable: executable)])
-        rows.append(sqlite)
         print(Self.format(sqlite))
         Self.record(sqlite, id: "sqlite.1", in: &results)
         for count in instances {
@@ -75,7 +73,6 @@ struct InstancesBenchmark: AsyncParsableCommand {
             }
             let row = try await measure(name: "PostgreSQL, \(count) inst.", servers: servers)
             try await TestPostgres.dropDatabase(name)
-            rows.append(row)
             print(Self.format(row))
             Self.record(row, id: "postgres.\(count)", in: &results)
         }

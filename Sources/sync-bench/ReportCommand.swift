@@ -15,7 +15,7 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Writes the saved benchmark results into the docs' marked tables; --check says if they are current.",
         discussion: """
-            Each results file (sync-bench contacts|server … --json FILE) saved in the results directory \
+            Each results file (sync-bench contacts|server|instances|tui … --json FILE) saved in the results directory \
             fills the tables of the documents that name it in a marker: <!-- sync-bench report: NAME \
             [FIGURE-ID…] --> … <!-- end sync-bench report -->. Save a new run over the file, run this, \
             and commit both.

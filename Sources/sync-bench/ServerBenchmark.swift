@@ -77,23 +77,22 @@ struct ServerBenchmark: AsyncParsableCommand {
         )
         var measurements: [Measurement] = []
         var results = BenchResults(suite: "server")
+        let perThousand = 1000 / Double(records)
         for run in 1...runs {
             let result = try await measure(executable: executable)
             measurements.append(result)
             print(
                 String(
                     format: "%3d  %12.0f  %14.0f  %11.1f MiB  %17.3f / %.3f  %20.3f / %.3f", run, result.upload,
-                    result.download, Double(result.peakKiB) / 1024, result.uploadCPU.client * 1000 / Double(records),
-                    result.uploadCPU.server * 1000 / Double(records),
-                    result.downloadCPU.client * 1000 / Double(records),
-                    result.downloadCPU.server * 1000 / Double(records)))
+                    result.download, Double(result.peakKiB) / 1024, result.uploadCPU.client * perThousand,
+                    result.uploadCPU.server * perThousand, result.downloadCPU.client * perThousand,
+                    result.downloadCPU.server * perThousand))
         }
         func median<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
         print(
             String(
                 format: "med  %12.0f  %14.0f  %11.1f MiB", median(measurements.map(\.upload)),
                 median(measurements.map(\.download)), Double(median(measurements.map(\.peakKiB))) / 1024))
-        let perThousand = 1000 / Double(records)
         let id = "server.sqlite.\(records)"
         results.add(
             id + ".upload.recordsPerSecond", name: "upload, records/s", unit: "records/s", better: .higher,
