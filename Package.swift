@@ -224,14 +224,19 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "BuildInfo", "SyncCore", "SyncKit", "SyncTesting", "ContactsModel", "ContactsStore", "ContactsTUI",
+                "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTesting", "ContactsModel", "ContactsStore",
+                "ContactsTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SyncBenchTests",
-            dependencies: ["sync-bench"],
+            dependencies: ["sync-bench", "LocalSystem", "SyncCore", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

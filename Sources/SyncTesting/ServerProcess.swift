@@ -27,23 +27,30 @@ public final class ServerProcess: Sendable {
     public static func start(executable: String, database: String? = nil, arguments: [String] = []) async throws
         -> ServerProcess
     {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID())")
+        // --log-level notice: the "listening" line is logged at that level.
+        try await start(named: "sync-server") { directory in
+            [executable]
+                + (database.map { ["--database", $0] } ?? [
+                    "--storage", directory.appendingPathComponent("server.sqlite").path,
+                ]) + [
+                    "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
+                ] + arguments
+        }
+    }
+
+    /// Starts any program that says `listening on http://127.0.0.1:PORT` in its output once it listens (a
+    /// benchmark's reference server, say), with a throw-away directory of its own, and waits for that line.
+    /// - Parameter command: the program and its arguments, given the directory.
+    public static func start(named name: String, command: (URL) -> [String]) async throws -> ServerProcess {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("server.log").path
-        // --log-level notice: the "listening" line below is logged at that level.
-        let storage =
-            database.map { ["--database", $0] } ?? [
-                "--storage", directory.appendingPathComponent("server.sqlite").path,
-            ]
-        let process = try ChildProcess(
-            [executable] + storage + [
-                "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
-            ] + arguments, output: .file(log))
+        let process = try ChildProcess(command(directory), output: .file(log))
         let announced: String?
         do {
             announced = try await announcement(
                 #"listening on http://127\.0\.0\.1:\d+"#, inLog: log, of: process,
-                what: "sync-server says where it listens")
+                what: "\(name) says where it listens")
         } catch {
             process.stop()
             try? FileManager.default.removeItem(at: directory)
@@ -52,7 +59,7 @@ public final class ServerProcess: Sendable {
         guard let port = announced?.split(separator: ":").last else {
             let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(at: directory)
-            throw ChildProcessError(description: "sync-server stopped as it started; its log: \(printed)")
+            throw ChildProcessError(description: "\(name) stopped as it started; its log: \(printed)")
         }
         return ServerProcess(process: process, directory: directory, baseURL: "http://127.0.0.1:\(port)", log: log)
     }

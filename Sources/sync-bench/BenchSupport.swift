@@ -51,14 +51,27 @@ enum BenchSupport {
     }
 
     /// A process's CPU time so far (user plus system), in seconds, from /proc/PID/stat; 0 if unreadable.
-    static func cpuSeconds(of process: String) -> Double {
+    /// - Parameter includingChildren: add the time of its children that have ended and been waited for.
+    static func cpuSeconds(of process: String, includingChildren: Bool = false) -> Double {
         let stat = (try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)) ?? ""
         // The command name (field 2) may hold spaces; the fields after its closing parenthesis
-        // start at field 3, so utime and stime (fields 14 and 15) are at offsets 11 and 12.
+        // start at field 3, so utime, stime, cutime and cstime (fields 14 to 17) are at offsets 11 to 14.
         guard let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 14 else { return 0 }
+        let ticks = fields[11...(includingChildren ? 14 : 12)].reduce(0) { $0 + (Double($1) ?? 0) }
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The CPU time so far of every process named `postgres` on the machine (the server and its backends,
+    /// with the backends that have ended), in seconds: PostgreSQL's share in a benchmark that runs one.
+    static func postgresCPUSeconds() -> Double {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return processes.filter { $0.allSatisfy(\.isNumber) }.reduce(0) { total, pid in
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+            guard name.hasPrefix("postgres") else { return total }
+            return total + cpuSeconds(of: pid, includingChildren: true)
+        }
     }
 
     /// Resets a process's peak resident memory (this one's by default), so that the next reading covers one

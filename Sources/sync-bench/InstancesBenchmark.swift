@@ -46,6 +46,31 @@ struct InstancesBenchmark: AsyncParsableCommand {
         var download: Double
         var p50: Double
         var p99: Double
+        var uploadCPU: CPUShares
+        var downloadCPU: CPUShares
+    }
+
+    /// CPU seconds per 1,000 records of each side: the clients (this process), the server instances and
+    /// PostgreSQL (none on SQLite). They share the machine's cores, so a rate is read against them.
+    struct CPUShares {
+        var clients: Double
+        var servers: Double
+        var postgres: Double
+
+        /// The CPU time so far of this process, of `servers` and of PostgreSQL.
+        static func now(servers: [ServerProcess]) -> CPUShares {
+            CPUShares(
+                clients: BenchSupport.cpuSeconds(of: "self"), servers: servers.reduce(0) { $0 + $1.cpuSeconds() },
+                postgres: BenchSupport.postgresCPUSeconds())
+        }
+
+        /// The time spent from `start` to this reading, per 1,000 of `records`.
+        func since(_ start: CPUShares, records: Int) -> CPUShares {
+            let scale = 1000 / Double(records)
+            return CPUShares(
+                clients: (clients - start.clients) * scale, servers: (servers - start.servers) * scale,
+                postgres: (postgres - start.postgres) * scale)
+        }
     }
 
     func run() async throws {
@@ -91,13 +116,31 @@ struct InstancesBenchmark: AsyncParsableCommand {
             "instances.\(id).pushP50.ms", name: "\(row.name): push p50", unit: "ms", better: .lower, runs: [row.p50])
         results.add(
             "instances.\(id).pushP99.ms", name: "\(row.name): push p99", unit: "ms", better: .lower, runs: [row.p99])
+        for (phase, cpu) in [("upload", row.uploadCPU), ("download", row.downloadCPU)] {
+            for (side, seconds) in [("client", cpu.clients), ("server", cpu.servers), ("postgres", cpu.postgres)] {
+                results.add(
+                    "instances.\(id).\(phase).\(side)CPUPerThousand",
+                    name: "\(row.name): \(phase), \(side) CPU s per 1,000",
+                    unit: "s", better: .lower, runs: [seconds])
+            }
+        }
     }
 
+    /// The row's line, then where its CPU went: the clients' share apart, and the servers' own rate (records
+    /// per second of their CPU, all instances together).
     static func format(_ row: Row) -> String {
-        String(
-            format: "%-20@ %12.0f  %14.0f  %6.1f ms  %6.1f ms", row.name as NSString, row.upload, row.download, row.p50,
-            row.p99)
+        func shares(_ cpu: CPUShares) -> String {
+            String(format: "clients %.4f, servers %.4f, PostgreSQL %.4f", cpu.clients, cpu.servers, cpu.postgres)
+        }
+        return String(
+            format: "%@ %12.0f  %14.0f  %6.1f ms  %6.1f ms\n%@CPU s per 1,000 up: %@; down: %@\n%@"
+                + "servers alone: %.0f records per CPU-second up, %.0f down",
+            row.name.padding(toLength: 20, withPad: " ", startingAt: 0), row.upload, row.download, row.p50, row.p99,
+            Self.indent, shares(row.uploadCPU), shares(row.downloadCPU), Self.indent, 1000 / row.uploadCPU.servers,
+            1000 / row.downloadCPU.servers)
     }
+
+    private static let indent = String(repeating: " ", count: 21)
 
     private func measure(name: String, servers: [ServerProcess]) async throws -> Row {
         defer { for server in servers { server.stop() } }
@@ -111,6 +154,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
         }
         let perClient = records / clients
 
+        let beforeUpload = CPUShares.now(servers: servers)
         let uploadStart = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, client) in accounts.enumerated() {
@@ -129,6 +173,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let upload = Double(perClient * clients) / (ContinuousClock.now - uploadStart).inSeconds
+        let beforeDownload = CPUShares.now(servers: servers)
 
         let downloadStart = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -145,6 +190,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let download = Double(perClient * clients) / (ContinuousClock.now - downloadStart).inSeconds
+        let uploadCPU = beforeDownload.since(beforeUpload, records: perClient * clients)
+        let downloadCPU = CPUShares.now(servers: servers).since(beforeDownload, records: perClient * clients)
 
         // A listener on the first instance, a writer on the last (another one when there are several).
         var listener = accounts[0]
@@ -166,6 +213,6 @@ struct InstancesBenchmark: AsyncParsableCommand {
         latencies.sort()
         return Row(
             name: name, upload: upload, download: download, p50: BenchSupport.percentile(latencies, 50),
-            p99: BenchSupport.percentile(latencies, 99))
+            p99: BenchSupport.percentile(latencies, 99), uploadCPU: uploadCPU, downloadCPU: downloadCPU)
     }
 }

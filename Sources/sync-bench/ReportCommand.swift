@@ -5,8 +5,9 @@ import Foundation
 /// markers, so that the figures a reader sees are the ones measured, with when, where, which build and
 /// which command; `--check` says whether the docs are current (CI runs it).
 ///
-/// A marker names a results file (without `.json`) and, optionally, which figures to show (IDs, `*` at
-/// the end of one matching any rest); everything up to the end marker is replaced:
+/// A marker names a results file (without `.json`) and, optionally, which figures to show (IDs, `*` in one
+/// matching any run of characters); everything up to the end marker is replaced, and a pattern that matches
+/// no figure is refused:
 ///
 ///     <!-- sync-bench report: contacts-1m contacts.1000000.* -->
 ///     <!-- end sync-bench report -->
@@ -96,19 +97,30 @@ struct ReportCommand: ParsableCommand {
             else {
                 throw ValidationError("\(document), line \(index + 1): no \(end) after the marker")
             }
-            let table = render(results, file: "\(resultsDirectory)/\(name).json", only: Array(words.dropFirst()))
+            let patterns = Array(words.dropFirst())
+            // A pattern that shows nothing is a typo; an empty table would pass --check for ever.
+            if let idle = patterns.first(where: { pattern in !results.figures.contains { matches($0.id, pattern) } }) {
+                throw ValidationError(
+                    "\(document), line \(index + 1): '\(idle)' matches no figure of \(resultsDirectory)/\(name).json")
+            }
+            let table = render(results, file: "\(resultsDirectory)/\(name).json", only: patterns)
             lines.replaceSubrange((index + 1)..<endIndex, with: table)
             index += table.count + 2
         }
         return lines.joined(separator: "\n")
     }
 
+    /// Whether a figure's ID matches a marker's pattern: the ID itself, or with `*` standing for any run of
+    /// characters (`instances.*.perSecond`).
+    static func matches(_ id: String, _ pattern: String) -> Bool {
+        fnmatch(pattern, id, 0) == 0
+    }
+
     /// The table of `results`' figures (those `patterns` match, or all), under a line saying when, where,
     /// with which build and command they were measured.
     static func render(_ results: BenchResults, file: String, only patterns: [String]) -> [String] {
         func matches(_ id: String) -> Bool {
-            patterns.isEmpty
-                || patterns.contains { $0.hasSuffix("*") ? id.hasPrefix($0.dropLast()) : id == $0 }
+            patterns.isEmpty || patterns.contains { Self.matches(id, $0) }
         }
         let machine = results.machine
         let day = results.date.prefix(10)

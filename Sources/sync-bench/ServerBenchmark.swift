@@ -19,7 +19,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
-            CompareCommand.self, ReportCommand.self,
+            CompareCommand.self, ReportCommand.self, ReferenceServerCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
@@ -29,8 +29,11 @@ struct ServerBenchmark: AsyncParsableCommand {
         commandName: "server",
         abstract: "Record server: upload and download throughput and peak memory.")
 
-    @Option(help: "How many records to save and fetch.")
+    @Option(help: "How many records to save and fetch, in all.")
     var records = 10_000
+
+    @Option(help: "Clients saving and fetching at once, one account each (the records are shared out).")
+    var clients = 1
 
     @Option(help: "Records per modify request (the server allows 400).")
     var batch = 400
@@ -46,12 +49,23 @@ struct ServerBenchmark: AsyncParsableCommand {
 
     @OptionGroup var saving: SavingOptions
 
-    /// One run's figures: records a second each way, the server's peak, and the CPU seconds each side
-    /// spent per 1,000 records (the client's JSON work is in the rates, so it is printed apart).
+    /// The records sent in all: each client sends as many.
+    private var sent: Int { records / clients * clients }
+
+    /// One run's figures: the real server's, the plain HTTP server's answering the same requests with the same
+    /// bytes, SQLite's inserting and reading the same rows, and the real server's peak memory.
     struct Measurement {
+        var server: Transfer
+        var plainHTTP: Transfer
+        var sqlite: SQLiteReference.Figures
+        var peakKiB: Int
+    }
+
+    /// Records a second each way, and the CPU seconds each side spent (the client's JSON work is in the
+    /// rates, so it is printed apart).
+    struct Transfer {
         var upload: Double
         var download: Double
-        var peakKiB: Int
         var uploadCPU: CPUSplit
         var downloadCPU: CPUSplit
     }
@@ -63,94 +77,246 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable =
-            server
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("sync-server").path
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
+        let executable = try ServerProcess.executable(server)
+        guard clients >= 1, records >= clients, batch >= 1, page >= 1, runs >= 1 else {
             throw ValidationError(
-                "no sync-server at \(executable); run `swift build -c release` first or pass --server")
+                "--clients, --batch, --page and --runs must be at least 1, and --records at least --clients")
         }
-        print("sync-bench: \(records) records, batches of \(batch), fetch pages of \(page), \(runs) runs")
+        print(
+            "sync-bench: \(records) records by \(clients) client\(clients == 1 ? "" : "s"), batches of \(batch), "
+                + "fetch pages of \(page), \(runs) runs")
         print(
             "run  upload rec/s  download rec/s  server peak RSS  CPU s per 1,000 up (client/server)  down (client/server)"
         )
         var measurements: [Measurement] = []
-        var results = BenchResults(suite: "server")
-        let perThousand = 1000 / Double(records)
+        let perThousand = 1000 / Double(sent)
         for run in 1...runs {
             let result = try await measure(executable: executable)
             measurements.append(result)
+            let server = result.server
             print(
                 String(
-                    format: "%3d  %12.0f  %14.0f  %11.1f MiB  %17.3f / %.3f  %20.3f / %.3f", run, result.upload,
-                    result.download, Double(result.peakKiB) / 1024, result.uploadCPU.client * perThousand,
-                    result.uploadCPU.server * perThousand, result.downloadCPU.client * perThousand,
-                    result.downloadCPU.server * perThousand))
+                    format: "%3d  %12.0f  %14.0f  %11.1f MiB  %17.3f / %.3f  %20.3f / %.3f", run, server.upload,
+                    server.download, Double(result.peakKiB) / 1024, server.uploadCPU.client * perThousand,
+                    server.uploadCPU.server * perThousand, server.downloadCPU.client * perThousand,
+                    server.downloadCPU.server * perThousand))
         }
-        func median<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        func median(_ figure: (Measurement) -> Double) -> Double { median(measurements.map(figure)) }
         print(
             String(
-                format: "med  %12.0f  %14.0f  %11.1f MiB", median(measurements.map(\.upload)),
-                median(measurements.map(\.download)), Double(median(measurements.map(\.peakKiB))) / 1024))
-        let id = "server.sqlite.\(records)"
-        results.add(
-            id + ".upload.recordsPerSecond", name: "upload, records/s", unit: "records/s", better: .higher,
-            runs: measurements.map(\.upload), target: 50_000)
-        results.add(
-            id + ".download.recordsPerSecond", name: "download, records/s", unit: "records/s", better: .higher,
-            runs: measurements.map(\.download), target: 100_000)
-        results.add(
-            id + ".peakMB", name: "server peak RSS", unit: "MB", better: .lower,
-            runs: measurements.map { Double($0.peakKiB) / 1024 })
-        for (phase, cpu) in [("upload", \Measurement.uploadCPU), ("download", \Measurement.downloadCPU)] {
-            for (side, seconds) in [("server", \CPUSplit.server), ("client", \CPUSplit.client)] {
-                results.add(
-                    id + ".\(phase).\(side)CPUPerThousand", name: "\(phase), \(side) CPU s per 1,000 records",
-                    unit: "s", better: .lower,
-                    runs: measurements.map { $0[keyPath: cpu][keyPath: seconds] * perThousand })
-            }
+                format: "med  %12.0f  %14.0f  %11.1f MiB", median(\.server.upload), median(\.server.download),
+                median { Double($0.peakKiB) / 1024 }))
+        print(
+            """
+
+            References in the same runs (medians): a plain HTTP server answering the same requests with the \
+            same bytes and doing nothing else, and SQLite inserting and reading the same rows in this process.
+            """)
+        print(
+            "                     upload rec/s  download rec/s  CPU s per 1,000 up: server, client  down: server, client"
+        )
+        for (name, transfer) in [("sync-server", \Measurement.server), ("plain HTTP, no work", \.plainHTTP)] {
+            print(
+                String(
+                    format: "%@ %12.0f  %14.0f  %18.4f, %.4f  %14.4f, %.4f", Self.padded(name),
+                    median { $0[keyPath: transfer].upload }, median { $0[keyPath: transfer].download },
+                    median { $0[keyPath: transfer].uploadCPU.server * perThousand },
+                    median { $0[keyPath: transfer].uploadCPU.client * perThousand },
+                    median { $0[keyPath: transfer].downloadCPU.server * perThousand },
+                    median { $0[keyPath: transfer].downloadCPU.client * perThousand }))
         }
-        try results.save(to: saving.json)
+        print(
+            String(
+                format: "%@ %12.0f  %14.0f  %18.4f (this process)  %.4f", Self.padded("SQLite, same rows"),
+                median(\.sqlite.upload), median(\.sqlite.download), median { $0.sqlite.uploadCPU * perThousand },
+                median { $0.sqlite.downloadCPU * perThousand }))
+        print(
+            String(
+                format:
+                    "sync-server: %.0f%% of plain HTTP's rate up, %.0f%% down; %.0f%% of bare SQLite's up, %.0f%% down",
+                100 * median(\.server.upload) / median(\.plainHTTP.upload),
+                100 * median(\.server.download) / median(\.plainHTTP.download),
+                100 * median(\.server.upload) / median(\.sqlite.upload),
+                100 * median(\.server.download) / median(\.sqlite.download)))
+        var saved = results(measurements)
+        try saved.save(to: saving.json)
+    }
+
+    /// A name padded to the references' first column (`%-20@` does not pad on Linux).
+    private static func padded(_ name: String) -> NSString {
+        name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString
+    }
+
+    private func results(_ measurements: [Measurement]) -> BenchResults {
+        var results = BenchResults(suite: "server")
+        let perThousand = 1000 / Double(sent)
+        // One client's figures keep the names they had before --clients.
+        let id = "server.sqlite.\(records)" + (clients == 1 ? "" : ".\(clients)clients")
+        func add(
+            _ suffix: String, _ name: String, unit: String, better: BenchResults.Figure.Better, target: Double? = nil,
+            _ figure: (Measurement) -> Double
+        ) {
+            results.add(
+                id + suffix, name: name, unit: unit, better: better, runs: measurements.map(figure), target: target)
+        }
+        add(".upload.recordsPerSecond", "upload, records/s", unit: "records/s", better: .higher, target: 50_000) {
+            $0.server.upload
+        }
+        add(".download.recordsPerSecond", "download, records/s", unit: "records/s", better: .higher, target: 100_000) {
+            $0.server.download
+        }
+        add(".peakMB", "server peak RSS", unit: "MB", better: .lower) { Double($0.peakKiB) / 1024 }
+        for (phase, cpu) in [("upload", \Transfer.uploadCPU), ("download", \Transfer.downloadCPU)] {
+            for (side, seconds) in [("server", \CPUSplit.server), ("client", \CPUSplit.client)] {
+                add(
+                    ".\(phase).\(side)CPUPerThousand", "\(phase), \(side) CPU s per 1,000 records", unit: "s",
+                    better: .lower
+                ) { $0.server[keyPath: cpu][keyPath: seconds] * perThousand }
+            }
+            add(
+                ".reference.plainHTTP.\(phase).recordsPerSecond", "plain HTTP reference: \(phase), records/s",
+                unit: "records/s", better: .higher
+            ) { phase == "upload" ? $0.plainHTTP.upload : $0.plainHTTP.download }
+            add(
+                ".reference.plainHTTP.\(phase).serverCPUPerThousand",
+                "plain HTTP reference: \(phase), server CPU s per 1,000 records", unit: "s", better: .lower
+            ) { $0.plainHTTP[keyPath: cpu].server * perThousand }
+            add(
+                ".reference.sqlite.\(phase).recordsPerSecond", "SQLite reference: \(phase), records/s",
+                unit: "records/s", better: .higher
+            ) { phase == "upload" ? $0.sqlite.upload : $0.sqlite.download }
+        }
+        return results
     }
 
     private func measure(executable: String) async throws -> Measurement {
         let process = try await ServerProcess.start(executable: executable)
         defer { process.stop() }
 
-        let ada = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench")
         let zone = RecordZone.ID(zoneName: "Contacts")
-        _ = try await ada.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
-        let all = (0..<records).map { index -> RecordValue in
-            var record = BenchSupport.contactRecord(index, zone: zone)
-            record["modified"] = .date(Date())
-            return record
+        var accounts: [TestClient] = []
+        for index in 0..<clients {
+            let account = try await TestClient(baseURL: process.baseURL).signedUp(username: "bench\(index)")
+            _ = try await account.modifyZones(ModifyZonesRequest(saves: [RecordZone(zoneID: zone)]))
+            accounts.append(account)
+        }
+        let perClient = records / clients
+        let batches = (0..<clients).map { client in
+            (client * perClient..<(client + 1) * perClient).map { index -> RecordValue in
+                var record = BenchSupport.contactRecord(index, zone: zone)
+                record["modified"] = .date(Date())
+                return record
+            }
+        }
+        let (server, answers) = try await transfer(batches, zone: zone, accounts: accounts, server: process)
+        let peakKiB = process.peakResidentKiB()
+
+        // The same requests again, answered with the same bytes by a server that does nothing else.
+        let plain = try await ServerProcess.start(named: "reference-server") { _ in
+            [CommandLine.arguments[0], ReferenceServerCommand.configuration.commandName!]
+        }
+        defer { plain.stop() }
+        let loaders = accounts.map { TestClient(baseURL: plain.baseURL, token: $0.token) }
+        for (key, answer) in answers {
+            let stored = try await loaders[0].send(.put, "/answers/\(key)", body: answer)
+            if let failure = stored.failure { throw failure }
+        }
+        let (plainHTTP, _) = try await transfer(batches, zone: zone, accounts: loaders, server: plain)
+
+        return Measurement(
+            server: server, plainHTTP: plainHTTP,
+            sqlite: try SQLiteReference.measure(batches, batch: batch, page: page), peakKiB: peakKiB)
+    }
+
+    /// Every client uploads its records in batches, all at once; then every client downloads them a page at a
+    /// time, all at once, as `TestClient`'s calls do. Each request names its answer (for the plain HTTP
+    /// reference); the answers come back with the figures, by name.
+    private func transfer(
+        _ records: [[RecordValue]], zone: RecordZone.ID, accounts: [TestClient], server: ServerProcess
+    ) async throws -> (Transfer, answers: [String: Data]) {
+        let (batch, page) = (batch, page)
+        let count = records.reduce(0) { $0 + $1.count }
+        var answers: [String: Data] = [:]
+        func everyClient(
+            _ phase: String, _ work: @escaping @Sendable (Int, Exchanger) async throws -> Void
+        ) async throws {
+            let answered = try await withThrowingTaskGroup(of: [String: Data].self) { group in
+                for (index, account) in accounts.enumerated() {
+                    group.addTask {
+                        let exchanger = Exchanger(client: account, name: "\(phase).\(index)")
+                        try await work(index, exchanger)
+                        return await exchanger.answers
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0.merge($1) { first, _ in first } }
+            }
+            answers.merge(answered) { first, _ in first }
         }
 
-        var cpu = CPUReading(server: process)
+        var cpu = CPUReading(server: server)
         let uploadStart = ContinuousClock.now
-        for start in stride(from: 0, to: all.count, by: batch) {
-            let response = try await ada.modifyRecords(
-                ModifyRecordsRequest(saves: Array(all[start..<min(start + batch, all.count)])))
-            guard response.failedRecordSaves.isEmpty else {
-                throw ValidationError("a save failed: \(response.failedRecordSaves[0].error)")
+        try await everyClient("up") { index, exchanger in
+            let mine = records[index]
+            for start in stride(from: 0, to: mine.count, by: batch) {
+                let request = ModifyRecordsRequest(saves: Array(mine[start..<min(start + batch, mine.count)]))
+                var writer = JSONWriter(capacity: 300 * (request.saves.count + 1))
+                writer.modifyRecordsRequest(request)
+                let response = try await exchanger.post("records/modify", Data(writer.bytes))
+                    .decoded(as: ModifyRecordsResponse.self)
+                guard response.failedRecordSaves.isEmpty else {
+                    throw ValidationError("a save failed: \(response.failedRecordSaves[0].error)")
+                }
             }
         }
         let uploadTime = ContinuousClock.now - uploadStart
         let uploadCPU = cpu.next()
 
         let downloadStart = ContinuousClock.now
-        let fetched = try await ada.fetchAllZoneChanges(zone, resultsLimit: page)
+        try await everyClient("down") { index, exchanger in
+            var token: ServerChangeToken?
+            var fetched = 0
+            while true {
+                let request = FetchZoneChangesRequest(zoneID: zone, since: token, resultsLimit: page)
+                let response = try await exchanger.post("records/changes", try JSONEncoder().encode(request))
+                    .decoded(as: FetchZoneChangesResponse.self)
+                fetched += response.modifications.count
+                token = response.changeToken
+                if !response.moreComing { break }
+            }
+            guard fetched == records[index].count else {
+                throw ValidationError("client \(index) fetched \(fetched) records, expected \(records[index].count)")
+            }
+        }
         let downloadTime = ContinuousClock.now - downloadStart
         let downloadCPU = cpu.next()
-        guard fetched.modifications.count == records else {
-            throw ValidationError("fetched \(fetched.modifications.count) records, expected \(records)")
-        }
-        return Measurement(
-            upload: Double(records) / uploadTime.inSeconds, download: Double(records) / downloadTime.inSeconds,
-            peakKiB: process.peakResidentKiB(),
+        let transfer = Transfer(
+            upload: Double(count) / uploadTime.inSeconds, download: Double(count) / downloadTime.inSeconds,
             uploadCPU: CPUSplit(client: uploadCPU.devices, server: uploadCPU.server),
             downloadCPU: CPUSplit(client: downloadCPU.devices, server: downloadCPU.server))
+        return (transfer, answers)
+    }
+}
+
+/// One client's requests in a phase of a `sync-bench server` run: each names its answer (`PHASE.CLIENT.N`) in the plain HTTP
+/// reference's header, and the answers are kept under those names.
+private actor Exchanger {
+    let client: TestClient
+    let name: String
+    private(set) var answers: [String: Data] = [:]
+
+    init(client: TestClient, name: String) {
+        self.client = client
+        self.name = name
+    }
+
+    func post(_ operation: String, _ body: Data) async throws -> HTTPAnswer {
+        let key = "\(name).\(answers.count)"
+        let answer = try await client.send(
+            .post, "/v1/databases/private/\(operation)", body: body,
+            headers: [(ReferenceServerCommand.answerHeader, key)])
+        answers[key] = answer.body
+        return answer
     }
 }
 

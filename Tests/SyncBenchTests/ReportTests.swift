@@ -53,6 +53,23 @@ struct ReportTests {
         #expect(again == filled, "filling twice changes nothing, so --check passes after a report")
     }
 
+    @Test("a star matches any run of characters, in the middle of a pattern too; a pattern matching nothing is refused")
+    func patterns() throws {
+        let middle = document.replacingOccurrences(of: "contacts.1000.noop.*", with: "contacts.*.seconds")
+        let filled = try ReportCommand.fill(
+            middle, with: ["contacts-1k": Self.results], resultsDirectory: "r", document: "B.md")
+        #expect(filled.contains("| 1000: no-op |") && filled.contains("| 1000: sync A (upload) |"))
+        let typo = document.replacingOccurrences(of: "contacts.1000.noop.*", with: "contacts.*.perSecond")
+        do {
+            _ = try ReportCommand.fill(
+                typo, with: ["contacts-1k": Self.results], resultsDirectory: "r", document: "B.md")
+            Issue.record("a pattern matching no figure was accepted")
+        } catch let error as ValidationError {
+            #expect(error.message.contains("B.md, line 5"), "\(error.message)")
+            #expect(error.message.contains("'contacts.*.perSecond' matches no figure of r/contacts-1k.json"))
+        }
+    }
+
     @Test("a target not met says so; the median of the runs is shown")
     func targetNotMet() throws {
         let lines = ReportCommand.render(Self.results, file: "r.json", only: [])

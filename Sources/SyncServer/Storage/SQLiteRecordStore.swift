@@ -24,16 +24,7 @@ public final class SQLiteRecordStore: RecordStore {
     ///   ``StorageQuota``); nil for none.
     public init(path: String, defaultQuotaBytes: Int64? = nil) throws {
         self.defaultQuotaBytes = defaultQuotaBytes
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // Pages read through memory, not a pread each, and a cache that holds an upload's working
-            // set: at 10,000 contacts, reading pages was a third of the server's CPU.
-            try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
-            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
-        }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        pool = try DatabasePool(path: path, configuration: Self.configuration)
         let migrator = Self.migrator
         // A newer server's file: this one would misread what that one wrote.
         if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
@@ -47,6 +38,20 @@ public final class SQLiteRecordStore: RecordStore {
                     """)
         }
         try migrator.migrate(pool)
+    }
+
+    /// How each connection is opened: also what `sync-bench server`'s bare-SQLite reference opens with.
+    public static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Pages read through memory, not a pread each, and a cache that holds an upload's working
+            // set: at 10,000 contacts, reading pages was a third of the server's CPU.
+            try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
+        }
+        return configuration
     }
 
     static var migrator: DatabaseMigrator {

@@ -1,0 +1,80 @@
+import Foundation
+import LocalSystem
+import SyncCore
+import SyncTesting
+import Testing
+
+@testable import sync_bench
+
+/// `sync-bench server`'s references: the plain HTTP server answers each request with the bytes it was given for
+/// it and nothing else, and a whole run saves the server's figures beside both references'.
+@Suite("sync-bench server references")
+struct ReferenceTests {
+    /// The built `sync-bench`, next to the test runner.
+    static let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("sync-bench").path
+
+    @Test("the plain HTTP server answers a request with the answer it names, as it was stored, and 404 otherwise")
+    func plainServerReplaysAnswers() async throws {
+        let server = try await ServerProcess.start(named: "reference-server") { _ in
+            [Self.program, "reference-server"]
+        }
+        defer { server.stop() }
+        let client = TestClient(baseURL: server.baseURL)
+        let answer = Data(#"{"saved":[],"failedRecordSaves":[]}"#.utf8)
+        #expect(try await client.send(.put, "/answers/up.0.0", body: answer).status == 204)
+
+        let replayed = try await client.send(
+            .post, "/v1/databases/private/records/modify", body: Data(repeating: 0x20, count: 100_000),
+            headers: [(ReferenceServerCommand.answerHeader, "up.0.0")])
+        #expect(replayed.status == 200)
+        #expect(replayed.body == answer)
+        #expect(replayed.header("Content-Type") == "application/json")
+
+        let unknown = try await client.send(
+            .post, "/anything", body: Data(), headers: [(ReferenceServerCommand.answerHeader, "up.0.1")])
+        #expect(unknown.status == 404)
+        #expect(try await client.send(.post, "/anything", body: Data()).status == 404)
+    }
+
+    @Test("SQLite inserts every account's rows and reads each back, page by page")
+    func sqliteReadsBackEveryRow() throws {
+        let zone = RecordZone.ID(zoneName: "Contacts")
+        let accounts = [(0..<5), (5..<12)].map { range in
+            range.map { BenchSupport.contactRecord($0, zone: zone) }
+        }
+        let figures = try SQLiteReference.measure(accounts, batch: 2, page: 3)
+        #expect(figures.upload > 0 && figures.upload.isFinite)
+        #expect(figures.download > 0 && figures.download.isFinite)
+    }
+
+    @Test("a run with two clients saves the server's rates, its CPU split, and both references'")
+    func serverRunSavesReferences() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let json = directory.appendingPathComponent("server.json").path
+            let outcome = try await ChildProcess.run([
+                Self.program, "server", "--records", "200", "--clients", "2", "--batch", "50", "--page", "40",
+                "--runs", "1", "--json", json,
+            ])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.error)")
+            #expect(outcome.output.contains("plain HTTP, no work"), "\(outcome.output)")
+            let figures = Dictionary(
+                try BenchResults.load(json).figures.map { ($0.id, $0.runs) }, uniquingKeysWith: { first, _ in first })
+            let id = "server.sqlite.200.2clients"
+            for suffix in [
+                "upload.recordsPerSecond", "download.recordsPerSecond", "upload.serverCPUPerThousand",
+                "upload.clientCPUPerThousand", "reference.plainHTTP.upload.recordsPerSecond",
+                "reference.plainHTTP.download.recordsPerSecond", "reference.plainHTTP.upload.serverCPUPerThousand",
+                "reference.sqlite.upload.recordsPerSecond", "reference.sqlite.download.recordsPerSecond",
+            ] {
+                let runs = figures["\(id).\(suffix)"]
+                #expect(runs?.count == 1, "\(suffix): \(figures.keys.sorted())")
+                #expect((runs?.first ?? -1) >= 0, "\(suffix): \(runs ?? [])")
+            }
+            #expect((figures["\(id).upload.recordsPerSecond"]?.first ?? 0) > 0)
+        }
+    }
+}
