@@ -19,7 +19,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
-            CompareCommand.self, ReportCommand.self,
+            SoakBenchmark.self, CompareCommand.self, ReportCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
