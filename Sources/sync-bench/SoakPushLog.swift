@@ -32,6 +32,7 @@ final class SoakPushLog: Sendable {
         var writes: [[Write]]
         var listeners: [Listener] = []
         var latencies: [Double] = []
+        var roundTrips: [Double] = []
     }
 
     private let storage: Mutex<Storage>
@@ -69,6 +70,7 @@ final class SoakPushLog: Sendable {
         storage.withLock { storage in
             guard storage.writes[account][write].outcome == .waiting else { return }
             storage.writes[account][write].outcome = changed ? .changed : .unchanged
+            if changed { storage.roundTrips.append((.now - storage.writes[account][write].sentAt).inSeconds * 1000) }
         }
     }
 
@@ -77,8 +79,10 @@ final class SoakPushLog: Sendable {
         storage.withLock { $0.listeners[listener].pushes.append(now) }
     }
 
-    /// Matches every push that can be matched now; returns the latencies (ms) found since the last call.
-    func takeLatencies() -> [Double] {
+    /// Matches every push that can be matched now; returns the push latencies (ms) found since the last
+    /// call, and the writes' round trips (batch handed over to answer handled, ms) since then: a write's
+    /// push cannot come sooner than its commit, which is most of its round trip.
+    func takeLatencies() -> (pushes: [Double], writes: [Double]) {
         storage.withLock { storage in
             let settled = storage.writes.map(Self.settledWrites)
             for index in storage.listeners.indices {
@@ -91,8 +95,11 @@ final class SoakPushLog: Sendable {
                 }
                 storage.listeners[index].matched = end
             }
-            defer { storage.latencies.removeAll(keepingCapacity: true) }
-            return storage.latencies
+            defer {
+                storage.latencies.removeAll(keepingCapacity: true)
+                storage.roundTrips.removeAll(keepingCapacity: true)
+            }
+            return (storage.latencies, storage.roundTrips)
         }
     }
 

@@ -131,19 +131,22 @@ struct SoakRun {
         }
 
         let memoryAtStart = servers.map(ServerMemoryReading.init)
-        print(
-            "     time  server memory: RSS (anon + file) MiB      sockets  edits  writes  push p50    p99  (pushes)  errors"
-        )
-        func line(_ elapsed: Duration, edits: Int, latencies: [Double]) -> String {
-            let memory = servers.map { ServerMemoryReading($0).description }.joined(separator: " | ")
+        // One line a minute: per server its memory and open files (its sockets among them), then this
+        // side's view: sockets open, edits made, writes sent, the minute's push latency and write round
+        // trip, errors so far, and the machine's load (it is shared).
+        func line(_ elapsed: Duration, edits: Int, latencies: (pushes: [Double], writes: [Double])) -> String {
+            let memory = servers.map { server in
+                "RSS \(ServerMemoryReading(server)) MiB, \(BenchSupport.openFileCount(of: "\(server.pid)")) files"
+            }.joined(separator: "; ")
             let open = pushLog.connectedListeners + engines.count { $0.isPushConnected }
-            let sorted = latencies.sorted()
-            let p50 = sorted.isEmpty ? Double.nan : BenchSupport.percentile(sorted, 50)
-            let p99 = sorted.isEmpty ? Double.nan : BenchSupport.percentile(sorted, 99)
+            let pushes = latencies.pushes.sorted()
+            let writes = latencies.writes.sorted()
             return String(
-                format: "%@  %@  %5d/%-5d %6d %7d %6.1f ms %6.1f ms (%d)  %d", Self.clock(elapsed) as NSString,
-                memory as NSString, open, options.sockets, edits, pushLog.writeCounts.sent, p50, p99, sorted.count,
-                errors.total)
+                format:
+                    "%@  %@ | sockets %d/%d | edits %d, writes %d | push p50 %.1f ms, p99 %.1f ms (%d) | write p50 %.1f ms, p99 %.1f ms | errors %d | load %.1f",
+                Self.clock(elapsed) as NSString, memory as NSString, open, options.sockets, edits,
+                pushLog.writeCounts.sent, Self.percentile(pushes, 50), Self.percentile(pushes, 99), pushes.count,
+                Self.percentile(writes, 50), Self.percentile(writes, 99), errors.total, BenchResults.loadAverage)
         }
 
         // The edits, at a steady rate; a line every minute.
@@ -152,6 +155,7 @@ struct SoakRun {
             created: Array(repeating: [], count: options.accounts),
             deleted: Array(repeating: [], count: options.accounts))
         var allLatencies: [Double] = []
+        var allRoundTrips: [Double] = []
         let start = ContinuousClock.now
         let end = start + options.duration
         let interval = Duration.seconds(1 / options.editsPerSecond)
@@ -164,7 +168,8 @@ struct SoakRun {
             if next == end { break }
             if next == nextLine {
                 let latencies = pushLog.takeLatencies()
-                allLatencies += latencies
+                allLatencies += latencies.pushes
+                allRoundTrips += latencies.writes
                 print(line(next - start, edits: edits, latencies: latencies))
                 nextLine += .seconds(60)
                 continue
@@ -193,7 +198,8 @@ struct SoakRun {
             }
         }
         let latencies = pushLog.takeLatencies()
-        allLatencies += latencies
+        allLatencies += latencies.pushes
+        allRoundTrips += latencies.writes
         let lastLine = line(ContinuousClock.now - start, edits: edits, latencies: latencies)
         print(lastLine + "  (end of edits)")
         let memoryAtEnd = servers.map(ServerMemoryReading.init)
@@ -246,7 +252,9 @@ struct SoakRun {
             failures.append("\(timeout)")
         }
         let settleTime = ContinuousClock.now - settleStart
-        allLatencies += pushLog.takeLatencies()
+        let lastLatencies = pushLog.takeLatencies()
+        allLatencies += lastLatencies.pushes
+        allRoundTrips += lastLatencies.writes
         errors.stop()
         for watcher in watchers { watcher.cancel() }
         for engine in engines { await engine.cancelOperations() }
@@ -265,6 +273,7 @@ struct SoakRun {
         let pushes = pushLog.pushCounts
         let writes = pushLog.writeCounts
         allLatencies.sort()
+        allRoundTrips.sort()
         let records = serverNotes.reduce(0) { $0 + $1.count }
         print(
             String(
@@ -272,9 +281,10 @@ struct SoakRun {
                     "settled in %.1f s: %d edits in %d writes (%d changed something), %d conflicts resolved; %d contacts on the server",
                 settleTime.inSeconds, edits, writes.sent, writes.changed, errors.conflicts, records))
         let outcome = SoakOutcome(
-            pushP50: allLatencies.isEmpty ? .nan : BenchSupport.percentile(allLatencies, 50),
-            pushP99: allLatencies.isEmpty ? .nan : BenchSupport.percentile(allLatencies, 99),
-            pushMax: allLatencies.last ?? .nan, pushCount: allLatencies.count, edits: edits, errors: errors.total,
+            pushP50: Self.percentile(allLatencies, 50), pushP99: Self.percentile(allLatencies, 99),
+            pushMax: allLatencies.last ?? .nan, writeP50: Self.percentile(allRoundTrips, 50),
+            writeP99: Self.percentile(allRoundTrips, 99), pushCount: allLatencies.count, edits: edits,
+            errors: errors.total,
             memoryAtStart: memoryAtStart, memoryAtEnd: memoryAtEnd,
             peakKiB: servers.map { BenchSupport.peakResidentKiB(of: "\($0.pid)") }, converged: convergedDevices,
             lost: lost + unexpected, failures: failures)
@@ -283,9 +293,13 @@ struct SoakRun {
                 format:
                     "push (%d on listening sockets): p50 %.1f ms, p99 %.1f ms (target < 100), max %.1f ms; %d of %d pushes arrived",
                 outcome.pushCount, outcome.pushP50, outcome.pushP99, outcome.pushMax, pushes.received, pushes.expected))
-        for (index, server) in servers.enumerated() {
+        print(
+            String(
+                format: "write round trip (batch handed over to answer handled, %d writes): p50 %.1f ms, p99 %.1f ms",
+                allRoundTrips.count, outcome.writeP50, outcome.writeP99))
+        for index in servers.indices {
             print(
-                "server \(index + 1) memory: at start \(memoryAtStart[index]), at end \(memoryAtEnd[index]), peak \(outcome.peakKiB[index] / 1024) MiB (VmHWM); \(BenchSupport.openFileCount(of: "\(server.pid)")) files open"
+                "server \(index + 1) memory: RSS at start \(memoryAtStart[index]) MiB, at end \(memoryAtEnd[index]) MiB; peak \(outcome.peakKiB[index] / 1024) MiB (VmHWM)"
             )
         }
         print("errors: \(errors.total) (\(errors.summary))")
@@ -338,6 +352,11 @@ struct SoakRun {
         return try await body()
     }
 
+    /// The value at `percent` of `sorted`, NaN when there is none.
+    static func percentile(_ sorted: [Double], _ percent: Int) -> Double {
+        sorted.isEmpty ? .nan : BenchSupport.percentile(sorted, percent)
+    }
+
     /// `m:ss`.
     static func clock(_ elapsed: Duration) -> String {
         let seconds = Int(elapsed.inSeconds.rounded())
@@ -360,7 +379,7 @@ struct ServerMemoryReading: CustomStringConvertible {
 
     var description: String {
         String(
-            format: "%6.1f (%5.1f + %4.1f)", Double(residentKiB) / 1024, Double(anonymousKiB) / 1024,
+            format: "%.1f (anon %.1f + file %.1f)", Double(residentKiB) / 1024, Double(anonymousKiB) / 1024,
             Double(fileKiB) / 1024)
     }
 }
@@ -370,6 +389,8 @@ struct SoakOutcome {
     var pushP50: Double
     var pushP99: Double
     var pushMax: Double
+    var writeP50: Double
+    var writeP99: Double
     var pushCount: Int
     var edits: Int
     var errors: Int
@@ -388,6 +409,10 @@ struct SoakOutcome {
         results.add(
             "\(id).pushP99.ms", name: "\(label): push p99", unit: "ms", better: .lower, runs: [pushP99], target: 100)
         results.add("\(id).pushMax.ms", name: "\(label): push max", unit: "ms", better: .lower, runs: [pushMax])
+        results.add(
+            "\(id).writeP50.ms", name: "\(label): write round trip p50", unit: "ms", better: .lower, runs: [writeP50])
+        results.add(
+            "\(id).writeP99.ms", name: "\(label): write round trip p99", unit: "ms", better: .lower, runs: [writeP99])
         results.add(
             "\(id).pushes.count", name: "\(label): pushes timed", unit: "pushes", better: .higher,
             runs: [Double(pushCount)])
