@@ -43,8 +43,8 @@ enum BenchSupport {
         statusKiB("VmRSS", of: process)
     }
 
-    /// A figure in KiB of /proc/PROCESS/status; 0 if unreadable.
-    private static func statusKiB(_ field: String, of process: String) -> Int {
+    /// A figure in KiB of /proc/PROCESS/status (`VmRSS`, `RssAnon`, `RssFile`, …); 0 if unreadable.
+    static func statusKiB(_ field: String, of process: String) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
@@ -71,6 +71,30 @@ enum BenchSupport {
             let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
             guard name.hasPrefix("postgres") else { return total }
             return total + cpuSeconds(of: pid, includingChildren: true)
+        }
+    }
+
+    /// How many files (sockets included) a process has open, from /proc/PID/fd; 0 if unreadable.
+    static func openFileCount(of process: String) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd").count) ?? 0
+    }
+
+    /// Raises this process's soft limit of open files to at least `needed` (up to the hard limit); child
+    /// processes started afterwards inherit it. Throws, saying what to do, when the hard limit is lower.
+    static func raiseOpenFileLimit(to needed: Int) throws {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        guard getrlimit(resource, &limit) == 0 else { return }
+        guard limit.rlim_cur < rlim_t(needed) else { return }
+        guard limit.rlim_max >= rlim_t(needed) else {
+            throw ValidationError(
+                "this needs \(needed) open files, and the limit is \(limit.rlim_max) (ulimit -Hn): raise it, or use fewer --sockets"
+            )
+        }
+        limit.rlim_cur = rlim_t(needed)
+        guard setrlimit(resource, &limit) == 0 else {
+            throw ValidationError(
+                "could not raise the open-file limit to \(needed): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -19,7 +19,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
-            CompareCommand.self, ReportCommand.self, ReferenceServerCommand.self,
+            SoakBenchmark.self, CompareCommand.self, ReportCommand.self, ReferenceServerCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
