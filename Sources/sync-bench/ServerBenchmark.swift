@@ -160,10 +160,18 @@ struct ServerBenchmark: AsyncParsableCommand {
             results.add(
                 id + suffix, name: name, unit: unit, better: better, runs: measurements.map(figure), target: target)
         }
-        add(".upload.recordsPerSecond", "upload, records/s", unit: "records/s", better: .higher, target: 50_000) {
+        // The targets are an instance's at its limit, which one client waiting for each answer is not.
+        let atLimit = clients > 1
+        add(
+            ".upload.recordsPerSecond", "upload, records/s", unit: "records/s", better: .higher,
+            target: atLimit ? 50_000 : nil
+        ) {
             $0.server.upload
         }
-        add(".download.recordsPerSecond", "download, records/s", unit: "records/s", better: .higher, target: 100_000) {
+        add(
+            ".download.recordsPerSecond", "download, records/s", unit: "records/s", better: .higher,
+            target: atLimit ? 100_000 : nil
+        ) {
             $0.server.download
         }
         add(".peakMB", "server peak RSS", unit: "MB", better: .lower) { Double($0.peakKiB) / 1024 }

@@ -89,6 +89,8 @@ struct SoakBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let executable = try ServerProcess.executable(server)
+        // Made first, so that its load before is the machine's before the soak.
+        var results = BenchResults(suite: "soak")
         // This process holds every socket, and each server those of its share plus its own files.
         try BenchSupport.raiseOpenFileLimit(to: sockets + 1024)
         let arguments = [
@@ -126,7 +128,6 @@ struct SoakBenchmark: AsyncParsableCommand {
             servers = []
             if let database { try await TestPostgres.dropDatabase(database) }
             database = nil
-            var results = BenchResults(suite: "soak")
             outcome.record(id: id, label: label, devices: devices, in: &results)
             try results.save(to: saving.json)
             if !outcome.failures.isEmpty {
