@@ -88,6 +88,8 @@ struct ServerBenchmark: AsyncParsableCommand {
         print(
             "run  upload rec/s  download rec/s  server peak RSS  CPU s per 1,000 up (client/server)  down (client/server)"
         )
+        // Made first, so that its load before is the machine's before the runs.
+        var saved = BenchResults(suite: "server")
         var measurements: [Measurement] = []
         let perThousand = 1000 / Double(sent)
         for run in 1...runs {
@@ -139,7 +141,7 @@ struct ServerBenchmark: AsyncParsableCommand {
                 100 * median(\.server.download) / median(\.plainHTTP.download),
                 100 * median(\.server.upload) / median(\.sqlite.upload),
                 100 * median(\.server.download) / median(\.sqlite.download)))
-        var saved = results(measurements)
+        record(measurements, in: &saved)
         try saved.save(to: saving.json)
     }
 
@@ -148,8 +150,7 @@ struct ServerBenchmark: AsyncParsableCommand {
         name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString
     }
 
-    private func results(_ measurements: [Measurement]) -> BenchResults {
-        var results = BenchResults(suite: "server")
+    private func record(_ measurements: [Measurement], in results: inout BenchResults) {
         let perThousand = 1000 / Double(sent)
         // One client's figures keep the names they had before --clients.
         let id = "server.sqlite.\(records)" + (clients == 1 ? "" : ".\(clients)clients")
@@ -195,7 +196,6 @@ struct ServerBenchmark: AsyncParsableCommand {
                 unit: "records/s", better: .higher
             ) { phase == "upload" ? $0.sqlite.upload : $0.sqlite.download }
         }
-        return results
     }
 
     private func measure(executable: String) async throws -> Measurement {
@@ -235,96 +235,6 @@ struct ServerBenchmark: AsyncParsableCommand {
         return Measurement(
             server: server, plainHTTP: plainHTTP,
             sqlite: try SQLiteReference.measure(batches, batch: batch, page: page), peakKiB: peakKiB)
-    }
-
-    /// Every client uploads its records in batches, all at once; then every client downloads them a page at a
-    /// time, all at once, as `TestClient`'s calls do. Each request names its answer (for the plain HTTP
-    /// reference); the answers come back with the figures, by name.
-    private func transfer(
-        _ records: [[RecordValue]], zone: RecordZone.ID, accounts: [TestClient], server: ServerProcess
-    ) async throws -> (Transfer, answers: [String: Data]) {
-        let (batch, page) = (batch, page)
-        let count = records.reduce(0) { $0 + $1.count }
-        var answers: [String: Data] = [:]
-        func everyClient(
-            _ phase: String, _ work: @escaping @Sendable (Int, Exchanger) async throws -> Void
-        ) async throws {
-            let answered = try await withThrowingTaskGroup(of: [String: Data].self) { group in
-                for (index, account) in accounts.enumerated() {
-                    group.addTask {
-                        let exchanger = Exchanger(client: account, name: "\(phase).\(index)")
-                        try await work(index, exchanger)
-                        return await exchanger.answers
-                    }
-                }
-                return try await group.reduce(into: [:]) { $0.merge($1) { first, _ in first } }
-            }
-            answers.merge(answered) { first, _ in first }
-        }
-
-        var cpu = CPUReading(server: server)
-        let uploadStart = ContinuousClock.now
-        try await everyClient("up") { index, exchanger in
-            let mine = records[index]
-            for start in stride(from: 0, to: mine.count, by: batch) {
-                let request = ModifyRecordsRequest(saves: Array(mine[start..<min(start + batch, mine.count)]))
-                var writer = JSONWriter(capacity: 300 * (request.saves.count + 1))
-                writer.modifyRecordsRequest(request)
-                let response = try await exchanger.post("records/modify", Data(writer.bytes))
-                    .decoded(as: ModifyRecordsResponse.self)
-                guard response.failedRecordSaves.isEmpty else {
-                    throw ValidationError("a save failed: \(response.failedRecordSaves[0].error)")
-                }
-            }
-        }
-        let uploadTime = ContinuousClock.now - uploadStart
-        let uploadCPU = cpu.next()
-
-        let downloadStart = ContinuousClock.now
-        try await everyClient("down") { index, exchanger in
-            var token: ServerChangeToken?
-            var fetched = 0
-            while true {
-                let request = FetchZoneChangesRequest(zoneID: zone, since: token, resultsLimit: page)
-                let response = try await exchanger.post("records/changes", try JSONEncoder().encode(request))
-                    .decoded(as: FetchZoneChangesResponse.self)
-                fetched += response.modifications.count
-                token = response.changeToken
-                if !response.moreComing { break }
-            }
-            guard fetched == records[index].count else {
-                throw ValidationError("client \(index) fetched \(fetched) records, expected \(records[index].count)")
-            }
-        }
-        let downloadTime = ContinuousClock.now - downloadStart
-        let downloadCPU = cpu.next()
-        let transfer = Transfer(
-            upload: Double(count) / uploadTime.inSeconds, download: Double(count) / downloadTime.inSeconds,
-            uploadCPU: CPUSplit(client: uploadCPU.devices, server: uploadCPU.server),
-            downloadCPU: CPUSplit(client: downloadCPU.devices, server: downloadCPU.server))
-        return (transfer, answers)
-    }
-}
-
-/// One client's requests in a phase of a `sync-bench server` run: each names its answer (`PHASE.CLIENT.N`) in the plain HTTP
-/// reference's header, and the answers are kept under those names.
-private actor Exchanger {
-    let client: TestClient
-    let name: String
-    private(set) var answers: [String: Data] = [:]
-
-    init(client: TestClient, name: String) {
-        self.client = client
-        self.name = name
-    }
-
-    func post(_ operation: String, _ body: Data) async throws -> HTTPAnswer {
-        let key = "\(name).\(answers.count)"
-        let answer = try await client.send(
-            .post, "/v1/databases/private/\(operation)", body: body,
-            headers: [(ReferenceServerCommand.answerHeader, key)])
-        answers[key] = answer.body
-        return answer
     }
 }
 
