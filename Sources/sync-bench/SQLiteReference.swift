@@ -29,16 +29,17 @@ enum SQLiteReference {
         let owners = accounts.map { _ in "_" + UUID().uuidString.lowercased() }
         let zoneName = accounts.first?.first?.recordID.zoneID.zoneName ?? ""
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let rows = zip(owners, accounts).flatMap { owner, records in
-            records.enumerated().map { index, record -> StatementArguments in
+        let rows = zip(owners, accounts).map { owner, records in
+            records.enumerated().map { index, record in
                 let seq = Int64(index + 1)
-                return [
-                    owner, record.recordID.zoneID.zoneName, record.recordID.recordName, record.recordType,
-                    FieldCoding.encode(record.fields), String(seq, radix: 36), now, owner, now, owner, seq, false, "",
-                    nil, nil, nil,
-                ]
+                return StoredRecord(
+                    key: RecordKey(zoneName: record.recordID.zoneID.zoneName, recordName: record.recordID.recordName),
+                    recordType: record.recordType, fields: FieldCoding.encode(record.fields),
+                    changeTag: String(seq, radix: 36), createdAt: now, creator: owner, modifiedAt: now, modifier: owner,
+                    seq: seq, isDeleted: false)
             }
         }
+        let count = rows.reduce(0) { $0 + $1.count }
 
         var cpu = BenchSupport.cpuSeconds(of: "self")
         func cpuSince() -> Double {
@@ -46,18 +47,13 @@ enum SQLiteReference {
             defer { cpu = now }
             return now - cpu
         }
+        // The server's own statement, one transaction a batch, as each request is.
         let uploadStart = ContinuousClock.now
-        for start in stride(from: 0, to: rows.count, by: batch) {
-            try pool.write { db in
-                let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT OR REPLACE INTO record
-                        (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
-                            modified_at, modifier, seq, deleted, writer, parent_name, share_name, share_root)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                for row in rows[start..<min(start + batch, rows.count)] {
-                    try insert.execute(arguments: row)
+        for (owner, ownRows) in zip(owners, rows) {
+            for start in stride(from: 0, to: ownRows.count, by: batch) {
+                try pool.write { db in
+                    try SQLiteRecordStore.writeRows(
+                        Array(ownRows[start..<min(start + batch, ownRows.count)]), owner: owner, db)
                 }
             }
         }
@@ -86,11 +82,11 @@ enum SQLiteReference {
             }
         }
         let downloadTime = ContinuousClock.now - downloadStart
-        guard read == rows.count, bytes > 0 else {
-            throw ReferenceError(description: "the SQLite reference read \(read) rows back of \(rows.count)")
+        guard read == count, bytes > 0 else {
+            throw ReferenceError(description: "the SQLite reference read \(read) rows back of \(count)")
         }
         return Figures(
-            upload: Double(rows.count) / uploadTime.inSeconds, download: Double(rows.count) / downloadTime.inSeconds,
+            upload: Double(count) / uploadTime.inSeconds, download: Double(count) / downloadTime.inSeconds,
             uploadCPU: uploadCPU, downloadCPU: cpuSince())
     }
 }

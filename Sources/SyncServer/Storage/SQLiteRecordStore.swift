@@ -611,6 +611,13 @@ public final class SQLiteRecordStore: RecordStore {
     /// zones' and the owner's usage.
     static func upsert(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
         try countUsage(of: rows, owner: owner, db)
+        try writeRows(rows, owner: owner, db)
+    }
+
+    /// Writes record rows as they are, replacing the versions they follow, without counting them in any
+    /// usage (``upsert(_:owner:_:)`` counts them first). Public for `sync-bench server`'s bare-SQLite
+    /// reference, which times this statement alone on the same rows.
+    public static func writeRows(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record
