@@ -98,6 +98,11 @@ enum BenchSupport {
         }
     }
 
+    /// A table's first column: `name` padded to `width` (`%-20@` does not pad on Linux).
+    static func padded(_ name: String, to width: Int = 20) -> NSString {
+        name.padding(toLength: width, withPad: " ", startingAt: 0) as NSString
+    }
+
     /// Resets a process's peak resident memory (this one's by default), so that the next reading covers one
     /// phase only.
     static func resetPeakResident(of process: String = "self") {
@@ -113,23 +118,51 @@ extension Duration {
     }
 }
 
-/// CPU time spent by this process (the devices) and by the server since the previous reading.
+/// CPU seconds spent by each side of a benchmark: this process (the clients, or the devices), the servers it
+/// started, and PostgreSQL.
+struct CPUTimes {
+    var clients: Double
+    var servers: Double
+    var postgres: Double
+
+    /// Each figure per 1,000 of `records`.
+    func perThousand(of records: Int) -> CPUTimes {
+        let scale = 1000 / Double(records)
+        return CPUTimes(clients: clients * scale, servers: servers * scale, postgres: postgres * scale)
+    }
+}
+
+/// CPU time spent by this process, by the servers and (when asked) by PostgreSQL since the previous reading.
 struct CPUReading {
-    private let server: ServerProcess
-    private var devicesBefore: Double
-    private var serverBefore: Double
+    private let servers: [ServerProcess]
+    private let countsPostgres: Bool
+    private var before: CPUTimes
+
+    /// - Parameter countsPostgres: read every `postgres` process too (the server and its backends, with the
+    ///   backends that ended); otherwise PostgreSQL's figure stays 0.
+    init(servers: [ServerProcess], countsPostgres: Bool = false) {
+        self.servers = servers
+        self.countsPostgres = countsPostgres
+        before = CPUTimes(clients: 0, servers: 0, postgres: 0)
+        before = now()
+    }
 
     init(server: ServerProcess) {
-        self.server = server
-        devicesBefore = BenchSupport.cpuSeconds(of: "self")
-        serverBefore = server.cpuSeconds()
+        self.init(servers: [server])
+    }
+
+    private func now() -> CPUTimes {
+        CPUTimes(
+            clients: BenchSupport.cpuSeconds(of: "self"), servers: servers.reduce(0) { $0 + $1.cpuSeconds() },
+            postgres: countsPostgres ? BenchSupport.postgresCPUSeconds() : 0)
     }
 
     /// Seconds of CPU each side spent since the last call (or since `init`).
-    mutating func next() -> (devices: Double, server: Double) {
-        let devices = BenchSupport.cpuSeconds(of: "self")
-        let server = server.cpuSeconds()
-        defer { (devicesBefore, serverBefore) = (devices, server) }
-        return (devices - devicesBefore, server - serverBefore)
+    mutating func next() -> CPUTimes {
+        let now = now()
+        defer { before = now }
+        return CPUTimes(
+            clients: now.clients - before.clients, servers: now.servers - before.servers,
+            postgres: now.postgres - before.postgres)
     }
 }

@@ -83,12 +83,12 @@ struct EngineBenchmark: AsyncParsableCommand {
             String(
                 format: "A sends %6d records   %8.0f ms  %10.0f   %6.1f MiB                 %6.0f ms, %6.0f ms",
                 records, milliseconds(sendTime), Double(records) / milliseconds(sendTime) * 1000,
-                Double(sendPeak) / 1024, sendCPU.devices * 1000, sendCPU.server * 1000))
+                Double(sendPeak) / 1024, sendCPU.clients * 1000, sendCPU.servers * 1000))
         print(
             String(
                 format: "B fetches %6d records %8.0f ms  %10.0f   %6.1f MiB                 %6.0f ms, %6.0f ms",
                 records, milliseconds(fetchTime), Double(records) / milliseconds(fetchTime) * 1000,
-                Double(fetchPeak) / 1024, fetchCPU.devices * 1000, fetchCPU.server * 1000))
+                Double(fetchPeak) / 1024, fetchCPU.clients * 1000, fetchCPU.servers * 1000))
         print(
             String(
                 format: "edit A → B via push: p50 %.1f ms, p99 %.1f ms, max %.1f ms",

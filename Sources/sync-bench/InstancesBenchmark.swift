@@ -46,31 +46,10 @@ struct InstancesBenchmark: AsyncParsableCommand {
         var download: Double
         var p50: Double
         var p99: Double
-        var uploadCPU: CPUShares
-        var downloadCPU: CPUShares
-    }
-
-    /// CPU seconds per 1,000 records of each side: the clients (this process), the server instances and
-    /// PostgreSQL (none on SQLite). They share the machine's cores, so a rate is read against them.
-    struct CPUShares {
-        var clients: Double
-        var servers: Double
-        var postgres: Double
-
-        /// The CPU time so far of this process, of `servers` and of PostgreSQL.
-        static func now(servers: [ServerProcess]) -> CPUShares {
-            CPUShares(
-                clients: BenchSupport.cpuSeconds(of: "self"), servers: servers.reduce(0) { $0 + $1.cpuSeconds() },
-                postgres: BenchSupport.postgresCPUSeconds())
-        }
-
-        /// The time spent from `start` to this reading, per 1,000 of `records`.
-        func since(_ start: CPUShares, records: Int) -> CPUShares {
-            let scale = 1000 / Double(records)
-            return CPUShares(
-                clients: (clients - start.clients) * scale, servers: (servers - start.servers) * scale,
-                postgres: (postgres - start.postgres) * scale)
-        }
+        /// CPU seconds per 1,000 records of each side: they share the machine's cores, so a rate is read
+        /// against them.
+        var uploadCPU: CPUTimes
+        var downloadCPU: CPUTimes
     }
 
     func run() async throws {
@@ -129,13 +108,13 @@ struct InstancesBenchmark: AsyncParsableCommand {
     /// The row's line, then where its CPU went: the clients' share apart, and the servers' own rate (records
     /// per second of their CPU, all instances together).
     static func format(_ row: Row) -> String {
-        func shares(_ cpu: CPUShares) -> String {
+        func shares(_ cpu: CPUTimes) -> String {
             String(format: "clients %.4f, servers %.4f, PostgreSQL %.4f", cpu.clients, cpu.servers, cpu.postgres)
         }
         return String(
             format: "%@ %12.0f  %14.0f  %6.1f ms  %6.1f ms\n%@CPU s per 1,000 up: %@; down: %@\n%@"
                 + "servers alone: %.0f records per CPU-second up, %.0f down",
-            row.name.padding(toLength: 20, withPad: " ", startingAt: 0), row.upload, row.download, row.p50, row.p99,
+            BenchSupport.padded(row.name), row.upload, row.download, row.p50, row.p99,
             Self.indent, shares(row.uploadCPU), shares(row.downloadCPU), Self.indent, 1000 / row.uploadCPU.servers,
             1000 / row.downloadCPU.servers)
     }
@@ -154,7 +133,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
         }
         let perClient = records / clients
 
-        let beforeUpload = CPUShares.now(servers: servers)
+        // Every postgres process counts, on SQLite too (it is idle there), as the rows are read alike.
+        var cpu = CPUReading(servers: servers, countsPostgres: true)
         let uploadStart = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, client) in accounts.enumerated() {
@@ -173,7 +153,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let upload = Double(perClient * clients) / (ContinuousClock.now - uploadStart).inSeconds
-        let beforeDownload = CPUShares.now(servers: servers)
+        let uploadCPU = cpu.next().perThousand(of: perClient * clients)
 
         let downloadStart = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -190,8 +170,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let download = Double(perClient * clients) / (ContinuousClock.now - downloadStart).inSeconds
-        let uploadCPU = beforeDownload.since(beforeUpload, records: perClient * clients)
-        let downloadCPU = CPUShares.now(servers: servers).since(beforeDownload, records: perClient * clients)
+        let downloadCPU = cpu.next().perThousand(of: perClient * clients)
 
         // A listener on the first instance, a writer on the last (another one when there are several).
         var listener = accounts[0]

@@ -67,8 +67,7 @@ extension ServerBenchmark {
         let downloadCPU = cpu.next()
         let transfer = Transfer(
             upload: Double(count) / uploadTime.inSeconds, download: Double(count) / downloadTime.inSeconds,
-            uploadCPU: CPUSplit(client: uploadCPU.devices, server: uploadCPU.server),
-            downloadCPU: CPUSplit(client: downloadCPU.devices, server: downloadCPU.server))
+            uploadCPU: uploadCPU, downloadCPU: downloadCPU)
         return (transfer, answers)
     }
 }

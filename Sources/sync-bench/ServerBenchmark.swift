@@ -66,14 +66,8 @@ struct ServerBenchmark: AsyncParsableCommand {
     struct Transfer {
         var upload: Double
         var download: Double
-        var uploadCPU: CPUSplit
-        var downloadCPU: CPUSplit
-    }
-
-    /// CPU seconds each side spent in one phase.
-    struct CPUSplit {
-        var client: Double
-        var server: Double
+        var uploadCPU: CPUTimes
+        var downloadCPU: CPUTimes
     }
 
     func run() async throws {
@@ -99,9 +93,9 @@ struct ServerBenchmark: AsyncParsableCommand {
             print(
                 String(
                     format: "%3d  %12.0f  %14.0f  %11.1f MiB  %17.3f / %.3f  %20.3f / %.3f", run, server.upload,
-                    server.download, Double(result.peakKiB) / 1024, server.uploadCPU.client * perThousand,
-                    server.uploadCPU.server * perThousand, server.downloadCPU.client * perThousand,
-                    server.downloadCPU.server * perThousand))
+                    server.download, Double(result.peakKiB) / 1024, server.uploadCPU.clients * perThousand,
+                    server.uploadCPU.servers * perThousand, server.downloadCPU.clients * perThousand,
+                    server.downloadCPU.servers * perThousand))
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         func median(_ figure: (Measurement) -> Double) -> Double { median(measurements.map(figure)) }
@@ -121,16 +115,16 @@ struct ServerBenchmark: AsyncParsableCommand {
         for (name, transfer) in [("sync-server", \Measurement.server), ("plain HTTP, no work", \.plainHTTP)] {
             print(
                 String(
-                    format: "%@ %12.0f  %14.0f  %18.4f, %.4f  %14.4f, %.4f", Self.padded(name),
+                    format: "%@ %12.0f  %14.0f  %18.4f, %.4f  %14.4f, %.4f", BenchSupport.padded(name),
                     median { $0[keyPath: transfer].upload }, median { $0[keyPath: transfer].download },
-                    median { $0[keyPath: transfer].uploadCPU.server * perThousand },
-                    median { $0[keyPath: transfer].uploadCPU.client * perThousand },
-                    median { $0[keyPath: transfer].downloadCPU.server * perThousand },
-                    median { $0[keyPath: transfer].downloadCPU.client * perThousand }))
+                    median { $0[keyPath: transfer].uploadCPU.servers * perThousand },
+                    median { $0[keyPath: transfer].uploadCPU.clients * perThousand },
+                    median { $0[keyPath: transfer].downloadCPU.servers * perThousand },
+                    median { $0[keyPath: transfer].downloadCPU.clients * perThousand }))
         }
         print(
             String(
-                format: "%@ %12.0f  %14.0f  %18.4f (this process)  %.4f", Self.padded("SQLite, same rows"),
+                format: "%@ %12.0f  %14.0f  %18.4f (this process)  %.4f", BenchSupport.padded("SQLite, same rows"),
                 median(\.sqlite.upload), median(\.sqlite.download), median { $0.sqlite.uploadCPU * perThousand },
                 median { $0.sqlite.downloadCPU * perThousand }))
         print(
@@ -143,11 +137,6 @@ struct ServerBenchmark: AsyncParsableCommand {
                 100 * median(\.server.download) / median(\.sqlite.download)))
         record(measurements, in: &saved)
         try saved.save(to: saving.json)
-    }
-
-    /// A name padded to the references' first column (`%-20@` does not pad on Linux).
-    private static func padded(_ name: String) -> NSString {
-        name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString
     }
 
     private func record(_ measurements: [Measurement], in results: inout BenchResults) {
@@ -177,7 +166,7 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         add(".peakMB", "server peak RSS", unit: "MB", better: .lower) { Double($0.peakKiB) / 1024 }
         for (phase, cpu) in [("upload", \Transfer.uploadCPU), ("download", \Transfer.downloadCPU)] {
-            for (side, seconds) in [("server", \CPUSplit.server), ("client", \CPUSplit.client)] {
+            for (side, seconds) in [("server", \CPUTimes.servers), ("client", \CPUTimes.clients)] {
                 add(
                     ".\(phase).\(side)CPUPerThousand", "\(phase), \(side) CPU s per 1,000 records", unit: "s",
                     better: .lower
@@ -190,7 +179,7 @@ struct ServerBenchmark: AsyncParsableCommand {
             add(
                 ".reference.plainHTTP.\(phase).serverCPUPerThousand",
                 "plain HTTP reference: \(phase), server CPU s per 1,000 records", unit: "s", better: .lower
-            ) { $0.plainHTTP[keyPath: cpu].server * perThousand }
+            ) { $0.plainHTTP[keyPath: cpu].servers * perThousand }
             add(
                 ".reference.sqlite.\(phase).recordsPerSecond", "SQLite reference: \(phase), records/s",
                 unit: "records/s", better: .higher
