@@ -31,7 +31,7 @@ final class SoakPushLog: Sendable {
     private struct Storage {
         var writes: [[Write]]
         var listeners: [Listener] = []
-        var latencies: [Double] = []
+        /// Round trips since the last ``takeLatencies()``.
         var roundTrips: [Double] = []
     }
 
@@ -85,21 +85,19 @@ final class SoakPushLog: Sendable {
     func takeLatencies() -> (pushes: [Double], writes: [Double]) {
         storage.withLock { storage in
             let settled = storage.writes.map(Self.settledWrites)
+            var latencies: [Double] = []
             for index in storage.listeners.indices {
                 let listener = storage.listeners[index]
                 let writes = settled[listener.account]
                 let end = min(listener.pushes.count, writes.count)
                 guard listener.matched < end else { continue }
                 for position in listener.matched..<end {
-                    storage.latencies.append((listener.pushes[position] - writes[position]).inSeconds * 1000)
+                    latencies.append((listener.pushes[position] - writes[position]).inSeconds * 1000)
                 }
                 storage.listeners[index].matched = end
             }
-            defer {
-                storage.latencies.removeAll(keepingCapacity: true)
-                storage.roundTrips.removeAll(keepingCapacity: true)
-            }
-            return (storage.latencies, storage.roundTrips)
+            defer { storage.roundTrips.removeAll(keepingCapacity: true) }
+            return (latencies, storage.roundTrips)
         }
     }
 
