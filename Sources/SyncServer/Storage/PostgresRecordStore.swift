@@ -10,7 +10,8 @@ import SyncCore
 /// **Change positions never skip.** Each account row holds the account's change counter. A write
 /// locks that row first (`SELECT … FOR UPDATE`) and takes positions from it inside its transaction,
 /// so writers of one account queue on the row and commit in the order of their positions. A reader
-/// works in one repeatable-read snapshot, which therefore holds every change up to the counter it
+/// works in one snapshot (a single statement, which is one by itself, or a repeatable-read
+/// transaction when it needs several), which therefore holds every change up to the counter it
 /// reads and none after: a token it hands out can never sit past a change that commits later. A
 /// global sequence would not do: a writer could take position 8, another 9 and commit first, and a
 /// reader handed 9 would never see 8.
@@ -431,60 +432,79 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
-        try await snapshot { connection in
-            let (currentSeq, compactedSeq) = try await Self.seqs(
-                connection, owner: owner, lock: false, logger: self.logger)
-            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
-            var rows: [DatabaseChangePage.Row] = []
-            for try await (name, deleted, reason, seq) in try await connection.query(
-                """
+        // One statement, so one snapshot: the counter and the zones agree without a transaction.
+        let rows = try await query(
+            """
+            SELECT a.change_seq, a.compacted_seq, z.zone_name, z.deleted, z.deletion_reason, z.change_seq
+            FROM account a LEFT JOIN LATERAL (
                 SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
-                WHERE owner = \(owner) AND change_seq > \(since?.seq ?? 0) ORDER BY change_seq LIMIT \(limit + 1)
-                """, logger: self.logger
-            ).decode((String, Bool, String?, Int64).self) {
-                rows.append(.init(zoneName: name, isDeleted: deleted, deletionReason: reason, seq: seq))
+                WHERE owner = a.user_record_name AND change_seq > \(since?.seq ?? 0) ORDER BY change_seq
+                LIMIT \(limit + 1)
+            ) z ON true
+            WHERE a.user_record_name = \(owner)
+            ORDER BY z.change_seq
+            """, logger: logger
+        ).decode((Int64, Int64, String?, Bool?, String?, Int64?).self)
+        guard let (currentSeq, compactedSeq, _, _, _, _) = rows.first else { throw Self.accountGone }
+        try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
+        let zones = rows.compactMap { _, _, name, deleted, reason, seq in
+            name.map {
+                DatabaseChangePage.Row(zoneName: $0, isDeleted: deleted ?? false, deletionReason: reason, seq: seq ?? 0)
             }
-            return DatabaseChangePage(rows: rows, limit: limit, owner: owner, currentSeq: currentSeq)
         }
+        return DatabaseChangePage(rows: zones, limit: limit, owner: owner, currentSeq: currentSeq)
     }
 
     public func zoneChanges(
         owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
     ) async throws -> ZoneChangePage {
-        try await snapshot { connection in
+        try await withConnection { connection in
             try await Self.zoneChanges(
                 connection, owner: owner, zoneName: zoneName, since: since, limit: limit,
                 excludingWriter: excludingWriter, logger: self.logger)
         }
     }
 
+    /// A zone's changes in one statement (the account's counters, the zone's incarnation and a page of
+    /// its rows), which is one snapshot by itself: a fetch is one round trip and needs no transaction.
     static func zoneChanges(
         _ connection: PostgresConnection, owner: String, zoneName: String, since: ChangeCursor?, limit: Int,
         excludingWriter: String?, logger: Logger
     ) async throws -> ZoneChangePage {
         // "" (rows no writer saved) leaves nothing out.
         let excluded = excludingWriter ?? ""
-        var incarnation: String?
-        for try await value in try await connection.query(
-            "SELECT incarnation FROM zone WHERE owner = \(owner) AND zone_name = \(zoneName) AND NOT deleted",
-            logger: logger
-        ).decode(String.self) {
-            incarnation = value
-        }
-        guard let incarnation else { throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist") }
-        let (currentSeq, compactedSeq) = try await seqs(connection, owner: owner, lock: false, logger: logger)
-        try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
-        let records = try await records(
-            connection,
+        var head: (currentSeq: Int64, compactedSeq: Int64, incarnation: String?)?
+        var records: [StoredRecord] = []
+        for try await row in try await connection.query(
             """
-            SELECT \(unescaped: recordColumns) FROM record
-            WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(since?.seq ?? 0)
-                AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
-            ORDER BY seq LIMIT \(limit + 1)
-            """, logger: logger)
+            SELECT a.change_seq, a.compacted_seq, z.incarnation, r.*
+            FROM account a
+            LEFT JOIN zone z ON z.owner = a.user_record_name AND z.zone_name = \(zoneName) AND NOT z.deleted
+            LEFT JOIN LATERAL (
+                SELECT \(unescaped: recordColumns) FROM record
+                WHERE z.incarnation IS NOT NULL AND owner = a.user_record_name AND zone_name = \(zoneName)
+                    AND seq > \(since?.seq ?? 0) AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
+                ORDER BY seq LIMIT \(limit + 1)
+            ) r ON true
+            WHERE a.user_record_name = \(owner)
+            ORDER BY r.seq
+            """, logger: logger
+        ) {
+            let cells = row.makeRandomAccess()
+            if head == nil {
+                head = try (cells[0].decode(Int64.self), cells[1].decode(Int64.self), cells[2].decode(String?.self))
+            }
+            if let record = try StoredRecord(cells, from: 3) { records.append(record) }
+        }
+        guard let head else { throw accountGone }
+        guard let incarnation = head.incarnation else {
+            throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
+        }
+        try since?.checkCurrent(
+            compactedSeq: head.compactedSeq, currentSeq: head.currentSeq, incarnation: incarnation)
         return ZoneChangePage(
             rows: records, limit: limit, owner: owner, zoneName: zoneName, incarnation: incarnation,
-            currentSeq: currentSeq)
+            currentSeq: head.currentSeq)
     }
 
     public func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {
@@ -617,8 +637,11 @@ public final class PostgresRecordStore: RecordStore {
         ).decode((Int64, Int64).self) {
             return (current, compacted)
         }
-        throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+        throw accountGone
     }
+
+    /// What a request of an account that is gone (removed while its session was checked) is told.
+    static var accountGone: SyncError { SyncError(.notAuthenticated, "the account no longer exists; sign in again") }
 
     static func setChangeSeq(_ connection: PostgresConnection, owner: String, seq: Int64, logger: Logger)
         async throws
@@ -637,21 +660,25 @@ public final class PostgresRecordStore: RecordStore {
     {
         var records: [StoredRecord] = []
         for try await row in try await connection.query(query, logger: logger) {
-            let (
-                zone, name, type, fields, tag, created, creator, modified, modifier, seq, deleted, parent, share, root
-            ) =
-                try row.decode(
-                    (
-                        String, String, String, Data, String, Int64, String, Int64, String, Int64, Bool, String?,
-                        String?, String?
-                    ).self)
-            records.append(
-                StoredRecord(
-                    key: RecordKey(zoneName: zone, recordName: name), recordType: type, fields: fields,
-                    changeTag: tag, createdAt: created, creator: creator, modifiedAt: modified, modifier: modifier,
-                    seq: seq, isDeleted: deleted, parentName: parent, shareName: share, shareRoot: root))
+            if let record = try StoredRecord(row.makeRandomAccess(), from: 0) { records.append(record) }
         }
         return records
+    }
+}
+
+extension StoredRecord {
+    /// The record in a row's ``PostgresRecordStore/recordColumns``, from column `first` on; nil when
+    /// they are NULL (an outer join that found no record).
+    init?(_ cells: PostgresRandomAccessRow, from first: Int) throws {
+        guard let zoneName = try cells[first].decode(String?.self) else { return nil }
+        func cell<Value: PostgresDecodable>(_ offset: Int, _: Value.Type = Value.self) throws -> Value {
+            try cells[first + offset].decode(Value.self)
+        }
+        self.init(
+            key: RecordKey(zoneName: zoneName, recordName: try cell(1)), recordType: try cell(2),
+            fields: try cell(3), changeTag: try cell(4), createdAt: try cell(5), creator: try cell(6),
+            modifiedAt: try cell(7), modifier: try cell(8), seq: try cell(9), isDeleted: try cell(10),
+            parentName: try cell(11), shareName: try cell(12), shareRoot: try cell(13))
     }
 }
 
