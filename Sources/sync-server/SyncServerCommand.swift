@@ -2,6 +2,8 @@ import ArgumentParser
 import BuildInfo
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import SyncCore
 import SyncServer
 
@@ -146,7 +148,13 @@ struct SyncServerCommand: AsyncParsableCommand {
     /// Reads the configuration file, if `--config` names one, before the options. `admin` is a
     /// command tree of its own, parsed apart: a subcommand of this one would have its `--storage`
     /// taken by this command's option of the same name.
+    ///
+    /// Swift's tasks run on the event loops that do the server's network and database I/O (NIO's
+    /// shared group, which Hummingbird and postgres-nio use) rather than on a pool of their own:
+    /// otherwise every `await` on a request or a query hops between two sets of threads, and under
+    /// load the server spends more of its time waking threads than working.
     static func main() async {
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let admin = AdminCommand.configuration.commandName ?? "admin"
         if arguments.first == admin {
