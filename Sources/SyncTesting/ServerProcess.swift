@@ -15,6 +15,16 @@ public final class ServerProcess: Sendable {
     public let log: String
     public var pid: pid_t { process.pid }
 
+    /// The bytes of its SQLite storage on disk (the file and its log); nil when it stores in PostgreSQL.
+    public var storageBytes: Int64? {
+        let file = directory.appendingPathComponent("server.sqlite").path
+        guard FileManager.default.fileExists(atPath: file) else { return nil }
+        return [file, file + "-wal"].reduce(0) { total, path in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+
     private init(process: ChildProcess, directory: URL, baseURL: String, log: String) {
         self.process = process
         self.directory = directory

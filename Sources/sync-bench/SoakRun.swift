@@ -135,8 +135,10 @@ struct SoakRun {
         // side's view: sockets open, edits made, writes sent, the minute's push latency and write round
         // trip, errors so far, and the machine's load (it is shared).
         func line(_ elapsed: Duration, edits: Int, latencies: (pushes: [Double], writes: [Double])) -> String {
+            // SQLite's storage beside its memory: the server's page caches hold the file they read.
             let memory = servers.map { server in
                 "RSS \(ServerMemoryReading(server)) MiB, \(BenchSupport.openFileCount(of: "\(server.pid)")) files"
+                    + (server.storageBytes.map { String(format: ", storage %.1f MiB", Double($0) / 1_048_576) } ?? "")
             }.joined(separator: "; ")
             let open = pushLog.connectedListeners + engines.count { $0.isPushConnected }
             let pushes = latencies.pushes.sorted()
