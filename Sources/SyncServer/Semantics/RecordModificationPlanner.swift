@@ -27,6 +27,9 @@ public enum RecordModificationPlanner {
         /// Saved records and the assets each names now: the store attaches those and detaches the
         /// others the record named (``AssetStore/attachAssets(_:to:now:)``).
         public var assetAttachments: [(key: RecordKey, assetIDs: [String])] = []
+        /// The size of the stored fields of every record the plan was made with (0 for one not stored):
+        /// what its rows replace, so that counting usage need not read them again.
+        public var storedBytes: [RecordKey: Int64] = [:]
 
         /// The response body: saved records with their stored fields spliced in (those of
         /// `desiredKeys`, when the request named them), or with none (`{}`).
@@ -175,6 +178,9 @@ public enum RecordModificationPlanner {
         var seq = currentSeq
         var plan = Plan(
             rows: [], zoneSeqs: [:], endSeq: currentSeq, saved: [], failedSaves: [], deleted: [], failedDeletes: [])
+        for key in request.recordKeys where liveZones.contains(key.zoneName) {
+            plan.storedBytes[key] = Int64(existing[key]?.fields.count ?? 0)
+        }
         for (index, decision) in saveDecisions.enumerated() {
             let sent = request.saves[index]
             switch decision {

@@ -6,7 +6,7 @@ import SyncCore
 /// Storage usage, quotas, and the removal of deleted zones' records, on PostgreSQL.
 ///
 /// Each zone row and each account row holds the bytes of its live records' fields (`used_bytes`);
-/// ``upsert(_:owner:_:logger:)`` moves both in the transaction that writes the rows. Every writer of
+/// ``upsert(_:owner:storedBytes:_:logger:)`` moves both in the transaction that writes the rows. Every writer of
 /// an account holds its account row's lock (``lockAccount(_:owner:logger:)``), so the count stays
 /// exact with any number of instances writing at once.
 extension PostgresRecordStore {
@@ -137,28 +137,32 @@ extension PostgresRecordStore {
     }
 
     /// Counts the rows about to be written in place of what they replace, in each zone's and the
-    /// owner's usage; called by ``upsert(_:owner:_:logger:)`` before it writes them, under the
-    /// owner's lock.
+    /// owner's usage; called by ``upsert(_:owner:storedBytes:_:logger:)`` before it writes them, under
+    /// the owner's lock. What `storedBytes` does not give is read.
     static func countUsage(
-        of rows: [StoredRecord], owner: String, _ connection: PostgresConnection, logger: Logger
+        of rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64], _ connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         var deltas: [String: Int64] = [:]
         var latest: [RecordKey: Int64] = [:]
         for row in rows {
             // A row written twice replaces its own first version.
-            deltas[row.key.zoneName, default: 0] += Int64(row.fields.count) - (latest[row.key] ?? 0)
+            deltas[row.key.zoneName, default: 0] +=
+                Int64(row.fields.count) - (latest[row.key] ?? storedBytes[row.key] ?? 0)
             latest[row.key] = Int64(row.fields.count)
         }
-        let firsts = Dictionary(rows.map { ($0.key, ()) }, uniquingKeysWith: { first, _ in first }).keys
-        for try await (zoneName, replaced) in try await connection.query(
-            """
-            SELECT r.zone_name, SUM(octet_length(r.fields))::bigint FROM record r
-            JOIN unnest(\(firsts.map(\.zoneName))::text[], \(firsts.map(\.recordName))::text[]) AS u(z, n)
-                ON r.zone_name = u.z AND r.record_name = u.n
-            WHERE r.owner = \(owner) GROUP BY r.zone_name
-            """, logger: logger
-        ).decode((String, Int64).self) {
-            deltas[zoneName, default: 0] -= replaced
+        let unknown = Set(rows.map(\.key)).filter { storedBytes[$0] == nil }
+        if !unknown.isEmpty {
+            for try await (zoneName, replaced) in try await connection.query(
+                """
+                SELECT r.zone_name, SUM(octet_length(r.fields))::bigint FROM record r
+                JOIN unnest(\(unknown.map(\.zoneName))::text[], \(unknown.map(\.recordName))::text[]) AS u(z, n)
+                    ON r.zone_name = u.z AND r.record_name = u.n
+                WHERE r.owner = \(owner) GROUP BY r.zone_name
+                """, logger: logger
+            ).decode((String, Int64).self) {
+                deltas[zoneName, default: 0] -= replaced
+            }
         }
         var total: Int64 = 0
         for (zoneName, delta) in deltas where delta != 0 {

@@ -383,7 +383,7 @@ public final class PostgresRecordStore: RecordStore {
         logger: Logger
     ) async throws {
         if !plan.rows.isEmpty {
-            try await upsert(plan.rows, owner: owner, connection, logger: logger)
+            try await upsert(plan.rows, owner: owner, storedBytes: plan.storedBytes, connection, logger: logger)
         }
         let moves = try await moveDescendants(
             of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, connection, logger: logger)
@@ -407,10 +407,13 @@ public final class PostgresRecordStore: RecordStore {
     /// Writes record rows in one statement, a column per array (a request has no key twice: validation
     /// refuses that before), and counts them in the zones' and the owner's usage. postgres-nio's arrays
     /// hold no NULL, so a missing name travels as "" (a name is never empty) and turns back into NULL here.
+    /// `storedBytes` gives the size of what some of the rows replace, when the caller read it already
+    /// under the owner's lock.
     static func upsert(
-        _ rows: [StoredRecord], owner: String, _ connection: PostgresConnection, logger: Logger
+        _ rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64] = [:], _ connection: PostgresConnection,
+        logger: Logger
     ) async throws {
-        try await countUsage(of: rows, owner: owner, connection, logger: logger)
+        try await countUsage(of: rows, owner: owner, storedBytes: storedBytes, connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO record (owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,

@@ -5,7 +5,7 @@ import SyncCore
 /// Storage usage, quotas, and the removal of deleted zones' records, on SQLite.
 ///
 /// Each zone row and each account row holds the bytes of its live records' fields (`used_bytes`);
-/// ``upsert(_:owner:_:)`` moves both in the transaction that writes the rows, and deleting a zone
+/// ``upsert(_:owner:storedBytes:_:)`` moves both in the transaction that writes the rows, and deleting a zone
 /// takes the zone's bytes off the account's at once.
 extension SQLiteRecordStore {
     /// The schema of migration v9, and the usage of what was stored before it.
@@ -99,8 +99,11 @@ extension SQLiteRecordStore {
     }
 
     /// Counts the rows about to be written in place of what they replace, in each zone's and the
-    /// owner's usage; called by ``upsert(_:owner:_:)`` before it writes them.
-    static func countUsage(of rows: [StoredRecord], owner: String, _ db: Database) throws {
+    /// owner's usage; called by ``upsert(_:owner:storedBytes:_:)`` before it writes them. What
+    /// `storedBytes` does not give is read.
+    static func countUsage(of rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64], _ db: Database)
+        throws
+    {
         let lengths = try db.cachedStatement(
             sql: """
                 SELECT record_name, length(fields) FROM record
@@ -109,9 +112,13 @@ extension SQLiteRecordStore {
         var total: Int64 = 0
         for (zoneName, zoneRows) in Dictionary(grouping: rows, by: \.key.zoneName) {
             var replaced: [String: Int64] = [:]
-            let found = try Row.fetchCursor(
-                lengths, arguments: [owner, zoneName, jsonList(zoneRows, \.key.recordName)])
-            while let row = try found.next() { replaced[row[0]] = row[1] }
+            let unknown = zoneRows.filter { storedBytes[$0.key] == nil }
+            for row in zoneRows { replaced[row.key.recordName] = storedBytes[row.key] }
+            if !unknown.isEmpty {
+                let found = try Row.fetchCursor(
+                    lengths, arguments: [owner, zoneName, jsonList(unknown, \.key.recordName)])
+                while let row = try found.next() { replaced[row[0]] = row[1] }
+            }
             var delta: Int64 = 0
             for row in zoneRows {
                 // A row written twice replaces its own first version.

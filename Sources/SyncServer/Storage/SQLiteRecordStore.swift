@@ -450,7 +450,7 @@ public final class SQLiteRecordStore: RecordStore {
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
     /// zones' and the owner's change numbers.
     static func apply(_ plan: RecordModificationPlanner.Plan, owner: String, now: Date, _ db: Database) throws {
-        try upsert(plan.rows, owner: owner, db)
+        try upsert(plan.rows, owner: owner, storedBytes: plan.storedBytes, db)
         let moves = try moveDescendants(of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, db)
         for share in plan.deletedShares {
             try deleteShareRows(db, owner: owner, zoneName: share.zoneName, recordName: share.recordName)
@@ -608,14 +608,17 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Writes record rows (new ones, new versions, tombstones) as they are, and counts them in the
-    /// zones' and the owner's usage.
-    static func upsert(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
-        try countUsage(of: rows, owner: owner, db)
+    /// zones' and the owner's usage; `storedBytes` gives the size of what some of them replace, when the
+    /// caller read it already under the same lock.
+    static func upsert(
+        _ rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64] = [:], _ db: Database
+    ) throws {
+        try countUsage(of: rows, owner: owner, storedBytes: storedBytes, db)
         try writeRows(rows, owner: owner, db)
     }
 
     /// Writes record rows as they are, replacing the versions they follow, without counting them in any
-    /// usage (``upsert(_:owner:_:)`` counts them first). Public for `sync-bench server`'s bare-SQLite
+    /// usage (``upsert(_:owner:storedBytes:_:)`` counts them first). Public for `sync-bench server`'s bare-SQLite
     /// reference, which times this statement alone on the same rows.
     public static func writeRows(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
         let upsert = try db.cachedStatement(
