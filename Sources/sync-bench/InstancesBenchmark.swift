@@ -38,6 +38,12 @@ struct InstancesBenchmark: AsyncParsableCommand {
     @Option(help: "Path of the sync-server executable (default: next to this one).")
     var server: String?
 
+    @Option(
+        help:
+            "Runs of the whole sequence, the configurations taking turns so that the machine's drift falls on each; a saved figure is the median of its runs."
+    )
+    var runs = 3
+
     @OptionGroup var saving: SavingOptions
 
     struct Row {
@@ -52,6 +58,10 @@ struct InstancesBenchmark: AsyncParsableCommand {
         var downloadCPU: CPUTimes
     }
 
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    }
+
     func run() async throws {
         let executable = try ServerProcess.executable(server)
         if let postgres { setenv("SYNC_TEST_POSTGRES_URL", postgres, 1) }
@@ -62,46 +72,62 @@ struct InstancesBenchmark: AsyncParsableCommand {
         print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
         print("storage              upload rec/s  download rec/s  push p50   push p99")
         var results = BenchResults(suite: "instances")
-        let sqlite = try await measure(
-            name: "SQLite, 1 instance", servers: [try await ServerProcess.start(executable: executable)],
-            onPostgres: false)
-        print(Self.format(sqlite))
-        Self.record(sqlite, id: "sqlite.1", in: &results)
-        for count in instances {
-            let name = "sync_bench_\(UUID().uuidString.prefix(8).lowercased())"
-            try await TestPostgres.createDatabase(name)
-            let url = try TestPostgres.url(database: name)
-            // One first, so that it alone creates the schema; the others find it done.
-            var servers = [try await ServerProcess.start(executable: executable, database: url)]
-            for _ in 1..<max(count, 1) {
-                servers.append(try await ServerProcess.start(executable: executable, database: url))
-            }
-            let row = try await measure(name: "PostgreSQL, \(count) inst.", servers: servers, onPostgres: true)
-            try await TestPostgres.dropDatabase(name)
+        // Each configuration's rows, in the order they were first measured.
+        var measured: [(id: String, rows: [Row])] = []
+        func keep(_ row: Row, id: String) {
             print(Self.format(row))
-            Self.record(row, id: "postgres.\(count)", in: &results)
+            if let index = measured.firstIndex(where: { $0.id == id }) {
+                measured[index].rows.append(row)
+            } else {
+                measured.append((id, [row]))
+            }
         }
+        for run in 1...runs {
+            if runs > 1 { print("run \(run) of \(runs)") }
+            let sqlite = try await measure(
+                name: "SQLite, 1 instance", servers: [try await ServerProcess.start(executable: executable)],
+                onPostgres: false)
+            keep(sqlite, id: "sqlite.1")
+            for count in instances {
+                let name = "sync_bench_\(UUID().uuidString.prefix(8).lowercased())"
+                try await TestPostgres.createDatabase(name)
+                let url = try TestPostgres.url(database: name)
+                // One first, so that it alone creates the schema; the others find it done.
+                var servers = [try await ServerProcess.start(executable: executable, database: url)]
+                for _ in 1..<max(count, 1) {
+                    servers.append(try await ServerProcess.start(executable: executable, database: url))
+                }
+                let row = try await measure(name: "PostgreSQL, \(count) inst.", servers: servers, onPostgres: true)
+                try await TestPostgres.dropDatabase(name)
+                keep(row, id: "postgres.\(count)")
+            }
+        }
+        for (id, rows) in measured { Self.record(rows, id: id, in: &results) }
         try results.save(to: saving.json)
     }
 
-    /// One row's figures: `instances.sqlite.1.upload.perSecond`, `instances.postgres.2.pushP99.ms`, …
-    static func record(_ row: Row, id: String, in results: inout BenchResults) {
+    /// One configuration's figures, each with every run: `instances.sqlite.1.upload.perSecond`,
+    /// `instances.postgres.2.pushP99.ms`, …
+    static func record(_ rows: [Row], id: String, in results: inout BenchResults) {
+        guard let name = rows.first?.name else { return }
         results.add(
-            "instances.\(id).upload.perSecond", name: "\(row.name): upload", unit: "records/s", better: .higher,
-            runs: [row.upload])
+            "instances.\(id).upload.perSecond", name: "\(name): upload", unit: "records/s", better: .higher,
+            runs: rows.map(\.upload))
         results.add(
-            "instances.\(id).download.perSecond", name: "\(row.name): download", unit: "records/s",
-            better: .higher, runs: [row.download])
+            "instances.\(id).download.perSecond", name: "\(name): download", unit: "records/s",
+            better: .higher, runs: rows.map(\.download))
         results.add(
-            "instances.\(id).pushP50.ms", name: "\(row.name): push p50", unit: "ms", better: .lower, runs: [row.p50])
+            "instances.\(id).pushP50.ms", name: "\(name): push p50", unit: "ms", better: .lower, runs: rows.map(\.p50))
         results.add(
-            "instances.\(id).pushP99.ms", name: "\(row.name): push p99", unit: "ms", better: .lower, runs: [row.p99])
-        for (phase, cpu) in [("upload", row.uploadCPU), ("download", row.downloadCPU)] {
-            for (side, seconds) in [("client", cpu.clients), ("server", cpu.servers), ("postgres", cpu.postgres)] {
+            "instances.\(id).pushP99.ms", name: "\(name): push p99", unit: "ms", better: .lower, runs: rows.map(\.p99))
+        for (phase, cpu) in [("upload", rows.map(\.uploadCPU)), ("download", rows.map(\.downloadCPU))] {
+            for (side, seconds) in [
+                ("client", cpu.map(\.clients)), ("server", cpu.map(\.servers)), ("postgres", cpu.map(\.postgres)),
+            ] {
                 results.add(
                     "instances.\(id).\(phase).\(side)CPUPerThousand",
-                    name: "\(row.name): \(phase), \(side) CPU s per 1,000",
-                    unit: "s", better: .lower, runs: [seconds])
+                    name: "\(name): \(phase), \(side) CPU s per 1,000",
+                    unit: "s", better: .lower, runs: seconds)
             }
         }
     }

@@ -234,7 +234,7 @@ struct ShareRoutes {
     /// The signed-in user's identity.
     private func identity(of user: String) async throws -> AccountInfo {
         guard let account = try await store.account(userRecordName: user) else {
-            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+            throw SyncError.accountGone
         }
         return AccountInfo(userRecordName: account.userRecordName, username: account.username)
     }

@@ -133,7 +133,7 @@ extension PostgresRecordStore {
             return StorageUsage(
                 usedBytes: used, limitBytes: AccountQuota(stored: quota).limit(defaultBytes: defaultQuotaBytes))
         }
-        throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+        throw SyncError.accountGone
     }
 
     /// Counts the rows about to be written in place of what they replace, in each zone's and the

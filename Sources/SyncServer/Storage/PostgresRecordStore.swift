@@ -448,7 +448,7 @@ public final class PostgresRecordStore: RecordStore {
             ORDER BY z.change_seq
             """, logger: logger
         ).decode((Int64, Int64, String?, Bool?, String?, Int64?).self)
-        guard let (currentSeq, compactedSeq, _, _, _, _) = rows.first else { throw Self.accountGone }
+        guard let (currentSeq, compactedSeq, _, _, _, _) = rows.first else { throw SyncError.accountGone }
         try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
         let zones = rows.compactMap { _, _, name, deleted, reason, seq in
             name.map {
@@ -499,7 +499,7 @@ public final class PostgresRecordStore: RecordStore {
             }
             if let record = try StoredRecord(cells, from: 3) { records.append(record) }
         }
-        guard let head else { throw accountGone }
+        guard let head else { throw SyncError.accountGone }
         guard let incarnation = head.incarnation else {
             throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
         }
@@ -640,11 +640,8 @@ public final class PostgresRecordStore: RecordStore {
         ).decode((Int64, Int64).self) {
             return (current, compacted)
         }
-        throw accountGone
+        throw SyncError.accountGone
     }
-
-    /// What a request of an account that is gone (removed while its session was checked) is told.
-    static var accountGone: SyncError { SyncError(.notAuthenticated, "the account no longer exists; sign in again") }
 
     static func setChangeSeq(_ connection: PostgresConnection, owner: String, seq: Int64, logger: Logger)
         async throws

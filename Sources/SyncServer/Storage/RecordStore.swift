@@ -290,3 +290,8 @@ public enum KeyPairCreation: Sendable, Hashable {
     /// The account has no encryption settings, so no account key could have wrapped the private key.
     case noSettings
 }
+
+extension SyncError {
+    /// What a request of an account that is gone (removed after its session was checked) is told.
+    static var accountGone: SyncError { SyncError(.notAuthenticated, "the account no longer exists; sign in again") }
+}

@@ -91,7 +91,7 @@ extension SQLiteRecordStore {
             let row = try Row.fetchOne(
                 db, sql: "SELECT used_bytes, quota_bytes FROM account WHERE user_record_name = ?", arguments: [owner])
         else {
-            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+            throw SyncError.accountGone
         }
         return StorageUsage(
             usedBytes: row["used_bytes"],

@@ -653,7 +653,7 @@ public final class SQLiteRecordStore: RecordStore {
             let row = try Row.fetchOne(
                 db, sql: "SELECT change_seq, compacted_seq FROM account WHERE user_record_name = ?", arguments: [owner])
         else {
-            throw SyncError(.notAuthenticated, "the account no longer exists; sign in again")
+            throw SyncError.accountGone
         }
         return (row["change_seq"], row["compacted_seq"])
     }
