@@ -17,12 +17,17 @@ public final class ServerProcess: Sendable {
 
     /// The bytes of its SQLite storage on disk (the file and its log); nil when it stores in PostgreSQL.
     public var storageBytes: Int64? {
-        let file = directory.appendingPathComponent("server.sqlite").path
+        let file = Self.storageFile(in: directory)
         guard FileManager.default.fileExists(atPath: file) else { return nil }
         return [file, file + "-wal"].reduce(0) { total, path in
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
         }
+    }
+
+    /// Where a server started by ``start(executable:database:arguments:)`` without a database stores.
+    private static func storageFile(in directory: URL) -> String {
+        directory.appendingPathComponent("server.sqlite").path
     }
 
     private init(process: ChildProcess, directory: URL, baseURL: String, log: String) {
@@ -41,7 +46,7 @@ public final class ServerProcess: Sendable {
         try await start(named: "sync-server") { directory in
             [executable]
                 + (database.map { ["--database", $0] } ?? [
-                    "--storage", directory.appendingPathComponent("server.sqlite").path,
+                    "--storage", storageFile(in: directory),
                 ]) + [
                     "--port", "0", "--bcrypt-cost", "4", "--rate-limit", "100000", "--log-level", "notice",
                 ] + arguments

@@ -143,15 +143,14 @@ struct CPUReading {
     init(servers: [ServerProcess], countsPostgres: Bool = false) {
         self.servers = servers
         self.countsPostgres = countsPostgres
-        before = CPUTimes(clients: 0, servers: 0, postgres: 0)
-        before = now()
+        before = Self.now(servers: servers, countsPostgres: countsPostgres)
     }
 
     init(server: ServerProcess) {
         self.init(servers: [server])
     }
 
-    private func now() -> CPUTimes {
+    private static func now(servers: [ServerProcess], countsPostgres: Bool) -> CPUTimes {
         CPUTimes(
             clients: BenchSupport.cpuSeconds(of: "self"), servers: servers.reduce(0) { $0 + $1.cpuSeconds() },
             postgres: countsPostgres ? BenchSupport.postgresCPUSeconds() : 0)
@@ -159,7 +158,7 @@ struct CPUReading {
 
     /// Seconds of CPU each side spent since the last call (or since `init`).
     mutating func next() -> CPUTimes {
-        let now = now()
+        let now = Self.now(servers: servers, countsPostgres: countsPostgres)
         defer { before = now }
         return CPUTimes(
             clients: now.clients - before.clients, servers: now.servers - before.servers,

@@ -671,7 +671,7 @@ extension StoredRecord {
     /// they are NULL (an outer join that found no record).
     init?(_ cells: PostgresRandomAccessRow, from first: Int) throws {
         guard let zoneName = try cells[first].decode(String?.self) else { return nil }
-        func cell<Value: PostgresDecodable>(_ offset: Int, _: Value.Type = Value.self) throws -> Value {
+        func cell<Value: PostgresDecodable>(_ offset: Int) throws -> Value {
             try cells[first + offset].decode(Value.self)
         }
         self.init(
