@@ -16,8 +16,8 @@ enum ContactFormat {
     static let json: UInt8 = 2
 
     static func encode(_ contact: Contact) -> Data {
-        var writer = Writer()
-        writer.bytes.append(binary)
+        var writer = StoredBytesWriter(capacity: 512)
+        writer.byte(binary)
         withUnsafeBytes(of: contact.id.uuid) { writer.bytes.append(contentsOf: $0) }
         writer.string(contact.name)
         writer.items(contact.emails)
@@ -34,7 +34,7 @@ enum ContactFormat {
             writer.string(field.rawValue)
             writer.date(date)
         }
-        return Data(writer.bytes)
+        return writer.data
     }
 
     /// Whether `data` is the contact `id` in the format written now, so that it can be sent as it is
@@ -54,7 +54,7 @@ enum ContactFormat {
         switch data.first {
         case binary:
             return try data.withUnsafeBytes { raw in
-                var reader = Reader(bytes: raw, offset: 1)
+                var reader = StoredBytesReader(bytes: raw, offset: 1)
                 return try reader.contact()
             }
         case json:
@@ -74,105 +74,48 @@ enum ContactFormat {
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return decoder
     }()
+}
 
-    private struct Writer {
-        var bytes: [UInt8] = []
-
-        init() { bytes.reserveCapacity(512) }
-
-        mutating func count(_ value: Int) {
-            withUnsafeBytes(of: UInt32(value).littleEndian) { bytes.append(contentsOf: $0) }
-        }
-
-        mutating func string(_ value: String) {
-            count(value.utf8.count)
-            bytes.append(contentsOf: value.utf8)
-        }
-
-        mutating func date(_ value: Date) {
-            withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.littleEndian) {
-                bytes.append(contentsOf: $0)
-            }
-        }
-
-        mutating func items(_ items: [LabeledValue]) {
-            count(items.count)
-            for item in items {
-                string(item.id)
-                string(item.label)
-                string(item.value)
-                date(item.modified)
-            }
+extension StoredBytesWriter {
+    fileprivate mutating func items(_ items: [LabeledValue]) {
+        count(items.count)
+        for item in items {
+            string(item.id)
+            string(item.label)
+            string(item.value)
+            date(item.modified)
         }
     }
+}
 
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset: Int
-
-        mutating func contact() throws -> Contact {
-            guard bytes.count >= offset + 16 else { throw damaged() }
-            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &uuid) {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 16]))
-            }
-            offset += 16
-            var contact = Contact(id: UUID(uuid: uuid), name: try string())
-            contact.emails = try items()
-            contact.phones = try items()
-            contact.organization = try string()
-            contact.address = PostalAddress(
-                street: try string(), city: try string(), region: try string(), postalCode: try string(),
-                country: try string())
-            contact.notes = try string()
-            contact.extras = try (0..<count()).map { _ in try string() }
-            var modified: [Contact.Field: Date] = [:]
-            for _ in 0..<(try count()) {
-                let name = try string()
-                let date = try self.date()
-                // A field a later version added is passed over rather than refused.
-                if let field = Contact.Field(rawValue: name) { modified[field] = date }
-            }
-            contact.modified = modified
-            guard offset == bytes.count else { throw damaged() }
-            return contact
+extension StoredBytesReader {
+    fileprivate mutating func contact() throws -> Contact {
+        var contact = Contact(id: try uuid(), name: try string())
+        contact.emails = try items()
+        contact.phones = try items()
+        contact.organization = try string()
+        contact.address = PostalAddress(
+            street: try string(), city: try string(), region: try string(), postalCode: try string(),
+            country: try string())
+        contact.notes = try string()
+        contact.extras = try (0..<count()).map { _ in try string() }
+        var modified: [Contact.Field: Date] = [:]
+        for _ in 0..<(try count()) {
+            let name = try string()
+            let date = try self.date()
+            // A field a later version added is passed over rather than refused.
+            if let field = Contact.Field(rawValue: name) { modified[field] = date }
         }
+        contact.modified = modified
+        guard isAtEnd else { throw damaged() }
+        return contact
+    }
 
-        private mutating func fixedWidth<T: FixedWidthInteger>(_: T.Type) throws -> T {
-            let size = MemoryLayout<T>.size
-            guard bytes.count - offset >= size else { throw damaged() }
-            defer { offset += size }
-            return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
-        }
-
-        private mutating func count() throws -> Int {
-            let count = Int(try fixedWidth(UInt32.self))
-            // Each item takes at least 4 bytes, so a count the rest cannot hold is damage, not a huge list.
-            guard count <= (bytes.count - offset) / 4 + 1 else { throw damaged() }
-            return count
-        }
-
-        private mutating func string() throws -> String {
-            let length = Int(try fixedWidth(UInt32.self))
-            guard bytes.count - offset >= length else { throw damaged() }
-            defer { offset += length }
-            return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
-        }
-
-        private mutating func date() throws -> Date {
-            Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixedWidth(UInt64.self)))
-        }
-
-        private mutating func items() throws -> [LabeledValue] {
-            try (0..<count()).map { _ in
-                var item = LabeledValue(id: try string(), label: try string(), value: try string())
-                item.modified = try date()
-                return item
-            }
-        }
-
-        private func damaged() -> ContactError {
-            .damagedRow(offset: offset)
+    private mutating func items() throws -> [LabeledValue] {
+        try (0..<count()).map { _ in
+            var item = LabeledValue(id: try string(), label: try string(), value: try string())
+            item.modified = try date()
+            return item
         }
     }
 }

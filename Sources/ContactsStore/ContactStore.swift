@@ -355,7 +355,7 @@ package final class ContactStore: Sendable {
                                 AS sharedContact
                         FROM serverRecord WHERE id = ?
                         """), arguments: [name]),
-            var record = StoredServerRecord.decode(row["json"])
+            var record = StoredServerRecord.decode(row["json"], name: name)
         else { return nil }
         if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
             record.replaceWithoutChange(encrypted: Contact.contactField, by: .bytes(contact))
@@ -405,7 +405,7 @@ package final class ContactStore: Sendable {
             )
             .execute(
                 arguments: [
-                    name, StoredServerRecord(record).encoded(), record.recordChangeTag, contact, sharesContact,
+                    name, StoredServerRecord.encode(record, name: name), record.recordChangeTag, contact, sharesContact,
                     record.sealedVersion.map { Int64(bitPattern: $0) },
                 ])
         } else {
@@ -433,46 +433,12 @@ package final class ContactStore: Sendable {
         guard try setting(.encryptedFieldsMigrated, db) == nil else { return }
         let rows = try Row.fetchAll(db, sql: "SELECT id, json FROM serverRecord")
         for row in rows {
-            let data: Data = row["json"]
-            guard let record = StoredServerRecord.decode(data), Contact.hasPlainFields(record),
+            guard let record = StoredServerRecord.decode(row["json"], name: row["id"]), Contact.hasPlainFields(record),
                 let id = UUID(uuidString: record.recordID.recordName), try contact(id, db) != nil
             else { continue }
             try transaction.enqueue(.record(.saveRecord(record.recordID)))
         }
         try setSetting(.encryptedFieldsMigrated, "1", db)
-    }
-}
-
-/// A last known server record as the store keeps it: the record, and its encrypted values in plaintext
-/// (the wire form leaves them out; this device's file holds its contacts in plaintext anyway).
-struct StoredServerRecord: Codable {
-    var record: SyncCore.RecordValue
-    var encryptedValues: [String: FieldValue]
-
-    init(_ record: SyncCore.RecordValue) {
-        self.record = record
-        encryptedValues = record.encryptedValues
-    }
-
-    /// This form as JSON, written by the wire's writer (Foundation's JSONEncoder took a fifth of an upload).
-    func encoded() -> Data {
-        var writer = JSONWriter(capacity: 1024)
-        writer.raw("{\"record\":")
-        writer.record(record)
-        writer.raw(",\"encryptedValues\":")
-        writer.fields(encryptedValues)
-        writer.raw("}")
-        return Data(writer.bytes)
-    }
-
-    /// The record, from this form or from the bare record that versions before encryption stored.
-    static func decode(_ data: Data) -> SyncCore.RecordValue? {
-        if let stored = try? JSONReader.decode(StoredServerRecord.self, from: data) {
-            var record = stored.record
-            for (key, value) in stored.encryptedValues { record.replaceWithoutChange(encrypted: key, by: value) }
-            return record
-        }
-        return try? JSONReader.decode(SyncCore.RecordValue.self, from: data)
     }
 }
 

@@ -20,6 +20,16 @@ struct ServerRecordStorageTests {
         }
     }
 
+    /// The first byte of the server record of `id` as the file keeps it.
+    private func form(_ id: UUID, in device: ContactsDevice) throws -> UInt8? {
+        let queue = try DatabaseQueue(path: device.store.path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id.uuidString])?
+                .first
+        }
+    }
+
     /// The contact a server record holds.
     private func contact(in record: RecordValue?) throws -> Contact {
         try Contact(record: try #require(record))
@@ -34,6 +44,8 @@ struct ServerRecordStorageTests {
             try await b.sync()
             for device in [a, b] {
                 #expect(try shares(id, in: device) == true)
+                // Kept compact (``StoredServerRecord``), not as the JSON earlier versions wrote.
+                #expect(try form(id, in: device) == 1)
                 let record = try device.store.serverRecord(id)
                 #expect(try contact(in: record).organization == "Analytical Engines")
             }

@@ -1,0 +1,105 @@
+import ContactsModel
+import Foundation
+import SyncCore
+import Testing
+
+@testable import ContactsStore
+
+/// A device keeps each contact's last known server record: compact since 0.3, JSON before (still read).
+@Suite("Last known server records as the device file keeps them")
+struct StoredServerRecordTests {
+    static let name = "5B1B4D1C-4C9C-4E53-9F5E-8B0B2F9E1D11"
+
+    /// A contact's record as a device keeps it after a sync: a change tag, the server's dates, its owner as
+    /// creator and modifier, the saving device among the encrypted values (the contact itself is kept apart).
+    static var contactRecord: RecordValue {
+        var record = RecordValue(
+            recordID: RecordValue.ID(recordName: name, zoneID: RecordZone.ID(zoneName: "Contacts")),
+            recordType: "Contact", fields: [:], recordChangeTag: "3f9a1c",
+            creationDate: Date(timeIntervalSince1970: 1_764_300_000.123),
+            modificationDate: Date(timeIntervalSince1970: 1_764_300_100.456),
+            creatorUserRecordID: RecordValue.ID(userRecordName: "_8d3c0f5e6a7b4c2d9e1f0a2b3c4d5e6f"),
+            lastModifiedUserRecordID: RecordValue.ID(userRecordName: "_8d3c0f5e6a7b4c2d9e1f0a2b3c4d5e6f"))
+        record.replaceWithoutChange(encrypted: "device", by: .string("laptop"))
+        return record
+    }
+
+    /// A record of a book someone else shares: their zone, a different last modifier, plain values of
+    /// every kind, no dates and no change tag; kept in a row named otherwise than the record.
+    static var sharedRecord: RecordValue {
+        var record = RecordValue(
+            recordID: RecordValue.ID(
+                recordName: "book-name", zoneID: RecordZone.ID(zoneName: "Family", ownerName: "_grace")),
+            recordType: "Book", fields: [:], recordChangeTag: nil, creationDate: nil, modificationDate: nil,
+            creatorUserRecordID: RecordValue.ID(userRecordName: "_grace"),
+            lastModifiedUserRecordID: RecordValue.ID(userRecordName: "_ada"))
+        let fields: [String: FieldValue] = [
+            "title": .string("Zoë \"Q\" 张伟 🙂\n"), "count": .int64(-3), "ratio": .double(0.5),
+            "when": .date(Date(timeIntervalSince1970: 1_000)), "blob": .bytes(Data([0, 1, 2, 255])),
+            "list": .list([.string("a"), .int64(1)]),
+        ]
+        for (key, value) in fields { record.replaceWithoutChange(field: key, by: value) }
+        record.replaceWithoutChange(encrypted: "secret", by: .bytes(Data(repeating: 7, count: 40)))
+        return record
+    }
+
+    @Test("a record is kept compact and read back equal, system fields and values alike")
+    func compactRoundTrip() throws {
+        for (record, row) in [(Self.contactRecord, Self.name), (Self.sharedRecord, "a-row-of-its-own")] {
+            let stored = StoredServerRecord.encode(record, name: row)
+            #expect(stored.first == StoredServerRecord.compact)
+            let read = try #require(StoredServerRecord.decode(stored, name: row))
+            #expect(read == record)
+            #expect(read.recordID == record.recordID)
+            #expect(read.creatorUserRecordID == record.creatorUserRecordID)
+            #expect(read.lastModifiedUserRecordID == record.lastModifiedUserRecordID)
+            #expect(read.encryptedValues == record.encryptedValues)
+            #expect(read.changedKeys.isEmpty)
+        }
+    }
+
+    @Test("a contact's record takes under a third of what JSON took")
+    func compactIsSmall() throws {
+        let compact = StoredServerRecord.encode(Self.contactRecord, name: Self.name)
+        var withParent = Self.contactRecord
+        withParent.parent = RecordValue.Reference(recordID: RecordValue.ID(recordName: "x", zoneID: Contact.zoneID))
+        let json = StoredServerRecord.encode(withParent, name: Self.name)
+        #expect(json.first == UInt8(ascii: "{"))
+        #expect(compact.count < 150, "compact: \(compact.count) bytes")
+        #expect(compact.count * 3 < json.count, "compact \(compact.count) bytes, JSON \(json.count)")
+    }
+
+    @Test("a record with a parent, a share or keys marked changed is kept as JSON, whole")
+    func jsonForTheRest() throws {
+        var withParent = Self.contactRecord
+        withParent.parent = RecordValue.Reference(
+            recordID: RecordValue.ID(recordName: "root", zoneID: Contact.zoneID), action: .deleteSelf)
+        var withShare = Self.sharedRecord
+        withShare.share = RecordValue.Reference(
+            recordID: RecordValue.ID(recordName: "share", zoneID: withShare.recordID.zoneID))
+        var changed = Self.contactRecord
+        changed[encrypted: "device"] = .string("phone")
+        for record in [withParent, withShare, changed] {
+            let stored = StoredServerRecord.encode(record, name: Self.name)
+            #expect(stored.first == UInt8(ascii: "{"))
+            let read = try #require(StoredServerRecord.decode(stored, name: Self.name))
+            #expect(read == record)
+            #expect(read.parent == record.parent)
+            #expect(read.share == record.share)
+            #expect(read.changedKeys == record.changedKeys)
+        }
+    }
+
+    @Test("every cut-short or lengthened compact row reads as no record, never as a wrong one")
+    func damagedRows() throws {
+        let stored = StoredServerRecord.encode(Self.sharedRecord, name: Self.name)
+        for length in 0..<stored.count {
+            #expect(StoredServerRecord.decode(stored.prefix(length), name: Self.name) == nil, "\(length) bytes")
+        }
+        #expect(StoredServerRecord.decode(stored + [0], name: Self.name) == nil)
+        var huge = stored
+        // The length of the record's name, the first part after the form byte and the flags.
+        huge.replaceSubrange(2..<6, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        #expect(StoredServerRecord.decode(huge, name: Self.name) == nil)
+    }
+}
