@@ -12,36 +12,40 @@ extension ContactStore {
         var deletes: [SyncCore.RecordValue.ID] = []
         /// The outbox version of each change in the batch, by outbox key, to settle it by afterwards.
         var versions: [String: Int64] = [:]
-        /// Where the next batch of the same send starts reading: the last outbox row read.
-        var cursor: Int64
+        /// Where the next batch of the same send starts reading: the last outbox key read.
+        var cursor: String
         /// Saves of items that are gone (a contact, book or conflict no longer stored): nothing to send.
         var orphans: [OutboxEntry] = []
 
         var isEmpty: Bool { saves.isEmpty && deletes.isEmpty }
     }
 
-    /// Reads the outbox's record changes for `scope`'s database in order, from after row `cursor`, and
-    /// takes up to `maximumCount` of them that `isIncluded` accepts and that are not `inFlight` (sent
-    /// in a batch not answered yet). Building a batch costs what the batch holds, not what the outbox
-    /// holds. Contact records say which device saved them (`device`), for the other devices' conflict logs.
+    /// Reads the outbox's record changes for `scope`'s database in the order of their keys (so of their
+    /// records' names), from after the key `cursor`, and takes up to `maximumCount` of them that
+    /// `isIncluded` accepts and that are not `inFlight` (sent in a batch not answered yet). Building a batch
+    /// costs what the batch holds, not what the outbox holds. Contact records say which device saved them
+    /// (`device`), for the other devices' conflict logs.
+    ///
+    /// In key order, not in the order the changes were queued: contacts are named by random UUIDs, and an
+    /// import queues them in runs of ``ContactsDevice/importBatch`` that each cross the whole range of names.
+    /// Taken in queued order, each batch of a large upload wrote one page of each index keyed by name (the
+    /// server records', the outbox's, and the server's own) per record; in key order, a few pages per batch.
     func nextBatch(
-        after cursor: Int64, in scope: DatabaseScope, device: String, maximumCount: Int,
+        after cursor: String, in scope: DatabaseScope, device: String, maximumCount: Int,
         skipping inFlight: (String) -> Bool, where isIncluded: (SyncEngine.PendingRecordZoneChange) -> Bool
     ) throws -> Batch {
         try queue.read { db in
             var batch = Batch(cursor: cursor)
-            // In the outbox's order, never through the index of shared entries and a sort.
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
-                        SELECT rowid, key, kind, version, zoneName, ownerName FROM outbox NOT INDEXED
-                        WHERE rowid > ? AND key >= 'record:' AND key < 'record;'
-                            AND \(OutboxEntry.scopeCondition(scope))
-                        ORDER BY rowid
+                        SELECT key, kind, version, zoneName, ownerName FROM outbox
+                        WHERE key > ? AND key < 'record;' AND \(OutboxEntry.scopeCondition(scope))
+                        ORDER BY key
                         """),
                 arguments: [cursor])
             while batch.saves.count + batch.deletes.count < maximumCount, let row = try rows.next() {
-                batch.cursor = row["rowid"]
+                batch.cursor = row["key"]
                 guard let entry = OutboxEntry(row: row), case .record(let change) = entry.change,
                     isIncluded(change), !inFlight(entry.key)
                 else { continue }
