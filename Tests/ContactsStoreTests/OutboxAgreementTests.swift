@@ -99,6 +99,38 @@ struct OutboxAgreementTests {
         }
     }
 
+    @Test("a send takes the outbox in the order of the contacts' IDs: an edit the walk has not reached goes with it")
+    func sendsInKeyOrder() async throws {
+        try await withContactsDevices { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            var names: [UUID: String] = [:]
+            for index in 0..<1_000 {
+                let name = String(format: "Person %04d", index)
+                names[try a.add(Contact(name: name)).id] = name
+            }
+            let byID = names.sorted { $0.key.canonicalString < $1.key.canonicalString }.map(\.value)
+            let (first, last) = (byID[0], byID[999])
+            // Three batches of 400, 400 and 200: the first is held at the server, so the last, which holds the
+            // highest ID, cannot be read before the first is answered.
+            let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records/modify")
+            let sync = Task { try await a.sync() }
+            try await gate.waitUntilHeld(timeout: .seconds(120))
+            try a.edit(first) { $0.notes = "on its way" }
+            try a.edit(last) { $0.notes = "not reached yet" }
+            gate.open()
+            try await sync.value
+            #expect(try a.store.pendingCount() == 1, "only the edit of a contact on its way waits for the next send")
+            try await b.sync()
+            #expect(try b.contact(named: last).notes == "not reached yet")
+            #expect(try b.contact(named: first).notes == "")
+            try await a.sync()
+            try await b.sync()
+            #expect(try a.store.pendingCount() == 0)
+            #expect(try b.contact(named: first).notes == "on its way")
+            #expect(b.names.count == 1_000)
+        }
+    }
+
     /// The engines hold no record change, hear whether the outbox holds some for their database, and
     /// hold exactly its zone changes (and `pending` record changes are queued, when given).
     private func expectAgreement(_ device: ContactsDevice, _ when: String, pending: Int? = nil) throws {
