@@ -18,7 +18,7 @@ enum ContactFormat {
     static func encode(_ contact: Contact) -> Data {
         var writer = StoredBytesWriter(capacity: 512)
         writer.byte(binary)
-        withUnsafeBytes(of: contact.id.uuid) { writer.bytes.append(contentsOf: $0) }
+        writer.uuid(contact.id)
         writer.string(contact.name)
         writer.items(contact.emails)
         writer.items(contact.phones)

@@ -2,8 +2,8 @@ import ContactsModel
 import Foundation
 
 /// Writes the store's binary forms (``ContactFormat``, ``StoredServerRecord``): integers little-endian,
-/// strings and byte strings as a UInt32 byte count and the bytes, dates as the bit pattern of their
-/// `timeIntervalSinceReferenceDate` (exact).
+/// strings and byte strings as a UInt32 byte count and the bytes, UUIDs as their 16 bytes, dates as the bit
+/// pattern of their `timeIntervalSinceReferenceDate` (exact).
 struct StoredBytesWriter {
     var bytes: [UInt8] = []
 
@@ -26,9 +26,13 @@ struct StoredBytesWriter {
         bytes.append(contentsOf: value.utf8)
     }
 
-    mutating func data(_ value: some Collection<UInt8>) {
+    mutating func byteString(_ value: some Collection<UInt8>) {
         count(value.count)
         bytes.append(contentsOf: value)
+    }
+
+    mutating func uuid(_ value: UUID) {
+        withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
     }
 
     mutating func date(_ value: Date) {
@@ -46,7 +50,7 @@ struct StoredBytesReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
-    mutating func fixedWidth<T: FixedWidthInteger>(_: T.Type) throws -> T {
+    private mutating func fixedWidth<T: FixedWidthInteger>(_: T.Type) throws -> T {
         let size = MemoryLayout<T>.size
         guard bytes.count - offset >= size else { throw damaged() }
         defer { offset += size }
@@ -68,7 +72,7 @@ struct StoredBytesReader {
         String(decoding: try slice(), as: UTF8.self)
     }
 
-    mutating func data() throws -> Data {
+    mutating func byteString() throws -> Data {
         Data(try slice())
     }
 

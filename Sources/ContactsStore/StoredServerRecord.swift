@@ -58,8 +58,8 @@ enum StoredServerRecord {
         if let date = record.modificationDate { writer.int64(date.millisecondsSince1970) }
         if let creator { writer.string(creator) }
         if parts.contains(.modifier), let modifier { writer.string(modifier) }
-        writer.data(fieldsJSON(record.fields))
-        writer.data(fieldsJSON(record.encryptedValues))
+        writer.byteString(fieldsJSON(record.fields))
+        writer.byteString(fieldsJSON(record.encryptedValues))
         return writer.data
     }
 
@@ -128,11 +128,11 @@ extension StoredBytesReader {
         var record = RecordValue(
             recordID: RecordValue.ID(
                 recordName: recordName, zoneID: RecordZone.ID(zoneName: zoneName, ownerName: owner)),
-            recordType: recordType, fields: try StoredServerRecord.fields(data()), recordChangeTag: changeTag,
+            recordType: recordType, fields: try StoredServerRecord.fields(byteString()), recordChangeTag: changeTag,
             creationDate: creationDate, modificationDate: modificationDate,
             creatorUserRecordID: creator.map(RecordValue.ID.init(userRecordName:)),
             lastModifiedUserRecordID: modifier.map(RecordValue.ID.init(userRecordName:)))
-        for (key, value) in try StoredServerRecord.fields(data()) {
+        for (key, value) in try StoredServerRecord.fields(byteString()) {
             record.replaceWithoutChange(encrypted: key, by: value)
         }
         guard isAtEnd else { throw damaged() }
