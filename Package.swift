@@ -151,7 +151,7 @@ let package = Package(
         // and its private files and locks. Nothing of the synced data.
         .target(
             name: "ContactsLocal",
-            dependencies: ["ContactsModel", "LocalSystem", "SyncCore", "SyncCrypto", "SyncClient"],
+            dependencies: ["ContactsModel", "LocalSystem", "SyncCore", "SyncCrypto", "SyncClient", "SyncKit"],
             swiftSettings: swiftSettings
         ),
         // The synced store: `ContactsDevice`, the one front door (it owns its transactions; GRDB stays
