@@ -53,8 +53,18 @@ struct JSONReaderTests {
         let data = Data(text.utf8)
         return [
             checkType(ModifyRecordsRequest.self, data), checkType(ModifyRecordsResponse.self, data),
-            checkType(FetchZoneChangesResponse.self, data),
+            checkType(FetchZoneChangesResponse.self, data), checkStreamed(data),
         ].filter { $0 }.count
+    }
+
+    /// Whatever the streamed reading of a record modification returns must be exactly what the tree's
+    /// reading returns (which the checks above hold to JSONDecoder); returns whether it read the body.
+    @discardableResult
+    private func checkStreamed(_ data: Data) -> Bool {
+        guard let streamed = JSONReader.streamedModifyRecordsRequest(data) else { return false }
+        let tree = try? JSONReader.decodeFromTree(ModifyRecordsRequest.self, from: data)
+        #expect(tree == streamed, "streamed reading disagrees on \(String(decoding: data, as: UTF8.self))")
+        return true
     }
 
     /// Whatever the fast path returns must be exactly what JSONDecoder returns.
@@ -75,6 +85,41 @@ struct JSONReaderTests {
             || JSONReader.fastDecode(FetchZoneChangesResponse.self, from: data) != nil
         #expect(decoded, "the fast path gave up on a valid body")
         check(body)
+    }
+
+    @Test("valid record modifications are read straight from their bytes, as the tree reads them")
+    func validRequestsStream() throws {
+        for body in Self.validBodies where body.contains("\"saves\"") {
+            let data = Data(body.utf8)
+            #expect(checkStreamed(data), "the streamed reading gave up on \(body)")
+            #expect(
+                try JSONReader.decode(ModifyRecordsRequest.self, from: data)
+                    == JSONDecoder().decode(ModifyRecordsRequest.self, from: data))
+        }
+    }
+
+    @Test(
+        "a key twice at any level, or nesting past the limit, is refused as the whole-body parse refuses it",
+        arguments: [
+            #"{"atomic":true,"atomic":false}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","recordName":"b","zoneID":{"zoneName":"Z"}},"recordType":"C"}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z","zoneName":"Y"}},"recordType":"C"}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","recordType":"D"}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":{"n":{"type":"int64","value":1},"n":{"type":"int64","value":2}}}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":{"n":{"type":"int64","type":"string","value":1}}}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":{"n":{"type":"list","value":[{"type":"int64","value":1,"value":2}]}}}]}"#,
+            #"{"saves":[{"recordID":{"recordName":"a","zoneID":{"zoneName":"Z"}},"recordType":"C","fields":{"n":{"type":"list","value":"#
+                + String(repeating: "[", count: 60) + String(repeating: "]", count: 60) + "}}}]}",
+        ])
+    func refusalsStayTheSame(body: String) {
+        let data = Data(body.utf8)
+        #expect(JSONReader.streamedModifyRecordsRequest(data) == nil)
+        var whole: String?
+        do { _ = try JSONReader.parse(data) } catch { whole = "\(error)" }
+        var read: String?
+        do { _ = try JSONReader.decode(ModifyRecordsRequest.self, from: data) } catch { read = "\(error)" }
+        #expect(whole != nil, "the whole-body parse accepted \(body)")
+        #expect(read == whole)
     }
 
     @Test("a sealed field's plaintext (one field value) takes the fast path and decodes the same")

@@ -15,7 +15,9 @@ import Foundation
 /// The hottest bodies (record modifications and zone changes) are mapped by hand, which is several
 /// times faster than going through `Decodable`. The hand mapping gives up on anything unusual, and
 /// the `Decodable` path then either decodes the body or explains what is wrong with it: so the hand
-/// mapping only ever speeds up valid input; it never changes what is accepted.
+/// mapping only ever speeds up valid input; it never changes what is accepted. A record
+/// modification, the server's hottest, is first read straight from its bytes without the tree
+/// (``streamedModifyRecordsRequest(_:)``), under the same rule.
 public enum JSONReader {
     /// The deepest nesting of arrays and objects accepted. The API's deepest body (a reference
     /// inside a list inside a record inside a request) is about ten levels deep.
@@ -24,6 +26,14 @@ public enum JSONReader {
     /// Decodes `type` from `data`.
     /// - Throws: `DecodingError` whose coding path names the offending member.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if type == ModifyRecordsRequest.self, let request = streamedModifyRecordsRequest(data) as? T {
+            return request
+        }
+        return try decodeFromTree(type, from: data)
+    }
+
+    /// Decodes `type` from the parsed tree: by hand where mapped, else through `Decodable`.
+    static func decodeFromTree<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let value = try parse(data)
         if let fast = fastDecode(type, from: value) { return fast }
         return try JSONValueDecoder.decode(T.self, from: value, at: [])
@@ -88,7 +98,7 @@ public enum JSONReader {
         return request
     }
 
-    private static func string(_ value: Value) -> String? {
+    static func string(_ value: Value) -> String? {
         if case .string(let text) = value { return text }
         return nil
     }
@@ -165,10 +175,8 @@ public enum JSONReader {
         }
         var changedKeys = Set<String>()
         if let keys = object.optional("changedKeys") {
-            guard let names = keys.array(of: string) else { return nil }
-            changedKeys = Set(names)
-            // A key listed twice goes the slow way, which explains the mistake.
-            guard changedKeys.count == names.count else { return nil }
+            guard let names = Self.changedKeys(keys) else { return nil }
+            changedKeys = names
         }
         var record = RecordValue(
             recordID: id, recordType: type, fields: fields, recordChangeTag: nil, creationDate: nil,
@@ -181,12 +189,7 @@ public enum JSONReader {
         }
         func optionalMilliseconds(_ key: String) -> Date?? {
             guard let value = object.optional(key) else { return .some(nil) }
-            if case .number(let text) = value, let milliseconds = Int64(text),
-                let date = Date(checkedMillisecondsSince1970: milliseconds)
-            {
-                return .some(date)
-            }
-            return nil
+            return date(value).map { .some($0) }
         }
         func optionalReference(_ key: String) -> RecordValue.Reference?? {
             guard let value = object.optional(key) else { return .some(nil) }
@@ -208,8 +211,22 @@ public enum JSONReader {
         return record
     }
 
+    /// A record's `changedKeys`: strings, none twice.
+    static func changedKeys(_ value: Value) -> Set<String>? {
+        guard let names = value.array(of: string) else { return nil }
+        let keys = Set(names)
+        // A key listed twice goes the slow way, which explains the mistake.
+        return keys.count == names.count ? keys : nil
+    }
+
+    /// A record's date: whole milliseconds since 1970, in range.
+    static func date(_ value: Value) -> Date? {
+        guard case .number(let text) = value, let milliseconds = Int64(text) else { return nil }
+        return Date(checkedMillisecondsSince1970: milliseconds)
+    }
+
     /// A reference object: a record ID and a delete action.
-    private static func reference(_ value: Value) -> RecordValue.Reference? {
+    static func reference(_ value: Value) -> RecordValue.Reference? {
         guard case .object(let reference) = value, let id = reference.required("recordID").flatMap(recordID),
             case .string(let actionName) = reference.required("action"),
             let action = RecordValue.Reference.Action(rawValue: actionName)
@@ -229,10 +246,15 @@ public enum JSONReader {
         return fields
     }
 
-    private static func fieldValue(_ value: Value) -> FieldValue? {
+    static func fieldValue(_ value: Value) -> FieldValue? {
         guard case .object(let object) = value, case .string(let type) = object.required("type"),
             let content = object.required("value")
         else { return nil }
+        return fieldValue(type: type, content: content, exact: object.optional("exact"))
+    }
+
+    /// A field value from its members: its type's name, its `value`, and a date's `exact` seconds.
+    static func fieldValue(type: String, content: Value, exact exactValue: Value?) -> FieldValue? {
         switch (type, content) {
         case ("string", .string(let text)): return .string(text)
         case ("int64", .number(let text)): return Int64(text).map(FieldValue.int64)
@@ -242,7 +264,7 @@ public enum JSONReader {
         case ("date", .number(let text)):
             guard let milliseconds = Int64(text) else { return nil }
             var exact: Double?
-            if let exactValue = object.optional("exact") {
+            if let exactValue {
                 guard case .number(let exactText) = exactValue, let seconds = Double(exactText) else { return nil }
                 exact = seconds
             }
@@ -362,7 +384,7 @@ public enum JSONReader {
             }
         }
 
-        private mutating func skipWhitespace() {
+        mutating func skipWhitespace() {
             while index < bytes.count,
                 bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
                     || bytes[index] == 0x09
@@ -371,7 +393,7 @@ public enum JSONReader {
             }
         }
 
-        private mutating func parseValue() -> Value? {
+        mutating func parseValue() -> Value? {
             skipWhitespace()
             guard index < bytes.count else { return nil }
             switch bytes[index] {
@@ -487,7 +509,7 @@ public enum JSONReader {
 
         /// A string without escapes is taken as it is (if valid UTF-8); one with escapes goes to
         /// JSONDecoder, which handles every escape (they are rare in this API's bodies).
-        private mutating func parseString() -> String? {
+        mutating func parseString() -> String? {
             index += 1
             let start = index
             var isASCII = true
