@@ -99,6 +99,7 @@ public enum RecordHierarchy {
 
         init(_ request: ModifyRecordsRequest, existing: [RecordKey: StoredRecord], context: Context) {
             var saves: [RecordKey: RecordValue] = [:]
+            saves.reserveCapacity(request.saves.count)
             for record in request.saves { saves[RecordKey(record.recordID)] = record }
             self.saves = saves
             deletes = Set(request.deletes.map(RecordKey.init))

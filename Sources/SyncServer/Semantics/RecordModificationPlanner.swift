@@ -178,6 +178,9 @@ public enum RecordModificationPlanner {
         var seq = currentSeq
         var plan = Plan(
             rows: [], zoneSeqs: [:], endSeq: currentSeq, saved: [], failedSaves: [], deleted: [], failedDeletes: [])
+        plan.rows.reserveCapacity(request.saves.count + request.deletes.count)
+        plan.saved.reserveCapacity(request.saves.count)
+        plan.storedBytes.reserveCapacity(request.saves.count + request.deletes.count)
         for key in request.recordKeys where liveZones.contains(key.zoneName) {
             plan.storedBytes[key] = Int64(existing[key]?.fields.count ?? 0)
         }

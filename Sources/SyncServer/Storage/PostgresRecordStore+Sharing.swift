@@ -23,7 +23,7 @@ extension PostgresRecordStore: ShareStore {
                 try await Self.records(
                     connection,
                     """
-                    SELECT \(unescaped: Self.recordColumns) FROM record
+                    SELECT \(unescaped: StoredRecord.columns) FROM record
                     WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(name)
                     """, logger: logger
                 ).first
@@ -89,7 +89,7 @@ extension PostgresRecordStore: ShareStore {
                 let root = try await Self.records(
                     connection,
                     """
-                    SELECT \(unescaped: Self.recordColumns) FROM record
+                    SELECT \(unescaped: StoredRecord.columns) FROM record
                     WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = \(rootName) AND NOT deleted
                     """, logger: logger
                 ).first
@@ -295,7 +295,7 @@ extension PostgresRecordStore: ShareStore {
         let previous = try await records(
             connection,
             """
-            SELECT \(unescaped: recordColumns) FROM record
+            SELECT \(unescaped: StoredRecord.columns) FROM record
             WHERE owner = \(owner) AND zone_name = \(place.zoneName) AND record_name = \(place.recordName)
             """, logger: logger
         ).first

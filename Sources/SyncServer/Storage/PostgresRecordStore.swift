@@ -361,7 +361,7 @@ public final class PostgresRecordStore: RecordStore {
             for record in try await records(
                 connection,
                 """
-                SELECT \(unescaped: recordColumns) FROM record
+                SELECT \(unescaped: StoredRecord.columns) FROM record
                 WHERE owner = \(owner) AND zone_name = \(zoneName) AND record_name = ANY(\(names))
                 """, logger: logger)
             {
@@ -484,7 +484,7 @@ public final class PostgresRecordStore: RecordStore {
             FROM account a
             LEFT JOIN zone z ON z.owner = a.user_record_name AND z.zone_name = \(zoneName) AND NOT z.deleted
             LEFT JOIN LATERAL (
-                SELECT \(unescaped: recordColumns) FROM record
+                SELECT \(unescaped: StoredRecord.columns) FROM record
                 WHERE z.incarnation IS NOT NULL AND owner = a.user_record_name AND zone_name = \(zoneName)
                     AND seq > \(since?.seq ?? 0) AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
                 ORDER BY seq LIMIT \(limit + 1)
@@ -524,7 +524,7 @@ public final class PostgresRecordStore: RecordStore {
                 } else if let record = try await Self.records(
                     connection,
                     """
-                    SELECT \(unescaped: Self.recordColumns) FROM record
+                    SELECT \(unescaped: StoredRecord.columns) FROM record
                     WHERE owner = \(owner) AND zone_name = \(key.zoneName) AND record_name = \(key.recordName)
                         AND NOT deleted
                     """, logger: self.logger
@@ -650,11 +650,6 @@ public final class PostgresRecordStore: RecordStore {
             "UPDATE account SET change_seq = \(seq) WHERE user_record_name = \(owner)", logger: logger)
     }
 
-    static let recordColumns = """
-        zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, \
-        deleted, parent_name, share_name, share_root
-        """
-
     static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
         async throws -> [StoredRecord]
     {
@@ -667,7 +662,7 @@ public final class PostgresRecordStore: RecordStore {
 }
 
 extension StoredRecord {
-    /// The record in a row's ``PostgresRecordStore/recordColumns``, from column `first` on; nil when
+    /// The record in a row's ``StoredRecord/columns``, from column `first` on; nil when
     /// they are NULL (an outer join that found no record).
     init?(_ cells: PostgresRandomAccessRow, from first: Int) throws {
         guard let zoneName = try cells[first].decode(String?.self) else { return nil }

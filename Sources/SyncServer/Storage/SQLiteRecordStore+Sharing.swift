@@ -42,7 +42,9 @@ extension SQLiteRecordStore: ShareStore {
             let existing = try Self.loadShare(db, owner: owner, zoneName: zoneName, recordName: recordName)
             func stored(_ name: String) throws -> StoredRecord? {
                 try Row.fetchOne(
-                    db, sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
+                    db,
+                    sql:
+                        "SELECT \(StoredRecord.columns) FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
                     arguments: [owner, zoneName, name]
                 ).map(Self.record(from:))
             }
@@ -84,7 +86,8 @@ extension SQLiteRecordStore: ShareStore {
             if let rootName = share.rootRecordName,
                 let root = try Row.fetchOne(
                     db,
-                    sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ? AND deleted = 0",
+                    sql:
+                        "SELECT \(StoredRecord.columns) FROM record WHERE owner = ? AND zone_name = ? AND record_name = ? AND deleted = 0",
                     arguments: [owner, zoneName, rootName]
                 ).map(Self.record(from:))
             {
@@ -276,7 +279,7 @@ extension SQLiteRecordStore: ShareStore {
     ) throws {
         let seq = try changeSeq(db, owner: owner) + 1
         let previous = try Row.fetchOne(
-            db, sql: "SELECT * FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
+            db, sql: "SELECT \(StoredRecord.columns) FROM record WHERE owner = ? AND zone_name = ? AND record_name = ?",
             arguments: [owner, place.zoneName, place.recordName]
         ).map(record(from:))
         let row = ShareRules.record(

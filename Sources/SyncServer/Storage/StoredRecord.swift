@@ -27,6 +27,12 @@ public struct StoredRecord: Sendable, Hashable {
     /// its record had, so that the share's participants hear of the deletion.
     public var shareRoot: String?
 
+    /// The columns both stores read a record row from, in the order their readers take them.
+    static let columns = """
+        zone_name, record_name, record_type, fields, change_tag, created_at, creator, modified_at, modifier, seq, \
+        deleted, parent_name, share_name, share_root
+        """
+
     public init(
         key: RecordKey, recordType: String, fields: Data, changeTag: String, createdAt: Int64, creator: String,
         modifiedAt: Int64, modifier: String, seq: Int64, isDeleted: Bool, writer: String = "",
