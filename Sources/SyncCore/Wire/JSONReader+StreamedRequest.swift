@@ -165,6 +165,8 @@ private struct StreamedReader {
     private mutating func fields(depth: Int) -> [String: FieldValue]? {
         guard consume(UInt8(ascii: "{")) else { return nil }
         var fields: [String: FieldValue] = [:]
+        // Room for a typical record's fields at once, instead of growing by doubling from one.
+        fields.reserveCapacity(8)
         parser.skipWhitespace()
         if consume(UInt8(ascii: "}")) { return fields }
         while true {

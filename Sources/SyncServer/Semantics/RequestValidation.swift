@@ -62,7 +62,7 @@ public enum RequestValidation {
             throw SyncError(.invalidArguments, "clientRequestID must be 1 to 255 bytes long")
         }
         try validate(desiredKeys: request.desiredKeys)
-        var seen = Set<RecordKey>()
+        var seen = Set<RecordKey>(minimumCapacity: request.saves.count + request.deletes.count)
         for (index, record) in request.saves.enumerated() {
             // Made only for a message (an autoclosure): interpolating it for every record was a cost of its own.
             try validate(record: record, owner: owner, context: "saves[\(index)]")

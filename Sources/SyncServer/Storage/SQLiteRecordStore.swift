@@ -516,10 +516,15 @@ public final class SQLiteRecordStore: RecordStore {
                 """)
         // "" (rows no writer saved) leaves nothing out.
         let excluded = excludingWriter ?? ""
-        let rows = try Row.fetchAll(
+        // Each record is read from the statement's row as it steps: copying the rows first cost more
+        // than reading them.
+        let rows = try Row.fetchCursor(
             statement, arguments: [owner, zoneName, since?.seq ?? 0, excluded, excluded, limit + 1])
+        var records: [StoredRecord] = []
+        records.reserveCapacity(limit + 1)
+        while let row = try rows.next() { records.append(record(from: row)) }
         return ZoneChangePage(
-            rows: rows.map(record(from:)), limit: limit, owner: owner, zoneName: zoneName,
+            rows: records, limit: limit, owner: owner, zoneName: zoneName,
             incarnation: incarnation, currentSeq: currentSeq)
     }
 
