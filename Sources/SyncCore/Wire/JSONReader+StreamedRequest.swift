@@ -85,11 +85,9 @@ private struct StreamedReader {
         let read = object(depth: depth, keys: Self.recordKeys) { reader, member in
             switch member {
             case 0:
-                id = reader.recordID(depth: depth + 1)
-                return id != nil
+                return found(&id, reader.recordID(depth: depth + 1))
             case 1:
-                type = reader.string()
-                return type != nil
+                return found(&type, reader.string())
             case 2:
                 guard let read = reader.fields(depth: depth + 1) else { return false }
                 fields = read
@@ -97,26 +95,19 @@ private struct StreamedReader {
                 guard let keys = reader.parser.parseValue().flatMap(JSONReader.changedKeys) else { return false }
                 changedKeys = keys
             case 4:
-                tag = reader.string()
-                return tag != nil
+                return found(&tag, reader.string())
             case 5:
-                created = reader.parser.parseValue().flatMap(JSONReader.date)
-                return created != nil
+                return found(&created, reader.parser.parseValue().flatMap(JSONReader.date))
             case 6:
-                modified = reader.parser.parseValue().flatMap(JSONReader.date)
-                return modified != nil
+                return found(&modified, reader.parser.parseValue().flatMap(JSONReader.date))
             case 7:
-                creator = reader.string()
-                return creator != nil
+                return found(&creator, reader.string())
             case 8:
-                modifier = reader.string()
-                return modifier != nil
+                return found(&modifier, reader.string())
             case 9:
-                parent = reader.parser.parseValue().flatMap(JSONReader.reference)
-                return parent != nil
+                return found(&parent, reader.parser.parseValue().flatMap(JSONReader.reference))
             default:
-                share = reader.parser.parseValue().flatMap(JSONReader.reference)
-                return share != nil
+                return found(&share, reader.parser.parseValue().flatMap(JSONReader.reference))
             }
             return true
         }
@@ -136,11 +127,9 @@ private struct StreamedReader {
         var zone: RecordZone.ID?
         let read = object(depth: depth, keys: Self.recordIDKeys) { reader, member in
             if member == 0 {
-                name = reader.string()
-                return name != nil
+                return found(&name, reader.string())
             }
-            zone = reader.zoneID(depth: depth + 1)
-            return zone != nil
+            return found(&zone, reader.zoneID(depth: depth + 1))
         }
         guard read, let name, let zone else { return nil }
         return RecordValue.ID(recordName: name, zoneID: zone)
@@ -151,11 +140,9 @@ private struct StreamedReader {
         var owner: String?
         let read = object(depth: depth, keys: Self.zoneIDKeys) { reader, member in
             if member == 0 {
-                name = reader.string()
-                return name != nil
+                return found(&name, reader.string())
             }
-            owner = reader.string()
-            return owner != nil
+            return found(&owner, reader.string())
         }
         guard read, let name else { return nil }
         return owner.map { RecordZone.ID(zoneName: name, ownerName: $0) } ?? RecordZone.ID(zoneName: name)
@@ -190,14 +177,11 @@ private struct StreamedReader {
         let read = object(depth: depth, keys: Self.fieldValueKeys) { reader, member in
             switch member {
             case 0:
-                type = reader.string()
-                return type != nil
+                return found(&type, reader.string())
             case 1:
-                content = reader.parser.parseValue()
-                return content != nil
+                return found(&content, reader.parser.parseValue())
             default:
-                exact = reader.parser.parseValue()
-                return exact != nil
+                return found(&exact, reader.parser.parseValue())
             }
         }
         guard read, let type, let content else { return nil }
@@ -259,4 +243,10 @@ private struct StreamedReader {
         parser.index += 1
         return true
     }
+}
+
+/// Keeps a member's value as read; whether there was one (`false` gives the reading up).
+private func found<Value>(_ slot: inout Value?, _ value: Value?) -> Bool {
+    slot = value
+    return value != nil
 }
