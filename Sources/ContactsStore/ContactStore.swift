@@ -14,11 +14,9 @@ package final class ContactStore: Sendable {
 
     let queue: DatabaseQueue
     package let path: String
-    /// The images of the contacts' photos, beside the store (`<device>.photos/`).
-    package var photos: ContactPhotos {
-        let base = path.hasSuffix(".sqlite") ? String(path.dropLast(7)) : path
-        return ContactPhotos(directory: URL(fileURLWithPath: base + ".photos"))
-    }
+    /// The images of the contacts' photos, beside the store (`<device>.photos/`). Made once: a URL made
+    /// from a path asks the file system whether it is a directory, which every contact sent paid.
+    package let photos: ContactPhotos
 
     /// The page cache, in KiB. Contacts are keyed by random IDs and listed by name, so a sync's or an
     /// import's transaction of hundreds or thousands of contacts touches index pages all over the file:
@@ -38,6 +36,8 @@ package final class ContactStore: Sendable {
 
     package init(path: String) throws {
         self.path = path
+        let base = path.hasSuffix(".sqlite") ? String(path.dropLast(7)) : path
+        photos = ContactPhotos(directory: URL(fileURLWithPath: base + ".photos", isDirectory: true))
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         // WAL: a commit writes the pages once, and the TUI reads while a sync writes. Every commit is flushed
