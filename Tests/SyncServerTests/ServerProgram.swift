@@ -73,10 +73,12 @@ final class ServerProgram: Sendable {
         return ports
     }
 
-    /// Stops it gracefully (SIGTERM) and waits; returns its exit status.
+    /// Stops it gracefully (SIGTERM) and waits; returns its exit status. A server that has not ended
+    /// after two minutes is killed (137): the grace is generous because a whole suite on two cores can
+    /// slow a stop that takes milliseconds alone by a hundred times (CI saw a 10 s grace run out).
     @discardableResult
     func stop() -> Int32 {
-        process.stop()
+        process.stop(grace: .seconds(120))
         return process.wait().status
     }
 }

@@ -246,7 +246,7 @@ public enum JSONReader {
         return fields
     }
 
-    static func fieldValue(_ value: Value) -> FieldValue? {
+    private static func fieldValue(_ value: Value) -> FieldValue? {
         guard case .object(let object) = value, case .string(let type) = object.required("type"),
             let content = object.required("value")
         else { return nil }
