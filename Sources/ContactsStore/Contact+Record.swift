@@ -61,8 +61,8 @@ extension Contact {
             || record.encryptedValues.keys.contains(where: fieldPerValueKeySet.contains)
     }
 
-    /// The contact's stored form (``ContactFormat``) as `record` holds it, when the store can keep it as it
-    /// is: the whole contact in the format written now, and nothing written one field per value.
+    /// The contact (``ContactFormat``, format 3) as `record` holds it, when the store can keep it without
+    /// reading it: the whole contact in the format written now, and nothing written one field per value.
     static func storedForm(in record: RecordValue) -> Data? {
         guard let stored = record[encrypted: contactField]?.bytesValue,
             let id = UUID(canonical: record.recordID.recordName),
@@ -71,9 +71,10 @@ extension Contact {
         return stored
     }
 
-    /// The record ``record(base:in:)`` makes for the contact `id` stored as `stored` (a row of the store):
-    /// a contact stored in the current format goes in as stored, without being read and written again.
-    static func record(stored: Data, id: UUID, base: RecordValue?, in zoneID: RecordZone.ID) throws -> RecordValue {
+    /// The record ``record(base:in:)`` makes for the contact `id` stored as `row` (a row of the store): a
+    /// contact stored in the current format goes in expanded, without being read and written again.
+    static func record(stored row: Data, id: UUID, base: RecordValue?, in zoneID: RecordZone.ID) throws -> RecordValue {
+        let stored = try ContactFormat.wire(stored: row)
         guard ContactFormat.isCurrent(stored, id: id) else {
             return try ContactFormat.decode(stored).record(base: base, in: zoneID)
         }

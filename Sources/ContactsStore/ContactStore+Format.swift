@@ -2,19 +2,37 @@ import ContactsModel
 import Foundation
 import SyncCore
 
-/// How the store keeps a contact in its `json` column (the name stays from the first format).
+/// How a contact is written as bytes: in a record between devices (format 3) and in the store's `json`
+/// column (format 4, ``CompactContactForm``; the column's name stays from the first format).
 ///
-/// Format 3, written now: a format byte, the UUID's 16 bytes, then each field in declaration order,
+/// Format 3, what records carry: a format byte, the UUID's 16 bytes, then each field in declaration order,
 /// strings as a UInt32 byte count and UTF-8, lists as a UInt32 count and their items, dates as the bit
 /// pattern of their `timeIntervalSinceReferenceDate` (exact), all integers little-endian. An upload or a
 /// search reads every contact it touches, so reading has to be cheap: this takes a few microseconds where
-/// JSON took fifty. Rows in earlier formats are read as they were: format 2 (a format byte, then JSON with
-/// dates as seconds since 2001) and the first format (JSON, dates in milliseconds, no format byte).
+/// JSON took fifty. The store keeps it compacted (format 4) and expands it to send it. Rows in earlier
+/// formats are read as they were: format 3 (rows stored before format 4), format 2 (a format byte, then
+/// JSON with dates as seconds since 2001) and the first format (JSON, dates in milliseconds, no format byte).
 /// The birthday, the anniversary and the groups travel among the extras (see ``Contact/storedExtras``).
 enum ContactFormat {
     static let binary: UInt8 = 3
     static let json: UInt8 = 2
 
+    /// The contact as the store keeps it (format 4).
+    static func stored(_ contact: Contact) -> Data {
+        stored(wire: encode(contact))
+    }
+
+    /// `wire` (format 3, as a record brought it) as the store keeps it: compacted without being read.
+    static func stored(wire: Data) -> Data {
+        CompactContactForm.compact(wire) ?? wire
+    }
+
+    /// A stored row as a record carries it (format 3); rows stored in format 3 or earlier are returned as they are.
+    static func wire(stored: Data) throws -> Data {
+        stored.first == CompactContactForm.format ? try CompactContactForm.expand(stored) : stored
+    }
+
+    /// The contact as a record carries it (format 3).
     static func encode(_ contact: Contact) -> Data {
         var writer = StoredBytesWriter(capacity: 512)
         writer.byte(binary)
@@ -37,8 +55,8 @@ enum ContactFormat {
         return writer.data
     }
 
-    /// Whether `data` is the contact `id` in the format written now, so that it can be sent as it is
-    /// stored: reading and writing it again gives the same contact (15 % of an upload's work).
+    /// Whether `data` is the contact `id` in the format records carry now, so that it can be sent as it is
+    /// (after expanding): reading and writing it again gives the same contact (15 % of an upload's work).
     static func isCurrent(_ data: Data, id: UUID) -> Bool {
         guard data.count > 17, data.first == binary else { return false }
         return withUnsafeBytes(of: id.uuid) { idBytes in data.dropFirst().prefix(16).elementsEqual(idBytes) }
@@ -52,6 +70,8 @@ enum ContactFormat {
 
     private static func decodeAsWritten(_ data: Data) throws -> Contact {
         switch data.first {
+        case CompactContactForm.format:
+            return try decodeAsWritten(CompactContactForm.expand(data))
         case binary:
             return try data.withUnsafeBytes { raw in
                 var reader = StoredBytesReader(bytes: raw, offset: 1)

@@ -90,9 +90,14 @@ struct StoredBytesReader {
         return UUID(uuid: uuid)
     }
 
-    private mutating func slice() throws -> UnsafeRawBufferPointer {
-        let length = Int(try fixedWidth(UInt32.self))
-        guard bytes.count - offset >= length else { throw damaged() }
+    /// A string's or byte string's bytes, in place.
+    mutating func slice() throws -> UnsafeRawBufferPointer {
+        try fixed(Int(try fixedWidth(UInt32.self)))
+    }
+
+    /// The next `length` bytes, in place.
+    mutating func fixed(_ length: Int) throws -> UnsafeRawBufferPointer {
+        guard length >= 0, bytes.count - offset >= length else { throw damaged() }
         defer { offset += length }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
     }

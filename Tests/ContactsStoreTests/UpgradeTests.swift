@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsStore
 import ContactsTesting
 import Foundation
+import GRDB
 import SyncKit
 import SyncServer
 import SyncTesting
@@ -42,6 +43,13 @@ struct UpgradeTests {
                 let laptop = try openDevice("laptop", directory: directory, server: server)
                 #expect(laptop.isSignedIn)
                 #expect(try laptop.store.count() == 37)
+                // The last known server records moved to a table without row IDs (migration v12), every one
+                // kept: the 37 synced less the one deleted offline (its record waits for the delete to go).
+                #expect(try laptop.store.contacts().filter { try laptop.store.serverRecord($0.id) != nil }.count == 36)
+                let table = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                    try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'serverRecord'")
+                }
+                #expect(table?.hasSuffix("WITHOUT ROWID") == true)
                 #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
                 #expect(laptop.engine.state.hasPendingUntrackedChanges, "the engine hears that they wait")
                 // Everything is in the default book; nothing is pending on the shared database.
