@@ -184,20 +184,6 @@ enum CompactContactForm {
 }
 
 extension StoredBytesWriter {
-    fileprivate mutating func varint(_ value: Int) {
-        var rest = UInt64(value)
-        while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
-    }
-
-    fileprivate mutating func varintString(_ value: UnsafeRawBufferPointer) {
-        varint(value.count)
-        bytes.append(contentsOf: value)
-    }
-
     /// The UUID's canonical text as a format-3 string.
     fileprivate mutating func canonicalUUID(_ uuid: UnsafeRawBufferPointer) {
         let digits = Array("0123456789ABCDEF".utf8)
@@ -207,26 +193,5 @@ extension StoredBytesWriter {
             bytes.append(digits[Int(byte >> 4)])
             bytes.append(digits[Int(byte & 0x0F)])
         }
-    }
-}
-
-extension StoredBytesReader {
-    /// A varint no larger than a format-3 count can say (a UInt32).
-    fileprivate mutating func varint() throws -> Int {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = try self.byte()
-            value |= UInt64(byte & 0x7F) << shift
-            guard value <= UInt64(UInt32.max) else { throw damaged() }
-            if byte < 0x80 { return Int(value) }
-            shift += 7
-            guard shift < 35 else { throw damaged() }
-        }
-    }
-
-    fileprivate mutating func varintSlice() throws -> UnsafeRawBufferPointer {
-        let length = try varint()
-        return try fixed(length)
     }
 }

@@ -1,8 +1,8 @@
 import ContactsModel
 import Foundation
 
-/// Writes the store's binary forms (``ContactFormat``, ``StoredServerRecord``): integers little-endian,
-/// strings and byte strings as a UInt32 byte count and the bytes, UUIDs as their 16 bytes, dates as the bit
+/// Writes the store's binary forms (``ContactFormat``, ``CompactContactForm``, ``StoredServerRecord``):
+/// integers little-endian, strings and byte strings as a UInt32 byte count (or a varint) and the bytes, UUIDs as their 16 bytes, dates as the bit
 /// pattern of their `timeIntervalSinceReferenceDate` (exact).
 struct StoredBytesWriter {
     var bytes: [UInt8] = []
@@ -29,6 +29,26 @@ struct StoredBytesWriter {
     mutating func byteString(_ value: some Collection<UInt8>) {
         count(value.count)
         bytes.append(contentsOf: value)
+    }
+
+    /// An unsigned LEB128 varint: 7 bits a byte, low bits first, the high bit set on all bytes but the last.
+    mutating func varint(_ value: Int) {
+        var rest = UInt64(value)
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// Bytes after their count as a varint.
+    mutating func varintString(_ value: some Collection<UInt8>) {
+        varint(value.count)
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func varintString(_ value: String) {
+        varintString(value.utf8)
     }
 
     mutating func uuid(_ value: UUID) {
@@ -88,6 +108,29 @@ struct StoredBytesReader {
         }
         offset += 16
         return UUID(uuid: uuid)
+    }
+
+    /// A varint no larger than a UInt32 (what the fixed-width counts can say).
+    mutating func varint() throws -> Int {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try self.byte()
+            value |= UInt64(byte & 0x7F) << shift
+            guard value <= UInt64(UInt32.max) else { throw damaged() }
+            if byte < 0x80 { return Int(value) }
+            shift += 7
+            guard shift < 35 else { throw damaged() }
+        }
+    }
+
+    /// Bytes after their count as a varint, in place.
+    mutating func varintSlice() throws -> UnsafeRawBufferPointer {
+        try fixed(try varint())
+    }
+
+    mutating func varintString() throws -> String {
+        String(decoding: try varintSlice(), as: UTF8.self)
     }
 
     /// A string's or byte string's bytes, in place.

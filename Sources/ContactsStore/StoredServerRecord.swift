@@ -6,18 +6,29 @@ import SyncCore
 /// leaves them out; this device's file holds its contacts in plaintext anyway). The contact itself is not
 /// in it: the row shares the contact's row, or keeps its own copy in `serverRecord.contact`.
 ///
-/// Written now, compact: a form byte (``compact``), a byte of flags saying which of the optional parts
-/// follow, then the parts in ``StoredBytesWriter``'s encoding: the record's name (only when it is not the
-/// row's), its zone's name and owner (left out when the owner is the default), its type, change tag, dates
-/// (milliseconds since 1970, as the wire has them), creator and last modifier (left out when the same as the
-/// creator), then the plain and the encrypted values, each as the wire's JSON of a field dictionary (empty
-/// for none). A contact's record takes about 140 bytes where JSON took 450.
+/// Written now, compact (form 2, ``compact``): a form byte, a byte of flags saying which of the optional
+/// parts follow, then the parts: the record's name (only when it is not the row's), its zone's name and owner
+/// (left out when the owner is the default), its type, change tag, dates (milliseconds since 1970, as the
+/// wire has them, 8 bytes each), creator and last modifier (left out when the same as the creator), each
+/// string as a varint byte count and UTF-8; then the plain and the encrypted values, each a byte saying how
+/// (``Values``): none, only strings (a varint count, then each key and value), or the wire's JSON of the
+/// field dictionary. A contact's record takes about 80 bytes. Form 1 (``compactFirst``), read as it was, had
+/// UInt32 counts and always the JSON (about 140 bytes).
 ///
 /// A record with parts the compact form leaves out (a parent, a share, keys marked changed) is kept as
-/// JSON, the form every version before wrote, which is read as it was.
+/// JSON, the form every version before the compact forms wrote, which is read as it was.
 enum StoredServerRecord {
-    /// The first byte of the compact form; JSON starts with `{`.
-    static let compact: UInt8 = 1
+    /// The first byte of the compact form written now; JSON starts with `{`.
+    static let compact: UInt8 = 2
+    /// The first byte of the first compact form.
+    static let compactFirst: UInt8 = 1
+
+    /// How form 2 keeps a dictionary of values.
+    fileprivate enum Values: UInt8 {
+        case empty = 0
+        case strings = 1
+        case json = 2
+    }
 
     fileprivate struct Parts: OptionSet {
         let rawValue: UInt8
@@ -46,29 +57,44 @@ enum StoredServerRecord {
         if creator != nil { parts.insert(.creator) }
         if modifier != nil { parts.insert(modifier == creator ? .modifierIsCreator : .modifier) }
 
-        var writer = StoredBytesWriter(capacity: 192)
+        var writer = StoredBytesWriter(capacity: 128)
         writer.byte(compact)
         writer.byte(parts.rawValue)
-        if parts.contains(.otherName) { writer.string(record.recordID.recordName) }
-        writer.string(zone.zoneName)
-        if parts.contains(.otherOwner) { writer.string(zone.ownerName) }
-        writer.string(record.recordType)
-        if let tag = record.recordChangeTag { writer.string(tag) }
+        if parts.contains(.otherName) { writer.varintString(record.recordID.recordName) }
+        writer.varintString(zone.zoneName)
+        if parts.contains(.otherOwner) { writer.varintString(zone.ownerName) }
+        writer.varintString(record.recordType)
+        if let tag = record.recordChangeTag { writer.varintString(tag) }
         if let date = record.creationDate { writer.int64(date.millisecondsSince1970) }
         if let date = record.modificationDate { writer.int64(date.millisecondsSince1970) }
-        if let creator { writer.string(creator) }
-        if parts.contains(.modifier), let modifier { writer.string(modifier) }
-        writer.byteString(fieldsJSON(record.fields))
-        writer.byteString(fieldsJSON(record.encryptedValues))
+        if let creator { writer.varintString(creator) }
+        if parts.contains(.modifier), let modifier { writer.varintString(modifier) }
+        values(record.fields, &writer)
+        values(record.encryptedValues, &writer)
         return writer.data
+    }
+
+    /// A dictionary of values in form 2: strings alone as strings, anything else as the wire's JSON.
+    private static func values(_ fields: [String: FieldValue], _ writer: inout StoredBytesWriter) {
+        guard !fields.isEmpty else { return writer.byte(Values.empty.rawValue) }
+        guard fields.values.allSatisfy({ $0.stringValue != nil }) else {
+            writer.byte(Values.json.rawValue)
+            return writer.varintString(fieldsJSON(fields))
+        }
+        writer.byte(Values.strings.rawValue)
+        writer.varint(fields.count)
+        for (key, value) in fields {
+            writer.varintString(key)
+            writer.varintString(value.stringValue ?? "")
+        }
     }
 
     /// The record kept in the row named `name`, in either form; nil for bytes that are neither.
     static func decode(_ data: Data, name: String) -> RecordValue? {
-        guard data.first == compact else { return decodeJSON(data) }
+        guard let form = data.first, form == compact || form == compactFirst else { return decodeJSON(data) }
         return data.withUnsafeBytes { raw in
             var reader = StoredBytesReader(bytes: raw, offset: 1)
-            return try? reader.serverRecord(name: name)
+            return try? reader.serverRecord(name: name, first: form == compactFirst)
         }
     }
 
@@ -113,30 +139,48 @@ enum StoredServerRecord {
 }
 
 extension StoredBytesReader {
-    fileprivate mutating func serverRecord(name: String) throws -> RecordValue {
+    /// A record in form 2, or in form 1 when `first`.
+    fileprivate mutating func serverRecord(name: String, first: Bool) throws -> RecordValue {
+        func text() throws -> String { first ? try string() : try varintString() }
         let parts = StoredServerRecord.Parts(rawValue: try byte())
-        let recordName = parts.contains(.otherName) ? try string() : name
-        let zoneName = try string()
-        let owner = parts.contains(.otherOwner) ? try string() : RecordZone.ID.defaultOwnerName
-        let recordType = try string()
-        let changeTag = parts.contains(.changeTag) ? try string() : nil
+        let recordName = parts.contains(.otherName) ? try text() : name
+        let zoneName = try text()
+        let owner = parts.contains(.otherOwner) ? try text() : RecordZone.ID.defaultOwnerName
+        let recordType = try text()
+        let changeTag = parts.contains(.changeTag) ? try text() : nil
         let creationDate = parts.contains(.creationDate) ? try date(milliseconds: int64()) : nil
         let modificationDate = parts.contains(.modificationDate) ? try date(milliseconds: int64()) : nil
-        let creator = parts.contains(.creator) ? try string() : nil
+        let creator = parts.contains(.creator) ? try text() : nil
         let modifier =
-            parts.contains(.modifier) ? try string() : parts.contains(.modifierIsCreator) ? creator : nil
+            parts.contains(.modifier) ? try text() : parts.contains(.modifierIsCreator) ? creator : nil
         var record = RecordValue(
             recordID: RecordValue.ID(
                 recordName: recordName, zoneID: RecordZone.ID(zoneName: zoneName, ownerName: owner)),
-            recordType: recordType, fields: try StoredServerRecord.fields(byteString()), recordChangeTag: changeTag,
+            recordType: recordType, fields: try values(first: first), recordChangeTag: changeTag,
             creationDate: creationDate, modificationDate: modificationDate,
             creatorUserRecordID: creator.map(RecordValue.ID.init(userRecordName:)),
             lastModifiedUserRecordID: modifier.map(RecordValue.ID.init(userRecordName:)))
-        for (key, value) in try StoredServerRecord.fields(byteString()) {
+        for (key, value) in try values(first: first) {
             record.replaceWithoutChange(encrypted: key, by: value)
         }
         guard isAtEnd else { throw damaged() }
         return record
+    }
+
+    private mutating func values(first: Bool) throws -> [String: FieldValue] {
+        if first { return try StoredServerRecord.fields(byteString()) }
+        switch StoredServerRecord.Values(rawValue: try byte()) {
+        case .empty: return [:]
+        case .json: return try StoredServerRecord.fields(Data(varintSlice()))
+        case .strings:
+            var values: [String: FieldValue] = [:]
+            for _ in 0..<(try varint()) {
+                let key = try varintString()
+                guard values.updateValue(.string(try varintString()), forKey: key) == nil else { throw damaged() }
+            }
+            return values
+        case nil: throw damaged()
+        }
     }
 
     private func date(milliseconds: Int64) throws -> Date {

@@ -45,7 +45,7 @@ struct ServerRecordStorageTests {
             for device in [a, b] {
                 #expect(try shares(id, in: device) == true)
                 // Kept compact (``StoredServerRecord``), not as the JSON earlier versions wrote.
-                #expect(try form(id, in: device) == 1)
+                #expect(try form(id, in: device) == 2)
                 let record = try device.store.serverRecord(id)
                 #expect(try contact(in: record).organization == "Analytical Engines")
             }
