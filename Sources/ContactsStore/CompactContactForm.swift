@@ -40,6 +40,7 @@ enum CompactContactForm {
                 writer.byte(format)
                 writer.bytes.append(contentsOf: try reader.fixed(16))
                 writer.varintString(try reader.slice())
+                // The emails, then the phones.
                 for _ in 0..<2 {
                     let count = try reader.count()
                     writer.varint(count)
@@ -93,6 +94,7 @@ enum CompactContactForm {
             writer.byte(ContactFormat.binary)
             writer.bytes.append(contentsOf: try reader.fixed(16))
             writer.byteString(try reader.varintSlice())
+            // The emails, then the phones.
             for _ in 0..<2 {
                 let count = try reader.varint()
                 writer.count(count)
