@@ -12,7 +12,7 @@ import SyncCore
 /// wire has them, 8 bytes each), creator and last modifier (left out when the same as the creator), each
 /// string as a varint byte count and UTF-8; then the plain and the encrypted values, each a byte saying how
 /// (``Values``): none, only strings (a varint count, then each key and value), or the wire's JSON of the
-/// field dictionary. A contact's record takes about 80 bytes. Form 1 (``compactFirst``), read as it was, had
+/// field dictionary. A contact's record takes about 90 bytes. Form 1 (``compactFirst``), read as it was, had
 /// UInt32 counts and always the JSON (about 140 bytes).
 ///
 /// A record with parts the compact form leaves out (a parent, a share, keys marked changed) is kept as
