@@ -1,7 +1,7 @@
 import Foundation
 
 /// Format 4, the form the store keeps a contact's row in: format 3 (``ContactFormat``, what a record carries
-/// between devices) with its repetition taken out, so that a million contacts take 280 MB less.
+/// between devices) with its repetition taken out, so that a million contacts take 350 MB less.
 ///
 /// It says exactly what format 3 says, item for item, and turns back into the same bytes (``expand(_:)``),
 /// so a contact goes out in format 3 as before and devices of earlier versions read it. What changes:
@@ -12,7 +12,7 @@ import Foundation
 /// - a date is a reference: 0 and its 8 bytes the first time it appears, or its place among the first
 ///   ``remembered`` dates already written, plus one (a contact's edit times are mostly one instant).
 ///
-/// Format 3 at 690 bytes a contact (the benchmark's cards) is about 410 in this form.
+/// Format 3 at 690 bytes a contact (the benchmark's cards) is about 340 in this form.
 enum CompactContactForm {
     static let format: UInt8 = 4
 
