@@ -171,6 +171,10 @@ struct AssetRouteTests {
             answer = try await ada.send(
                 .get, "/v1/databases/public/assets/\(first.assetID)?zoneName=Contacts&recordName=alan")
             #expect(answer.status == 400)
+            // An owner named by nothing is not the default owner: refused, saying what the owner must be.
+            answer = try await ada.send(
+                .get, "/v1/databases/shared/assets/\(first.assetID)?zoneName=Contacts&recordName=alan&ownerName=")
+            #expect(answer.status == 400 && answer.error?.message.contains("ownerName must be 1 to 255 bytes") == true)
 
             // A new photo: the old one is no longer the record's; then the record goes.
             try await ada.save([Self.contact("alan", photo: unnamed)], policy: .allKeys)
