@@ -1,3 +1,4 @@
+import ContactsModel
 import Foundation
 
 /// Format 4, the form the store keeps a contact's row in: format 3 (``ContactFormat``, what a record carries
@@ -48,7 +49,7 @@ enum CompactContactForm {
                         let id = try reader.slice()
                         if let uuid = canonicalUUID(id) {
                             writer.byte(uuidItemID)
-                            writer.bytes.append(contentsOf: uuid)
+                            writer.uuid(uuid)
                         } else {
                             writer.byte(stringItemID)
                             writer.varintString(id)
@@ -100,13 +101,13 @@ enum CompactContactForm {
                 writer.count(count)
                 for _ in 0..<count {
                     switch try reader.byte() {
-                    case uuidItemID: writer.canonicalUUID(try reader.fixed(16))
+                    case uuidItemID: writer.string(try reader.uuid().canonicalString)
                     case stringItemID: writer.byteString(try reader.varintSlice())
                     default: throw reader.damaged()
                     }
                     writer.byteString(try reader.varintSlice())
                     writer.byteString(try reader.varintSlice())
-                    writer.bytes.append(contentsOf: try dates.read(&reader))
+                    try dates.read(&reader, to: &writer)
                 }
             }
             for _ in 0..<7 { writer.byteString(try reader.varintSlice()) }
@@ -123,37 +124,19 @@ enum CompactContactForm {
                     guard Int(code) < fieldNames.count else { throw reader.damaged() }
                     writer.byteString(fieldNames[Int(code)])
                 }
-                writer.bytes.append(contentsOf: try dates.read(&reader))
+                try dates.read(&reader, to: &writer)
             }
             guard reader.isAtEnd else { throw reader.damaged() }
             return writer.data
         }
     }
 
-    /// The 16 bytes of `text` when it is a UUID's canonical text (uppercase, as `UUID.uuidString` writes it).
-    private static func canonicalUUID(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard text.count == 36 else { return nil }
-        var uuid = [UInt8]()
-        uuid.reserveCapacity(16)
-        var high: UInt8?
-        for (index, byte) in text.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let first = high {
-                uuid.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
+    /// The UUID `text` names when `text` is exactly its canonical text (upper case, as `UUID.uuidString`
+    /// writes it), so that ``expand(_:)`` writes the same bytes back.
+    private static func canonicalUUID(_ text: UnsafeRawBufferPointer) -> UUID? {
+        guard text.count == 36, let uuid = UUID(canonical: String(decoding: text, as: UTF8.self)),
+            uuid.canonicalString.utf8.elementsEqual(text)
+        else { return nil }
         return uuid
     }
 
@@ -172,28 +155,15 @@ enum CompactContactForm {
             if dates.count < remembered { dates.append(bits) }
         }
 
-        mutating func read(_ reader: inout StoredBytesReader) throws -> [UInt8] {
+        mutating func read(_ reader: inout StoredBytesReader, to writer: inout StoredBytesWriter) throws {
             let reference = try reader.varint()
             guard reference > 0 else {
                 let date = try reader.fixed(8)
                 if dates.count < remembered { dates.append(date.loadUnaligned(as: UInt64.self)) }
-                return Array(date)
+                return writer.bytes.append(contentsOf: date)
             }
             guard reference <= dates.count else { throw reader.damaged() }
-            return withUnsafeBytes(of: dates[reference - 1]) { Array($0) }
-        }
-    }
-}
-
-extension StoredBytesWriter {
-    /// The UUID's canonical text as a format-3 string.
-    fileprivate mutating func canonicalUUID(_ uuid: UnsafeRawBufferPointer) {
-        let digits = Array("0123456789ABCDEF".utf8)
-        count(36)
-        for (index, byte) in uuid.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
+            withUnsafeBytes(of: dates[reference - 1]) { writer.bytes.append(contentsOf: $0) }
         }
     }
 }
