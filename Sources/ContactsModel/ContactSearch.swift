@@ -212,6 +212,12 @@ extension Contact {
     /// ``searchText`` for a contact whose name's sort key (``Contact/sortKey(_:)``) is `nameKey`, which
     /// the store has made already.
     package func searchText(nameKey: String) -> String {
+        Self.searchText(nameKey: nameKey, stored: searchTextAfterName)
+    }
+
+    /// ``searchText`` without the name's segment, which is the name's sort key: what the store keeps beside
+    /// the sort key it keeps anyway. Empty, or the segment separator and the rest.
+    package var searchTextAfterName: String {
         typealias Tag = ContactSearch.Tag
         var segments: [(UInt8, String)] = []
         segments += emails.map { (Tag.email, $0.value) }
@@ -220,13 +226,24 @@ extension Contact {
         segments += groups.map { (Tag.group, $0) }
         if !address.isEmpty { segments.append((Tag.address, address.singleLine)) }
         if !notes.isEmpty { segments.append((Tag.notes, String(notes.prefix(Self.searchedNotes)))) }
-        var bytes: [UInt8] = [Tag.name]
-        bytes += Self.oneLine(nameKey).utf8
+        var bytes: [UInt8] = []
         for (tag, text) in segments {
             bytes.append(Tag.separator)
             bytes.append(tag)
             bytes += Self.folded(text).utf8
         }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The ``searchText`` of a contact whose name's sort key is `nameKey` and whose stored text is `stored`:
+    /// ``searchTextAfterName``, or the whole text as versions up to 0.3 kept it (it begins with the name's
+    /// tag, which the text after the name never does), returned as it is.
+    package static func searchText(nameKey: String, stored: String) -> String {
+        if stored.utf8.first == ContactSearch.Tag.name { return stored }
+        var bytes: [UInt8] = [ContactSearch.Tag.name]
+        bytes.reserveCapacity(1 + nameKey.utf8.count + stored.utf8.count)
+        bytes += oneLine(nameKey).utf8
+        bytes += stored.utf8
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -21,12 +21,12 @@ extension ContactStore {
         let bookNames = Dictionary(try books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a })
         return try queue.read { db in
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT json, searchText, zoneName, ownerName FROM contact ORDER BY sortKey, id")
+                db, sql: "SELECT json, sortKey, searchText, zoneName, ownerName FROM contact ORDER BY sortKey, id")
             var found: [Contact] = []
             while let row = try rows.next() {
                 let zoneID = RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])
                 if let book, zoneID != book { continue }
-                var text: String = row["searchText"]
+                var text = Contact.searchText(nameKey: row["sortKey"], stored: row["searchText"])
                 let matches = text.withUTF8 {
                     search.matches(bytes: $0, from: 0, to: $0.count, bookName: bookNames[zoneID])
                 }

@@ -1,3 +1,4 @@
+import ContactsModel
 import Foundation
 import SyncCore
 
@@ -6,20 +7,25 @@ import SyncCore
 /// leaves them out; this device's file holds its contacts in plaintext anyway). The contact itself is not
 /// in it: the row shares the contact's row, or keeps its own copy in `serverRecord.contact`.
 ///
-/// Written now, compact (form 2, ``compact``): a form byte, a byte of flags saying which of the optional
-/// parts follow, then the parts: the record's name (only when it is not the row's), its zone's name and owner
-/// (left out when the owner is the default), its type, change tag, dates (milliseconds since 1970, as the
-/// wire has them, 8 bytes each), creator and last modifier (left out when the same as the creator), each
-/// string as a varint byte count and UTF-8; then the plain and the encrypted values, each a byte saying how
-/// (``Values``): none, only strings (a varint count, then each key and value), or the wire's JSON of the
-/// field dictionary. A contact's record takes about 90 bytes. Form 1 (``compactFirst``), read as it was, had
-/// UInt32 counts and always the JSON (about 140 bytes).
+/// Written now, compact (form 3, ``compact``): a form byte, a byte of flags saying which of the optional
+/// parts follow (``Parts``), a byte of shorthands (``Shorthands``), then the parts: the record's name (only
+/// when it is not the row's), its zone's name (left out when it is the contacts' zone) and owner (left out
+/// when the owner is the default), its type (left out for a contact), change tag, dates (milliseconds since
+/// 1970, as the wire has them, 8 bytes each; the modification date left out when it is the creation date),
+/// creator and last modifier (left out when the same as the creator), each string as a varint byte count
+/// and UTF-8, a user record name the server made (`_` and 32 hexadecimal digits) as its 16 bytes; then the
+/// plain and the encrypted values, each a byte saying how (``Values``): none, only strings (a varint count,
+/// then each key and value), or the wire's JSON of the field dictionary. A contact's record takes about 45
+/// bytes. Form 2 (``compactSecond``), read as it was, had no shorthands (about 90 bytes); form 1
+/// (``compactFirst``) had UInt32 counts and always the JSON (about 140 bytes).
 ///
 /// A record with parts the compact form leaves out (a parent, a share, keys marked changed) is kept as
 /// JSON, the form every version before the compact forms wrote, which is read as it was.
 enum StoredServerRecord {
     /// The first byte of the compact form written now; JSON starts with `{`.
-    static let compact: UInt8 = 2
+    static let compact: UInt8 = 3
+    /// The first byte of the second compact form.
+    static let compactSecond: UInt8 = 2
     /// The first byte of the first compact form.
     static let compactFirst: UInt8 = 1
 
@@ -42,6 +48,22 @@ enum StoredServerRecord {
         static let modifierIsCreator = Parts(rawValue: 1 << 7)
     }
 
+    /// Parts of form 3 written short or left out.
+    fileprivate struct Shorthands: OptionSet {
+        let rawValue: UInt8
+        /// The zone's name is the contacts' zone's; not written.
+        static let contactsZone = Shorthands(rawValue: 1 << 0)
+        /// The type is a contact's; not written.
+        static let contactType = Shorthands(rawValue: 1 << 1)
+        /// The modification date is the creation date; not written.
+        static let modifiedAtCreation = Shorthands(rawValue: 1 << 2)
+        /// The creator is a user record name the server made, written as its 16 bytes.
+        static let creatorID = Shorthands(rawValue: 1 << 3)
+        /// The last modifier (written apart from the creator) likewise.
+        static let modifierID = Shorthands(rawValue: 1 << 4)
+        static let all: Shorthands = [.contactsZone, .contactType, .modifiedAtCreation, .creatorID, .modifierID]
+    }
+
     /// `record`, kept in the row named `name`.
     static func encode(_ record: RecordValue, name: String) -> Data {
         guard record.parent == nil, record.share == nil, record.changedKeys.isEmpty else { return json(record) }
@@ -57,24 +79,78 @@ enum StoredServerRecord {
         if creator != nil { parts.insert(.creator) }
         if modifier != nil { parts.insert(modifier == creator ? .modifierIsCreator : .modifier) }
 
-        var writer = StoredBytesWriter(capacity: 128)
+        var shorthands: Shorthands = []
+        if zone.zoneName == Contact.zoneID.zoneName { shorthands.insert(.contactsZone) }
+        if record.recordType == Contact.recordType { shorthands.insert(.contactType) }
+        let created = record.creationDate?.millisecondsSince1970
+        let modified = record.modificationDate?.millisecondsSince1970
+        if created != nil && modified == created { shorthands.insert(.modifiedAtCreation) }
+        let creatorID = creator.flatMap(Self.userRecordID)
+        let modifierID = parts.contains(.modifier) ? modifier.flatMap(Self.userRecordID) : nil
+        if creatorID != nil { shorthands.insert(.creatorID) }
+        if modifierID != nil { shorthands.insert(.modifierID) }
+
+        var writer = StoredBytesWriter(capacity: 64)
         writer.byte(compact)
         writer.byte(parts.rawValue)
+        writer.byte(shorthands.rawValue)
         if parts.contains(.otherName) { writer.varintString(record.recordID.recordName) }
-        writer.varintString(zone.zoneName)
+        if !shorthands.contains(.contactsZone) { writer.varintString(zone.zoneName) }
         if parts.contains(.otherOwner) { writer.varintString(zone.ownerName) }
-        writer.varintString(record.recordType)
+        if !shorthands.contains(.contactType) { writer.varintString(record.recordType) }
         if let tag = record.recordChangeTag { writer.varintString(tag) }
-        if let date = record.creationDate { writer.int64(date.millisecondsSince1970) }
-        if let date = record.modificationDate { writer.int64(date.millisecondsSince1970) }
-        if let creator { writer.varintString(creator) }
-        if parts.contains(.modifier), let modifier { writer.varintString(modifier) }
+        if let created { writer.int64(created) }
+        if let modified, !shorthands.contains(.modifiedAtCreation) { writer.int64(modified) }
+        if let creatorID {
+            writer.uuid(creatorID)
+        } else if let creator {
+            writer.varintString(creator)
+        }
+        if let modifierID {
+            writer.uuid(modifierID)
+        } else if parts.contains(.modifier), let modifier {
+            writer.varintString(modifier)
+        }
         values(record.fields, &writer)
         values(record.encryptedValues, &writer)
         return writer.data
     }
 
-    /// A dictionary of values in form 2: strings alone as strings, anything else as the wire's JSON.
+    /// The 16 bytes of a user record name the server made: `_` and 32 lowercase hexadecimal digits, which
+    /// ``userRecordName(_:)`` writes back byte for byte; nil for any other name.
+    static func userRecordID(_ name: String) -> UUID? {
+        let utf8 = name.utf8
+        guard utf8.count == 33, utf8.first == UInt8(ascii: "_") else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var index = utf8.index(after: utf8.startIndex)
+        for n in 0..<32 {
+            let digit: UInt8
+            switch utf8[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = utf8[index] - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = utf8[index] - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            bytes[n / 2] |= n.isMultiple(of: 2) ? digit << 4 : digit
+            index = utf8.index(after: index)
+        }
+        return bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+    }
+
+    /// The user record name whose 16 bytes ``userRecordID(_:)`` made.
+    static func userRecordName(_ id: UUID) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var name: [UInt8] = [UInt8(ascii: "_")]
+        name.reserveCapacity(33)
+        withUnsafeBytes(of: id.uuid) { raw in
+            for byte in raw {
+                name.append(digits[Int(byte >> 4)])
+                name.append(digits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// A dictionary of values in form 2 and 3: strings alone as strings, anything else as the wire's JSON.
     private static func values(_ fields: [String: FieldValue], _ writer: inout StoredBytesWriter) {
         guard !fields.isEmpty else { return writer.byte(Values.empty.rawValue) }
         guard fields.values.allSatisfy({ $0.stringValue != nil }) else {
@@ -91,10 +167,10 @@ enum StoredServerRecord {
 
     /// The record kept in the row named `name`, in either form; nil for bytes that are neither.
     static func decode(_ data: Data, name: String) -> RecordValue? {
-        guard let form = data.first, form == compact || form == compactFirst else { return decodeJSON(data) }
+        guard let form = data.first, (compactFirst...compact).contains(form) else { return decodeJSON(data) }
         return data.withUnsafeBytes { raw in
             var reader = StoredBytesReader(bytes: raw, offset: 1)
-            return try? reader.serverRecord(name: name, first: form == compactFirst)
+            return try? reader.serverRecord(name: name, form: form)
         }
     }
 
@@ -139,20 +215,37 @@ enum StoredServerRecord {
 }
 
 extension StoredBytesReader {
-    /// A record in form 2, or in form 1 when `first`.
-    fileprivate mutating func serverRecord(name: String, first: Bool) throws -> RecordValue {
+    /// A record in form `form` (1, 2 or 3).
+    fileprivate mutating func serverRecord(name: String, form: UInt8) throws -> RecordValue {
+        let first = form == StoredServerRecord.compactFirst
         func text() throws -> String { first ? try string() : try varintString() }
+        func user(asID: Bool) throws -> String {
+            asID ? StoredServerRecord.userRecordName(try uuid()) : try text()
+        }
         let parts = StoredServerRecord.Parts(rawValue: try byte())
+        let shorthands =
+            form == StoredServerRecord.compact ? StoredServerRecord.Shorthands(rawValue: try byte()) : []
+        // Only what form 3 writes: a shorthand for a part the flags say is not there is damage.
+        guard StoredServerRecord.Shorthands.all.isSuperset(of: shorthands),
+            !shorthands.contains(.modifiedAtCreation) || parts.isSuperset(of: [.creationDate, .modificationDate]),
+            !shorthands.contains(.creatorID) || parts.contains(.creator),
+            !shorthands.contains(.modifierID) || parts.contains(.modifier)
+        else { throw damaged() }
         let recordName = parts.contains(.otherName) ? try text() : name
-        let zoneName = try text()
+        let zoneName = shorthands.contains(.contactsZone) ? Contact.zoneID.zoneName : try text()
         let owner = parts.contains(.otherOwner) ? try text() : RecordZone.ID.defaultOwnerName
-        let recordType = try text()
+        let recordType = shorthands.contains(.contactType) ? Contact.recordType : try text()
         let changeTag = parts.contains(.changeTag) ? try text() : nil
         let creationDate = parts.contains(.creationDate) ? try date(milliseconds: int64()) : nil
-        let modificationDate = parts.contains(.modificationDate) ? try date(milliseconds: int64()) : nil
-        let creator = parts.contains(.creator) ? try text() : nil
+        let modificationDate =
+            !parts.contains(.modificationDate)
+            ? nil
+            : shorthands.contains(.modifiedAtCreation) ? creationDate : try date(milliseconds: int64())
+        let creator = parts.contains(.creator) ? try user(asID: shorthands.contains(.creatorID)) : nil
         let modifier =
-            parts.contains(.modifier) ? try text() : parts.contains(.modifierIsCreator) ? creator : nil
+            parts.contains(.modifier)
+            ? try user(asID: shorthands.contains(.modifierID))
+            : parts.contains(.modifierIsCreator) ? creator : nil
         var record = RecordValue(
             recordID: RecordValue.ID(
                 recordName: recordName, zoneID: RecordZone.ID(zoneName: zoneName, ownerName: owner)),

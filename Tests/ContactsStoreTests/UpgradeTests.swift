@@ -50,6 +50,13 @@ struct UpgradeTests {
                     try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'serverRecord'")
                 }
                 #expect(table?.hasSuffix("WITHOUT ROWID") == true)
+                // The list's index is by sort key alone (migration v13); contacts of one name still list by ID.
+                let sortColumns = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                    try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info('contactSort')")
+                }
+                #expect(sortColumns == ["sortKey"])
+                let graces = try laptop.store.summaries().filter { $0.name == "Grace Hopper" }.map(\.id.uuidString)
+                #expect(graces.count == 2 && graces == graces.sorted())
                 #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
                 #expect(laptop.engine.state.hasPendingUntrackedChanges, "the engine hears that they wait")
                 // Everything is in the default book; nothing is pending on the shared database.
