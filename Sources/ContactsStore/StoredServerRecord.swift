@@ -85,8 +85,8 @@ enum StoredServerRecord {
         let created = record.creationDate?.millisecondsSince1970
         let modified = record.modificationDate?.millisecondsSince1970
         if created != nil && modified == created { shorthands.insert(.modifiedAtCreation) }
-        let creatorID = creator.flatMap(Self.userRecordID)
-        let modifierID = parts.contains(.modifier) ? modifier.flatMap(Self.userRecordID) : nil
+        let creatorID = creator.flatMap(UUID.init(userRecordName:))
+        let modifierID = parts.contains(.modifier) ? modifier.flatMap(UUID.init(userRecordName:)) : nil
         if creatorID != nil { shorthands.insert(.creatorID) }
         if modifierID != nil { shorthands.insert(.modifierID) }
 
@@ -114,40 +114,6 @@ enum StoredServerRecord {
         values(record.fields, &writer)
         values(record.encryptedValues, &writer)
         return writer.data
-    }
-
-    /// The 16 bytes of a user record name the server made: `_` and 32 lowercase hexadecimal digits, which
-    /// ``userRecordName(_:)`` writes back byte for byte; nil for any other name.
-    static func userRecordID(_ name: String) -> UUID? {
-        let utf8 = name.utf8
-        guard utf8.count == 33, utf8.first == UInt8(ascii: "_") else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var index = utf8.index(after: utf8.startIndex)
-        for n in 0..<32 {
-            let digit: UInt8
-            switch utf8[index] {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = utf8[index] - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = utf8[index] - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            bytes[n / 2] |= n.isMultiple(of: 2) ? digit << 4 : digit
-            index = utf8.index(after: index)
-        }
-        return bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
-    }
-
-    /// The user record name whose 16 bytes ``userRecordID(_:)`` made.
-    static func userRecordName(_ id: UUID) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var name: [UInt8] = [UInt8(ascii: "_")]
-        name.reserveCapacity(33)
-        withUnsafeBytes(of: id.uuid) { raw in
-            for byte in raw {
-                name.append(digits[Int(byte >> 4)])
-                name.append(digits[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: name, as: UTF8.self)
     }
 
     /// A dictionary of values in form 2 and 3: strings alone as strings, anything else as the wire's JSON.
@@ -220,7 +186,7 @@ extension StoredBytesReader {
         let first = form == StoredServerRecord.compactFirst
         func text() throws -> String { first ? try string() : try varintString() }
         func user(asID: Bool) throws -> String {
-            asID ? StoredServerRecord.userRecordName(try uuid()) : try text()
+            asID ? try uuid().userRecordName : try text()
         }
         let parts = StoredServerRecord.Parts(rawValue: try byte())
         let shorthands =

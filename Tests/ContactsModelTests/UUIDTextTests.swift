@@ -31,4 +31,26 @@ struct UUIDTextTests {
             #expect(UUID(canonical: text) == UUID(uuidString: text), "\(text)")
         }
     }
+
+    @Test("user record names as the server makes them read as 16 bytes and write back byte for byte; others are not")
+    func userRecordNames() {
+        for _ in 0..<1000 {
+            let id = UUID.random()
+            // How the server names a user record it makes (AccountRoutes).
+            let name = "_" + id.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            #expect(id.userRecordName == name)
+            #expect(UUID(userRecordName: name) == id)
+            #expect(UUID(userRecordName: name.uppercased()) == nil)
+        }
+        let names = [
+            "", "_", "_grace", "__defaultOwner__", "_e621e1f8c36c495a93fc0c247a3e6e5",
+            "_e621e1f8c36c495a93fc0c247a3e6e5f0",
+            "-e621e1f8c36c495a93fc0c247a3e6e5f", "_e621e1f8-c36c-495a-93fc-0c247a3e6e5f",
+            "_g621e1f8c36c495a93fc0c247a3e6e5f",
+            "_E621E1F8C36C495A93FC0C247A3E6E5F", "_e621e1f8c36c495a93fc0c247A3e6e5f",
+        ]
+        for name in names {
+            #expect(UUID(userRecordName: name) == nil, "\(name)")
+        }
+    }
 }

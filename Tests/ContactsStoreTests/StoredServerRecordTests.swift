@@ -185,7 +185,7 @@ struct StoredServerRecordTests {
             #expect(again.lastModifiedUserRecordID == record.lastModifiedUserRecordID)
         }
         for name in ["_00000000000000000000000000000000", "_ffffffffffffffffffffffffffffffff"] {
-            #expect(StoredServerRecord.userRecordID(name).map(StoredServerRecord.userRecordName) == name)
+            #expect(UUID(userRecordName: name)?.userRecordName == name)
         }
     }
 
