@@ -154,10 +154,11 @@ extension Date {
 }
 
 extension Contact {
-    /// This contact with the edit time set on every field (and list item) that differs from `old`.
+    /// This contact with the edit time set on every field (and list item) that differs from `old`. Without
+    /// `old` it is a contact being made: its items get IDs made from its own (``withItemIDsOfItsOwn()``).
     public func stamped(against old: Contact?, at date: Date = Date()) -> Contact {
         let time = date.roundedToMilliseconds
-        var result = self
+        var result = old == nil ? withItemIDsOfItsOwn() : self
         func stamp(_ field: Field, _ changed: Bool) {
             if changed || old == nil { result.modified[field] = time }
         }
@@ -174,8 +175,8 @@ extension Contact {
             .emails, emails.map(\.value) != old?.emails.map(\.value) || emails.map(\.label) != old?.emails.map(\.label))
         stamp(
             .phones, phones.map(\.value) != old?.phones.map(\.value) || phones.map(\.label) != old?.phones.map(\.label))
-        result.emails = Self.stampItems(emails, against: old?.emails ?? [], at: time)
-        result.phones = Self.stampItems(phones, against: old?.phones ?? [], at: time)
+        result.emails = Self.stampItems(result.emails, against: old?.emails ?? [], at: time)
+        result.phones = Self.stampItems(result.phones, against: old?.phones ?? [], at: time)
         return result
     }
 

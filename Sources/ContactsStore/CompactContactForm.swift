@@ -7,8 +7,9 @@ import Foundation
 /// It says exactly what format 3 says, item for item, and turns back into the same bytes (``expand(_:)``),
 /// so a contact goes out in format 3 as before and devices of earlier versions read it. What changes:
 /// - byte counts and list counts are LEB128 varints, not 4 bytes (one byte for anything under 128);
-/// - an item ID that is a UUID's canonical text (36 uppercase characters) is its 16 bytes, after a 0 byte;
-///   any other ID is a 1 byte and the string;
+/// - an item ID made from the contact's own (``ContactsModel/Contact/itemID(of:list:index:)``, what items of
+///   contacts made by this version get) is a 2 byte and its index; another that is a UUID's canonical text
+///   (36 uppercase characters) is its 16 bytes, after a 0 byte; any other ID is a 1 byte and the string;
 /// - an edit-time field name is one byte, its place in ``fieldNames`` (a later field: 0xFF and the name);
 /// - a date is a reference: 0 and its 8 bytes the first time it appears, or its place among the first
 ///   ``remembered`` dates already written, plus one (a contact's edit times are mostly one instant).
@@ -26,6 +27,7 @@ enum CompactContactForm {
     static let fieldByName: UInt8 = 0xFF
     static let uuidItemID: UInt8 = 0
     static let stringItemID: UInt8 = 1
+    static let ownItemID: UInt8 = 2
 
     /// How many distinct dates a contact's references can name; later ones are written whole each time.
     static let remembered = 32
@@ -39,15 +41,19 @@ enum CompactContactForm {
             var dates = DateTable()
             do {
                 writer.byte(format)
-                writer.bytes.append(contentsOf: try reader.fixed(16))
+                let contact = try reader.uuid()
+                writer.uuid(contact)
                 writer.varintString(try reader.slice())
-                // The emails, then the phones.
-                for _ in 0..<2 {
+                for list in Contact.ItemList.allCases {
                     let count = try reader.count()
                     writer.varint(count)
                     for _ in 0..<count {
                         let id = try reader.slice()
-                        if let uuid = canonicalUUID(id) {
+                        let uuid = canonicalUUID(id)
+                        if let uuid, let index = Contact.itemIndex(of: uuid, in: contact, list: list) {
+                            writer.byte(ownItemID)
+                            writer.byte(index)
+                        } else if let uuid {
                             writer.byte(uuidItemID)
                             writer.uuid(uuid)
                         } else {
@@ -93,14 +99,16 @@ enum CompactContactForm {
             var writer = StoredBytesWriter(capacity: raw.count * 2)
             var dates = DateTable()
             writer.byte(ContactFormat.binary)
-            writer.bytes.append(contentsOf: try reader.fixed(16))
+            let contact = try reader.uuid()
+            writer.uuid(contact)
             writer.byteString(try reader.varintSlice())
-            // The emails, then the phones.
-            for _ in 0..<2 {
+            for list in Contact.ItemList.allCases {
                 let count = try reader.varint()
                 writer.count(count)
                 for _ in 0..<count {
                     switch try reader.byte() {
+                    case ownItemID:
+                        writer.string(Contact.itemID(of: contact, list: list, index: try reader.byte()).canonicalString)
                     case uuidItemID: writer.string(try reader.uuid().canonicalString)
                     case stringItemID: writer.byteString(try reader.varintSlice())
                     default: throw reader.damaged()

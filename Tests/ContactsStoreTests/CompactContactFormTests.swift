@@ -37,8 +37,48 @@ struct CompactContactFormTests {
             item.modified = Date(timeIntervalSinceReferenceDate: Double(index % (CompactContactForm.remembered + 5)))
             return item
         }
-        return [Contact(name: "A"), typical, odd, many]
+        // Made by this version: item IDs made from the contact's; one moved by a delete, one from another
+        // contact (as a merge of two brings).
+        var made = Contact(
+            name: "Made Here",
+            emails: (0..<3).map { LabeledValue(label: "home", value: "made\($0)@example.org") },
+            phones: [LabeledValue(label: "cell", value: "+1 555 0100")]
+        ).stamped(against: nil, at: Date(timeIntervalSinceReferenceDate: 785_000_000))
+        made.emails.removeFirst()
+        made.phones.append(
+            Contact(name: "Other", phones: [LabeledValue(label: "", value: "1")]).stamped(against: nil).phones[0])
+        return [Contact(name: "A"), typical, odd, many, made]
     }()
+
+    @Test("a contact made here has item IDs made from its own, unlike each other and kept in 2 bytes each")
+    func itemIDsOfItsOwn() throws {
+        let contact = Contact(
+            name: "Grace Hopper", emails: (0..<3).map { LabeledValue(label: "", value: "g\($0)@navy.example") },
+            phones: (0..<2).map { LabeledValue(label: "", value: "+1 555 010\($0)") }
+        ).stamped(against: nil)
+        let ids = (contact.emails + contact.phones).map(\.id)
+        #expect(Set(ids).count == 5 && !ids.contains(contact.id.uuidString))
+        for (list, items) in [(Contact.ItemList.emails, contact.emails), (.phones, contact.phones)] {
+            for (index, item) in items.enumerated() {
+                let id = try #require(UUID(uuidString: item.id))
+                #expect(item.id == id.uuidString, "canonical text, as every item ID before")
+                #expect(id.uuid.6 >> 4 == 8, "UUID version 8")
+                #expect(Contact.itemIndex(of: id, in: contact.id, list: list) == UInt8(index))
+                #expect(Contact.itemIndex(of: id, in: UUID.random(), list: list) == nil)
+            }
+        }
+        // The same contact with random item IDs takes 15 bytes more an item.
+        var random = contact
+        for index in random.emails.indices { random.emails[index].id = UUID.random().uuidString }
+        for index in random.phones.indices { random.phones[index].id = UUID.random().uuidString }
+        #expect(ContactFormat.stored(random).count - ContactFormat.stored(contact).count == 5 * 15)
+        // An edit keeps the IDs; an item added later gets a random one.
+        var edited = contact
+        edited.emails.append(LabeledValue(label: "", value: "new@navy.example"))
+        let stamped = edited.stamped(against: contact)
+        #expect(stamped.emails.prefix(3).map(\.id) == contact.emails.map(\.id))
+        #expect(stamped.emails[3].id == edited.emails[3].id)
+    }
 
     /// Format 3 with edit times of fields this version does not know (a later version wrote them).
     static func wireWithLaterField(_ contact: Contact) -> Data {
@@ -104,7 +144,7 @@ struct CompactContactFormTests {
 
     @Test("a damaged row is a damaged row, never a crash: every cut and every flipped byte")
     func damage() throws {
-        for contact in Self.contacts.prefix(3) {
+        for contact in Self.contacts.prefix(3) + [Self.contacts[4]] {
             let stored = ContactFormat.stored(contact)
             for length in 0..<stored.count {
                 #expect(throws: ContactError.self) { try CompactContactForm.expand(stored.prefix(length)) }
