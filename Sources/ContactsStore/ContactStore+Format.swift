@@ -3,7 +3,7 @@ import Foundation
 import SyncCore
 
 /// How a contact is written as bytes: in a record between devices (format 3) and in the store's `json`
-/// column (format 4, ``CompactContactForm``; the column's name stays from the first format).
+/// column (format 4 or 5, ``CompactContactForm``; the column's name stays from the first format).
 ///
 /// Format 3, what records carry: a format byte, the UUID's 16 bytes, then each field in declaration order,
 /// strings as a UInt32 byte count and UTF-8, lists as a UInt32 count and their items, dates as the bit
@@ -29,7 +29,7 @@ enum ContactFormat {
 
     /// A stored row as a record carries it (format 3); rows stored in format 3 or earlier are returned as they are.
     static func wire(stored: Data) throws -> Data {
-        stored.first == CompactContactForm.format ? try CompactContactForm.expand(stored) : stored
+        CompactContactForm.isCompact(stored.first) ? try CompactContactForm.expand(stored) : stored
     }
 
     /// The contact as a record carries it (format 3).
@@ -70,7 +70,7 @@ enum ContactFormat {
 
     private static func decodeAsWritten(_ data: Data) throws -> Contact {
         switch data.first {
-        case CompactContactForm.format:
+        case CompactContactForm.format, CompactContactForm.formatMadeAtOnce:
             return try decodeAsWritten(CompactContactForm.expand(data))
         case binary:
             return try data.withUnsafeBytes { raw in

@@ -116,7 +116,7 @@ struct CompactContactFormTests {
         for contact in Self.contacts {
             let wire = ContactFormat.encode(contact)
             let stored = try #require(CompactContactForm.compact(wire), "\(contact.name)")
-            #expect(stored.first == CompactContactForm.format)
+            #expect(CompactContactForm.isCompact(stored.first))
             #expect(try CompactContactForm.expand(stored) == wire, "\(contact.name)")
             #expect(ContactFormat.stored(contact) == stored)
             #expect(try ContactFormat.decode(stored) == contact, "\(contact.name)")
@@ -124,6 +124,36 @@ struct CompactContactFormTests {
         let later = Self.wireWithLaterField(Self.contacts[1])
         let stored = try #require(CompactContactForm.compact(later))
         #expect(try CompactContactForm.expand(stored) == later, "a later version's field is kept by name")
+    }
+
+    @Test(
+        "a contact as it was made, every field at one instant, keeps that instant alone (format 5); any other, format 4"
+    )
+    func madeAtOnce() throws {
+        let typical = Self.contacts[1]
+        #expect(ContactFormat.stored(typical).first == CompactContactForm.formatMadeAtOnce)
+        var later = typical
+        later.modified[.notes] = typical.modified[.notes]?.addingTimeInterval(1)
+        var fewer = typical
+        fewer.modified[.photo] = nil
+        for contact in [later, fewer] {
+            let stored = ContactFormat.stored(contact)
+            #expect(stored.first == CompactContactForm.format)
+            #expect(try CompactContactForm.expand(stored) == ContactFormat.encode(contact))
+            #expect(stored.count >= ContactFormat.stored(typical).count + 18, "\(stored.count) bytes")
+        }
+        let laterField = try #require(CompactContactForm.compact(Self.wireWithLaterField(typical)))
+        #expect(laterField.first == CompactContactForm.format)
+
+        // Made here (``Contact/stamped(against:at:)``), then edited.
+        let made = Contact(name: "Made", emails: [LabeledValue(label: "", value: "m@example.org")]).stamped(
+            against: nil, at: Date(timeIntervalSinceReferenceDate: 785_000_000))
+        #expect(ContactFormat.stored(made).first == CompactContactForm.formatMadeAtOnce)
+        var edited = made
+        edited.organization = "Example"
+        let stamped = edited.stamped(against: made, at: Date(timeIntervalSinceReferenceDate: 785_000_060))
+        #expect(ContactFormat.stored(stamped).first == CompactContactForm.format)
+        #expect(try ContactFormat.decode(ContactFormat.stored(stamped)) == stamped)
     }
 
     @Test("a typical contact takes about three fifths of format 3")
@@ -171,10 +201,10 @@ struct CompactContactFormTests {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
             let id = try a.add(Self.contacts[1]).id
-            #expect(try rawRow(a, id).first == CompactContactForm.format)
+            #expect(CompactContactForm.isCompact(try rawRow(a, id).first))
             try await a.sync()
             try await b.sync()
-            #expect(try rawRow(b, id).first == CompactContactForm.format, "a fetched contact is kept compact")
+            #expect(CompactContactForm.isCompact(try rawRow(b, id).first), "a fetched contact is kept compact")
             let record = try #require(try b.store.serverRecord(id))
             #expect(record[encrypted: Contact.contactField]?.bytesValue?.first == ContactFormat.binary)
             #expect(try Contact(record: record) == (try a.contact(named: "Liam Nowak")))
@@ -184,7 +214,7 @@ struct CompactContactFormTests {
             try setRawRow(a, id, ContactFormat.encode(try a.contact(named: "Liam Nowak")))
             #expect(try rawRow(a, id).first == ContactFormat.binary)
             try a.edit("Liam Nowak") { $0.notes = "edited on a" }
-            #expect(try rawRow(a, id).first == CompactContactForm.format)
+            #expect(CompactContactForm.isCompact(try rawRow(a, id).first))
             try await a.sync()
             try await b.sync()
             #expect(try b.contact(named: "Liam Nowak").notes == "edited on a")
