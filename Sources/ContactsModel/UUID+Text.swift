@@ -7,11 +7,22 @@ extension UUID {
     /// not change. A sync reads and writes a contact's ID several times, as its record name and its key.
     package init?(canonical text: String) {
         var text = text
-        if let uuid = text.withUTF8({ $0.count == 36 ? Self.hexBytes($0, from: 0, dashed: true) : nil }) {
+        if let uuid = text.withUTF8({
+            $0.count == 36 ? Self.hexBytes(UnsafeRawBufferPointer($0), from: 0, dashed: true) : nil
+        }) {
             self.init(uuid: uuid)
         } else {
             self.init(uuidString: text)
         }
+    }
+
+    /// The UUID whose ``canonicalString`` is exactly `text`, read from the bytes themselves; nil for any other
+    /// text, the canonical form in lower case included.
+    package init?(canonicalText text: UnsafeRawBufferPointer) {
+        guard text.count == 36, !text.contains(where: { (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
+            let uuid = Self.hexBytes(text, from: 0, dashed: true)
+        else { return nil }
+        self.init(uuid: uuid)
     }
 
     /// `uuidString` (upper case), written without Foundation's `sprintf`.
@@ -22,7 +33,8 @@ extension UUID {
     package init?(userRecordName name: String) {
         var name = name
         let read = name.withUTF8 { utf8 in
-            utf8.count == 33 && utf8[0] == UInt8(ascii: "_") ? Self.hexBytes(utf8, from: 1, dashed: false) : nil
+            utf8.count == 33 && utf8[0] == UInt8(ascii: "_")
+                ? Self.hexBytes(UnsafeRawBufferPointer(utf8), from: 1, dashed: false) : nil
         }
         guard let read else { return nil }
         self.init(uuid: read)
@@ -36,7 +48,7 @@ extension UUID {
 
     /// The 16 bytes written as hex digits in `utf8` from `from`, with the canonical form's dashes when
     /// `dashed`; nil when anything else is there.
-    private static func hexBytes(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int, dashed: Bool) -> uuid_t? {
+    private static func hexBytes(_ utf8: UnsafeRawBufferPointer, from start: Int, dashed: Bool) -> uuid_t? {
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let read = withUnsafeMutableBytes(of: &uuid) { bytes in
             var from = start

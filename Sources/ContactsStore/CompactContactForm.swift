@@ -58,7 +58,8 @@ enum CompactContactForm {
                     writer.varint(count)
                     for _ in 0..<count {
                         let id = try reader.slice()
-                        let uuid = canonicalUUID(id)
+                        // Only the canonical text (upper case), so that ``expand(_:)`` writes the same bytes back.
+                        let uuid = UUID(canonicalText: id)
                         if let uuid, let index = Contact.itemIndex(of: uuid, in: contact, list: list) {
                             writer.byte(ownItemID)
                             writer.byte(index)
@@ -81,6 +82,7 @@ enum CompactContactForm {
                 for _ in 0..<extras { writer.varintString(try reader.slice()) }
                 let edits = try reader.count()
                 if let instant = oneInstant(&reader, edits: edits) {
+                    // Known only now: the row is format 5.
                     writer.bytes[0] = formatMadeAtOnce
                     dates.write(instant, to: &writer)
                 } else {
@@ -144,20 +146,19 @@ enum CompactContactForm {
                     writer.byteString(name)
                     withUnsafeBytes(of: instant) { writer.bytes.append(contentsOf: $0) }
                 }
-                guard reader.isAtEnd else { throw reader.damaged() }
-                return writer.data
-            }
-            let edits = try reader.varint()
-            writer.count(edits)
-            for _ in 0..<edits {
-                let code = try reader.byte()
-                if code == fieldByName {
-                    writer.byteString(try reader.varintSlice())
-                } else {
-                    guard Int(code) < fieldNames.count else { throw reader.damaged() }
-                    writer.byteString(fieldNames[Int(code)])
+            } else {
+                let edits = try reader.varint()
+                writer.count(edits)
+                for _ in 0..<edits {
+                    let code = try reader.byte()
+                    if code == fieldByName {
+                        writer.byteString(try reader.varintSlice())
+                    } else {
+                        guard Int(code) < fieldNames.count else { throw reader.damaged() }
+                        writer.byteString(fieldNames[Int(code)])
+                    }
+                    try dates.read(&reader, to: &writer)
                 }
-                try dates.read(&reader, to: &writer)
             }
             guard reader.isAtEnd else { throw reader.damaged() }
             return writer.data
@@ -180,15 +181,6 @@ enum CompactContactForm {
         if same, let instant { return instant }
         reader.offset = start
         return nil
-    }
-
-    /// The UUID `text` names when `text` is exactly its canonical text (upper case, as `UUID.uuidString`
-    /// writes it), so that ``expand(_:)`` writes the same bytes back.
-    private static func canonicalUUID(_ text: UnsafeRawBufferPointer) -> UUID? {
-        guard text.count == 36, let uuid = UUID(canonical: String(decoding: text, as: UTF8.self)),
-            uuid.canonicalString.utf8.elementsEqual(text)
-        else { return nil }
-        return uuid
     }
 
     /// The dates a contact's references name, in the order they were first written.

@@ -19,6 +19,23 @@ struct UUIDTextTests {
         #expect(ones.canonicalString == "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")
     }
 
+    @Test("the canonical text read from its bytes: upper case only, anything else is no UUID")
+    func canonicalText() {
+        func read(_ text: String) -> UUID? { Array(text.utf8).withUnsafeBytes { UUID(canonicalText: $0) } }
+        for _ in 0..<1000 {
+            let id = UUID.random()
+            #expect(read(id.uuidString) == id)
+            #expect(read(id.uuidString.lowercased()) == (id.uuidString == id.uuidString.lowercased() ? id : nil))
+        }
+        for text in [
+            "", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", "E621E1F8xC36C-495A-93FC-0C247A3E6E5F",
+            "G621E1F8-C36C-495A-93FC-0C247A3E6E5F", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5f", "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}",
+        ] {
+            #expect(read(text) == nil, "\(text)")
+        }
+    }
+
     @Test("any other text is left to Foundation")
     func others() {
         let texts = [
