@@ -207,13 +207,7 @@ extension Contact {
 
     /// What a search looks through, folded (``Contact/sortKey(_:)``): one segment per value, each
     /// a tag byte and the text, phone numbers as their digits.
-    public var searchText: String { searchText(nameKey: Contact.sortKey(name)) }
-
-    /// ``searchText`` for a contact whose name's sort key (``Contact/sortKey(_:)``) is `nameKey`, which
-    /// the store has made already.
-    package func searchText(nameKey: String) -> String {
-        Self.searchText(nameKey: nameKey, stored: searchTextAfterName)
-    }
+    public var searchText: String { Self.searchText(nameKey: Contact.sortKey(name), stored: searchTextAfterName) }
 
     /// ``searchText`` without the name's segment, which is the name's sort key: what the store keeps beside
     /// the sort key it keeps anyway. Empty, or the segment separator and the rest.

@@ -70,7 +70,7 @@ enum ContactFormat {
 
     private static func decodeAsWritten(_ data: Data) throws -> Contact {
         switch data.first {
-        case CompactContactForm.format, CompactContactForm.formatMadeAtOnce:
+        case let form where CompactContactForm.isCompact(form):
             return try decodeAsWritten(CompactContactForm.expand(data))
         case binary:
             return try data.withUnsafeBytes { raw in

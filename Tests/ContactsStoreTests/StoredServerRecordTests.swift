@@ -69,10 +69,13 @@ struct StoredServerRecordTests {
         #expect(compact.count * 6 < json.count, "compact \(compact.count) bytes, JSON \(json.count)")
     }
 
-    /// `record` as form 1 wrote it (UInt32 counts, the values always as JSON), for the parts these records use.
-    static func firstForm(_ record: RecordValue, otherName: Bool, otherOwner: Bool) -> Data {
+    /// `record` as form 1 (UInt32 counts, the values always as JSON) or form 2 (varint counts, values that
+    /// are all strings as strings) wrote it, every string written out, for the parts these records use.
+    static func earlierForm(_ form: UInt8, _ record: RecordValue, otherName: Bool, otherOwner: Bool) -> Data {
+        let first = form == StoredServerRecord.compactFirst
         var writer = StoredBytesWriter(capacity: 256)
-        writer.byte(StoredServerRecord.compactFirst)
+        func text(_ value: String) { first ? writer.string(value) : writer.varintString(value) }
+        writer.byte(form)
         var flags: UInt8 = (otherName ? 1 : 0) | (otherOwner ? 2 : 0)
         if record.recordChangeTag != nil { flags |= 4 }
         if record.creationDate != nil { flags |= 8 }
@@ -81,45 +84,21 @@ struct StoredServerRecordTests {
         let sameModifier = record.lastModifiedUserRecordID == record.creatorUserRecordID
         if record.lastModifiedUserRecordID != nil { flags |= sameModifier ? 128 : 64 }
         writer.byte(flags)
-        if otherName { writer.string(record.recordID.recordName) }
-        writer.string(record.recordID.zoneID.zoneName)
-        if otherOwner { writer.string(record.recordID.zoneID.ownerName) }
-        writer.string(record.recordType)
-        if let tag = record.recordChangeTag { writer.string(tag) }
+        if otherName { text(record.recordID.recordName) }
+        text(record.recordID.zoneID.zoneName)
+        if otherOwner { text(record.recordID.zoneID.ownerName) }
+        text(record.recordType)
+        if let tag = record.recordChangeTag { text(tag) }
         if let date = record.creationDate { writer.int64(date.millisecondsSince1970) }
         if let date = record.modificationDate { writer.int64(date.millisecondsSince1970) }
-        if let creator = record.creatorUserRecordID { writer.string(creator.recordName) }
-        if !sameModifier, let modifier = record.lastModifiedUserRecordID { writer.string(modifier.recordName) }
+        if let creator = record.creatorUserRecordID { text(creator.recordName) }
+        if !sameModifier, let modifier = record.lastModifiedUserRecordID { text(modifier.recordName) }
         for fields in [record.fields, record.encryptedValues] {
             var json = JSONWriter(capacity: 128)
             if !fields.isEmpty { json.fields(fields) }
-            writer.byteString(json.bytes)
-        }
-        return writer.data
-    }
-
-    /// `record` as form 2 wrote it (varint counts, every string written out), for the parts these records use.
-    static func secondForm(_ record: RecordValue, otherName: Bool, otherOwner: Bool) -> Data {
-        // The flags are form 1's.
-        let flags = firstForm(record, otherName: otherName, otherOwner: otherOwner)[1]
-        var writer = StoredBytesWriter(capacity: 256)
-        writer.byte(StoredServerRecord.compactSecond)
-        writer.byte(flags)
-        if otherName { writer.varintString(record.recordID.recordName) }
-        writer.varintString(record.recordID.zoneID.zoneName)
-        if otherOwner { writer.varintString(record.recordID.zoneID.ownerName) }
-        writer.varintString(record.recordType)
-        if let tag = record.recordChangeTag { writer.varintString(tag) }
-        if let date = record.creationDate { writer.int64(date.millisecondsSince1970) }
-        if let date = record.modificationDate { writer.int64(date.millisecondsSince1970) }
-        if let creator = record.creatorUserRecordID { writer.varintString(creator.recordName) }
-        if record.lastModifiedUserRecordID != record.creatorUserRecordID,
-            let modifier = record.lastModifiedUserRecordID
-        {
-            writer.varintString(modifier.recordName)
-        }
-        for fields in [record.fields, record.encryptedValues] {
-            if fields.isEmpty {
+            if first {
+                writer.byteString(json.bytes)
+            } else if fields.isEmpty {
                 writer.byte(0)
             } else if fields.values.allSatisfy({ $0.stringValue != nil }) {
                 writer.byte(1)
@@ -129,8 +108,6 @@ struct StoredServerRecordTests {
                     writer.varintString(value.stringValue ?? "")
                 }
             } else {
-                var json = JSONWriter(capacity: 128)
-                json.fields(fields)
                 writer.byte(2)
                 writer.varintString(json.bytes)
             }
@@ -140,11 +117,11 @@ struct StoredServerRecordTests {
 
     @Test("rows of the first and second compact forms read as they were")
     func earlierFormsRead() throws {
-        for form in [Self.firstForm, Self.secondForm] {
+        for form in [StoredServerRecord.compactFirst, StoredServerRecord.compactSecond] {
             for (record, row, otherName, otherOwner) in [
                 (Self.contactRecord, Self.name, false, false), (Self.sharedRecord, "a-row-of-its-own", true, true),
             ] {
-                let stored = form(record, otherName, otherOwner)
+                let stored = Self.earlierForm(form, record, otherName: otherName, otherOwner: otherOwner)
                 let read = try #require(StoredServerRecord.decode(stored, name: row))
                 #expect(read == record)
                 #expect(read.encryptedValues == record.encryptedValues)
@@ -156,7 +133,8 @@ struct StoredServerRecordTests {
             }
         }
         // A contact's record: the zone, the type and the creator written short, 34 bytes less.
-        let second = Self.secondForm(Self.contactRecord, otherName: false, otherOwner: false)
+        let second = Self.earlierForm(
+            StoredServerRecord.compactSecond, Self.contactRecord, otherName: false, otherOwner: false)
         let third = StoredServerRecord.encode(Self.contactRecord, name: Self.name)
         #expect(third.count + 34 <= second.count, "form 3: \(third.count) bytes, form 2: \(second.count)")
     }
