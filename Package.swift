@@ -242,6 +242,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "BuildInfoTests",
+            dependencies: ["BuildInfo", "SyncCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SyncCryptoTests",
             dependencies: ["SyncCrypto"],
             swiftSettings: swiftSettings
