@@ -25,6 +25,17 @@ extension UUID {
         self.init(uuid: uuid)
     }
 
+    /// The UUID written as 32 hex digits without dashes, in either case.
+    package init?(hexDigits text: String) {
+        var text = text
+        guard
+            let uuid = text.withUTF8({
+                $0.count == 32 ? Self.hexBytes(UnsafeRawBufferPointer($0), from: 0, dashed: false) : nil
+            })
+        else { return nil }
+        self.init(uuid: uuid)
+    }
+
     /// `uuidString` (upper case), written without Foundation's `sprintf`.
     package var canonicalString: String { hexString(prefix: nil, digits: "0123456789ABCDEF", dashed: true) }
 

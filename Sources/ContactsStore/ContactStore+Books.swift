@@ -103,9 +103,10 @@ extension ContactStore {
 
     /// The IDs of a book's contacts.
     static func contactIDs(in zoneID: RecordZone.ID, _ db: GRDB.Database) throws -> [String] {
-        try String.fetchAll(
+        try DatabaseValue.fetchAll(
             db, sql: "SELECT id FROM contact WHERE zoneName = ? AND ownerName = ?",
-            arguments: [zoneID.zoneName, zoneID.ownerName])
+            arguments: [zoneID.zoneName, zoneID.ownerName]
+        ).compactMap(RecordKey.name)
     }
 }
 
@@ -140,7 +141,8 @@ extension ContactStore.Transaction {
     func forgetServerRecords(of zoneID: RecordZone.ID) throws {
         let book = AddressBook(zoneID: zoneID, name: "", access: .owner)
         for id in try ContactStore.contactIDs(in: zoneID, db) + [book.recordID.recordName] {
-            try db.cachedStatement(sql: "DELETE FROM serverRecord WHERE id = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM serverRecord WHERE id = ?").execute(
+                arguments: [RecordKey.key(named: id)])
         }
     }
 

@@ -33,12 +33,12 @@ extension ContactStore {
             try db.execute(
                 sql: """
                     CREATE TABLE IF NOT EXISTS contactChange (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, zoneName TEXT NOT NULL,
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL, zoneName TEXT NOT NULL,
                         ownerName TEXT NOT NULL, present INTEGER NOT NULL);
                     CREATE UNIQUE INDEX IF NOT EXISTS contactChangeMember ON contactChange(zoneName, ownerName, id);
                     CREATE INDEX IF NOT EXISTS contactChangeBook ON contactChange(zoneName, ownerName, seq);
                     CREATE TABLE IF NOT EXISTS resourceName (
-                        id TEXT PRIMARY KEY, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, name TEXT NOT NULL);
+                        id BLOB PRIMARY KEY, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, name TEXT NOT NULL);
                     CREATE UNIQUE INDEX IF NOT EXISTS resourceNameInBook ON resourceName(zoneName, ownerName, name);
                     CREATE TRIGGER IF NOT EXISTS contactChangeAdded AFTER INSERT ON contact BEGIN
                         \(Self.logChange("new", present: true))
@@ -114,11 +114,12 @@ extension ContactStore {
     }
 
     static func member(named name: String, in book: RecordZone.ID, _ db: GRDB.Database) throws -> LoggedMember? {
-        let named = try String.fetchOne(
+        let named = try DatabaseValue.fetchOne(
             db, sql: "SELECT id FROM resourceName WHERE zoneName = ? AND ownerName = ? AND name = ?",
-            arguments: [book.zoneName, book.ownerName, name])
-        let byID = name.hasSuffix(".vcf") ? UUID(canonical: String(name.dropLast(4)))?.canonicalString : nil
-        guard let id = (named ?? byID).flatMap(UUID.init(canonical:)) else { return nil }
+            arguments: [book.zoneName, book.ownerName, name]
+        ).flatMap(RecordKey.id)
+        let byID = name.hasSuffix(".vcf") ? UUID(canonical: String(name.dropLast(4))) : nil
+        guard let id = named ?? byID else { return nil }
         let member = try Self.member(id, in: book, db)
         // A contact a client named is not also at `<ID>.vcf`.
         return named == nil && member?.resourceName != nil ? nil : member
@@ -132,7 +133,7 @@ extension ContactStore {
                 SELECT ch.id, ch.seq, n.name, ch.present FROM contactChange ch
                 LEFT JOIN resourceName n ON n.id = ch.id AND n.zoneName = ch.zoneName AND n.ownerName = ch.ownerName
                 WHERE ch.zoneName = ? AND ch.ownerName = ? AND ch.id = ?
-                """, arguments: [book.zoneName, book.ownerName, id.canonicalString]
+                """, arguments: [book.zoneName, book.ownerName, RecordKey.key(id)]
         ).flatMap(Self.member(present: nil))
     }
 
@@ -149,15 +150,15 @@ extension ContactStore {
     static func nameResource(_ id: UUID, _ name: String, in book: RecordZone.ID, _ db: GRDB.Database) throws {
         try db.execute(
             sql: "DELETE FROM resourceName WHERE (zoneName = ? AND ownerName = ? AND name = ?) OR id = ?",
-            arguments: [book.zoneName, book.ownerName, name, id.canonicalString])
+            arguments: [book.zoneName, book.ownerName, name, RecordKey.key(id)])
         try db.execute(
             sql: "INSERT INTO resourceName (id, zoneName, ownerName, name) VALUES (?, ?, ?, ?)",
-            arguments: [id.canonicalString, book.zoneName, book.ownerName, name])
+            arguments: [RecordKey.key(id), book.zoneName, book.ownerName, name])
     }
 
     private static func member(present: Bool?) -> (Row) -> LoggedMember? {
         { row in
-            guard let id = UUID(canonical: row["id"]) else { return nil }
+            guard let id = RecordKey.id(row["id"]) else { return nil }
             return LoggedMember(
                 id: id, change: row["seq"], resourceName: row["name"], present: present ?? row["present"])
         }

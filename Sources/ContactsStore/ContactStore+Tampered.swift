@@ -54,9 +54,10 @@ extension ContactStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: "SELECT id, sealedVersion FROM serverRecord WHERE sealedVersion IS NOT NULL AND id IN (\(marks))",
-                arguments: StatementArguments(chunk))
+                arguments: StatementArguments(chunk.map(RecordKey.key(named:))))
             for row in rows {
-                versions[row["id"]] = UInt64(bitPattern: row["sealedVersion"] as Int64)
+                guard let name = RecordKey.name(row["id"]) else { continue }
+                versions[name] = UInt64(bitPattern: row["sealedVersion"] as Int64)
             }
         }
         return versions

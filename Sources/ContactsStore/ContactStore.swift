@@ -48,6 +48,7 @@ package final class ContactStore: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
+            StoredContactName.register(db.sqliteConnection!)
         }
         // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
         // files that earlier versions created with the default mode.
@@ -202,6 +203,23 @@ package final class ContactStore: Sendable {
                     CREATE INDEX contactSort ON contact(sortKey);
                     """)
         }
+        migrator.registerMigration("v14: contacts keyed by their UUIDs' bytes, named by their rows") { db in
+            // Every key that is a UUID's canonical text (every contact's, in four tables) becomes the UUID's 16
+            // bytes (``RecordKey``), and the column of names goes: the list reads the name from the stored row
+            // (``StoredContactName``). About 80 bytes a contact. Contact IDs were always written upper case;
+            // `upper` makes sure. The update fires no trigger's action (neither a book nor a row changes).
+            db.add(function: RecordKey.function)
+            defer { db.remove(function: RecordKey.function) }
+            try db.execute(
+                sql: """
+                    UPDATE contact SET id = recordKey(upper(id));
+                    ALTER TABLE contact DROP COLUMN name;
+                    UPDATE serverRecord SET id = recordKey(id);
+                    """)
+            for table in ["contactChange", "resourceName"] where try db.tableExists(table) {
+                try db.execute(sql: "UPDATE \(table) SET id = recordKey(id)")
+            }
+        }
         try migrator.migrate(queue)
     }
 
@@ -248,10 +266,14 @@ package final class ContactStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT id, name, sortKey, zoneName, ownerName, searchText, hasPhoto FROM contact ORDER BY sortKey, id LIMIT ?",
+                    """
+                    SELECT id, \(StoredContactName.sqlName)(json) AS name, sortKey, zoneName, ownerName, searchText,
+                        hasPhoto
+                    FROM contact ORDER BY sortKey, id LIMIT ?
+                    """,
                 arguments: [limit ?? -1]
             ).compactMap { row in
-                guard let id = UUID(canonical: row["id"]) else { return nil }
+                guard let id = RecordKey.id(row["id"]) else { return nil }
                 let sortKey: String = row["sortKey"]
                 return ContactSummary(
                     id: id, name: row["name"], sortKey: sortKey,
@@ -274,16 +296,22 @@ package final class ContactStore: Sendable {
     /// The contact whose ID is `text` or starts with it (as `git` resolves commits).
     package func resolve(_ text: String) throws -> UUID {
         let prefix = text.trimmingCharacters(in: .whitespaces).uppercased()
-        guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+        let digits = prefix.filter { $0 != "-" }
+        guard !digits.isEmpty, digits.count <= 32, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }),
+            // The IDs the prefix spans: its digits followed by all zeros, to its digits followed by all Fs.
+            let first = UUID(hexDigits: digits.padding(toLength: 32, withPad: "0", startingAt: 0)),
+            let last = UUID(hexDigits: digits.padding(toLength: 32, withPad: "F", startingAt: 0))
+        else {
             throw ContactError.unknownID(text)
         }
         let matches = try queue.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT id FROM contact WHERE id >= ? AND id < ? LIMIT 2",
-                arguments: [prefix, prefix + "\u{7F}"])
+            try Row.fetchAll(
+                db, sql: "SELECT id FROM contact WHERE id BETWEEN ? AND ? LIMIT 2",
+                arguments: [RecordKey.key(first), RecordKey.key(last)]
+            ).compactMap { RecordKey.id($0["id"]) }
         }
-        guard let first = matches.first, let id = UUID(uuidString: first) else { throw ContactError.unknownID(text) }
-        if matches.count > 1 && first != prefix { throw ContactError.ambiguousID(text, matches: matches.count) }
+        guard let id = matches.first else { throw ContactError.unknownID(text) }
+        if matches.count > 1 && digits.count < 32 { throw ContactError.ambiguousID(text, matches: matches.count) }
         return id
     }
 
@@ -328,19 +356,24 @@ package final class ContactStore: Sendable {
 
     /// The contact's row as stored (``ContactFormat``), not read.
     static func storedContact(_ id: UUID, _ db: GRDB.Database) throws -> Data? {
-        try storedContact(named: id.canonicalString, db)
+        try storedContact(key: RecordKey.key(id), db)
     }
 
     /// The stored row of the contact whose record is named `name` (its canonical UUID).
     static func storedContact(named name: String, _ db: GRDB.Database) throws -> Data? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [name])
+        try storedContact(key: RecordKey.key(named: name), db)
+    }
+
+    private static func storedContact(key: DatabaseValue, _ db: GRDB.Database) throws -> Data? {
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [key])
     }
 
     /// Whether the contact whose record is named `name` is stored as `bytes`, compared by SQLite without
     /// copying the row out.
     static func storedContactEquals(_ bytes: Data, named name: String, _ db: GRDB.Database) throws -> Bool {
         try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT json = ? FROM contact WHERE id = ?"), arguments: [bytes, name]) ?? false
+            db.cachedStatement(sql: "SELECT json = ? FROM contact WHERE id = ?"),
+            arguments: [bytes, RecordKey.key(named: name)]) ?? false
     }
 
     /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in. `storedForm`, when
@@ -352,15 +385,15 @@ package final class ContactStore: Sendable {
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
-                INSERT INTO contact (id, name, sortKey, json, zoneName, ownerName, searchText, hasPhoto)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET name = excluded.name, sortKey = excluded.sortKey, json = excluded.json,
+                INSERT INTO contact (id, sortKey, json, zoneName, ownerName, searchText, hasPhoto)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET sortKey = excluded.sortKey, json = excluded.json,
                     searchText = excluded.searchText, hasPhoto = excluded.hasPhoto
                 """
         )
         .execute(
             arguments: [
-                contact.id.canonicalString, contact.name, key,
+                RecordKey.key(contact.id), key,
                 storedForm.map { ContactFormat.stored(wire: $0) } ?? ContactFormat.stored(contact),
                 book.zoneName, book.ownerName, contact.searchTextAfterName, contact.photo != nil,
             ])
@@ -370,12 +403,12 @@ package final class ContactStore: Sendable {
     static func book(of id: UUID, _ db: GRDB.Database) throws -> RecordZone.ID? {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"),
-            arguments: [id.canonicalString]
+            arguments: [RecordKey.key(id)]
         ).map { RecordZone.ID(zoneName: $0["zoneName"], ownerName: $0["ownerName"]) }
     }
 
     static func removeContact(_ id: UUID, _ db: GRDB.Database) throws {
-        try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [id.uuidString])
+        try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [RecordKey.key(id)])
     }
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
@@ -392,7 +425,7 @@ package final class ContactStore: Sendable {
                             CASE WHEN sharesContact THEN (SELECT json FROM contact WHERE id = serverRecord.id) END
                                 AS sharedContact
                         FROM serverRecord WHERE id = ?
-                        """), arguments: [name]),
+                        """), arguments: [RecordKey.key(named: name)]),
             var record = StoredServerRecord.decode(row["json"], name: name)
         else { return nil }
         if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
@@ -407,8 +440,11 @@ package final class ContactStore: Sendable {
     /// The last known server record's change tag: nil when there is no such record, `.some(nil)` for one
     /// kept before the store kept change tags (it is read whole when needed).
     static func serverChangeTag(_ id: String, _ db: GRDB.Database) throws -> String?? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT changeTag FROM serverRecord WHERE id = ?"), arguments: [id])
-            .map { $0["changeTag"] as String? }
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT changeTag FROM serverRecord WHERE id = ?"),
+            arguments: [RecordKey.key(named: id)]
+        )
+        .map { $0["changeTag"] as String? }
     }
 
     /// `sharesContact` is true when the caller knows the contact's row holds the record's contact as it
@@ -447,11 +483,12 @@ package final class ContactStore: Sendable {
             )
             .execute(
                 arguments: [
-                    name, StoredServerRecord.encode(record, name: name), record.recordChangeTag, contact, sharesContact,
+                    RecordKey.key(named: name), StoredServerRecord.encode(record, name: name), record.recordChangeTag,
+                    contact, sharesContact,
                     record.sealedVersion.map { Int64(bitPattern: $0) },
                 ])
         } else {
-            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [name])
+            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [RecordKey.key(named: name)])
         }
     }
 
@@ -475,7 +512,8 @@ package final class ContactStore: Sendable {
         guard try setting(.encryptedFieldsMigrated, db) == nil else { return }
         let rows = try Row.fetchAll(db, sql: "SELECT id, json FROM serverRecord")
         for row in rows {
-            guard let record = StoredServerRecord.decode(row["json"], name: row["id"]), Contact.hasPlainFields(record),
+            guard let name = RecordKey.name(row["id"]), let record = StoredServerRecord.decode(row["json"], name: name),
+                Contact.hasPlainFields(record),
                 let id = UUID(uuidString: record.recordID.recordName), try contact(id, db) != nil
             else { continue }
             try transaction.enqueue(.record(.saveRecord(record.recordID)))

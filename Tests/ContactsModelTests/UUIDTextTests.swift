@@ -70,4 +70,20 @@ struct UUIDTextTests {
             #expect(UUID(userRecordName: name) == nil, "\(name)")
         }
     }
+
+    @Test("32 hex digits without dashes read in either case; anything else is not a UUID")
+    func hexDigits() {
+        for _ in 0..<1000 {
+            let id = UUID.random()
+            let digits = id.uuidString.replacingOccurrences(of: "-", with: "")
+            #expect(UUID(hexDigits: digits) == id)
+            #expect(UUID(hexDigits: digits.lowercased()) == id)
+        }
+        for text in [
+            "", "E621E1F8C36C495A93FC0C247A3E6E5", "E621E1F8C36C495A93FC0C247A3E6E5F0",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "G621E1F8C36C495A93FC0C247A3E6E5F",
+        ] {
+            #expect(UUID(hexDigits: text) == nil, "\(text)")
+        }
+    }
 }

@@ -225,7 +225,7 @@ struct CompactContactFormTests {
         let queue = try DatabaseQueue(path: device.store.path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id.uuidString]) ?? Data()
+            try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id]) ?? Data()
         }
     }
 
@@ -233,7 +233,7 @@ struct CompactContactFormTests {
         let queue = try DatabaseQueue(path: device.store.path)
         defer { try? queue.close() }
         try queue.write { db in
-            try db.execute(sql: "UPDATE contact SET json = ? WHERE id = ?", arguments: [row, id.uuidString])
+            try db.execute(sql: "UPDATE contact SET json = ? WHERE id = ?", arguments: [row, id])
         }
     }
 }

@@ -136,14 +136,14 @@ struct DurabilityTests {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try await queue.read { db in
-            try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id.uuidString]) ?? Data()
+            try Data.fetchOne(db, sql: "SELECT json FROM contact WHERE id = ?", arguments: [id]) ?? Data()
         }
     }
 
     private func setRawContactRow(_ path: String, _ id: UUID, _ row: Data) async throws {
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
-            try db.execute(sql: "UPDATE contact SET json = ? WHERE id = ?", arguments: [row, id.uuidString])
+            try db.execute(sql: "UPDATE contact SET json = ? WHERE id = ?", arguments: [row, id])
         }
         try queue.close()
     }

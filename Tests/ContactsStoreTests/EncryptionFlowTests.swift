@@ -123,7 +123,7 @@ struct EncryptionFlowTests {
                 try db.execute(sql: "DELETE FROM setting WHERE key = 'encryptedFieldsMigrated'")
                 try db.execute(
                     sql: "UPDATE serverRecord SET json = ? WHERE id = ?",
-                    arguments: [try encoder.encode(saved), id.uuidString])
+                    arguments: [try encoder.encode(saved), id])
             }
             try queue.close()
 

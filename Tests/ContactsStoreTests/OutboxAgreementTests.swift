@@ -66,7 +66,8 @@ struct OutboxAgreementTests {
             try await a.sync()
             for index in 0..<1_000 { try a.add(Contact(name: String(format: "Person %04d", index))) }
             // As an older release could leave them: the first 950 contacts gone, their saves still queued.
-            try await a.store.queue.write { db in try db.execute(sql: "DELETE FROM contact WHERE name < 'Person 0950'")
+            try await a.store.queue.write { db in
+                try db.execute(sql: "DELETE FROM contact WHERE sortKey < 'person 0950'")
             }
             #expect(try a.store.pendingCount() == 1_000)
             try await a.sync()

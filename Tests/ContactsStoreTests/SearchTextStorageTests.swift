@@ -75,7 +75,7 @@ struct SearchTextStorageTests {
         let queue = try DatabaseQueue(path: device.store.path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT searchText FROM contact WHERE id = ?", arguments: [id.uuidString])
+            try String.fetchOne(db, sql: "SELECT searchText FROM contact WHERE id = ?", arguments: [id])
         }
     }
 
@@ -83,7 +83,7 @@ struct SearchTextStorageTests {
         let queue = try DatabaseQueue(path: device.store.path)
         defer { try? queue.close() }
         try queue.write { db in
-            try db.execute(sql: "UPDATE contact SET searchText = ? WHERE id = ?", arguments: [text, id.uuidString])
+            try db.execute(sql: "UPDATE contact SET searchText = ? WHERE id = ?", arguments: [text, id])
         }
     }
 }

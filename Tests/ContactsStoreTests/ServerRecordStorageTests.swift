@@ -16,7 +16,7 @@ struct ServerRecordStorageTests {
         defer { try? queue.close() }
         return try queue.read { db in
             try Bool.fetchOne(
-                db, sql: "SELECT sharesContact FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
+                db, sql: "SELECT sharesContact FROM serverRecord WHERE id = ?", arguments: [id])
         }
     }
 
@@ -25,7 +25,7 @@ struct ServerRecordStorageTests {
         let queue = try DatabaseQueue(path: device.store.path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id.uuidString])
+            try Data.fetchOne(db, sql: "SELECT json FROM serverRecord WHERE id = ?", arguments: [id])
         }
     }
 

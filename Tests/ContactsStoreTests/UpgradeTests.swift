@@ -55,6 +55,24 @@ struct UpgradeTests {
                     try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info('contactSort')")
                 }
                 #expect(sortColumns == ["sortKey"])
+                // Contacts are keyed by their UUIDs' 16 bytes, and named by their rows (migration v14): no
+                // column of names, no key left as text, and the list's names are the contacts' own.
+                let (columns, keyTypes) = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                    (
+                        try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('contact')"),
+                        try String.fetchAll(
+                            db,
+                            sql: """
+                                SELECT DISTINCT typeof(id) || ' ' || length(id) FROM contact
+                                UNION SELECT DISTINCT typeof(id) || ' ' || length(id) FROM serverRecord
+                                """)
+                    )
+                }
+                #expect(!columns.contains("name") && columns.contains("json"))
+                #expect(keyTypes == ["blob 16"])
+                #expect(
+                    try laptop.store.summaries().map(\.name).sorted()
+                        == laptop.store.contacts().map(\.name).sorted())
                 let graces = try laptop.store.summaries().filter { $0.name == "Grace Hopper" }.map(\.id.uuidString)
                 #expect(graces.count == 2 && graces == graces.sorted())
                 #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
