@@ -31,6 +31,10 @@ package final class ContactStore: Sendable {
     /// every transaction or two.
     static let checkpointPages = 10_000
 
+    /// The page size of a new file. Rows of 500 bytes leave a 4 KiB page a tenth empty on average, an 8 KiB
+    /// page half of that (28 bytes a contact less at 10,000; the indexes have half as many pages to find).
+    static let pageSize = 8192
+
     /// The size the log is cut back to after a checkpoint, so that a large sync leaves no 40 MB log behind.
     static let logSizeLimit = 4 * 1_048_576
 
@@ -44,6 +48,11 @@ package final class ContactStore: Sendable {
         // to the disk (synchronous = FULL, SQLite's default) but the sync's own bookkeeping (see
         // ``write(durable:onCommit:_:)``).
         configuration.prepareDatabase { db in
+            // A new file's page size and free-page policy (both fixed once the first table is made: a file
+            // an earlier version made keeps 4 KiB pages and its free pages); before WAL, which writes the
+            // file's first page.
+            try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")

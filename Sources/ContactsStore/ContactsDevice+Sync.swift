@@ -26,6 +26,8 @@ extension ContactsDevice {
                 try ContactStore.setSetting(.lastSync, String(Date().timeIntervalSince1970), transaction.db)
                 try ContactStore.setSetting(.lastError, nil, transaction.db)
             }
+            // After a large upload, the emptied outbox's pages.
+            if sending { try store.releaseFreePages() }
             statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date()) }
             await serverVersion
         } catch {

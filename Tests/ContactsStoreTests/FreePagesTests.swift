@@ -1,0 +1,67 @@
+import ContactsModel
+import ContactsTesting
+import Foundation
+import GRDB
+import Testing
+
+@testable import ContactsStore
+
+/// A new device file has 8 KiB pages and incremental auto-vacuum; a sync that sent gives the pages its
+/// emptied outbox left free back to the file system.
+@Suite("Device files: page size and free pages")
+struct FreePagesTests {
+    @Test("an upload that empties a large outbox leaves the file without its pages; the contacts stay whole")
+    func uploadReleasesOutboxPages() async throws {
+        try await withContactsDevices { _, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            #expect(try pragma("page_size", a) == ContactStore.pageSize)
+            #expect(try pragma("auto_vacuum", a) == 2)
+            let contacts = (0..<3000).map { index in
+                Contact(
+                    name: "Person \(index)", emails: [LabeledValue(label: "home", value: "p\(index)@example.org")],
+                    notes: String(repeating: "n", count: index % 200))
+            }
+            _ = try a.importContacts(contacts)
+            try await a.sync()
+            // The outbox held 3,000 entries; without the release, they are free pages inside the file.
+            let (pages, free) = (try pragma("page_count", a), try pragma("freelist_count", a))
+            #expect(free * ContactStore.keptFreeShare <= pages, "\(free) of \(pages) pages free")
+            #expect(try a.store.pendingCount() == 0)
+            #expect(try a.store.releaseFreePages() == 0, "nothing left to release")
+            try await b.sync()
+            #expect(try b.store.count() == 3000)
+            #expect(try a.store.summaries().map(\.name) == b.store.summaries().map(\.name))
+        }
+    }
+
+    @Test("a file an earlier version made keeps its 4 KiB pages and its free pages, and works as before")
+    func earlierFileKeepsItsPages() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/old.sqlite"
+            // As 0.3 made files: SQLite's default page size, no auto-vacuum, pages freed by a delete.
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(sql: "PRAGMA page_size = 4096")
+                try db.execute(sql: "CREATE TABLE filler (x BLOB)")
+                for _ in 0..<200 { try db.execute(sql: "INSERT INTO filler VALUES (zeroblob(4000))") }
+                try db.execute(sql: "DELETE FROM filler")
+            }
+            try queue.close()
+            let store = try ContactStore(path: path)
+            try store.saveLocal([Contact(name: "Ada Lovelace")])
+            #expect(try store.releaseFreePages() == 0)
+            let (size, free) = try await store.queue.read { db in
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA page_size"),
+                    try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                )
+            }
+            #expect(size == 4096 && free > 100)
+            #expect(try store.contacts().map(\.name) == ["Ada Lovelace"])
+        }
+    }
+
+    private func pragma(_ name: String, _ device: ContactsDevice) throws -> Int {
+        try device.store.queue.read { db in try Int.fetchOne(db, sql: "PRAGMA \(name)") ?? -1 }
+    }
+}
