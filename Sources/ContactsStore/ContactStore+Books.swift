@@ -18,11 +18,10 @@ extension ContactStore {
     /// How many contacts each book holds.
     package func bookCounts() throws -> [RecordZone.ID: Int] {
         try queue.read { db in
+            let zones = try Self.bookZones(db)
             var counts: [RecordZone.ID: Int] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT zoneName, ownerName, COUNT(*) AS n FROM contact GROUP BY zoneName, ownerName")
-            {
-                counts[RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])] = row["n"]
+            for row in try Row.fetchAll(db, sql: "SELECT book, COUNT(*) AS n FROM contact GROUP BY book") {
+                if let zoneID = zones[row["book"]] { counts[zoneID] = row["n"] }
             }
             return counts
         }
@@ -104,7 +103,7 @@ extension ContactStore {
     /// The IDs of a book's contacts.
     static func contactIDs(in zoneID: RecordZone.ID, _ db: GRDB.Database) throws -> [String] {
         try DatabaseValue.fetchAll(
-            db, sql: "SELECT id FROM contact WHERE zoneName = ? AND ownerName = ?",
+            db, sql: "SELECT id FROM contact WHERE book = \(bookNumberOf)",
             arguments: [zoneID.zoneName, zoneID.ownerName]
         ).compactMap(RecordKey.name)
     }
@@ -116,10 +115,10 @@ extension ContactStore.Transaction {
     func removeBook(_ zoneID: RecordZone.ID) throws {
         try forgetServerRecords(of: zoneID)
         // One statement per call: GRDB binds the arguments to the first statement of a batch only.
-        for table in ["contact", "conflict"] {
-            try db.execute(
-                sql: "DELETE FROM \(table) WHERE zoneName = ? AND ownerName = ?",
-                arguments: [zoneID.zoneName, zoneID.ownerName])
+        for condition in [
+            "contact WHERE book = \(ContactStore.bookNumberOf)", "conflict WHERE zoneName = ? AND ownerName = ?",
+        ] {
+            try db.execute(sql: "DELETE FROM \(condition)", arguments: [zoneID.zoneName, zoneID.ownerName])
         }
         let entries = try Row.fetchAll(
             db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox WHERE zoneName = ? AND ownerName = ?",

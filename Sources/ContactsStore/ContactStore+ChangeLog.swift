@@ -40,26 +40,11 @@ extension ContactStore {
                     CREATE TABLE IF NOT EXISTS resourceName (
                         id BLOB PRIMARY KEY, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, name TEXT NOT NULL);
                     CREATE UNIQUE INDEX IF NOT EXISTS resourceNameInBook ON resourceName(zoneName, ownerName, name);
-                    CREATE TRIGGER IF NOT EXISTS contactChangeAdded AFTER INSERT ON contact BEGIN
-                        \(Self.logChange("new", present: true))
-                    END;
-                    CREATE TRIGGER IF NOT EXISTS contactChangeMoved AFTER UPDATE ON contact
-                        WHEN old.zoneName IS NOT new.zoneName OR old.ownerName IS NOT new.ownerName
-                        BEGIN
-                            \(Self.logChange("old", present: false))
-                        END;
-                    CREATE TRIGGER IF NOT EXISTS contactChangeEdited AFTER UPDATE ON contact
-                        WHEN old.json IS NOT new.json OR old.zoneName IS NOT new.zoneName
-                            OR old.ownerName IS NOT new.ownerName
-                        BEGIN
-                            \(Self.logChange("new", present: true))
-                        END;
-                    CREATE TRIGGER IF NOT EXISTS contactChangeRemoved AFTER DELETE ON contact BEGIN
-                        \(Self.logChange("old", present: false))
-                    END;
+                    \(Self.changeLogTriggers)
                     DELETE FROM contactChange;
                     INSERT INTO contactChange (id, zoneName, ownerName, present)
-                        SELECT id, zoneName, ownerName, 1 FROM contact ORDER BY zoneName, ownerName, sortKey;
+                        SELECT c.id, b.zoneName, b.ownerName, 1 FROM contact c JOIN bookNumber b ON b.n = c.book
+                        ORDER BY b.zoneName, b.ownerName, c.sortKey;
                     """)
             let epoch = Hexadecimal.lowercase((0..<8).map { _ in UInt8.random(in: 0...255) })
             try Self.setSetting(.changeLogEpoch, epoch, db)
@@ -67,14 +52,37 @@ extension ContactStore {
         }
     }
 
+    /// The triggers that log every change to a contact in its book (made by the first bridge, and again
+    /// with the contacts' table).
+    static let changeLogTriggers = """
+        CREATE TRIGGER IF NOT EXISTS contactChangeAdded AFTER INSERT ON contact BEGIN
+            \(logChange("new", present: true))
+        END;
+        CREATE TRIGGER IF NOT EXISTS contactChangeMoved AFTER UPDATE ON contact
+            WHEN old.book IS NOT new.book
+            BEGIN
+                \(logChange("old", present: false))
+            END;
+        CREATE TRIGGER IF NOT EXISTS contactChangeEdited AFTER UPDATE ON contact
+            WHEN old.json IS NOT new.json OR old.book IS NOT new.book
+            BEGIN
+                \(logChange("new", present: true))
+            END;
+        CREATE TRIGGER IF NOT EXISTS contactChangeRemoved AFTER DELETE ON contact BEGIN
+            \(logChange("old", present: false))
+        END;
+        """
+
     /// A trigger's statements that make `row`'s contact the latest change of its book. A delete and an insert,
     /// not INSERT OR REPLACE: the statement that fires a trigger decides conflicts for the trigger's own (an
     /// upsert's would fail it).
     private static func logChange(_ row: String, present: Bool) -> String {
         """
-        DELETE FROM contactChange WHERE zoneName = \(row).zoneName AND ownerName = \(row).ownerName AND id = \(row).id;
+        DELETE FROM contactChange WHERE id = \(row).id
+            AND zoneName = (SELECT zoneName FROM bookNumber WHERE n = \(row).book)
+            AND ownerName = (SELECT ownerName FROM bookNumber WHERE n = \(row).book);
         INSERT INTO contactChange (id, zoneName, ownerName, present)
-            VALUES (\(row).id, \(row).zoneName, \(row).ownerName, \(present ? 1 : 0));
+            SELECT \(row).id, zoneName, ownerName, \(present ? 1 : 0) FROM bookNumber WHERE n = \(row).book;
         """
     }
 
@@ -85,9 +93,10 @@ extension ContactStore {
                 db,
                 sql: """
                     SELECT c.id, ch.seq, n.name FROM contact c
-                    JOIN contactChange ch ON ch.zoneName = c.zoneName AND ch.ownerName = c.ownerName AND ch.id = c.id
-                    LEFT JOIN resourceName n ON n.id = c.id AND n.zoneName = c.zoneName AND n.ownerName = c.ownerName
-                    WHERE c.zoneName = ? AND c.ownerName = ? ORDER BY c.sortKey, c.id
+                    JOIN contactChange ch ON ch.zoneName = ?1 AND ch.ownerName = ?2 AND ch.id = c.id
+                    LEFT JOIN resourceName n ON n.id = c.id AND n.zoneName = ?1 AND n.ownerName = ?2
+                    WHERE c.book = (SELECT n FROM bookNumber WHERE zoneName = ?1 AND ownerName = ?2)
+                    ORDER BY c.sortKey, c.id
                     """, arguments: [book.zoneName, book.ownerName]
             ).compactMap(Self.member(present: true))
         }

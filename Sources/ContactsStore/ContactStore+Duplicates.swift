@@ -24,14 +24,11 @@ extension ContactStore {
     package func duplicates() throws -> [DuplicateGroup] {
         var contacts: [(contact: Contact, book: RecordZone.ID)] = []
         try queue.read { db in
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT json, zoneName, ownerName FROM contact ORDER BY sortKey, id")
+            let zones = try Self.bookZones(db)
+            let rows = try Row.fetchCursor(db, sql: "SELECT json, book FROM contact ORDER BY sortKey, id")
             while let row = try rows.next() {
-                contacts.append(
-                    (
-                        try ContactFormat.decode(row["json"]),
-                        RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])
-                    ))
+                guard let zoneID = zones[row["book"]] else { continue }
+                contacts.append((try ContactFormat.decode(row["json"]), zoneID))
             }
         }
         return DuplicateFinder.groups(contacts).map {

@@ -20,11 +20,12 @@ extension ContactStore {
     package func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
         let bookNames = Dictionary(try books().map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a })
         return try queue.read { db in
+            let zones = try Self.bookZones(db)
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT json, sortKey, searchText, zoneName, ownerName FROM contact ORDER BY sortKey, id")
+                db, sql: "SELECT json, sortKey, searchText, book FROM contact ORDER BY sortKey, id")
             var found: [Contact] = []
             while let row = try rows.next() {
-                let zoneID = RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"])
+                guard let zoneID = zones[row["book"]] else { continue }
                 if let book, zoneID != book { continue }
                 var text = Contact.searchText(nameKey: row["sortKey"], stored: row["searchText"])
                 let matches = text.withUTF8 {

@@ -31,9 +31,10 @@ package final class ContactStore: Sendable {
     /// every transaction or two.
     static let checkpointPages = 10_000
 
-    /// The page size of a new file. Rows of 500 bytes leave a 4 KiB page a tenth empty on average, an 8 KiB
-    /// page half of that (28 bytes a contact less at 10,000; the indexes have half as many pages to find).
-    static let pageSize = 8192
+    /// The page size of a new file: SQLite's default, said so that it stays. 8 KiB pages keep 3% fewer bytes
+    /// (rows of 500 bytes leave less of a page empty) but every random insert into an index writes a page twice
+    /// the size: a million contacts' first download took 96 s with 4 KiB pages and 110 s with 8 KiB.
+    static let pageSize = 4096
 
     /// The size the log is cut back to after a checkpoint, so that a large sync leaves no 40 MB log behind.
     static let logSizeLimit = 4 * 1_048_576
@@ -48,9 +49,8 @@ package final class ContactStore: Sendable {
         // to the disk (synchronous = FULL, SQLite's default) but the sync's own bookkeeping (see
         // ``write(durable:onCommit:_:)``).
         configuration.prepareDatabase { db in
-            // A new file's page size and free-page policy (both fixed once the first table is made: a file
-            // an earlier version made keeps 4 KiB pages and its free pages); before WAL, which writes the
-            // file's first page.
+            // A new file's page size and free-page policy (both fixed once the first table is made: a file an
+            // earlier version made keeps its free pages); before WAL, which writes the file's first page.
             try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
             try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
@@ -65,187 +65,8 @@ package final class ContactStore: Sendable {
         if created >= 0 { close(created) }
         queue = try DatabaseQueue(path: path, configuration: configuration)
         chmod(path, 0o600)
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE contact (id TEXT PRIMARY KEY, name TEXT NOT NULL, sortKey TEXT NOT NULL, json BLOB NOT NULL);
-                    CREATE INDEX contactSort ON contact(sortKey, id);
-                    CREATE TABLE serverRecord (id TEXT PRIMARY KEY, json BLOB NOT NULL);
-                    CREATE TABLE outbox (key TEXT PRIMARY KEY, kind TEXT NOT NULL, version INTEGER NOT NULL);
-                    CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                    """)
-        }
-        migrator.registerMigration("v2: server record change tags") { db in
-            // The change tag of each last known server record, so that a fetch can pass over the records this
-            // device already holds (its own saves come back in its next fetch) without decoding them.
-            try db.execute(sql: "ALTER TABLE serverRecord ADD COLUMN changeTag TEXT")
-        }
-        migrator.registerMigration("v3: contact count") { db in
-            // Counting the contacts read the whole of an index (a sync counts before and after: 2,500 page
-            // reads at 100,000 contacts). Triggers keep the count as contacts come and go.
-            try db.execute(
-                sql: """
-                    CREATE TABLE contactCount (n INTEGER NOT NULL);
-                    INSERT INTO contactCount SELECT COUNT(*) FROM contact;
-                    CREATE TRIGGER contactAdded AFTER INSERT ON contact BEGIN UPDATE contactCount SET n = n + 1; END;
-                    CREATE TRIGGER contactRemoved AFTER DELETE ON contact BEGIN UPDATE contactCount SET n = n - 1; END;
-                    """)
-        }
-        migrator.registerMigration("v4: address books") { db in
-            // Books are zones. Everything earlier versions stored is in the default one, which the
-            // column defaults name; an outbox entry's zone says which engine sends it.
-            try db.execute(
-                sql: """
-                    CREATE TABLE book (
-                        zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, name TEXT NOT NULL, access TEXT NOT NULL,
-                        ownerUsername TEXT, participants BLOB, PRIMARY KEY (zoneName, ownerName));
-                    ALTER TABLE contact ADD COLUMN zoneName TEXT NOT NULL DEFAULT 'Contacts';
-                    ALTER TABLE contact ADD COLUMN ownerName TEXT NOT NULL DEFAULT '__defaultOwner__';
-                    ALTER TABLE outbox ADD COLUMN zoneName TEXT NOT NULL DEFAULT 'Contacts';
-                    ALTER TABLE outbox ADD COLUMN ownerName TEXT NOT NULL DEFAULT '__defaultOwner__';
-                    """)
-            try Self.putBook(
-                AddressBook(zoneID: Contact.zoneID, name: AddressBook.defaultName, access: .owner), db)
-        }
-        migrator.registerMigration("v5: sort keys spell letters of their own") { db in
-            // Ł, Ø, ß, Æ … and katakana now fold as people type them; names in plain ASCII are unchanged.
-            let rows = try Row.fetchAll(db, sql: "SELECT id, name, sortKey FROM contact")
-            for row in rows {
-                let name: String = row["name"]
-                let key = Contact.sortKey(name)
-                if key != row["sortKey"] {
-                    try db.execute(sql: "UPDATE contact SET sortKey = ? WHERE id = ?", arguments: [key, row["id"]])
-                }
-            }
-        }
-        migrator.registerMigration("v6: search text") { db in
-            // Every field folded for searching, kept beside the contact so that a search reads no contact
-            // it does not find (``Contact/searchText``). Kept without the name's segment, which is the sort key
-            // (``Contact/searchTextAfterName``); versions up to 0.3 kept it whole, read as it is.
-            try db.execute(sql: "ALTER TABLE contact ADD COLUMN searchText TEXT NOT NULL DEFAULT ''")
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, json FROM contact")
-            let update = try db.makeStatement(sql: "UPDATE contact SET searchText = ? WHERE id = ?")
-            while let row = try rows.next() {
-                let text = (try? ContactFormat.decode(row["json"]))?.searchTextAfterName ?? ""
-                try update.execute(arguments: [text, row["id"] as String])
-            }
-        }
-        migrator.registerMigration("v7: conflict log") { db in
-            // Values merges dropped (``ContactConflict``), each kept whole in `json`, newest first by `date`.
-            try db.execute(
-                sql: """
-                    CREATE TABLE conflict (
-                        id TEXT PRIMARY KEY, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, date REAL NOT NULL,
-                        json BLOB NOT NULL);
-                    CREATE INDEX conflictDate ON conflict(date);
-                    """)
-        }
-        migrator.registerMigration("v8: server records share their contact") { db in
-            // A last known server record held its contact a second time (as base64 in its JSON), most of
-            // the bytes a sync writes. Now the contact is kept beside it only when it differs from the
-            // contact's row (`contact`); when they are the same, `sharesContact` says so and the row is
-            // read. Before the row changes or goes, the triggers give the server record its own copy.
-            try db.execute(
-                sql: """
-                    ALTER TABLE serverRecord ADD COLUMN contact BLOB;
-                    ALTER TABLE serverRecord ADD COLUMN sharesContact INTEGER NOT NULL DEFAULT 0;
-                    \(Self.serverContactTriggers)
-                    """)
-        }
-        migrator.registerMigration("v9: the outbox's shared entries indexed") { db in
-            // Whether a database has record changes to send is asked at every launch and after every send;
-            // without this, the shared database's answer read every entry of a large private outbox.
-            // Partial: an import into one's own books writes nothing more.
-            try db.execute(
-                sql: "CREATE INDEX outboxShared ON outbox(key) WHERE \(OutboxEntry.scopeCondition(.shared))")
-        }
-        migrator.registerMigration("v10: tampered records and sealed versions") { db in
-            // Each last known server record's sealed version (``SyncCore/RecordValue/sealedVersion``), read
-            // without decoding its JSON when a fetched page asks which versions this device has seen; and the
-            // records the sync library refused as tampered (``TamperedRecord``), kept whole in `json`, with the
-            // record as it arrived in `arrived` (the same record refused twice is kept once).
-            try db.execute(
-                sql: """
-                    ALTER TABLE serverRecord ADD COLUMN sealedVersion INTEGER;
-                    CREATE TABLE tamperedRecord (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT, date REAL NOT NULL, recordName TEXT NOT NULL,
-                        arrived TEXT NOT NULL, json BLOB NOT NULL);
-                    CREATE INDEX tamperedRecordName ON tamperedRecord(recordName);
-                    """)
-        }
-        migrator.registerMigration("v11: photos") { db in
-            // Whether the contact has a photo, for the list to mark it without reading the contact. A version
-            // before photos kept a photo's line among the extras of a contact synced from a newer one.
-            try db.execute(
-                sql: """
-                    ALTER TABLE contact ADD COLUMN hasPhoto INTEGER NOT NULL DEFAULT 0;
-                    UPDATE contact SET hasPhoto = 1 WHERE instr(json, CAST('\(ContactPhoto.propertyName)' AS BLOB)) > 0;
-                    """)
-        }
-        migrator.registerMigration("v12: server records without row IDs") { db in
-            // Kept in the tree of their IDs, not in a table of row IDs with an index of IDs beside it: 51 bytes
-            // a contact less (a million contacts' file: 51 MB). The triggers name the table, so they are made
-            // again with it.
-            try db.execute(
-                sql: """
-                    DROP TRIGGER contactChangedKeepsServerContact;
-                    DROP TRIGGER contactRemovedKeepsServerContact;
-                    CREATE TABLE serverRecordByID (
-                        id TEXT PRIMARY KEY NOT NULL, json BLOB NOT NULL, changeTag TEXT, contact BLOB,
-                        sharesContact INTEGER NOT NULL DEFAULT 0, sealedVersion INTEGER) WITHOUT ROWID;
-                    INSERT INTO serverRecordByID (id, json, changeTag, contact, sharesContact, sealedVersion)
-                        SELECT id, json, changeTag, contact, sharesContact, sealedVersion FROM serverRecord
-                        WHERE id IS NOT NULL;
-                    DROP TABLE serverRecord;
-                    ALTER TABLE serverRecordByID RENAME TO serverRecord;
-                    \(Self.serverContactTriggers)
-                    """)
-        }
-        migrator.registerMigration("v13: the list's index by sort key alone") { db in
-            // The list is read by sort key, then ID: the index kept both (the ID as 36 characters, 70 bytes a
-            // contact). By sort key alone it takes about 30; SQLite orders contacts of one sort key by ID as
-            // it reads them (a sort of each run of equal keys, which are few), so the order is the same.
-            try db.execute(
-                sql: """
-                    DROP INDEX contactSort;
-                    CREATE INDEX contactSort ON contact(sortKey);
-                    """)
-        }
-        migrator.registerMigration("v14: contacts keyed by their UUIDs' bytes, named by their rows") { db in
-            // Every key that is a UUID's canonical text (every contact's, in four tables) becomes the UUID's 16
-            // bytes (``RecordKey``), and the column of names goes: the list reads the name from the stored row
-            // (``StoredContactName``). About 80 bytes a contact. Contact IDs were always written upper case;
-            // `upper` makes sure. The update fires no trigger's action (neither a book nor a row changes).
-            db.add(function: RecordKey.function)
-            defer { db.remove(function: RecordKey.function) }
-            try db.execute(
-                sql: """
-                    UPDATE contact SET id = recordKey(upper(id));
-                    ALTER TABLE contact DROP COLUMN name;
-                    UPDATE serverRecord SET id = recordKey(id);
-                    """)
-            for table in ["contactChange", "resourceName"] where try db.tableExists(table) {
-                try db.execute(sql: "UPDATE \(table) SET id = recordKey(id)")
-            }
-        }
-        try migrator.migrate(queue)
+        try Self.migrator.migrate(queue)
     }
-
-    /// Before a contact's row changes or goes, a server record that shares it gets its own copy.
-    private static let serverContactTriggers = """
-        CREATE TRIGGER contactChangedKeepsServerContact BEFORE UPDATE OF json ON contact
-            WHEN old.json IS NOT new.json
-            BEGIN
-                UPDATE serverRecord SET contact = old.json, sharesContact = 0
-                WHERE id = old.id AND sharesContact = 1;
-            END;
-        CREATE TRIGGER contactRemovedKeepsServerContact BEFORE DELETE ON contact
-            BEGIN
-                UPDATE serverRecord SET contact = old.json, sharesContact = 0
-                WHERE id = old.id AND sharesContact = 1;
-            END;
-        """
 
     // MARK: Reading
 
@@ -261,7 +82,7 @@ package final class ContactStore: Sendable {
                     ContactFormat.decode)
             }
             return try Data.fetchAll(
-                db, sql: "SELECT json FROM contact WHERE zoneName = ? AND ownerName = ? ORDER BY sortKey, id",
+                db, sql: "SELECT json FROM contact WHERE book = \(Self.bookNumberOf) ORDER BY sortKey, id",
                 arguments: [book.zoneName, book.ownerName]
             ).map(ContactFormat.decode)
         }
@@ -271,22 +92,20 @@ package final class ContactStore: Sendable {
     /// first screen that need not wait for the whole list.
     package func summaries(limit: Int? = nil) throws -> [ContactSummary] {
         try queue.read { db in
+            let zones = try Self.bookZones(db)
             // LIMIT -1 is no limit.
-            try Row.fetchAll(
+            return try Row.fetchAll(
                 db,
-                sql:
-                    """
-                    SELECT id, \(StoredContactName.sqlName)(json) AS name, sortKey, zoneName, ownerName, searchText,
-                        hasPhoto
+                sql: """
+                    SELECT id, \(StoredContactName.sqlName)(json) AS name, sortKey, book, searchText, hasPhoto
                     FROM contact ORDER BY sortKey, id LIMIT ?
                     """,
                 arguments: [limit ?? -1]
             ).compactMap { row in
-                guard let id = RecordKey.id(row["id"]) else { return nil }
+                guard let id = RecordKey.id(row["id"]), let zoneID = zones[row["book"]] else { return nil }
                 let sortKey: String = row["sortKey"]
                 return ContactSummary(
-                    id: id, name: row["name"], sortKey: sortKey,
-                    zoneID: RecordZone.ID(zoneName: row["zoneName"], ownerName: row["ownerName"]),
+                    id: id, name: row["name"], sortKey: sortKey, zoneID: zoneID,
                     searchText: Contact.searchText(nameKey: sortKey, stored: row["searchText"]),
                     hasPhoto: row["hasPhoto"])
             }
@@ -394,8 +213,8 @@ package final class ContactStore: Sendable {
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
-                INSERT INTO contact (id, sortKey, json, zoneName, ownerName, searchText, hasPhoto)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO contact (id, sortKey, json, book, searchText, hasPhoto)
+                VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET sortKey = excluded.sortKey, json = excluded.json,
                     searchText = excluded.searchText, hasPhoto = excluded.hasPhoto
                 """
@@ -404,14 +223,15 @@ package final class ContactStore: Sendable {
             arguments: [
                 RecordKey.key(contact.id), key,
                 storedForm.map { ContactFormat.stored(wire: $0) } ?? ContactFormat.stored(contact),
-                book.zoneName, book.ownerName, contact.searchTextAfterName, contact.photo != nil,
+                try bookNumber(book, db), contact.searchTextAfterName, contact.photo != nil,
             ])
     }
 
     /// The book `id` is in; nil for a contact this device does not have.
     static func book(of id: UUID, _ db: GRDB.Database) throws -> RecordZone.ID? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT zoneName, ownerName FROM contact WHERE id = ?"),
+            db.cachedStatement(
+                sql: "SELECT zoneName, ownerName FROM contact JOIN bookNumber ON n = book WHERE id = ?"),
             arguments: [RecordKey.key(id)]
         ).map { RecordZone.ID(zoneName: $0["zoneName"], ownerName: $0["ownerName"]) }
     }
