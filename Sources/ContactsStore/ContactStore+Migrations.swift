@@ -153,7 +153,7 @@ extension ContactStore {
                     CREATE INDEX contactSort ON contact(sortKey);
                     """)
         }
-        migrator.registerMigration("v14: contacts keyed by their UUIDs' bytes, in numbered books") { db in
+        migrator.registerMigration(rebuildingMigration) { db in
             // The contacts' table is made again: keyed by the UUID's 16 bytes (``RecordKey``), the book a number
             // (``bookNumber(_:_:)``), no column of names (the list reads the name from the stored row,
             // ``StoredContactName``). About 100 bytes a contact. The other key columns' UUIDs become bytes in
@@ -188,6 +188,9 @@ extension ContactStore {
         }
         return migrator
     }
+
+    /// The migration that makes the contacts' table again; a file it ran on is vacuumed after it.
+    static let rebuildingMigration = "v14: contacts keyed by their UUIDs' bytes, in numbered books"
 
     /// The count of contacts follows them as they come and go.
     static let contactCountTriggers = """

@@ -65,7 +65,17 @@ package final class ContactStore: Sendable {
         if created >= 0 { close(created) }
         queue = try DatabaseQueue(path: path, configuration: configuration)
         chmod(path, 0o600)
-        try Self.migrator.migrate(queue)
+        let migrator = Self.migrator
+        let applied = try queue.read { db in try migrator.appliedIdentifiers(db) }
+        try migrator.migrate(queue)
+        if !applied.isEmpty && !applied.contains(Self.rebuildingMigration) {
+            // v14 left the old contacts' table's pages free (half the file). Rewritten once, compactly and
+            // with incremental auto-vacuum from now on, the file is as a new one is.
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute(sql: "VACUUM")
+            }
+        }
     }
 
     // MARK: Reading

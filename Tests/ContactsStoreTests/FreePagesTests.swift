@@ -34,11 +34,11 @@ struct FreePagesTests {
         }
     }
 
-    @Test("a file an earlier version made keeps its page size and its free pages, and works as before")
+    @Test("a file without auto-vacuum keeps its page size and its free pages, and works as before")
     func earlierFileKeepsItsPages() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
-            // As 0.3 made files: no auto-vacuum, pages freed by a delete.
+            // A file SQLite made before the store (as 0.3 made them: no auto-vacuum), pages freed by a delete.
             let queue = try DatabaseQueue(path: path)
             try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA page_size = 1024") }
             try await queue.write { db in

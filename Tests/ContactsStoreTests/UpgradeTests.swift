@@ -70,6 +70,14 @@ struct UpgradeTests {
                 }
                 #expect(!columns.contains("name") && columns.contains("json"))
                 #expect(keyTypes == ["blob 16"])
+                // Vacuumed once after v14: no free pages left by the old table, and auto-vacuum from now on.
+                let (autoVacuum, free) = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                    (
+                        try Int.fetchOne(db, sql: "PRAGMA auto_vacuum"),
+                        try Int.fetchOne(db, sql: "PRAGMA freelist_count")
+                    )
+                }
+                #expect(autoVacuum == 2 && free == 0)
                 #expect(
                     try laptop.store.summaries().map(\.name).sorted()
                         == laptop.store.contacts().map(\.name).sorted())
