@@ -9,8 +9,8 @@ extension ContactStore {
     static let keptFreeShare = 16
 
     /// Releases the file's free pages when they are more than ``keptFreeShare`` allows; how many it released.
-    /// Only a file made with incremental auto-vacuum (by 0.4 or later) can; an older one keeps them for its
-    /// later writes, as it always did.
+    /// Only a file with incremental auto-vacuum can: every file this version made, or upgraded (v14's
+    /// rewrite); another keeps them for its later writes.
     @discardableResult
     package func releaseFreePages() throws -> Int {
         try write(durable: false) { transaction in

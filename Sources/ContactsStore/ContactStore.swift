@@ -49,8 +49,9 @@ package final class ContactStore: Sendable {
         // to the disk (synchronous = FULL, SQLite's default) but the sync's own bookkeeping (see
         // ``write(durable:onCommit:_:)``).
         configuration.prepareDatabase { db in
-            // A new file's page size and free-page policy (both fixed once the first table is made: a file an
-            // earlier version made keeps its free pages); before WAL, which writes the file's first page.
+            // A new file's page size and free-page policy (both fixed once the first table is made; a file an
+            // earlier version made takes them in the rewrite after v14); before WAL, which writes the file's
+            // first page.
             try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
             try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
