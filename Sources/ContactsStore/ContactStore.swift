@@ -71,8 +71,9 @@ package final class ContactStore: Sendable {
         try migrator.migrate(queue)
         if !applied.isEmpty && !applied.contains(Self.rebuildingMigration) {
             // v14 left the old contacts' table's pages free (half the file). Rewritten once, compactly and
-            // with incremental auto-vacuum from now on, the file is as a new one is.
-            try queue.writeWithoutTransaction { db in
+            // with incremental auto-vacuum from now on, the file is as a new one is. Not a failure when it
+            // cannot be (no room for the copy, another process reading): the file works as it is.
+            try? queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                 try db.execute(sql: "VACUUM")
             }
