@@ -27,10 +27,7 @@ extension ContactStore {
     static func bookNumber(_ zoneID: RecordZone.ID, _ db: GRDB.Database) throws -> Int64 {
         if zoneID == Contact.zoneID { return defaultBookNumber }
         let arguments: StatementArguments = [zoneID.zoneName, zoneID.ownerName]
-        if let number = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT n FROM bookNumber WHERE zoneName = ? AND ownerName = ?"),
-            arguments: arguments)
-        {
+        if let number = try Int64.fetchOne(db.cachedStatement(sql: "SELECT \(bookNumberOf)"), arguments: arguments) {
             return number
         }
         try db.cachedStatement(sql: "INSERT INTO bookNumber (zoneName, ownerName) VALUES (?, ?)")

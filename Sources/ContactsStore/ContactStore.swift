@@ -196,24 +196,15 @@ package final class ContactStore: Sendable {
 
     /// The contact's row as stored (``ContactFormat``), not read.
     static func storedContact(_ id: UUID, _ db: GRDB.Database) throws -> Data? {
-        try storedContact(key: RecordKey.key(id), db)
+        try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [RecordKey.key(id)])
     }
 
-    /// The stored row of the contact whose record is named `name` (its canonical UUID).
-    static func storedContact(named name: String, _ db: GRDB.Database) throws -> Data? {
-        try storedContact(key: RecordKey.key(named: name), db)
-    }
-
-    private static func storedContact(key: DatabaseValue, _ db: GRDB.Database) throws -> Data? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT json FROM contact WHERE id = ?"), arguments: [key])
-    }
-
-    /// Whether the contact whose record is named `name` is stored as `bytes`, compared by SQLite without
+    /// Whether the contact whose key (``RecordKey``) is `key` is stored as `bytes`, compared by SQLite without
     /// copying the row out.
-    static func storedContactEquals(_ bytes: Data, named name: String, _ db: GRDB.Database) throws -> Bool {
+    private static func storedContactEquals(_ bytes: Data, key: DatabaseValue, _ db: GRDB.Database) throws -> Bool {
         try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT json = ? FROM contact WHERE id = ?"),
-            arguments: [bytes, RecordKey.key(named: name)]) ?? false
+            db.cachedStatement(sql: "SELECT json = ? FROM contact WHERE id = ?"), arguments: [bytes, key]) ?? false
     }
 
     /// Saves `contact`; a new one goes into `book`, a known one stays in the book it is in. `storedForm`, when
@@ -253,11 +244,18 @@ package final class ContactStore: Sendable {
     }
 
     static func serverRecord(_ id: UUID, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
-        try serverRecord(named: id.canonicalString, db)
+        try serverRecord(name: id.canonicalString, key: RecordKey.key(id), db)
     }
 
     /// The last known server record named `name` (a contact's UUID, or a book record's name).
     static func serverRecord(named name: String, _ db: GRDB.Database) throws -> SyncCore.RecordValue? {
+        try serverRecord(name: name, key: RecordKey.key(named: name), db)
+    }
+
+    /// The last known server record named `name`, whose key (``RecordKey``) is `key`.
+    private static func serverRecord(name: String, key: DatabaseValue, _ db: GRDB.Database) throws
+        -> SyncCore.RecordValue?
+    {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
@@ -266,7 +264,7 @@ package final class ContactStore: Sendable {
                             CASE WHEN sharesContact THEN (SELECT json FROM contact WHERE id = serverRecord.id) END
                                 AS sharedContact
                         FROM serverRecord WHERE id = ?
-                        """), arguments: [RecordKey.key(named: name)]),
+                        """), arguments: [key]),
             var record = StoredServerRecord.decode(row["json"], name: name)
         else { return nil }
         if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
@@ -293,11 +291,19 @@ package final class ContactStore: Sendable {
     static func putServerRecord(
         _ record: SyncCore.RecordValue?, for id: UUID, sharesContact knownShared: Bool = false, _ db: GRDB.Database
     ) throws {
-        try putServerRecord(record, named: id.canonicalString, sharesContact: knownShared, db)
+        try putServerRecord(record, name: id.canonicalString, key: RecordKey.key(id), sharesContact: knownShared, db)
     }
 
     static func putServerRecord(
         _ record: SyncCore.RecordValue?, named name: String, sharesContact knownShared: Bool = false,
+        _ db: GRDB.Database
+    ) throws {
+        try putServerRecord(record, name: name, key: RecordKey.key(named: name), sharesContact: knownShared, db)
+    }
+
+    /// Saves or removes the last known server record named `name`, whose key (``RecordKey``) is `key`.
+    private static func putServerRecord(
+        _ record: SyncCore.RecordValue?, name: String, key: DatabaseValue, sharesContact knownShared: Bool,
         _ db: GRDB.Database
     ) throws {
         if var record {
@@ -311,7 +317,7 @@ package final class ContactStore: Sendable {
                 } else {
                     // Compared as the row keeps it (compacted).
                     let stored = ContactFormat.stored(wire: bytes)
-                    sharesContact = try storedContactEquals(stored, named: name, db)
+                    sharesContact = try storedContactEquals(stored, key: key, db)
                     if !sharesContact { contact = stored }
                 }
                 record.replaceWithoutChange(encrypted: Contact.contactField, by: nil)
@@ -324,12 +330,11 @@ package final class ContactStore: Sendable {
             )
             .execute(
                 arguments: [
-                    RecordKey.key(named: name), StoredServerRecord.encode(record, name: name), record.recordChangeTag,
-                    contact, sharesContact,
+                    key, StoredServerRecord.encode(record, name: name), record.recordChangeTag, contact, sharesContact,
                     record.sealedVersion.map { Int64(bitPattern: $0) },
                 ])
         } else {
-            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [RecordKey.key(named: name)])
+            try db.execute(sql: "DELETE FROM serverRecord WHERE id = ?", arguments: [key])
         }
     }
 
