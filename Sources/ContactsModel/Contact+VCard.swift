@@ -10,7 +10,7 @@ extension Contact {
         let uid = card.first("UID")?.text ?? ""
         // A UID that is not a UUID names the same contact each time the card comes (UUID(vCardUID:)).
         let id =
-            UUID(uuidString: Self.dropping("urn:uuid:", from: uid)) ?? (uid.isEmpty ? .random() : UUID(vCardUID: uid))
+            UUID(canonical: Self.dropping("urn:uuid:", from: uid)) ?? (uid.isEmpty ? .random() : UUID(vCardUID: uid))
         let name =
             card.first("FN")?.text
             ?? card.first("N").map { property in
@@ -52,7 +52,7 @@ extension Contact {
         }
         // A UID written otherwise than this app writes the ID (lower case, another scheme) is kept as it came:
         // programs that sync by UID (vdirsyncer, khard) would take a rewritten one for another card.
-        if !uid.isEmpty, uid != id.uuidString, uid != "urn:uuid:\(id.uuidString)" {
+        if !uid.isEmpty, uid != id.canonicalString, uid != "urn:uuid:\(id.canonicalString)" {
             extras.insert(VCardSerializer.contentLine(Property(name: "UID", text: uid)), at: 0)
         }
         self.extras = extras
@@ -68,7 +68,7 @@ extension Contact {
         if version == .v3 && !kept.contains(where: { $0.name == "N" }) { properties.append(generatedN) }
         if !kept.contains(where: { $0.name == "UID" }) {
             properties.append(
-                Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.uuidString)" : id.uuidString))
+                Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.canonicalString)" : id.canonicalString))
         }
         for email in emails {
             properties.append(Property(name: "EMAIL", text: email.value, parameters: Self.typeParameters(email.label)))

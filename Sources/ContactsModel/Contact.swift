@@ -87,8 +87,9 @@ public struct LabeledValue: Sendable, Hashable, Codable, Identifiable {
     public var value: String
     public var modified: Date
 
-    public init(id: String = UUID.random().uuidString, label: String, value: String, modified: Date = Date()) {
-        self.id = id
+    /// A new item gets a random ID.
+    public init(id: String? = nil, label: String, value: String, modified: Date = Date()) {
+        self.id = id ?? UUID.random().canonicalString
         self.label = label
         self.value = value
         self.modified = modified.roundedToMilliseconds

@@ -117,6 +117,18 @@ public enum ContactValidation {
         else {
             return false
         }
+        // Byte by byte for ASCII (Unicode's property tables took a twentieth of an import); other
+        // characters are asked whether they are white space.
+        if value.utf8.allSatisfy({ $0 < 0x80 }) {
+            return !value.utf8.contains { byte in
+                switch byte {
+                case UInt8(ascii: " "), 0x09...0x0D, UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "<"),
+                    UInt8(ascii: ">"):
+                    true
+                default: false
+                }
+            }
+        }
         return !value.unicodeScalars.contains { scalar in
             scalar.properties.isWhitespace || ",;<>".unicodeScalars.contains(scalar)
         }

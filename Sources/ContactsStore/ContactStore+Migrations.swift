@@ -186,6 +186,22 @@ extension ContactStore {
             }
             if try db.tableExists("contactChange") { try db.execute(sql: Self.changeLogTriggers) }
         }
+        migrator.registerMigration("v15: the outbox keyed by its entries' keys alone") { db in
+            // A table without row IDs: each entry is written once, in key order, not as a row and again in
+            // the index of its key (59 bytes a contact during an import, and a second B-tree written at
+            // each entry queued and settled). Entries are read in key order: nothing read them in the
+            // order they were queued but the zone changes, which are of different zones.
+            try db.execute(
+                sql: """
+                    CREATE TABLE outboxByKey (
+                        key TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, version INTEGER NOT NULL,
+                        zoneName TEXT NOT NULL, ownerName TEXT NOT NULL) WITHOUT ROWID;
+                    INSERT INTO outboxByKey SELECT key, kind, version, zoneName, ownerName FROM outbox;
+                    DROP TABLE outbox;
+                    ALTER TABLE outboxByKey RENAME TO outbox;
+                    CREATE INDEX outboxShared ON outbox(key) WHERE \(OutboxEntry.scopeCondition(.shared));
+                    """)
+        }
         return migrator
     }
 

@@ -116,27 +116,21 @@ extension ContactStore {
 
         init(_ db: GRDB.Database) { self.db = db }
 
-        /// Queues `change`, one version past any entry its item has.
-        @discardableResult
-        func enqueue(_ change: OutboxEntry.Change) throws -> OutboxEntry {
-            var entry = OutboxEntry(change: change)
-            entry.version =
-                (try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT version FROM outbox WHERE key = ?"), arguments: [entry.key]) ?? 0)
-                + 1
+        /// Queues `change`, one version past any entry its item has (in one statement: an import queues
+        /// every contact it reads).
+        func enqueue(_ change: OutboxEntry.Change) throws {
+            let entry = OutboxEntry(change: change)
             try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO outbox (key, kind, version, zoneName, ownerName) VALUES (?, ?, ?, ?, ?)"
-            )
-            .execute(
-                arguments: [
-                    entry.key, entry.kind.rawValue, entry.version, entry.zoneID.zoneName, entry.zoneID.ownerName,
-                ]
-            )
+                sql: """
+                    INSERT INTO outbox (key, kind, version, zoneName, ownerName) VALUES (?, ?, 1, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, version = version + 1,
+                        zoneName = excluded.zoneName, ownerName = excluded.ownerName
+                    """
+            ).execute(arguments: [entry.key, entry.kind.rawValue, entry.zoneID.zoneName, entry.zoneID.ownerName])
             switch change {
             case .record: delta.queuedRecords.insert(entry.scope)
             case .zone(let change): delta.steps.append(.queued(change))
             }
-            return entry
         }
 
         /// Removes the entry of `change`'s item if it is still this change, at `version` or older (at any
@@ -210,12 +204,12 @@ extension ContactStore {
         }
     }
 
-    /// Every entry, oldest first.
+    /// Every entry, in key order.
     package func outbox() throws -> [OutboxEntry] {
         try queue.read { db in try Self.outbox(db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox") }
     }
 
-    /// The zone changes the outbox holds, oldest first (few: one per book created or deleted).
+    /// The zone changes the outbox holds (few: one per book created or deleted, each of its own zone).
     func pendingZoneChanges() throws -> [SyncEngine.PendingDatabaseChange] {
         try queue.read { db in
             try Self.outbox(
@@ -227,7 +221,7 @@ extension ContactStore {
     }
 
     private static func outbox(_ db: GRDB.Database, sql: String) throws -> [OutboxEntry] {
-        try Row.fetchAll(db, sql: sql + " ORDER BY rowid").compactMap(OutboxEntry.init(row:))
+        try Row.fetchAll(db, sql: sql + " ORDER BY key").compactMap(OutboxEntry.init(row:))
     }
 
     /// Whether the outbox holds record changes for `scope`'s database.

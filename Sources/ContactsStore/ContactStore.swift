@@ -178,12 +178,11 @@ package final class ContactStore: Sendable {
 
     /// Saves contacts and queues them for upload, in one transaction. (A device's engine learns of them
     /// when the device opens; ``ContactsDevice`` saves through its own transactions, which tell it at once.)
-    @discardableResult
-    package func saveLocal(_ contacts: [Contact]) throws -> [OutboxEntry] {
+    package func saveLocal(_ contacts: [Contact]) throws {
         try write { transaction in
-            try contacts.map { contact in
+            for contact in contacts {
                 try Self.put(contact, transaction.db)
-                return try transaction.enqueue(.record(.saveRecord(contact.recordID)))
+                try transaction.enqueue(.record(.saveRecord(contact.recordID)))
             }
         }
     }

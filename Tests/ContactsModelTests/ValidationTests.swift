@@ -16,6 +16,18 @@ import Testing
         }
     }
 
+    /// Addresses in plain ASCII are checked byte by byte: every ASCII character is refused exactly when
+    /// it is white space or one of `,;<>`, as in an address with other characters too.
+    @Test func everyASCIICharacterIsJudgedAsUnicodeJudgesIt() {
+        for value in UInt8(0)..<0x80 where value != UInt8(ascii: "@") {
+            let scalar = Unicode.Scalar(value)
+            let refused = scalar.properties.isWhitespace || ",;<>".unicodeScalars.contains(scalar)
+            let local = "a\(Character(scalar))b"
+            #expect(ContactValidation.isEmail(local + "@example.org") == !refused, "byte \(value)")
+            #expect(ContactValidation.isEmail(local + "@exämple.org") == !refused, "byte \(value), not ASCII")
+        }
+    }
+
     @Test func phonesAreDigitsWithSeparatorsAndExtensions() {
         for good in [
             "+44 20 7946 0958", "(555) 123-4567", "555.123.4567 x12", "555 123 EXT 9", "123", "*310#", "555-1234;,9",

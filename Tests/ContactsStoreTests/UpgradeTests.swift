@@ -84,6 +84,15 @@ struct UpgradeTests {
                 let graces = try laptop.store.summaries().filter { $0.name == "Grace Hopper" }.map(\.id.uuidString)
                 #expect(graces.count == 2 && graces == graces.sorted())
                 #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
+                // The outbox was copied into a table without row IDs (v15), its entries as they were.
+                let (outboxSQL, kinds) = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                    (
+                        try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'outbox'") ?? "",
+                        try String.fetchAll(db, sql: "SELECT kind || ' ' || version FROM outbox ORDER BY kind")
+                    )
+                }
+                #expect(outboxSQL.hasSuffix("WITHOUT ROWID"), "\(outboxSQL)")
+                #expect(kinds == ["delete 1", "save 1", "save 1"])
                 #expect(laptop.engine.state.hasPendingUntrackedChanges, "the engine hears that they wait")
                 // Everything is in the default book; nothing is pending on the shared database.
                 #expect(try laptop.store.books().map(\.name) == ["Contacts"])
