@@ -51,9 +51,12 @@ package final class ContactStore: Sendable {
         configuration.prepareDatabase { db in
             // A new file's page size and free-page policy (both fixed once the first table is made; a file an
             // earlier version made takes them in the rewrite after v14); before WAL, which writes the file's
-            // first page.
-            try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
-            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            // first page. Only on a new file: on any other, setting auto-vacuum writes the file's header
+            // again, a transaction flushed three times at every command.
+            if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
+                try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")

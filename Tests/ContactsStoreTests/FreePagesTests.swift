@@ -61,6 +61,26 @@ struct FreePagesTests {
         }
     }
 
+    @Test("opening a device file again writes nothing to it: its page size and auto-vacuum are already set")
+    func reopeningWritesNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/device.sqlite"
+            let store = try ContactStore(path: path)
+            try store.saveLocal([Contact(name: "Ada Lovelace")])
+            try store.queue.close()
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing checkpointed the log")
+
+            let again = try ContactStore(path: path)
+            let logged = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            #expect(logged == 0, "opening wrote \(logged) bytes to the log")
+            let (size, autoVacuum) = try await again.queue.read { db in
+                (try Int.fetchOne(db, sql: "PRAGMA page_size"), try Int.fetchOne(db, sql: "PRAGMA auto_vacuum"))
+            }
+            #expect(size == ContactStore.pageSize && autoVacuum == 2)
+            #expect(try again.contacts().map(\.name) == ["Ada Lovelace"])
+        }
+    }
+
     private func pragma(_ name: String, _ device: ContactsDevice) throws -> Int {
         try device.store.queue.read { db in try Int.fetchOne(db, sql: "PRAGMA \(name)") ?? -1 }
     }
