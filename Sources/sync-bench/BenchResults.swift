@@ -1,6 +1,7 @@
 import ArgumentParser
 import BuildInfo
 import Foundation
+import SyncTesting
 
 /// `--json FILE`, which the benchmarks that save their figures share.
 struct SavingOptions: ParsableArguments {
@@ -61,7 +62,7 @@ struct BenchResults: Codable {
     var suite: String
     var date: String
     var command: String
-    /// `sync-bench 0.3.0 (commit …)`: the build measured.
+    /// `sync-bench 0.3.0 (commit …)`: the build measured (with the programs it ran first, ``measuring(_:)``).
     var build: String
     var machine: Machine
     /// The load average (1 minute) before and after: a busy machine's figures are read as such.
@@ -79,6 +80,19 @@ struct BenchResults: Codable {
         loadBefore = Self.loadAverage
         loadAfter = loadBefore
         figures = []
+    }
+
+    /// Names the programs the benchmark runs before its own build: `contacts 0.3.0 (commit …), sync-server
+    /// … ; sync-bench …`. The programs measured may be another build than the benchmark's (the packaged,
+    /// static one), and the saved results say which. A program that does not answer `--version` is named
+    /// by its path.
+    mutating func measuring(_ programs: [String]) {
+        let lines = programs.map { path in
+            let answer = try? ChildProcess.runBlocking([path, "--version"])
+            let line = answer?.output.split(separator: "\n").first.map(String.init) ?? ""
+            return answer?.status == 0 && !line.isEmpty ? line : path
+        }
+        build = (lines + [BuildInfo.versionLine(of: "sync-bench")]).joined(separator: "; ")
     }
 
     static var loadAverage: Double {

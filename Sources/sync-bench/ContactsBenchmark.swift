@@ -36,6 +36,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
     func run() async throws {
         let (contactsPath, serverPath) = try programs.paths()
         var results = BenchResults(suite: "contacts")
+        results.measuring([contactsPath, serverPath])
         print("| N | step | time | contacts/s | peak RSS |")
         print("| ---: | --- | ---: | ---: | ---: |")
         for count in counts {

@@ -72,6 +72,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
         print("sync-bench instances: \(records) records by \(clients) clients in batches of \(batch); \(pushes) pushes")
         print("storage              upload rec/s  download rec/s  push p50   push p99")
         var results = BenchResults(suite: "instances")
+        results.measuring([executable])
         // Each configuration's rows, in the order they were first measured.
         var measured: [(id: String, rows: [Row])] = []
         func keep(_ row: Row, id: String) {

@@ -84,6 +84,7 @@ struct ServerBenchmark: AsyncParsableCommand {
         )
         // Made first, so that its load before is the machine's before the runs.
         var saved = BenchResults(suite: "server")
+        saved.measuring([executable])
         var measurements: [Measurement] = []
         let perThousand = 1000 / Double(sent)
         for run in 1...runs {

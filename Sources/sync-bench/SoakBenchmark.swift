@@ -91,6 +91,7 @@ struct SoakBenchmark: AsyncParsableCommand {
         let executable = try ServerProcess.executable(server)
         // Made first, so that its load before is the machine's before the soak.
         var results = BenchResults(suite: "soak")
+        results.measuring([executable])
         // This process holds every socket, and each server those of its share plus its own files.
         try BenchSupport.raiseOpenFileLimit(to: sockets + 1024)
         let arguments = [
