@@ -82,8 +82,8 @@ struct BenchResults: Codable {
         figures = []
     }
 
-    /// Names the programs the benchmark runs before its own build: `contacts 0.3.0 (commit …), sync-server
-    /// … ; sync-bench …`. The programs measured may be another build than the benchmark's (the packaged,
+    /// Names the programs the benchmark runs before its own build: `contacts 0.3.0 (commit …); sync-server
+    /// …; sync-bench …`. The programs measured may be another build than the benchmark's (the packaged,
     /// static one), and the saved results say which. A program that does not answer `--version` is named
     /// by its path.
     mutating func measuring(_ programs: [String]) {

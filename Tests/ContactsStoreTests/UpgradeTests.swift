@@ -46,18 +46,20 @@ struct UpgradeTests {
                 // The last known server records moved to a table without row IDs (migration v12), every one
                 // kept: the 37 synced less the one deleted offline (its record waits for the delete to go).
                 #expect(try laptop.store.contacts().filter { try laptop.store.serverRecord($0.id) != nil }.count == 36)
-                let table = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                // The migrated file, read beside the device for what its API does not show.
+                let file = try DatabaseQueue(path: devices + "/laptop.sqlite")
+                let table = try await file.read { db in
                     try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'serverRecord'")
                 }
                 #expect(table?.hasSuffix("WITHOUT ROWID") == true)
                 // The list's index is by sort key alone (migration v13); contacts of one name still list by ID.
-                let sortColumns = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                let sortColumns = try await file.read { db in
                     try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info('contactSort')")
                 }
                 #expect(sortColumns == ["sortKey"])
                 // Contacts are keyed by their UUIDs' 16 bytes, and named by their rows (migration v14): no
                 // column of names, no key left as text, and the list's names are the contacts' own.
-                let (columns, keyTypes) = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                let (columns, keyTypes) = try await file.read { db in
                     (
                         try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('contact')"),
                         try String.fetchAll(
@@ -71,7 +73,7 @@ struct UpgradeTests {
                 #expect(!columns.contains("name") && columns.contains("json"))
                 #expect(keyTypes == ["blob 16"])
                 // Vacuumed once after v14: no free pages left by the old table, and auto-vacuum from now on.
-                let (autoVacuum, free) = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                let (autoVacuum, free) = try await file.read { db in
                     (
                         try Int.fetchOne(db, sql: "PRAGMA auto_vacuum"),
                         try Int.fetchOne(db, sql: "PRAGMA freelist_count")
@@ -85,9 +87,9 @@ struct UpgradeTests {
                 #expect(graces.count == 2 && graces == graces.sorted())
                 #expect(try laptop.store.pendingCount() == 3, "the add, the edit and the delete made offline")
                 // The outbox was copied into a table without row IDs (v15), its entries as they were.
-                let (outboxSQL, kinds) = try await DatabaseQueue(path: devices + "/laptop.sqlite").read { db in
+                let (outboxSQL, kinds) = try await file.read { db in
                     (
-                        try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'outbox'") ?? "",
+                        try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'outbox'") ?? "",
                         try String.fetchAll(db, sql: "SELECT kind || ' ' || version FROM outbox ORDER BY kind")
                     )
                 }
