@@ -23,7 +23,11 @@ enum SQLiteReference {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("reference.sqlite").path
         _ = try SQLiteRecordStore(path: path)  // creates the server's schema
-        let pool = try DatabasePool(path: path, configuration: SQLiteRecordStore.configuration)
+        // The server's checkpoints too: off the writer, on a connection of their own.
+        let checkpointer = WALCheckpointer()
+        let pool = try DatabasePool(
+            path: path, configuration: SQLiteRecordStore.configuration(checkpointer: checkpointer))
+        try checkpointer.start(path: path)
 
         // What the server writes for a new record (its planner's columns), the fields already encoded.
         let owners = accounts.map { _ in "_" + UUID().uuidString.lowercased() }

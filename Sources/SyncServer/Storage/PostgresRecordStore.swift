@@ -302,6 +302,8 @@ public final class PostgresRecordStore: RecordStore {
         let bodyHash = try request.clientRequestID.map { _ in
             try ReplayGuard.hash(of: request, savedFields: savedFields)
         }
+        // Read from the request alone, before the account's lock.
+        let assetIDs = AssetRules.namedAssetIDs(request)
         let at = now.millisecondsSince1970
         return try await transaction { connection in
             // First the account row: every later read sees what the writers before this one committed.
@@ -326,8 +328,8 @@ public final class PostgresRecordStore: RecordStore {
                 connection, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes, logger: self.logger)
             let plan = try await Self.plan(
                 request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
-                currentSeq: currentSeq, savedFields: savedFields, hierarchy: hierarchy, usage: usage, connection,
-                logger: self.logger)
+                currentSeq: currentSeq, savedFields: savedFields, hierarchy: hierarchy, usage: usage,
+                assetIDs: assetIDs, connection, logger: self.logger)
             try await Self.apply(plan, owner: owner, now: now, connection, logger: self.logger)
             let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
             if let requestID = request.clientRequestID, let bodyHash {
@@ -343,10 +345,12 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Reads what a modification touches and plans it (``RecordModificationPlanner``), inside a
     /// transaction that holds the owner's account lock (`currentSeq` read under it).
+    /// - Parameter assetIDs: ``AssetRules/namedAssetIDs(_:)`` of the request, when the caller read them
+    ///   before the lock.
     static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
         now: Date, currentSeq: Int64, savedFields: [Data]?, hierarchy: RecordHierarchy.Context,
-        usage: StorageUsage? = nil, _ connection: PostgresConnection, logger: Logger
+        usage: StorageUsage? = nil, assetIDs: [String]? = nil, _ connection: PostgresConnection, logger: Logger
     ) async throws -> RecordModificationPlanner.Plan {
         var keys = request.recordKeys
         var liveZones = Set<String>()
@@ -373,7 +377,8 @@ public final class PostgresRecordStore: RecordStore {
             currentSeq: currentSeq, now: now.millisecondsSince1970, limits: limits, savedFields: savedFields,
             hierarchy: try await hierarchyContext(
                 connection, owner: owner, request: request, base: hierarchy, logger: logger),
-            assets: try await assets(connection, ids: AssetRules.namedAssetIDs(request), logger), usage: usage)
+            assets: try await assets(connection, ids: assetIDs ?? AssetRules.namedAssetIDs(request), logger),
+            usage: usage)
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the

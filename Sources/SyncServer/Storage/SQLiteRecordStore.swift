@@ -19,12 +19,20 @@ public final class SQLiteRecordStore: RecordStore {
     /// Each connection's page cache, in KiB.
     static let cacheKiB = 32 * 1024
 
+    /// Copies the write-ahead log into the file, off the writer.
+    public let checkpointer: WALCheckpointer
+
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
-    /// - Parameter defaultQuotaBytes: the storage quota of accounts without one of their own (see
-    ///   ``StorageQuota``); nil for none.
-    public init(path: String, defaultQuotaBytes: Int64? = nil) throws {
+    /// - Parameters:
+    ///   - defaultQuotaBytes: the storage quota of accounts without one of their own (see
+    ///     ``StorageQuota``); nil for none.
+    ///   - checkpointer: copies the write-ahead log into the file (its thresholds, for tests).
+    public init(path: String, defaultQuotaBytes: Int64? = nil, checkpointer: WALCheckpointer = WALCheckpointer())
+        throws
+    {
         self.defaultQuotaBytes = defaultQuotaBytes
-        pool = try DatabasePool(path: path, configuration: Self.configuration)
+        self.checkpointer = checkpointer
+        pool = try DatabasePool(path: path, configuration: Self.configuration(checkpointer: checkpointer))
         let migrator = Self.migrator
         // A newer server's file: this one would misread what that one wrote.
         if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
@@ -38,10 +46,12 @@ public final class SQLiteRecordStore: RecordStore {
                     """)
         }
         try migrator.migrate(pool)
+        try checkpointer.start(path: path)
     }
 
-    /// How each connection is opened: also what `sync-bench server`'s bare-SQLite reference opens with.
-    public static var configuration: Configuration {
+    /// How each connection is opened, its commits reported to `checkpointer`: also what `sync-bench
+    /// server`'s bare-SQLite reference opens with.
+    public static func configuration(checkpointer: WALCheckpointer) -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -51,6 +61,7 @@ public final class SQLiteRecordStore: RecordStore {
             try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)")
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
+        checkpointer.install(in: &configuration)
         return configuration
     }
 
@@ -393,6 +404,8 @@ public final class SQLiteRecordStore: RecordStore {
         let bodyHash = try request.clientRequestID.map { _ in
             try ReplayGuard.hash(of: request, savedFields: savedFields)
         }
+        // Read from the request alone, before the writer every account waits for.
+        let assetIDs = AssetRules.namedAssetIDs(request)
         return try await pool.write { db in
             if let requestID = request.clientRequestID, let bodyHash,
                 let earlier = try Row.fetchOne(
@@ -410,7 +423,8 @@ public final class SQLiteRecordStore: RecordStore {
             let plan = try Self.plan(
                 request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
                 savedFields: savedFields, hierarchy: hierarchy,
-                usage: try Self.storageUsage(db, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes), db)
+                usage: try Self.storageUsage(db, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes),
+                assetIDs: assetIDs, db)
             try Self.apply(plan, owner: owner, now: now, db)
             let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
             if let requestID = request.clientRequestID, let bodyHash {
@@ -428,10 +442,12 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     /// Reads what a modification touches and plans it (``RecordModificationPlanner``), inside a write.
+    /// - Parameter assetIDs: ``AssetRules/namedAssetIDs(_:)`` of the request, when the caller read them
+    ///   before the write.
     static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
         now: Date, savedFields: [Data]?, hierarchy: RecordHierarchy.Context, usage: StorageUsage? = nil,
-        _ db: Database
+        assetIDs: [String]? = nil, _ db: Database
     ) throws -> RecordModificationPlanner.Plan {
         let keys = request.recordKeys
         var liveZones = Set<String>()
@@ -444,7 +460,7 @@ public final class SQLiteRecordStore: RecordStore {
             currentSeq: try changeSeq(db, owner: owner), now: now.millisecondsSince1970, limits: limits,
             savedFields: savedFields,
             hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy),
-            assets: try assets(db, ids: AssetRules.namedAssetIDs(request)), usage: usage)
+            assets: try assets(db, ids: assetIDs ?? AssetRules.namedAssetIDs(request)), usage: usage)
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
@@ -635,12 +651,25 @@ public final class SQLiteRecordStore: RecordStore {
                     seq, deleted, writer, parent_name, share_name, share_root)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+        var writer = SQLiteRowWriter(upsert)
         for row in rows {
-            try upsert.execute(arguments: [
-                owner, row.key.zoneName, row.key.recordName, row.recordType, row.fields, row.changeTag,
-                row.createdAt, row.creator, row.modifiedAt, row.modifier, row.seq, row.isDeleted, row.writer,
-                row.parentName, row.shareName, row.shareRoot,
-            ])
+            try writer.text(owner)
+            try writer.text(row.key.zoneName)
+            try writer.text(row.key.recordName)
+            try writer.text(row.recordType)
+            try writer.blob(row.fields)
+            try writer.text(row.changeTag)
+            try writer.integer(row.createdAt)
+            try writer.text(row.creator)
+            try writer.integer(row.modifiedAt)
+            try writer.text(row.modifier)
+            try writer.integer(row.seq)
+            try writer.integer(row.isDeleted ? 1 : 0)
+            try writer.text(row.writer)
+            try writer.text(row.parentName)
+            try writer.text(row.shareName)
+            try writer.text(row.shareRoot)
+            try writer.step()
         }
     }
 
