@@ -6,17 +6,19 @@ import SyncTesting
 extension ServerBenchmark {
     /// Every client uploads its records in batches, all at once; then every client downloads them a page at a
     /// time, all at once, as `TestClient`'s calls do. Each request names its answer (for the plain HTTP
-    /// reference); the answers come back with the figures, by name.
+    /// reference); the answers come back with the figures, by name. The uploads' answers are checked once
+    /// the upload's clock has stopped (``PreparedUpload``).
     func transfer(
-        _ records: [[RecordValue]], zone: RecordZone.ID, accounts: [TestClient], server: ServerProcess
-    ) async throws -> (Transfer, answers: [String: Data]) {
-        let (batch, page) = (batch, page)
-        let count = records.reduce(0) { $0 + $1.count }
-        var answers: [String: Data] = [:]
+        _ uploads: [PreparedUpload], zone: RecordZone.ID, accounts: [TestClient], server: ServerProcess
+    ) async throws -> (Transfer, answers: [String: HTTPAnswer]) {
+        let page = page
+        let counts = uploads.map { $0.counts.reduce(0, +) }
+        let count = counts.reduce(0, +)
+        var answers: [String: HTTPAnswer] = [:]
         func everyClient(
             _ phase: String, _ work: @escaping @Sendable (Int, Exchanger) async throws -> Void
         ) async throws {
-            let answered = try await withThrowingTaskGroup(of: [String: Data].self) { group in
+            let answered = try await withThrowingTaskGroup(of: [String: HTTPAnswer].self) { group in
                 for (index, account) in accounts.enumerated() {
                     group.addTask {
                         let exchanger = Exchanger(client: account, name: "\(phase).\(index)")
@@ -32,20 +34,18 @@ extension ServerBenchmark {
         var cpu = CPUReading(server: server)
         let uploadStart = ContinuousClock.now
         try await everyClient("up") { index, exchanger in
-            let mine = records[index]
-            for start in stride(from: 0, to: mine.count, by: batch) {
-                let request = ModifyRecordsRequest(saves: Array(mine[start..<min(start + batch, mine.count)]))
-                var writer = JSONWriter(capacity: 300 * (request.saves.count + 1))
-                writer.modifyRecordsRequest(request)
-                let response = try await exchanger.post("records/modify", Data(writer.bytes))
-                    .decoded(as: ModifyRecordsResponse.self)
-                guard response.failedRecordSaves.isEmpty else {
-                    throw ValidationError("a save failed: \(response.failedRecordSaves[0].error)")
-                }
+            let upload = uploads[index]
+            for body in upload.bodies {
+                _ = try await exchanger.post("records/modify", body, headers: [upload.writerHeader])
             }
         }
         let uploadTime = ContinuousClock.now - uploadStart
         let uploadCPU = cpu.next()
+        for (index, upload) in uploads.enumerated() {
+            try upload.check(upload.bodies.indices.compactMap { answers["up.\(index).\($0)"] }, client: index)
+        }
+        // The checks' CPU is nobody's in the figures.
+        _ = cpu.next()
 
         let downloadStart = ContinuousClock.now
         try await everyClient("down") { index, exchanger in
@@ -59,8 +59,8 @@ extension ServerBenchmark {
                 token = response.changeToken
                 if !response.moreComing { break }
             }
-            guard fetched == records[index].count else {
-                throw ValidationError("client \(index) fetched \(fetched) records, expected \(records[index].count)")
+            guard fetched == counts[index] else {
+                throw ValidationError("client \(index) fetched \(fetched) records, expected \(counts[index])")
             }
         }
         let downloadTime = ContinuousClock.now - downloadStart
@@ -77,19 +77,19 @@ extension ServerBenchmark {
 private actor Exchanger {
     let client: TestClient
     let name: String
-    private(set) var answers: [String: Data] = [:]
+    private(set) var answers: [String: HTTPAnswer] = [:]
 
     init(client: TestClient, name: String) {
         self.client = client
         self.name = name
     }
 
-    func post(_ operation: String, _ body: Data) async throws -> HTTPAnswer {
+    func post(_ operation: String, _ body: Data, headers: [(String, String)] = []) async throws -> HTTPAnswer {
         let key = "\(name).\(answers.count)"
         let answer = try await client.send(
             .post, "/v1/databases/private/\(operation)", body: body,
-            headers: [(ReferenceServerCommand.answerHeader, key)])
-        answers[key] = answer.body
+            headers: [(ReferenceServerCommand.answerHeader, key)] + headers)
+        answers[key] = answer
         return answer
     }
 }

@@ -61,8 +61,8 @@ struct ServerBenchmark: AsyncParsableCommand {
         var peakKiB: Int
     }
 
-    /// Records a second each way, and the CPU seconds each side spent (the client's JSON work is in the
-    /// rates, so it is printed apart).
+    /// Records a second each way, and the CPU seconds each side spent: the client shares the machine's
+    /// cores with the server, so its share is printed apart.
     struct Transfer {
         var upload: Double
         var download: Double
@@ -207,7 +207,8 @@ struct ServerBenchmark: AsyncParsableCommand {
                 return record
             }
         }
-        let (server, answers) = try await transfer(batches, zone: zone, accounts: accounts, server: process)
+        let uploads = batches.enumerated().map { PreparedUpload($1, batch: batch, writer: "bench-writer-\($0)") }
+        let (server, answers) = try await transfer(uploads, zone: zone, accounts: accounts, server: process)
         let peakKiB = process.peakResidentKiB()
 
         // The same requests again, answered with the same bytes by a server that does nothing else.
@@ -217,10 +218,10 @@ struct ServerBenchmark: AsyncParsableCommand {
         defer { plain.stop() }
         let loaders = accounts.map { TestClient(baseURL: plain.baseURL, token: $0.token) }
         for (key, answer) in answers {
-            let stored = try await loaders[0].send(.put, "/answers/\(key)", body: answer)
+            let stored = try await loaders[0].send(.put, "/answers/\(key)", body: answer.body)
             if let failure = stored.failure { throw failure }
         }
-        let (plainHTTP, _) = try await transfer(batches, zone: zone, accounts: loaders, server: plain)
+        let (plainHTTP, _) = try await transfer(uploads, zone: zone, accounts: loaders, server: plain)
 
         return Measurement(
             server: server, plainHTTP: plainHTTP,
