@@ -60,8 +60,9 @@ public final class WALCheckpointer: Sendable {
     fileprivate func committed(frames: Int32, connection db: OpaquePointer?, name: UnsafePointer<CChar>?) {
         if frames >= writerPages {
             // SQLITE_BUSY (a checkpoint here under way) is no harm: the next commit tries again.
-            _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            onWriter.add(1, ordering: .relaxed)
+            if sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
+                onWriter.add(1, ordering: .relaxed)
+            }
         } else if frames >= backgroundPages,
             pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         {
