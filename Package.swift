@@ -159,12 +159,17 @@ let package = Package(
         .target(
             name: "ContactsStore",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "LocalSystem", "SyncCore", "SyncCrypto", "SyncKit", "VCard",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "ContactsModel", "ContactsLocal", "CSQLiteConfig", "LocalSystem", "SyncCore", "SyncCrypto", "SyncKit",
+                "VCard", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
+        ),
+        // The SQLite settings Swift cannot reach (`sqlite3_db_config` is variadic).
+        .target(
+            name: "CSQLiteConfig",
+            linkerSettings: [.linkedLibrary("sqlite3")]
         ),
         .systemLibrary(
             name: "CNcursesw",

@@ -61,6 +61,7 @@ package final class ContactStore: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
+            Self.keepLogOnClose(db)
             StoredContactName.register(db.sqliteConnection!)
         }
         // Created private before SQLite opens it: SQLite gives its journal the same mode. The chmod fixes
@@ -82,6 +83,8 @@ package final class ContactStore: Sendable {
             }
         }
     }
+
+    deinit { checkpointLargeLog() }
 
     // MARK: Reading
 

@@ -1,0 +1,2 @@
+// The one function of this module is inline in its header; SwiftPM wants a source file to build.
+#include "CSQLiteConfig.h"
