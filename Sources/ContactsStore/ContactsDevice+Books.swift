@@ -148,11 +148,14 @@ extension ContactsDevice {
     /// to participants who lack the newest version, and shares made before key pairs moved to them.
     func keepSharedBookKeys() async throws {
         guard isSignedIn, try store.setting(.passphrase) != nil else { return }
-        let container = try sharingContainer()
         // Others can share books with this account only once it has a key pair: an account set up before
-        // key pairs gets one at its first sync with this version (one request when it has one).
-        try await container.keyring?.unlock(for: container.privateCloudDatabase)
+        // key pairs gets one at its first sync with this version. The engines' keyring holds it after the
+        // sync's `prepareKeys`, so this asks nothing then.
+        let database = engine.database
+        try await database.keyring?.unlock(for: database)
         let shared = try store.books().filter { $0.isOwn && $0.participants.contains { $0.role != .owner } }
+        guard !shared.isEmpty else { return }
+        let container = try sharingContainer()
         for book in shared { try await container.updateZoneKeys(for: book.zoneID) }
     }
 

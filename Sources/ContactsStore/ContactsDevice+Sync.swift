@@ -11,9 +11,13 @@ extension ContactsDevice {
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
         // Beside the sync, not before it: a remote server's answer costs no round trip of its own.
         async let serverVersion: Void = checkServerVersionOnce()
+        // The keys the sync will seal and open with, fetched beside its first fetch rather than one
+        // request after another when the first value needs them.
+        async let keysFetched: Void = prepareKeys()
         do {
             // Both databases at once: a sync waits for the slower of the two fetches, not for their sum.
             if fetch { try await fetchBoth() }
+            await keysFetched
             let sending = send && engines.contains { $0.state.hasPendingUntrackedChanges }
             if send {
                 try await sendUntilSettled(engine)
@@ -32,6 +36,7 @@ extension ContactsDevice {
             await serverVersion
         } catch {
             // An older server is most worth telling about when the sync failed.
+            await keysFetched
             await serverVersion
             let error = try explained(error)
             statusBroadcast.update { $0.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: "\(error)") }
@@ -41,6 +46,14 @@ extension ContactsDevice {
             }
             throw error
         }
+    }
+
+    /// Fetches the account's and the own zones' keys into the engines' keyring (``Keyring/prepare(for:)``).
+    /// A failure is left to the first use of a key, which says why (a passphrase changed elsewhere, say).
+    private func prepareKeys() async {
+        let database = engine.database
+        guard isSignedIn, let keyring = database.keyring else { return }
+        try? await keyring.prepare(for: database)
     }
 
     private func fetchBoth() async throws {

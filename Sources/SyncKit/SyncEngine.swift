@@ -531,6 +531,8 @@ public final class SyncEngine: Sendable {
 
     func performFetch(_ context: FetchChangesContext) async throws {
         guard try await checkAccount() else { return }
+        // With changes waiting, a send follows: the server's limits it needs come beside the fetch.
+        async let limitsKnown: Void = learnLimitsIfSending()
         await eventQueue.deliver(.willFetchChanges(.init(context: context)))
         do {
             try await fetchDatabaseChanges(context)
@@ -539,7 +541,18 @@ public final class SyncEngine: Sendable {
             await eventQueue.deliver(.didFetchChanges(.init(context: context)))
             throw error
         }
+        await limitsKnown
         await eventQueue.deliver(.didFetchChanges(.init(context: context)))
+    }
+
+    /// Fetches the server's limits when they are not known yet and changes are waiting to be sent. A failure
+    /// is left to the send, which asks again and says why.
+    private func learnLimitsIfSending() async {
+        let waiting = state.storage.withLock { storage in
+            storage.hasPendingUntrackedChanges || !storage.records.isEmpty || !storage.zones.isEmpty
+        }
+        guard waiting, limits.withLock({ $0 }) == nil else { return }
+        _ = try? await serverLimits()
     }
 
     private func fetchDatabaseChanges(_ context: FetchChangesContext) async throws {
