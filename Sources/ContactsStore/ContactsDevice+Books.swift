@@ -149,10 +149,10 @@ extension ContactsDevice {
     func keepSharedBookKeys() async throws {
         guard isSignedIn, try store.setting(.passphrase) != nil else { return }
         // Others can share books with this account only once it has a key pair: an account set up before
-        // key pairs gets one at its first sync with this version. The engines' keyring holds it after the
-        // sync's `prepareKeys`, so this asks nothing then.
+        // key pairs gets one at its first sync with this version. The engines' keyring holds the pair after
+        // the sync's `prepareKeys` (which checked the passphrase too), so this asks nothing then.
         let database = engine.database
-        try await database.keyring?.unlock(for: database)
+        if let keyring = database.keyring, !keyring.holdsKeyPair { try await keyring.unlock(for: database) }
         let shared = try store.books().filter { $0.isOwn && $0.participants.contains { $0.role != .owner } }
         guard !shared.isEmpty else { return }
         let container = try sharingContainer()

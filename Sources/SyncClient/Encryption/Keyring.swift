@@ -53,6 +53,9 @@ public final class Keyring: Sendable, Hashable {
         self.derivedKeys = derivedKeys
     }
 
+    /// Whether this keyring holds the account's key pair: ``unlock(for:)`` made sure the account has one.
+    public var holdsKeyPair: Bool { keys.withLock { $0.identity != nil } }
+
     public static func == (lhs: Keyring, rhs: Keyring) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
@@ -145,6 +148,8 @@ public final class Keyring: Sendable, Hashable {
     /// its owner wrapped to them (``participantChain(for:client:ownerKey:)``).
     func zoneKeyChain(for zoneID: RecordZone.ID, client: DatabaseClient) async throws -> ZoneKeyChain {
         if let chain = keys.withLock({ $0.zones[zoneID] }) { return chain }
+        // An own zone's key opens with the account key: asked for beside the zones, not after them.
+        async let ownerKey = client.database.scope == .shared ? nil : accountKey(client: client)
         guard var zone = try await client.listZones().zones.first(where: { $0.zoneID == zoneID }) else {
             throw SyncError(.zoneNotFound, "zone \(zoneID.zoneName) does not exist; save the zone first")
         }
@@ -152,7 +157,9 @@ public final class Keyring: Sendable, Hashable {
         if client.database.scope == .shared {
             chain = try await participantChain(for: zone, client: client)
         } else {
-            let accountKey = try await accountKey(client: client)
+            guard let accountKey = try await ownerKey else {
+                throw SyncError(.internalError, "unreachable: a private database's zone has the account key")
+            }
             if zone.encryptionKey == nil {
                 let chain = try ZoneKeyChain.generate()
                 zone.encryptionKey = RecordZone.EncryptionKey(
