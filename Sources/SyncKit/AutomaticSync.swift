@@ -19,11 +19,7 @@ final class AutomaticSync: Sendable {
             case .fetch:
                 try await engine.run { try await engine.performFetch(.init(reason: .scheduled, options: .init())) }
             case .send:
-                guard
-                    engine.state.storage.withLock({
-                        !$0.records.isEmpty || !$0.zones.isEmpty || $0.hasPendingUntrackedChanges
-                    })
-                else { return }
+                guard engine.state.storage.withLock({ $0.hasChangesToSend }) else { return }
                 try await engine.run { try await engine.performSend(.init(reason: .scheduled, options: .init())) }
             }
         }

@@ -23,6 +23,9 @@ extension SyncEngine {
             /// Record changes in a batch the server has not answered yet, with their generations.
             var sending: [PendingRecordZoneChange: Int] = [:]
 
+            /// Whether a send has anything to do: record or zone changes, or changes the app tracks itself.
+            var hasChangesToSend: Bool { !records.isEmpty || !zones.isEmpty || hasPendingUntrackedChanges }
+
             /// The first `limit` pending record changes `isIncluded` accepts, leaving out those being sent
             /// (unless the app queued them again since: that newer change waits).
             func waiting(_ limit: Int, where isIncluded: (PendingRecordZoneChange) -> Bool) -> [PendingRecordZoneChange]

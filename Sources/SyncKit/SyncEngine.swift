@@ -548,10 +548,7 @@ public final class SyncEngine: Sendable {
     /// Fetches the server's limits when they are not known yet and changes are waiting to be sent. A failure
     /// is left to the send, which asks again and says why.
     private func learnLimitsIfSending() async {
-        let waiting = state.storage.withLock { storage in
-            storage.hasPendingUntrackedChanges || !storage.records.isEmpty || !storage.zones.isEmpty
-        }
-        guard waiting, limits.withLock({ $0 }) == nil else { return }
+        guard state.storage.withLock({ $0.hasChangesToSend }), limits.withLock({ $0 }) == nil else { return }
         _ = try? await serverLimits()
     }
 
