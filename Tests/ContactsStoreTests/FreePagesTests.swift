@@ -69,21 +69,17 @@ struct FreePagesTests {
             try store.saveLocal([Contact(name: "Ada Lovelace")])
             try store.queue.close()
             // Closing leaves the small log for the next opening (LogOnCloseTests).
-            let (file, logged) = (Self.bytes(path), store.logBytes)
+            let (file, logged) = (fileBytes(path), store.logBytes)
 
             let again = try ContactStore(path: path)
             #expect(again.logBytes == logged, "opening wrote \(again.logBytes - logged) bytes to the log")
-            #expect(Self.bytes(path) == file, "opening changed the file's size")
+            #expect(fileBytes(path) == file, "opening changed the file's size")
             let (size, autoVacuum) = try await again.queue.read { db in
                 (try Int.fetchOne(db, sql: "PRAGMA page_size"), try Int.fetchOne(db, sql: "PRAGMA auto_vacuum"))
             }
             #expect(size == ContactStore.pageSize && autoVacuum == 2)
             #expect(try again.contacts().map(\.name) == ["Ada Lovelace"])
         }
-    }
-
-    static func bytes(_ path: String) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
     private func pragma(_ name: String, _ device: ContactsDevice) throws -> Int {

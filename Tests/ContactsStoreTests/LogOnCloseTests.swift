@@ -17,12 +17,12 @@ struct LogOnCloseTests {
             var fileBefore = 0
             do {
                 let store = try ContactStore(path: path)
-                fileBefore = FreePagesTests.bytes(path)
+                fileBefore = fileBytes(path)
                 try store.saveLocal([Contact(name: "Ada Lovelace"), Contact(name: "Grace Hopper")])
             }
-            let kept = FreePagesTests.bytes(path + "-wal")
+            let kept = fileBytes(path + "-wal")
             #expect(kept > 0 && kept <= ContactStore.logKeptOnClose, "the log left: \(kept) bytes")
-            #expect(FreePagesTests.bytes(path) == fileBefore, "closing copied the log into the file")
+            #expect(fileBytes(path) == fileBefore, "closing copied the log into the file")
 
             let again = try ContactStore(path: path)
             #expect(Set(try again.contacts().map(\.name)) == ["Ada Lovelace", "Grace Hopper"])
@@ -42,7 +42,7 @@ struct LogOnCloseTests {
                 try store.saveLocal(contacts)
                 #expect(store.logBytes > ContactStore.logKeptOnClose, "the import logged \(store.logBytes) bytes")
             }
-            #expect(FreePagesTests.bytes(path + "-wal") == 0)
+            #expect(fileBytes(path + "-wal") == 0)
 
             let again = try ContactStore(path: path)
             #expect(try again.count() == 3000)

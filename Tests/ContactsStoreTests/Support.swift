@@ -6,6 +6,11 @@ import SyncServer
 import SyncTesting
 import Testing
 
+/// The size of the file at `path` in bytes; 0 when there is none.
+func fileBytes(_ path: String) -> Int {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+}
+
 extension ContactsDevice {
     /// Names of every contact, in list order.
     var names: [String] { (try? store.contacts().map(\.name)) ?? [] }
