@@ -24,21 +24,33 @@ public enum PrivateFile {
     }
 
     private static func create(_ path: String, _ contents: Contents) throws(PrivateFileError) {
+        let descriptor = try openNew(path)
+        defer { close(descriptor) }
+        do throws(PrivateFileError) {
+            try write(contents, to: descriptor, path: path)
+            try flush(descriptor, path: path)
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Creates `path`, which must not exist, with mode 0600 exactly, and opens it for writing.
+    static func openNew(_ path: String) throws(PrivateFileError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let error = errno
             if error == EEXIST, isSymbolicLink(path) { throw .symbolicLink(path: path) }
             throw .cannotWrite(path: path, reason: error)
         }
-        defer { close(descriptor) }
-        do throws(PrivateFileError) {
-            // The umask may have taken bits away (never added any): set the mode exactly.
-            guard fchmod(descriptor, 0o600) == 0 else { throw .cannotWrite(path: path, reason: errno) }
-            try write(contents, to: descriptor, path: path)
-        } catch {
+        // The umask may have taken bits away (never added any): set the mode exactly.
+        guard fchmod(descriptor, 0o600) == 0 else {
+            let error = errno
+            close(descriptor)
             unlink(path)
-            throw error
+            throw .cannotWrite(path: path, reason: error)
         }
+        return descriptor
     }
 
     /// Writes `contents` to `path` as a new 0600 file that takes the place of whatever regular file was there
@@ -55,40 +67,9 @@ public enum PrivateFile {
     }
 
     private static func replace(_ path: String, _ contents: Contents) throws(PrivateFileError) {
-        var info = stat()
-        if lstat(path, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK: throw .symbolicLink(path: path)
-            case S_IFREG: break
-            case S_IFDIR: throw .cannotWrite(path: path, reason: EISDIR)
-            default: return try writeInPlace(path, contents: contents)
-            }
-        }
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        var temporary = ""
-        for _ in 0..<100 {
-            temporary = directory + "/." + url.lastPathComponent + "." + randomSuffix() + ".tmp"
-            do {
-                try create(temporary, contents)
-                break
-            } catch .cannotWrite(_, let reason) where reason == EEXIST {
-                temporary = ""
-                continue
-            } catch {
-                throw error.about(path)
-            }
-        }
-        guard !temporary.isEmpty else { throw .cannotWrite(path: path, reason: EEXIST) }
-        // rename(2) replaces the name, not what it points to: a link planted since the check above is itself
-        // replaced, and its target is left alone.
-        guard rename(temporary, path) == 0 else {
-            let error = errno
-            unlink(temporary)
-            throw .cannotWrite(path: path, reason: error)
-        }
-        // The rename is durable once the directory is flushed.
-        DescriptorIO.synchronizeDirectory(directory)
+        let replacement = try PrivateFileReplacement(path)
+        try write(contents, to: replacement.descriptor, path: path)
+        try replacement.commit()
     }
 
     /// Reads the whole of `path`, refusing a symbolic link there.
@@ -106,16 +87,7 @@ public enum PrivateFile {
         }
     }
 
-    private static func writeInPlace(_ path: String, contents: Contents) throws(PrivateFileError) {
-        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: errno) }
-        defer { close(descriptor) }
-        try write(contents, to: descriptor, path: path, flush: false)
-    }
-
-    private static func write(_ contents: Contents, to descriptor: Int32, path: String, flush: Bool = true)
-        throws(PrivateFileError)
-    {
+    private static func write(_ contents: Contents, to descriptor: Int32, path: String) throws(PrivateFileError) {
         switch contents {
         case .bytes(let bytes):
             if let failure = bytes.withUnsafeBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {
@@ -140,15 +112,19 @@ public enum PrivateFile {
                 }
             }
         }
-        if flush && fsync(descriptor) != 0 { throw .cannotWrite(path: path, reason: errno) }
     }
 
-    private static func isSymbolicLink(_ path: String) -> Bool {
+    /// Writes what is written to `descriptor` to the disk.
+    static func flush(_ descriptor: Int32, path: String) throws(PrivateFileError) {
+        if fsync(descriptor) != 0 { throw .cannotWrite(path: path, reason: errno) }
+    }
+
+    static func isSymbolicLink(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
-    private static func randomSuffix() -> String {
+    static func randomSuffix() -> String {
         String(UUID.random().uuidString.prefix(13))
     }
 }

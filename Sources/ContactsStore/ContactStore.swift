@@ -94,16 +94,7 @@ package final class ContactStore: Sendable {
 
     /// Every contact, in list order; only those of one book when `book` is given.
     package func contacts(in book: RecordZone.ID? = nil) throws -> [Contact] {
-        try queue.read { db in
-            guard let book else {
-                return try Data.fetchAll(db, sql: "SELECT json FROM contact ORDER BY sortKey, id").map(
-                    ContactFormat.decode)
-            }
-            return try Data.fetchAll(
-                db, sql: "SELECT json FROM contact WHERE book = \(Self.bookNumberOf) ORDER BY sortKey, id",
-                arguments: [book.zoneName, book.ownerName]
-            ).map(ContactFormat.decode)
-        }
+        try contacts(matching: nil, in: book)
     }
 
     /// The list's rows, sorted for display (case and accents folded); only the first `limit` when given, for a

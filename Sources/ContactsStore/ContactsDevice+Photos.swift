@@ -62,7 +62,7 @@ extension ContactsDevice {
         return (downloaded, failures)
     }
 
-    private func photoFile(
+    func photoFile(
         _ photo: ContactPhoto, of contact: Contact,
         progress: (@Sendable (_ received: Int64, _ total: Int64) -> Void)? = nil
     ) async throws -> URL {
@@ -79,21 +79,5 @@ extension ContactsDevice {
             ? engine.database : sharedEngine.database
         let downloaded = try await database.fetchAssetContent(asset, of: record.recordID, progress: progress)
         return try photos.keep(downloaded: downloaded, for: photo)
-    }
-
-    /// The cards of `contacts` with their photos inline, as `version` writes them; a photo this device
-    /// does not have is downloaded first.
-    public func vCardsWithPhotos(_ contacts: [Contact], version: VCard.Version) async throws -> [VCard] {
-        var cards: [VCard] = []
-        cards.reserveCapacity(contacts.count)
-        for contact in contacts {
-            var card = contact.vCard(version: version)
-            if let photo = contact.photo {
-                let image = try Data(contentsOf: try await photoFile(photo, of: contact))
-                card.properties.append(photo.vCardProperty(image: image, version: version))
-            }
-            cards.append(card)
-        }
-        return cards
     }
 }

@@ -156,16 +156,4 @@ extension ContactsDevice {
         }
         return (contacts.count - updated, updated)
     }
-
-    /// Every contact as a vCard file, with its photo inline unless `photos` is false (a photo this
-    /// device does not have yet is downloaded first).
-    public func exportVCards(version: VCard.Version = .v4, book: RecordZone.ID? = nil, photos: Bool = true)
-        async throws -> String
-    {
-        let contacts = try store.contacts(in: book)
-        guard photos, contacts.contains(where: { $0.photo != nil }) else {
-            return VCardSerializer.serialize(contacts.map { $0.vCard(version: version) })
-        }
-        return VCardSerializer.serialize(try await vCardsWithPhotos(contacts, version: version))
-    }
 }

@@ -24,6 +24,13 @@ public struct ContactsReader: Sendable {
     public func contacts(matching search: ContactSearch, in book: RecordZone.ID? = nil) throws -> [Contact] {
         try store.contacts(matching: search, in: book)
     }
+    /// Hands `body` each contact in list order, read one at a time so that a large store is never held
+    /// whole, until it returns false: only those `search` matches, and those of `book`, when given.
+    public func forEachContact(
+        matching search: ContactSearch? = nil, in book: RecordZone.ID? = nil, _ body: (Contact) throws -> Bool
+    ) throws {
+        try store.forEachContact(matching: search, in: book, body)
+    }
     /// The first contact, in list order, with `address` among its emails (letter case aside).
     public func contact(withEmail address: String) throws -> Contact? { try store.contact(withEmail: address) }
     /// Names, sort keys and books of the contacts in list order (the first `limit` when given).

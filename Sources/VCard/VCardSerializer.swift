@@ -17,6 +17,15 @@ public enum VCardSerializer {
         return String(decoding: writer.output, as: UTF8.self)
     }
 
+    /// Appends `card`'s text to `bytes`, as `serialize` writes it: for a file written a
+    /// piece at a time.
+    public static func append(_ card: VCard, to bytes: inout [UInt8]) {
+        var writer = ContentLineWriter(output: bytes)
+        bytes = []
+        writer.write(card)
+        bytes = writer.output
+    }
+
     /// Writes one card.
     public static func serialize(_ card: VCard) -> String {
         serialize([card])
@@ -35,6 +44,10 @@ public enum VCardSerializer {
 struct ContentLineWriter {
     private(set) var output: [UInt8] = []
     private(set) var line: [UInt8] = []
+
+    init(output: [UInt8] = []) {
+        self.output = output
+    }
 
     mutating func write(_ card: VCard) {
         output.append(contentsOf: "BEGIN:VCARD\r\nVERSION:".utf8)

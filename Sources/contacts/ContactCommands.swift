@@ -24,34 +24,37 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
         let zoneID = try book.map { try device.reader.resolveBook($0).zoneID }
-        var contacts =
-            try ContactSearch(words.joined(separator: " ")).map { try device.reader.contacts(matching: $0, in: zoneID) }
-            ?? device.reader.contacts(in: zoneID)
-        if let group {
-            contacts = contacts.filter { $0.isInGroup(group) }
-            if contacts.isEmpty && !json {
-                throw CommandFailure(
-                    "no contact is in the group '\(group.terminalSafe)'; `contacts groups` shows the groups")
+        let search = ContactSearch(words.joined(separator: " "))
+        // A line (or a JSON object) a contact, written as the contacts are read: a million contacts are
+        // never held at once.
+        let output = StandardOutput()
+        var array = json ? ContactJSON.ArrayWriter(output) : nil
+        var listed = 0
+        try device.reader.forEachContact(matching: search, in: zoneID) { contact in
+            if let group, !contact.isInGroup(group) { return true }
+            listed += 1
+            if array != nil {
+                try array!.append(contact)
+                return true
             }
+            try output.write(
+                [
+                    String(contact.id.uuidString.prefix(8)), contact.name.terminalSafe,
+                    contact.emails.first?.value.terminalSafe ?? "", contact.phones.first?.value.terminalSafe ?? "",
+                ].joined(separator: "\t") + "\n")
+            return true
         }
-        if json {
-            print(try ContactJSON.encode(contacts))
-            return
+        try array?.finish()
+        try output.flush()
+        guard listed == 0, !json else { return }
+        if let group {
+            throw CommandFailure(
+                "no contact is in the group '\(group.terminalSafe)'; `contacts groups` shows the groups")
         }
-        if contacts.isEmpty && !words.isEmpty {
+        if !words.isEmpty {
             throw CommandFailure("no contact matches '\(words.joined(separator: " ").terminalSafe)'")
         }
-        if contacts.isEmpty {
-            print("No contacts on device '\(global.device)'. Add one with: contacts add --name \"Ada Lovelace\"")
-            return
-        }
-        for contact in contacts {
-            let columns = [
-                String(contact.id.uuidString.prefix(8)), contact.name.terminalSafe,
-                contact.emails.first?.value.terminalSafe ?? "", contact.phones.first?.value.terminalSafe ?? "",
-            ]
-            print(columns.joined(separator: "\t"))
-        }
+        print("No contacts on device '\(global.device)'. Add one with: contacts add --name \"Ada Lovelace\"")
     }
 }
 
@@ -290,9 +293,38 @@ extension String {
 
 enum ContactJSON {
     static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self).terminalSafeJSON
+    }
+
+    private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self).terminalSafeJSON
+        return encoder
+    }
+
+    /// A JSON array written an element at a time, byte for byte as ``encode(_:)`` writes the whole array.
+    struct ArrayWriter {
+        private let output: StandardOutput
+        private let encoder = ContactJSON.encoder
+        private var count = 0
+
+        init(_ output: StandardOutput) {
+            self.output = output
+        }
+
+        mutating func append(_ element: some Encodable) throws {
+            // The encoder writes an array's elements indented by two spaces, blank lines left blank.
+            var text = count == 0 ? "[\n" : ",\n"
+            let lines = try encode(element).split(separator: "\n", omittingEmptySubsequences: false)
+            text += lines.map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
+            try output.write(text)
+            count += 1
+        }
+
+        /// Ends the array, and its line.
+        func finish() throws {
+            try output.write(count == 0 ? "[\n\n]\n" : "\n]\n")
+        }
     }
 }

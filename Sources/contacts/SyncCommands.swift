@@ -234,29 +234,49 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: false)
-        let text: String
+        let zoneID = try book.map { try device.reader.resolveBook($0).zoneID }
+        // The cards are written as they are read, a piece at a time: a million contacts are never held at
+        // once. A file is written beside its path and takes its place when whole.
+        let destination: (write: ([UInt8]) throws -> Void, finish: () throws -> Void)
+        if let file {
+            let replacement: PrivateFileReplacement
+            do {
+                replacement = try PrivateFileReplacement(file)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            destination = (
+                { bytes in
+                    do { try replacement.write(bytes) } catch { throw CommandFailure("\(error)") }
+                },
+                {
+                    do { try replacement.commit() } catch { throw CommandFailure("\(error)") }
+                }
+            )
+        } else {
+            // A terminal shows the cards with control characters escaped, so that a contact cannot drive
+            // it; a pipe or a redirection gets the exact vCard text.
+            let output = StandardOutput()
+            let terminal = isatty(STDOUT_FILENO) == 1
+            destination = (
+                { bytes in
+                    try output.write(
+                        terminal ? Array(Self.forTerminal(String(decoding: bytes, as: UTF8.self)).utf8) : bytes)
+                },
+                { try output.flush() }
+            )
+        }
+        let exported: Int
         do {
-            text = try await device.exportVCards(
-                version: vcardVersion == 3 ? .v3 : .v4, book: try book.map { try device.reader.resolveBook($0).zoneID },
-                photos: !withoutPhotos)
+            exported = try await device.exportVCards(
+                version: vcardVersion == 3 ? .v3 : .v4, book: zoneID, photos: !withoutPhotos, to: destination.write)
         } catch let error as SyncError {
             throw CommandFailure(
                 "a photo could not be downloaded for the export: \(CLIWords.say(error)); nothing was written (export --without-photos leaves them out)"
             )
         }
-        guard let file else {
-            // A terminal shows the cards with control characters escaped, so that a contact cannot drive it;
-            // a pipe or a redirection gets the exact vCard text.
-            let shown = isatty(STDOUT_FILENO) == 1 ? Self.forTerminal(text) : text
-            FileHandle.standardOutput.write(Data(shown.utf8))
-            return
-        }
-        do {
-            try PrivateFile.replace(file, contents: Array(text.utf8))
-        } catch {
-            throw CommandFailure(error.description)
-        }
-        warn("exported \(try device.reader.count()) contacts to \(file) (readable by you only)")
+        try destination.finish()
+        if let file { warn("exported \(exported) contacts to \(file) (readable by you only)") }
     }
 
     /// vCard text for a terminal: each line (CR LF) on a line of its own, its content made

@@ -43,7 +43,7 @@ struct ContactsCommands {
     }
 
     func timed(_ name: String, _ device: String, _ arguments: [String], contacts: Int? = nil) throws -> Step {
-        let result = try command(device, arguments)
+        let result = try command(device, arguments, outputLimit: 4096)
         return Step(name: name, seconds: result.seconds, peakKiB: result.peakKiB, contacts: contacts)
     }
 
@@ -71,6 +71,18 @@ struct ContactsCommands {
             throw ValidationError("`contacts \(arguments.joined(separator: " "))` failed: \(output)")
         }
         return Command(seconds: seconds, peakKiB: ended.peakResidentKiB, output: output)
+    }
+
+    /// How many lines the last command printed, counted a piece at a time (a list of a million contacts is
+    /// never read whole into this process, whose peak Linux counts to the commands it starts).
+    func outputLineCount() throws -> Int {
+        let file = try FileHandle(forReadingFrom: directory.appendingPathComponent("output.txt"))
+        defer { try? file.close() }
+        var lines = 0
+        while let piece = try file.read(upToCount: 1 << 20), !piece.isEmpty {
+            lines += piece.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        }
+        return lines
     }
 
     /// The ID of the first contact device `device` lists.
