@@ -113,4 +113,25 @@ struct StreamedOutputTests {
             #expect(exportFull.error.contains("cannot write /dev/full: No space left on device"), "\(exportFull.error)")
         }
     }
+
+    @Test("an export that fails part way leaves the older file whole, and no temporary file beside it")
+    func failedExportKeepsTheOldFile() async throws {
+        try await withContacts { program, _ in
+            let file = program.dataDirectory + "/contacts.vcf"
+            try "OLD EXPORT".write(toFile: file, atomically: false, encoding: .utf8)
+            // Files of this process may grow to 64 KiB at most (128 blocks of 512 bytes), a write beyond that
+            // failing with EFBIG (the signal ignored): the export's text is several times that.
+            let command = [ContactsProgram.path, "--data-dir", program.dataDirectory, "export", file].map(
+                ScriptedEditor.quoted)
+            let limited = try await ChildProcess.run(
+                ["/bin/sh", "-c", "ulimit -f 128; trap '' XFSZ; exec " + command.joined(separator: " ")])
+            #expect(limited.status != 0)
+            #expect(limited.error.contains("cannot write \(file): File too large"), "\(limited.error)")
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == "OLD EXPORT")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: program.dataDirectory).filter {
+                $0.hasSuffix(".tmp")
+            }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+        }
+    }
 }
