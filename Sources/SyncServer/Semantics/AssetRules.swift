@@ -22,16 +22,21 @@ enum AssetRules {
     /// The assets a saved record (with its final `fields`) names, for the store to attach; nil when the
     /// save leaves no asset to attach or detach (it names none, and the record it replaces named none).
     /// - Parameters:
+    ///   - encoded: `fields` as ``FieldCoding`` encodes them.
     ///   - live: the live record it replaces; an asset it named may stay unread (a merge kept it).
     ///   - assets: the rows of the assets the request names.
     /// - Throws: why the record cannot name one of its assets.
     static func attachment(
-        _ recordID: RecordValue.ID, fields: [String: FieldValue], live: StoredRecord?, owner: String, modifier: String,
-        assets: [String: StoredAsset]
+        _ recordID: RecordValue.ID, fields: [String: FieldValue], encoded: Data, live: StoredRecord?, owner: String,
+        modifier: String, assets: [String: StoredAsset]
     ) throws(SyncError) -> [String]? {
         let hadAssets = live.map { contains($0.fields, assetMarker) } ?? false
-        // Most records name no asset: one pass over the values says so.
-        guard fields.values.contains(where: \.namesAsset) else { return hadAssets ? [] : nil }
+        // Most records name no asset: their encoded fields, which hold the marker for every asset value
+        // (alone or in a list), say so in one scan of bytes, without copying each value out of the
+        // dictionary (a fifth of planning an upload did).
+        guard contains(encoded, assetMarker), fields.values.contains(where: \.namesAsset) else {
+            return hadAssets ? [] : nil
+        }
         let place = AssetPlace(owner: owner, key: RecordKey(recordID))
         var named = Set<String>()
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where value.namesAsset {
@@ -81,18 +86,23 @@ enum AssetRules {
 
     /// Whether `data` contains `pattern` (searched in place: each saved record's stored fields are).
     private static func contains(_ data: Data, _ pattern: [UInt8]) -> Bool {
-        data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
-            var index = 0
-            let last = bytes.count - pattern.count
-            while index <= last {
-                if bytes[index] == first && pattern.indices.allSatisfy({ bytes[index + $0] == pattern[$0] }) {
-                    return true
+        data.withUnsafeBytes { bytes in
+            pattern.withUnsafeBytes { wanted in
+                guard let start = bytes.baseAddress, let needle = wanted.baseAddress, !wanted.isEmpty else {
+                    return false
                 }
-                index += 1
+                // memchr finds each place the pattern's first byte is, memcmp compares the rest there.
+                let end = start + bytes.count
+                var from = start
+                while end - from >= wanted.count {
+                    guard let found = memchr(from, Int32(wanted[0]), end - from - wanted.count + 1) else {
+                        return false
+                    }
+                    if memcmp(found, needle, wanted.count) == 0 { return true }
+                    from = UnsafeRawPointer(found) + 1
+                }
+                return false
             }
-            return false
         }
     }
 }

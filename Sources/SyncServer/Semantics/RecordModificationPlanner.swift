@@ -34,15 +34,17 @@ public enum RecordModificationPlanner {
         /// The response body: saved records with their stored fields spliced in (those of
         /// `desiredKeys`, when the request named them), or with none (`{}`).
         public func responseBody(withSavedFields: Bool = true, desiredKeys: [String]? = nil) throws -> [UInt8] {
-            let rows = try saved.map { saved in
-                var row = saved.row
-                row.fields = withSavedFields ? try FieldCoding.selecting(desiredKeys, from: row.fields) : Data()
-                return (row: row, zoneID: saved.recordID.zoneID)
-            }
+            // Each saved row is written where it is, with the fields to send beside it: a copy of each
+            // row was a third of writing an upload's answer, on the writer every account waits for.
+            let sendsFields = withSavedFields && desiredKeys?.isEmpty != true
+            let fields =
+                sendsFields ? try saved.map { try FieldCoding.selecting(desiredKeys, from: $0.row.fields) } : []
+            var index = 0
             return try Self.responseBody(
-                saved: rows, failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
+                saved: saved, failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
             ) { writer, saved in
-                saved.row.write(to: &writer, in: saved.zoneID)
+                saved.row.write(to: &writer, in: saved.recordID.zoneID, fields: sendsFields ? fields[index] : Data())
+                index += 1
             }
         }
 
@@ -87,7 +89,7 @@ public enum RecordModificationPlanner {
         var previousRoot: String?
         var shareName: String?
         var placement: RecordHierarchy.Placement
-        /// The assets it names, when any are to be attached or detached (``AssetRules/attachment(_:fields:live:owner:modifier:assets:)``).
+        /// The assets it names, when any are to be attached or detached (``AssetRules/attachment(_:fields:encoded:live:owner:modifier:assets:)``).
         var assetIDs: [String]?
     }
 
@@ -328,15 +330,16 @@ public enum RecordModificationPlanner {
                     "record '\(record.recordID.recordName)' does not exist on the server (change tag '\(tag)' refers to a deleted record); save it without a change tag to create it again"
                 ))
         }
+        // The sent fields, unless merged with the stored ones, may have been encoded already.
+        let encoded = (fieldsMerged ? nil : encodedFields) ?? FieldCoding.encode(fields)
         let assetIDs: [String]?
         do {
             assetIDs = try AssetRules.attachment(
-                record.recordID, fields: fields, live: live, owner: owner, modifier: modifier, assets: assets)
+                record.recordID, fields: fields, encoded: encoded, live: live, owner: owner, modifier: modifier,
+                assets: assets)
         } catch {
             return .failed(error)
         }
-        // The sent fields, unless merged with the stored ones, may have been encoded already.
-        let encoded = (fieldsMerged ? nil : encodedFields) ?? FieldCoding.encode(fields)
         if encoded.count > limits.maximumRecordBytes {
             return .failed(
                 SyncError(

@@ -54,8 +54,10 @@ public struct StoredRecord: Sendable, Hashable {
         self.isDeleted = isDeleted
     }
 
-    /// Writes the record as clients see it, splicing the stored fields JSON in unchanged.
-    public func write(to writer: inout JSONWriter, in zoneID: RecordZone.ID) {
+    /// Writes the record as clients see it, splicing the stored fields JSON in unchanged (or `fields`, when
+    /// given: none for an empty `Data`).
+    public func write(to writer: inout JSONWriter, in zoneID: RecordZone.ID, fields: Data? = nil) {
+        let fields = fields ?? self.fields
         writer.record(
             recordID: RecordValue.ID(recordName: key.recordName, zoneID: zoneID), recordType: recordType,
             rawFields: fields.isEmpty ? Data("{}".utf8) : fields, recordChangeTag: changeTag, creationDate: createdAt,
