@@ -237,46 +237,43 @@ struct ExportCommand: AsyncParsableCommand {
         let zoneID = try book.map { try device.reader.resolveBook($0).zoneID }
         // The cards are written as they are read, a piece at a time: a million contacts are never held at
         // once. A file is written beside its path and takes its place when whole.
-        let destination: (write: ([UInt8]) throws -> Void, finish: () throws -> Void)
-        if let file {
-            let replacement: PrivateFileReplacement
-            do {
-                replacement = try PrivateFileReplacement(file)
-            } catch {
-                throw CommandFailure(error.description)
-            }
-            destination = (
-                { bytes in
-                    do { try replacement.write(bytes) } catch { throw CommandFailure("\(error)") }
-                },
-                {
-                    do { try replacement.commit() } catch { throw CommandFailure("\(error)") }
-                }
-            )
-        } else {
+        guard let file else {
             // A terminal shows the cards with control characters escaped, so that a contact cannot drive
             // it; a pipe or a redirection gets the exact vCard text.
             let output = StandardOutput()
             let terminal = isatty(STDOUT_FILENO) == 1
-            destination = (
-                { bytes in
-                    try output.write(
-                        terminal ? Array(Self.forTerminal(String(decoding: bytes, as: UTF8.self)).utf8) : bytes)
-                },
-                { try output.flush() }
-            )
+            try await export(from: device, book: zoneID) { bytes in
+                try output.write(
+                    terminal ? Array(Self.forTerminal(String(decoding: bytes, as: UTF8.self)).utf8) : bytes)
+            }
+            return try output.flush()
         }
-        let exported: Int
+        let replacement = try Self.saying { () throws(PrivateFileError) in try PrivateFileReplacement(file) }
+        let exported = try await export(from: device, book: zoneID) { bytes in
+            try Self.saying { () throws(PrivateFileError) in try replacement.write(bytes) }
+        }
+        try Self.saying { () throws(PrivateFileError) in try replacement.commit() }
+        warn("exported \(exported) contacts to \(file) (readable by you only)")
+    }
+
+    /// Writes the cards to `write`; returns how many.
+    @discardableResult
+    private func export(from device: ContactsDevice, book: RecordZone.ID?, to write: ([UInt8]) throws -> Void)
+        async throws -> Int
+    {
         do {
-            exported = try await device.exportVCards(
-                version: vcardVersion == 3 ? .v3 : .v4, book: zoneID, photos: !withoutPhotos, to: destination.write)
+            return try await device.exportVCards(
+                version: vcardVersion == 3 ? .v3 : .v4, book: book, photos: !withoutPhotos, to: write)
         } catch let error as SyncError {
             throw CommandFailure(
                 "a photo could not be downloaded for the export: \(CLIWords.say(error)); nothing was written (export --without-photos leaves them out)"
             )
         }
-        try destination.finish()
-        if let file { warn("exported \(exported) contacts to \(file) (readable by you only)") }
+    }
+
+    /// `body`'s result, its file error said as the command's failure.
+    private static func saying<Result>(_ body: () throws(PrivateFileError) -> Result) throws -> Result {
+        do { return try body() } catch { throw CommandFailure(error.description) }
     }
 
     /// vCard text for a terminal: each line (CR LF) on a line of its own, its content made
