@@ -51,22 +51,23 @@ extension DAVBridge {
         async throws -> Response
     {
         let hrefs = body.all(Namespace.dav, "href").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
-        // Many hrefs (a client's first download asks for every card): the book's members read once.
-        let members =
-            hrefs.count > 32
-            ? Dictionary(
-                try device.store.members(of: book.zoneID).map { (DAVPath.name(of: $0), $0) },
-                uniquingKeysWith: { first, _ in first }) : nil
-        var found: [LoggedMember] = []
-        var missing: [String] = []
-        for href in hrefs {
+        // Each card looked up by its name, all in one read: a client's first download asks for thousands,
+        // and the book may hold a million.
+        let names = hrefs.map { href -> String? in
             // A client may send the path or the whole URL.
             let path = href.hasPrefix("/") ? href : URL(string: href)?.path ?? href
             guard case .resource(let segment, let name)? = try? DAVPath(requestPath: path),
-                segment == DAVPath.segment(of: book.zoneID),
-                let member = try members.map({ $0[name] }) ?? device.store.member(named: name, in: book.zoneID),
-                member.present
-            else {
+                segment == DAVPath.segment(of: book.zoneID)
+            else { return nil }
+            return name
+        }
+        // One answer for each name that is a card of this book, in their order.
+        var looked = try device.store.members(named: names.compactMap { $0 }, in: book.zoneID).makeIterator()
+        var found: [LoggedMember] = []
+        var missing: [String] = []
+        for (href, name) in zip(hrefs, names) {
+            let member = name == nil ? nil : looked.next() ?? nil
+            guard let member, member.present else {
                 missing.append(href)
                 continue
             }
@@ -98,9 +99,12 @@ extension DAVBridge {
             matching = members
         } else {
             let byID = Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0) })
-            for contact in try device.reader.contacts(in: book.zoneID)
-            where filter.matches(contact.vCard(version: version)) {
-                if let member = byID[contact.id] { matching.append(member) }
+            // The book's contacts one at a time: a book of a million is never held whole.
+            try device.reader.forEachContact(in: book.zoneID) { contact in
+                if filter.matches(contact.vCard(version: version)), let member = byID[contact.id] {
+                    matching.append(member)
+                }
+                return true
             }
         }
         let truncated = limit.map { matching.count > $0 } ?? false

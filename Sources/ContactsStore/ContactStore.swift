@@ -92,6 +92,11 @@ package final class ContactStore: Sendable {
         try queue.read { db in try Self.contact(id, db) }
     }
 
+    /// The contacts of `ids` that exist, in the order of `ids`, read in one transaction.
+    package func contacts(_ ids: [UUID]) throws -> [Contact] {
+        try queue.read { db in try ids.compactMap { try Self.contact($0, db) } }
+    }
+
     /// Every contact, in list order; only those of one book when `book` is given.
     package func contacts(in book: RecordZone.ID? = nil) throws -> [Contact] {
         try contacts(matching: nil, in: book)

@@ -292,11 +292,14 @@ extension String {
 }
 
 enum ContactJSON {
-    static func encode(_ value: some Encodable) throws -> String {
+    /// `value` as pretty JSON with sorted keys, made safe for a terminal; `encoder` is a new one of
+    /// ``encoder`` unless given (a writer of many values keeps one).
+    static func encode(_ value: some Encodable, with encoder: JSONEncoder = encoder) throws -> String {
         String(decoding: try encoder.encode(value), as: UTF8.self).terminalSafeJSON
     }
 
-    private static var encoder: JSONEncoder {
+    /// A new encoder of the app's JSON.
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -316,7 +319,8 @@ enum ContactJSON {
         mutating func append(_ element: some Encodable) throws {
             // The encoder writes an array's elements indented by two spaces, blank lines left blank.
             var text = count == 0 ? "[\n" : ",\n"
-            let lines = try encode(element).split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = try ContactJSON.encode(element, with: encoder).split(
+                separator: "\n", omittingEmptySubsequences: false)
             text += lines.map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
             try output.write(text)
             count += 1

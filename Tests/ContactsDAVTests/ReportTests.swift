@@ -32,6 +32,27 @@ struct ReportTests {
                     .text.contains("FN:Ada Lovelace") == true)
             #expect(responses[Bridge.contacts + alan.id.uuidString + ".vcf"]?.descendant("DAV:", "getetag") != nil)
             #expect(responses[missing]?.child("DAV:", "status")?.text.contains("404") == true)
+
+            // Hrefs that name no card of this book, between and before the ones that do: each card still
+            // comes with its own text, each other href with 404.
+            let others = ["/books/elsewhere/\(ada.id.uuidString).vcf", "not a path", missing]
+            let mixed =
+                ([others[0], Bridge.contacts + alan.id.uuidString + ".vcf", others[1]]
+                + ["http://127.0.0.1\(Bridge.contacts)\(ada.id.uuidString).vcf", others[2]])
+                .map { "<d:href>\($0)</d:href>" }.joined()
+            let second = try await bridge.report(
+                Bridge.contacts,
+                "<card:addressbook-multiget \(davNamespaces)><d:prop><card:address-data/></d:prop>\(mixed)</card:addressbook-multiget>"
+            )
+            let answered = try second.responses()
+            func card(_ id: UUID) -> String? {
+                answered[Bridge.contacts + id.uuidString + ".vcf"]?.descendant(Namespace.cardDAV, "address-data")?.text
+            }
+            #expect(card(ada.id)?.contains("FN:Ada Lovelace") == true, "\(second.body)")
+            #expect(card(alan.id)?.contains("FN:Alan Turing") == true, "\(second.body)")
+            for href in others {
+                #expect(answered[href]?.child("DAV:", "status")?.text.contains("404") == true, "\(href)")
+            }
         }
     }
 
