@@ -87,7 +87,7 @@ public enum PrivateFile {
         }
     }
 
-    private static func write(_ contents: Contents, to descriptor: Int32, path: String) throws(PrivateFileError) {
+    static func write(_ contents: Contents, to descriptor: Int32, path: String) throws(PrivateFileError) {
         switch contents {
         case .bytes(let bytes):
             if let failure = bytes.withUnsafeBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {

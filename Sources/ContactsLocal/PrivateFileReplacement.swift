@@ -56,9 +56,7 @@ public final class PrivateFileReplacement {
 
     /// Appends `bytes` to the new file.
     public func write(_ bytes: [UInt8]) throws(PrivateFileError) {
-        if let failure = bytes.withUnsafeBytes({ DescriptorIO.writeAll($0, to: descriptor) }) {
-            throw .cannotWrite(path: path, reason: failure)
-        }
+        try PrivateFile.write(.bytes(bytes), to: descriptor, path: path)
     }
 
     /// Flushes the new file and renames it over the path. Without a commit, the path keeps what it had.

@@ -18,12 +18,7 @@ extension ContactsDevice {
         to write: ([UInt8]) throws -> Void
     ) async throws -> Int {
         if photos {
-            var missing: [Contact] = []
-            try store.forEachContact(in: book) { contact in
-                if let photo = contact.photo, !self.photos.has(photo) { missing.append(contact) }
-                return true
-            }
-            for contact in missing { _ = try await photoFile(contact.photo!, of: contact) }
+            for contact in try contactsMissingPhotos(in: book) { _ = try await photoFile(contact.photo!, of: contact) }
         }
         var text: [UInt8] = []
         text.reserveCapacity(Self.exportPiece + 4096)

@@ -44,14 +44,9 @@ extension ContactsDevice {
     /// Downloads the image of every contact photo this device does not have; returns how many it
     /// downloaded and the failures, each saying which contact.
     public func downloadMissingPhotos() async throws -> (downloaded: Int, failures: [String]) {
-        var missing: [Contact] = []
-        try store.forEachContact { contact in
-            if let photo = contact.photo, !photos.has(photo) { missing.append(contact) }
-            return true
-        }
         var downloaded = 0
         var failures: [String] = []
-        for contact in missing {
+        for contact in try contactsMissingPhotos() {
             do {
                 _ = try await photoFile(contact.photo!, of: contact)
                 downloaded += 1
@@ -60,6 +55,16 @@ extension ContactsDevice {
             }
         }
         return (downloaded, failures)
+    }
+
+    /// The contacts (of `book`, when given) whose photo this device does not have yet.
+    func contactsMissingPhotos(in book: RecordZone.ID? = nil) throws -> [Contact] {
+        var missing: [Contact] = []
+        try store.forEachContact(in: book) { contact in
+            if let photo = contact.photo, !photos.has(photo) { missing.append(contact) }
+            return true
+        }
+        return missing
     }
 
     func photoFile(

@@ -86,23 +86,18 @@ enum AssetRules {
 
     /// Whether `data` contains `pattern` (searched in place: each saved record's stored fields are).
     private static func contains(_ data: Data, _ pattern: [UInt8]) -> Bool {
-        data.withUnsafeBytes { bytes in
-            pattern.withUnsafeBytes { wanted in
-                guard let start = bytes.baseAddress, let needle = wanted.baseAddress, !wanted.isEmpty else {
-                    return false
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == first && pattern.indices.allSatisfy({ bytes[index + $0] == pattern[$0] }) {
+                    return true
                 }
-                // memchr finds each place the pattern's first byte is, memcmp compares the rest there.
-                let end = start + bytes.count
-                var from = start
-                while end - from >= wanted.count {
-                    guard let found = memchr(from, Int32(wanted[0]), end - from - wanted.count + 1) else {
-                        return false
-                    }
-                    if memcmp(found, needle, wanted.count) == 0 { return true }
-                    from = UnsafeRawPointer(found) + 1
-                }
-                return false
+                index += 1
             }
+            return false
         }
     }
 }

@@ -39,12 +39,11 @@ public enum RecordModificationPlanner {
             let sendsFields = withSavedFields && desiredKeys?.isEmpty != true
             let fields =
                 sendsFields ? try saved.map { try FieldCoding.selecting(desiredKeys, from: $0.row.fields) } : []
-            var index = 0
             return try Self.responseBody(
-                saved: saved, failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
-            ) { writer, saved in
-                saved.row.write(to: &writer, in: saved.recordID.zoneID, fields: sendsFields ? fields[index] : Data())
-                index += 1
+                saved: Array(saved.indices), failedSaves: failedSaves, deleted: deleted, failedDeletes: failedDeletes
+            ) { writer, index in
+                saved[index].row.write(
+                    to: &writer, in: saved[index].recordID.zoneID, fields: sendsFields ? fields[index] : Data())
             }
         }
 
