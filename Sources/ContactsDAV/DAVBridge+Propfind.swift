@@ -78,11 +78,7 @@ extension DAVBridge {
             let book = try book(segment)
             targets = [.book(book, latest: try device.store.latestChange(in: book.zoneID))]
             if depth == .one {
-                let members = try device.store.members(of: book.zoneID)
-                let cards =
-                    asked.wantsAddressData
-                    ? try await cardTexts(members, in: book, version: Self.version(request)) : [:]
-                targets += members.map { .member(book, $0, card: cards[$0.id]) }
+                return listing(of: book, targets[0], asked, version: Self.version(request))
             }
         case .resource(let segment, let name):
             let book = try book(segment)
@@ -95,23 +91,49 @@ extension DAVBridge {
         }
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        for target in targets {
-            if case .names = asked {
-                writer.start(Namespace.dav, "response")
-                writer.href(target.path)
-                writer.start(Namespace.dav, "propstat")
-                writer.start(Namespace.dav, "prop")
-                for name in target.allProperties { writer.element(name.namespace, name.name) }
-                writer.end()
-                writer.status(200, "OK")
-                writer.end()
-                writer.end()
-            } else {
-                writeResponse(target, properties: asked.properties(of: target), into: &writer)
-            }
-        }
+        for target in targets { write(target, asked, into: &writer) }
         writer.end()
         return Self.xml(.multiStatus, writer)
+    }
+
+    /// A book and its members (`Depth: 1`), written a page at a time as the members are read: a book of
+    /// a million answers in flat memory. The status is sent before the members are read, so a failure
+    /// part way (a photo that cannot be downloaded for `address-data`) cuts the answer short, which the
+    /// client reads as a failed request.
+    private func listing(
+        of book: AddressBook, _ bookTarget: Target, _ asked: PropertyRequest, version: VCard.Version
+    ) -> Response {
+        let body = ResponseBody { [self] writer in
+            var xml = XMLWriter()
+            xml.root(Namespace.dav, "multistatus")
+            write(bookTarget, asked, into: &xml)
+            try await device.store.forEachPageOfMembers(of: book.zoneID, pageSize: limits.listingPageSize) {
+                members in
+                let cards = asked.wantsAddressData ? try await cardTexts(members, in: book, version: version) : [:]
+                for member in members { write(.member(book, member, card: cards[member.id]), asked, into: &xml) }
+                try await writer.write(ByteBuffer(string: xml.take()))
+            }
+            xml.end()
+            try await writer.write(ByteBuffer(string: xml.take()))
+            try await writer.finish(nil)
+        }
+        return Response(status: .multiStatus, headers: [.contentType: Self.xmlContentType], body: body)
+    }
+
+    /// One target's response: its properties' names for `propname`, else the properties asked for.
+    private func write(_ target: Target, _ asked: PropertyRequest, into writer: inout XMLWriter) {
+        guard case .names = asked else {
+            return writeResponse(target, properties: asked.properties(of: target), into: &writer)
+        }
+        writer.start(Namespace.dav, "response")
+        writer.href(target.path)
+        writer.start(Namespace.dav, "propstat")
+        writer.start(Namespace.dav, "prop")
+        for name in target.allProperties { writer.element(name.namespace, name.name) }
+        writer.end()
+        writer.status(200, "OK")
+        writer.end()
+        writer.end()
     }
 
     /// PROPPATCH: the bridge's properties are the device's (a book is renamed with `contacts book rename`);

@@ -90,30 +90,40 @@ extension DAVBridge {
         async throws -> Response
     {
         let filter = try AddressBookFilter(body.child(Namespace.cardDAV, "filter"))
-        let limit = body.child(Namespace.cardDAV, "limit")?.child(Namespace.cardDAV, "nresults").flatMap {
-            Int($0.text.trimmingCharacters(in: .whitespaces))
-        }
-        let members = try device.store.members(of: book.zoneID)
-        var matching: [LoggedMember] = []
-        if filter.propertyFilters.isEmpty {
-            matching = members
-        } else {
-            let byID = Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0) })
-            // The book's contacts one at a time: a book of a million is never held whole.
-            try device.reader.forEachContact(in: book.zoneID) { contact in
-                if filter.matches(contact.vCard(version: version)), let member = byID[contact.id] {
-                    matching.append(member)
-                }
-                return true
+        var limit: Int?
+        if let nresults = body.child(Namespace.cardDAV, "limit")?.child(Namespace.cardDAV, "nresults") {
+            let text = nresults.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let count = Int(text), count > 0 else {
+                throw DAVError(.badRequest, "nresults is a whole number above 0, not '\(text)'")
             }
+            limit = count
         }
-        let truncated = limit.map { matching.count > $0 } ?? false
-        if let limit, truncated { matching = Array(matching.prefix(limit)) }
+        // At most a page of members is read: a book may hold a million, and a query names few.
+        let cap = min(limit ?? .max, limits.queryResultLimit)
+        var matching: [LoggedMember]
+        if filter.propertyFilters.isEmpty {
+            matching = try device.store.members(of: book.zoneID, limit: cap + 1)
+        } else {
+            // The book's contacts one at a time, until one more than the page matches.
+            var ids: [UUID] = []
+            try device.reader.forEachContact(in: book.zoneID) { contact in
+                if filter.matches(contact.vCard(version: version)) { ids.append(contact.id) }
+                return ids.count <= cap
+            }
+            matching = try device.store.members(ids, in: book.zoneID).compactMap { $0 }
+        }
+        let truncated = matching.count > cap
+        if truncated { matching.removeLast(matching.count - cap) }
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
         try await writeMembers(matching, of: book, asked, version, into: &writer)
         if truncated {
-            writeTruncated(book, "only the first \(limit ?? 0) matches, as the client asked", into: &writer)
+            writeTruncated(
+                book,
+                cap == limit
+                    ? "only the first \(cap) matches, as the client asked"
+                    : "only the first \(cap) matches, the most one answer lists: narrow the filter for the rest",
+                into: &writer)
         }
         writer.end()
         return Self.xml(.multiStatus, writer)

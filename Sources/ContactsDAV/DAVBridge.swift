@@ -22,6 +22,11 @@ public struct DAVBridge: Sendable {
         public var maximumXMLBytes = 1 << 20
         /// The most members one `sync-collection` answer lists before it is truncated with a new token.
         public var syncPageSize = 2_000
+        /// The most members one `addressbook-query` answer lists; more are cut short with a 507 on the
+        /// book (RFC 6352 §8.6.1), so that a query of a large book answers a page, not the book.
+        public var queryResultLimit = 10_000
+        /// How many members a `Depth: 1` listing of a book reads and sends at a time.
+        public var listingPageSize = 1_000
 
         public init() {}
     }
@@ -195,9 +200,11 @@ public struct DAVBridge: Sendable {
             status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 
+    static let xmlContentType = "application/xml; charset=utf-8"
+
     static func xml(_ status: HTTPResponse.Status, _ writer: XMLWriter, headers: HTTPFields = [:]) -> Response {
         var headers = headers
-        headers[.contentType] = "application/xml; charset=utf-8"
+        headers[.contentType] = xmlContentType
         return Response(
             status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: writer.text)))
     }

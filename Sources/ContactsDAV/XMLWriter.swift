@@ -22,6 +22,13 @@ struct XMLWriter {
 
     mutating func append(_ fragment: XMLWriter) { text += fragment.text }
 
+    /// The text written since the last take, to send while the document goes on (its open elements
+    /// stay open).
+    mutating func take() -> String {
+        defer { text = "" }
+        return text
+    }
+
     /// The root element, declaring the known namespaces.
     mutating func root(_ namespace: String, _ name: String) {
         let declarations = Namespace.prefixes.sorted { $0.value < $1.value }.map {

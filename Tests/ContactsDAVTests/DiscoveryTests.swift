@@ -73,6 +73,50 @@ struct DiscoveryTests {
         }
     }
 
+    @Test(
+        "a book's Depth: 1 listing is sent a page at a time: every card once, in list order, names shared across a page's edge, cards asked for, propname"
+    )
+    func pagedListing() async throws {
+        try await withBridge(
+            devices: 1,
+            limits: {
+                var limits = DAVBridge.Limits()
+                limits.listingPageSize = 2
+                return limits
+            }()
+        ) { bridge, devices, _, _ in
+            // Three contacts of one name, so that a page ends between two of them.
+            for name in ["Cy Young", "Ann Smith", "Bob Jones", "Ann Smith", "Ann Smith"] {
+                try devices[0].add(Contact(id: .random(), name: name))
+            }
+            let family = try devices[0].createBook(named: "Family")
+            try devices[0].add(Contact(id: .random(), name: "Aunt Elsewhere"), to: family.zoneID)
+
+            let reply = try await bridge.propfind(Bridge.contacts, depth: "1", "<d:getetag/><card:address-data/>")
+            #expect(reply.status == 207, "\(reply.body)")
+            let responses = try reply.xml().all("DAV:", "response")
+            let hrefs = responses.compactMap { $0.child("DAV:", "href")?.text }
+            #expect(hrefs.count == 6 && Set(hrefs).count == 6 && hrefs.first == Bridge.contacts, "\(hrefs)")
+            let names = responses.dropFirst().map { response in
+                response.descendant(Namespace.cardDAV, "address-data")?.text.split(separator: "\r\n")
+                    .first { $0.hasPrefix("FN:") }.map { String($0.dropFirst(3)) } ?? "no card"
+            }
+            #expect(names == ["Ann Smith", "Ann Smith", "Ann Smith", "Bob Jones", "Cy Young"], "\(reply.body)")
+            #expect(responses.dropFirst().allSatisfy { $0.descendant("DAV:", "getetag") != nil })
+
+            let propnames = try await bridge.request(
+                "PROPFIND", Bridge.contacts, body: "<d:propfind xmlns:d=\"DAV:\"><d:propname/></d:propfind>",
+                headers: [("Depth", "1")])
+            let named = try propnames.xml().all("DAV:", "response")
+            #expect(named.count == 6 && named.dropFirst().allSatisfy { $0.descendant("DAV:", "getetag") != nil })
+
+            // An empty book lists itself alone.
+            let empty = try devices[0].createBook(named: "Empty")
+            let alone = try await bridge.propfind("/books/\(empty.zoneID.zoneName)/", depth: "1", "<d:getetag/>")
+            #expect(try alone.xml().all("DAV:", "response").count == 1, "\(alone.body)")
+        }
+    }
+
     @Test("every request but discovery needs the bridge's user and password; OPTIONS says it is an address book server")
     func authentication() async throws {
         try await withBridge(devices: 1) { bridge, _, _, _ in

@@ -110,6 +110,59 @@ struct ReportTests {
     }
 
     @Test(
+        "addressbook-query answers a page at most: the server's cap or the client's limit, marked with a 507; a bad nresults is refused"
+    )
+    func queryPage() async throws {
+        try await withBridge(
+            devices: 1,
+            limits: {
+                var limits = DAVBridge.Limits()
+                limits.queryResultLimit = 2
+                return limits
+            }()
+        ) { bridge, devices, _, _ in
+            for name in ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Alonzo Church"] {
+                try devices[0].add(Contact(id: .random(), name: name))
+            }
+            func query(_ filter: String, limit: String = "") async throws -> (cards: [String], cut: String?) {
+                let reply = try await bridge.report(
+                    Bridge.contacts,
+                    "<card:addressbook-query \(davNamespaces)><d:prop><card:address-data/></d:prop><card:filter\(filter)</card:filter>\(limit)</card:addressbook-query>"
+                )
+                #expect(reply.status == 207, "\(reply.body)")
+                let responses = try reply.responses()
+                let cards = responses.values.compactMap { $0.descendant(Namespace.cardDAV, "address-data")?.text }
+                let book = responses[Bridge.contacts]
+                #expect(book == nil || book?.child("DAV:", "status")?.text.contains("507") == true, "\(reply.body)")
+                return (cards, book?.child("DAV:", "responsedescription")?.text)
+            }
+            let all = try await query(">")
+            #expect(all.cards.count == 2)
+            #expect(all.cut?.contains("narrow the filter") == true, "\(all)")
+            // Three match: two come, and none that does not.
+            let withO = try await query(
+                "><card:prop-filter name=\"FN\"><card:text-match>o</card:text-match></card:prop-filter>")
+            #expect(withO.cards.count == 2 && !withO.cards.contains { $0.contains("Alan Turing") }, "\(withO)")
+            #expect(withO.cut?.contains("narrow the filter") == true, "\(withO)")
+            // Two matches fill the page without cutting it.
+            let grace = try await query(
+                " test=\"anyof\"><card:prop-filter name=\"FN\"><card:text-match match-type=\"equals\">Grace Hopper</card:text-match></card:prop-filter><card:prop-filter name=\"FN\"><card:text-match match-type=\"equals\">Ada Lovelace</card:text-match></card:prop-filter>"
+            )
+            #expect(grace.cards.count == 2 && grace.cut == nil, "\(grace)")
+            let asked = try await query(">", limit: "<card:limit><card:nresults>1</card:nresults></card:limit>")
+            #expect(asked.cards.count == 1 && asked.cut?.contains("as the client asked") == true, "\(asked)")
+
+            for bad in ["0", "-1", "many"] {
+                let refused = try await bridge.report(
+                    Bridge.contacts,
+                    "<card:addressbook-query \(davNamespaces)><d:prop><d:getetag/></d:prop><card:filter/><card:limit><card:nresults>\(bad)</card:nresults></card:limit></card:addressbook-query>"
+                )
+                #expect(refused.status == 400 && refused.body.contains("nresults"), "\(bad): \(refused.body)")
+            }
+        }
+    }
+
+    @Test(
         "sync-collection: everything at first, then changes and removals (404) since the token, truncated pages with a 507 and a token, a foreign token refused"
     )
     func syncCollection() async throws {
