@@ -102,7 +102,7 @@ extension DAVBridge {
         let cap = min(limit ?? .max, limits.queryResultLimit)
         var matching: [LoggedMember]
         if filter.propertyFilters.isEmpty {
-            matching = try device.store.members(of: book.zoneID, limit: cap + 1)
+            matching = try device.store.members(of: book.zoneID, limit: cap < .max ? cap + 1 : nil)
         } else {
             // The book's contacts one at a time, until one more than the page matches.
             var ids: [UUID] = []

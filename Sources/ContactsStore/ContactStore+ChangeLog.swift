@@ -88,8 +88,8 @@ extension ContactStore {
 
     /// The book's present members, in list order (the first `limit` when given). Read row by row: a
     /// million rows held at once took about 500 MB where the members take a tenth of it. The contacts
-    /// are read in list order by their index (`CROSS JOIN` keeps SQLite from starting at the log
-    /// instead, which sorts the whole book for every page).
+    /// are read in list order by their index, so that a limit stops the read early (`CROSS JOIN` keeps
+    /// SQLite from starting at the log instead, which sorts the whole book before the first row).
     package func members(of book: RecordZone.ID, limit: Int? = nil) throws -> [LoggedMember] {
         try queue.read { db in
             let rows = try Row.fetchCursor(

@@ -79,11 +79,7 @@ struct DiscoveryTests {
     func pagedListing() async throws {
         try await withBridge(
             devices: 1,
-            limits: {
-                var limits = DAVBridge.Limits()
-                limits.listingPageSize = 2
-                return limits
-            }()
+            limits: .with { $0.listingPageSize = 2 }
         ) { bridge, devices, _, _ in
             // Three contacts of one name, so that a page ends between two of them.
             for name in ["Cy Young", "Ann Smith", "Bob Jones", "Ann Smith", "Ann Smith"] {

@@ -115,11 +115,7 @@ struct ReportTests {
     func queryPage() async throws {
         try await withBridge(
             devices: 1,
-            limits: {
-                var limits = DAVBridge.Limits()
-                limits.queryResultLimit = 2
-                return limits
-            }()
+            limits: .with { $0.queryResultLimit = 2 }
         ) { bridge, devices, _, _ in
             for name in ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Alonzo Church"] {
                 try devices[0].add(Contact(id: .random(), name: name))
@@ -168,11 +164,7 @@ struct ReportTests {
     func syncCollection() async throws {
         try await withBridge(
             devices: 1,
-            limits: {
-                var limits = DAVBridge.Limits()
-                limits.syncPageSize = 2
-                return limits
-            }()
+            limits: .with { $0.syncPageSize = 2 }
         ) { bridge, devices, _, _ in
             let device = devices[0]
             var contacts: [Contact] = []

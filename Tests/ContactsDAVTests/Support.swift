@@ -160,3 +160,12 @@ struct BridgeTestError: Error, CustomStringConvertible {
 func card(_ lines: [String], version: String = "3.0") -> String {
     (["BEGIN:VCARD", "VERSION:\(version)"] + lines + ["END:VCARD"]).joined(separator: "\r\n") + "\r\n"
 }
+
+extension DAVBridge.Limits {
+    /// The default limits with one changed: a small page, so that a few contacts fill several.
+    static func with(_ change: (inout Self) -> Void) -> Self {
+        var limits = Self()
+        change(&limits)
+        return limits
+    }
+}
