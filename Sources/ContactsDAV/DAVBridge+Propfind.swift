@@ -76,10 +76,9 @@ extension DAVBridge {
             }
         case .book(let segment):
             let book = try book(segment)
-            targets = [.book(book, latest: try device.store.latestChange(in: book.zoneID))]
-            if depth == .one {
-                return listing(of: book, targets[0], asked, version: Self.version(request))
-            }
+            let bookTarget = Target.book(book, latest: try device.store.latestChange(in: book.zoneID))
+            if depth == .one { return listing(of: book, bookTarget, asked, version: Self.version(request)) }
+            targets = [bookTarget]
         case .resource(let segment, let name):
             let book = try book(segment)
             guard let member = try device.store.member(named: name, in: book.zoneID), member.present else {

@@ -87,20 +87,13 @@ extension ContactStore {
     }
 
     /// The book's present members, in list order (the first `limit` when given). Read row by row: a
-    /// million rows held at once took about 500 MB where the members take a tenth of it. The contacts
-    /// are read in list order by their index, so that a limit stops the read early (`CROSS JOIN` keeps
-    /// SQLite from starting at the log instead, which sorts the whole book before the first row).
+    /// million rows held at once took about 500 MB where the members take a tenth of it. A limit stops
+    /// the read early (``membersInListOrder(afterOne:)``).
     package func members(of book: RecordZone.ID, limit: Int? = nil) throws -> [LoggedMember] {
         try queue.read { db in
             let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT c.id, ch.seq, n.name FROM contact c
-                    CROSS JOIN contactChange ch ON ch.zoneName = ?1 AND ch.ownerName = ?2 AND ch.id = c.id
-                    LEFT JOIN resourceName n ON n.id = c.id AND n.zoneName = ?1 AND n.ownerName = ?2
-                    WHERE c.book = (SELECT n FROM bookNumber WHERE zoneName = ?1 AND ownerName = ?2)
-                    ORDER BY c.sortKey, c.id LIMIT ?3
-                    """, arguments: [book.zoneName, book.ownerName, limit ?? -1])
+                db, sql: Self.membersInListOrder(afterOne: false),
+                arguments: [book.zoneName, book.ownerName, limit ?? -1])
             return try Array(rows.compactMap(Self.member(present: true)))
         }
     }
@@ -118,16 +111,7 @@ extension ContactStore {
             if let after { arguments += [after.sortKey, after.id] }
             let (page, last, read) = try await queue.read { [arguments, after] db in
                 let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT c.id, ch.seq, n.name, c.sortKey FROM contact c
-                        CROSS JOIN contactChange ch ON ch.zoneName = ?1 AND ch.ownerName = ?2 AND ch.id = c.id
-                        LEFT JOIN resourceName n ON n.id = c.id AND n.zoneName = ?1 AND n.ownerName = ?2
-                        WHERE c.book = (SELECT n FROM bookNumber WHERE zoneName = ?1 AND ownerName = ?2)
-                            \(after == nil ? "" : "AND (c.sortKey, c.id) > (?4, ?5)")
-                        ORDER BY c.sortKey, c.id LIMIT ?3
-                        """,
-                    arguments: arguments)
+                    db, sql: Self.membersInListOrder(afterOne: after != nil), arguments: arguments)
                 let last = rows.last.map { (sortKey: $0["sortKey"] as String, id: $0["id"] as DatabaseValue) }
                 return (rows.compactMap(Self.member(present: true)), last, rows.count)
             }
@@ -135,6 +119,21 @@ extension ContactStore {
             guard read == pageSize, let last else { return }
             after = last
         }
+    }
+
+    /// The book's present members in list order (its ID, change, resource name and sort key), from
+    /// arguments zone name, owner name and limit (`?1` to `?3`), and with `afterOne` only those after
+    /// the sort key and ID `?4` and `?5`. Read by the list's own index: `CROSS JOIN` keeps SQLite from
+    /// starting at the log instead, which sorts the whole book before the first row.
+    private static func membersInListOrder(afterOne: Bool) -> String {
+        """
+        SELECT c.id, ch.seq, n.name, c.sortKey FROM contact c
+        CROSS JOIN contactChange ch ON ch.zoneName = ?1 AND ch.ownerName = ?2 AND ch.id = c.id
+        LEFT JOIN resourceName n ON n.id = c.id AND n.zoneName = ?1 AND n.ownerName = ?2
+        WHERE c.book = (SELECT n FROM bookNumber WHERE zoneName = ?1 AND ownerName = ?2)
+            \(afterOne ? "AND (c.sortKey, c.id) > (?4, ?5)" : "")
+        ORDER BY c.sortKey, c.id LIMIT ?3
+        """
     }
 
     /// The present member of each contact in `book`, in one read (nil for one not there).
