@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "SyncClient",
             dependencies: [
-                "SyncCore", "SyncCrypto",
+                "SyncCore", "SyncCrypto", "LocalSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -84,8 +84,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The local machine's primitives every program shares: the one file lock and the one process
-        // launcher. Foundation and Glibc only, so the server, the tests' helpers and the contacts app import it.
+        // The local machine's primitives every program shares: the one file lock, the one process launcher
+        // and the one file-status question. Foundation and Glibc only, so the server, the client, the tests'
+        // helpers and the contacts app import it.
         .target(
             name: "LocalSystem",
             swiftSettings: swiftSettings

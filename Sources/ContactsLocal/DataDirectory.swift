@@ -1,5 +1,6 @@
 import ContactsModel
 import Foundation
+import LocalSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -29,21 +30,18 @@ public enum DataDirectory {
 
     /// Creates `path` (and missing parents) private, or checks the one there.
     private static func prepareDirectory(_ path: String) throws(DataDirectoryError) {
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            guard errno == ENOENT else { throw .unreadable(path: path, reason: errno) }
+        if isMissing(path) {
             try create(path)
-            return
+        } else {
+            try check(path, isDirectory: true)
         }
-        try check(path, isDirectory: true)
     }
 
     /// mkdir with mode 0700: private from the first instant (a mkdir then a chmod would leave a moment in which
     /// it is not). Parents that are missing are created the same way.
     private static func create(_ path: String) throws(DataDirectoryError) {
         let parent = (path as NSString).deletingLastPathComponent
-        var info = stat()
-        if !parent.isEmpty, parent != path, lstat(parent, &info) != 0, errno == ENOENT {
+        if !parent.isEmpty, parent != path, isMissing(parent) {
             try create(parent)
         }
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .cannotCreate(path: path, reason: errno) }
@@ -52,22 +50,39 @@ public enum DataDirectory {
     }
 
     private static func check(_ path: String, isDirectory: Bool) throws(DataDirectoryError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { throw .unreadable(path: path, reason: errno) }
-        let kind = info.st_mode & S_IFMT
+        var info = try status(path)
         // A link could send the app's writes anywhere: the directory given is followed once by the
         // person's own path, but nothing inside it may be a link.
-        if kind == S_IFLNK && isDirectory {
-            guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: errno) }
-        } else if kind == S_IFLNK {
-            throw .symbolicLink(path: path)
+        if info.kind == .symbolicLink {
+            guard isDirectory else { throw .symbolicLink(path: path) }
+            info = try status(path, followingSymbolicLinks: true)
         }
-        guard (info.st_mode & S_IFMT == S_IFDIR) == isDirectory else { throw .notADirectory(path: path) }
+        guard (info.kind == .directory) == isDirectory else { throw .notADirectory(path: path) }
         let user = geteuid()
-        guard info.st_uid == user else { throw .ownedByAnotherUser(path: path, owner: info.st_uid, user: user) }
-        let mode = info.st_mode & 0o7777
+        guard info.owner == user else { throw .ownedByAnotherUser(path: path, owner: info.owner, user: user) }
+        let mode = info.mode
         guard mode & 0o022 == 0 else { throw .writableByOthers(path: path, mode: mode, isDirectory: isDirectory) }
         let wanted: mode_t = isDirectory ? 0o700 : 0o600
         if mode & 0o077 != 0 { chmod(path, mode & ~0o077 | wanted) }
+    }
+
+    private static func status(
+        _ path: String, followingSymbolicLinks: Bool = false
+    ) throws(DataDirectoryError) -> FileStatus {
+        do {
+            return try FileStatus.of(path, followingSymbolicLinks: followingSymbolicLinks)
+        } catch {
+            throw .unreadable(path: path, reason: error.errno)
+        }
+    }
+
+    /// Whether nothing is at `path` (a path that cannot be looked at is not missing).
+    private static func isMissing(_ path: String) -> Bool {
+        do {
+            _ = try FileStatus.of(path)
+            return false
+        } catch {
+            return error.isMissing
+        }
     }
 }

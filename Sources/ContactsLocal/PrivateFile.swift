@@ -120,8 +120,7 @@ public enum PrivateFile {
     }
 
     static func isSymbolicLink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+        FileStatus.ifPresent(path)?.kind == .symbolicLink
     }
 
     static func randomSuffix() -> String {

@@ -19,12 +19,11 @@ public final class PrivateFileReplacement {
 
     public init(_ path: String) throws(PrivateFileError) {
         self.path = path
-        var info = stat()
-        if lstat(path, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK: throw .symbolicLink(path: path)
-            case S_IFREG: break
-            case S_IFDIR: throw .cannotWrite(path: path, reason: EISDIR)
+        if let status = FileStatus.ifPresent(path) {
+            switch status.kind {
+            case .symbolicLink: throw .symbolicLink(path: path)
+            case .regular: break
+            case .directory: throw .cannotWrite(path: path, reason: EISDIR)
             default:
                 let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
                 guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: errno) }

@@ -1,10 +1,7 @@
 import CSQLiteConfig
 import Foundation
 import GRDB
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import LocalSystem
 
 /// The write-ahead log between commands. Each `contacts` command is a process of its own; when it closed
 /// the file, SQLite copied the log into it, flushed the file and deleted the log, and the next command made
@@ -23,8 +20,7 @@ extension ContactStore {
 
     /// The log's size now, in bytes; 0 when there is none.
     var logBytes: Int {
-        var info = stat()
-        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : 0
+        FileStatus.ifPresent(path + "-wal", followingSymbolicLinks: true).map { Int($0.size) } ?? 0
     }
 
     /// Before the store closes: a log larger than ``logKeptOnClose`` is copied into the file and cut to

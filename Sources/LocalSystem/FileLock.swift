@@ -84,9 +84,8 @@ public final class FileLock: Sendable {
     /// machine's reader can miss a line. It is still asked for a holder that wrote no ID (a program
     /// from before this one).
     public static func holder(of path: String) -> pid_t? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let file = LockedFile(info)
+        guard let status = FileStatus.ifPresent(path, followingSymbolicLinks: true) else { return nil }
+        let file = LockedFile(status)
         if let recorded = recordedHolder(path), holds(recorded, file) { return recorded }
         return read("/proc/locks").flatMap { file.exclusiveHolder(in: $0) }
     }
@@ -126,12 +125,12 @@ private struct LockedFile {
     var minor: UInt64
     var inode: UInt64
 
-    init(_ info: stat) {
+    init(_ status: FileStatus) {
         // glibc's major() and minor(), which Swift does not import.
-        let device = UInt64(info.st_dev)
+        let device = status.device
         major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
         minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
-        inode = UInt64(info.st_ino)
+        inode = status.inode
     }
 
     /// The process of the first exclusive `flock` on this file among `text`'s lock lines, as

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSystem
 
 /// A file to read, or standard input for "-": opened when made (so that a missing file is reported
 /// before anything is imported), read whole or a piece at a time straight into byte arrays.
@@ -12,9 +13,8 @@ final class InputFile {
         self.path = path
         descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Self.failure(path) }
-        var info = stat()
-        let isRegular = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-        size = isRegular ? Int(info.st_size) : nil
+        let status = try? FileStatus.of(descriptor: descriptor, path: path)
+        size = status.flatMap { $0.kind == .regular ? Int($0.size) : nil }
     }
 
     deinit {

@@ -54,9 +54,7 @@ struct FileLockTests {
         defer { unlink(path) }
         let lock = try FileLock.acquire(path)
         defer { lock.release() }
-        var info = stat()
-        #expect(stat(path, &info) == 0)
-        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try FileStatus.of(path).mode == 0o600)
         let opened = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
             .filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }
         #expect(opened.count == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSystem
 import SyncCore
 
 #if canImport(Glibc)
@@ -119,22 +120,23 @@ package enum ServerEndpoint: Equatable, Sendable, CustomStringConvertible {
     /// by this user, and grants nothing to group or others.
     package static func problem(withSocketDirectoryOf path: String) -> String? {
         let directory = (path as NSString).deletingLastPathComponent
-        var status = stat()
-        guard lstat(directory, &status) == 0 else {
-            return "its directory \(directory) cannot be read (\(String(cString: strerror(errno))))"
+        let status: FileStatus
+        do {
+            status = try FileStatus.of(directory)
+        } catch {
+            return "its directory \(directory) cannot be read (\(error.reason))"
         }
-        if status.st_mode & S_IFMT == S_IFLNK {
+        if status.kind == .symbolicLink {
             return "its directory \(directory) is a symbolic link; only a real directory of your own is trusted"
         }
-        guard status.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
-        guard status.st_uid == geteuid() else {
+        guard status.kind == .directory else { return "\(directory) is not a directory" }
+        guard status.isOwnedByThisUser else {
             return
-                "its directory \(directory) belongs to user ID \(status.st_uid), not to you (\(geteuid())); another user could be listening there"
+                "its directory \(directory) belongs to user ID \(status.owner), not to you (\(geteuid())); another user could be listening there"
         }
-        let mode = status.st_mode & 0o777
-        guard mode & 0o077 == 0 else {
+        guard status.bitsForOthers == 0 else {
             return
-                "its directory \(directory) has mode \(String(mode, radix: 8)), which lets group or others in; run chmod 700 \(directory)"
+                "its directory \(directory) has mode \(String(status.mode & 0o777, radix: 8)), which lets group or others in; run chmod 700 \(directory)"
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -21,12 +22,14 @@ enum UnixSocketFile {
                 "the socket path \(path) is \(path.utf8.count) bytes long; a Unix socket's path takes at most \(maximumPathBytes); choose a shorter one"
             )
         }
-        var status = stat()
-        guard lstat(path, &status) == 0 else {
-            if errno == ENOENT { return }
-            throw StartupError("cannot look at the socket path \(path): \(String(cString: strerror(errno)))")
+        let status: FileStatus
+        do {
+            status = try FileStatus.of(path)
+        } catch {
+            if error.isMissing { return }
+            throw StartupError("cannot look at the socket path \(path): \(error.reason)")
         }
-        guard status.st_mode & S_IFMT == S_IFSOCK else {
+        guard status.kind == .socket else {
             throw StartupError(
                 "\(path) exists and is not a socket; move it away or choose another socket path")
         }
@@ -58,8 +61,7 @@ enum UnixSocketFile {
 
     /// Removes the socket at `path` when the server stops; leaves anything that is not a socket.
     static func remove(_ path: String) {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return }
+        guard FileStatus.ifPresent(path)?.kind == .socket else { return }
         unlink(path)
     }
 

@@ -29,9 +29,13 @@ final class AssetFile: Sendable {
     /// and places the next write at its end. Returns the length it has now, which may be shorter.
     func truncate(toAtMost length: Int64) async throws -> Int64 {
         try await Self.blocking { [descriptor, path] in
-            var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw Self.failure("read the size of \(path)", errno) }
-            let kept = min(length, Int64(info.st_size))
+            let size: Int64
+            do throws(FileStatusError) {
+                size = try FileStatus.of(descriptor: descriptor, path: path).size
+            } catch {
+                throw Self.failure("read the size of \(path)", error.errno)
+            }
+            let kept = min(length, size)
             guard ftruncate(descriptor, off_t(kept)) == 0, lseek(descriptor, off_t(kept), SEEK_SET) == off_t(kept)
             else { throw Self.failure("cut \(path) to \(kept) bytes", errno) }
             return kept
