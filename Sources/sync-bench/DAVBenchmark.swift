@@ -1,12 +1,12 @@
 import ArgumentParser
+import AsyncHTTPClient
 import ContactsModel
 import ContactsStore
 import Foundation
+import NIOCore
+import NIOHTTP1
 import SyncTesting
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -223,35 +223,38 @@ private struct VdirsyncerRun {
     }
 }
 
-/// GET and PUT against the bridge, as a DAV client does.
+/// GET and PUT against the bridge, as a DAV client does, with the project's one HTTP client (AsyncHTTPClient:
+/// Foundation's URLSession would pull libcurl into a build with the Swift runtime linked in).
 private struct DAVClient {
     let base: String
     let password: String
 
-    private func request(_ method: String, _ path: String) -> URLRequest {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
+    private func request(_ method: HTTPMethod, _ path: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
         let token = Data("contacts:\(password)".utf8).base64EncodedString()
-        request.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")
+        request.headers.add(name: "Authorization", value: "Basic \(token)")
         return request
     }
 
     func get(_ path: String) async throws -> (card: String, etag: String) {
-        let (data, response) = try await URLSession.shared.data(for: request("GET", path))
-        guard let http = response as? HTTPURLResponse, http.statusCode == 200,
-            let etag = http.value(forHTTPHeaderField: "ETag")
-        else { throw ValidationError("GET \(path) failed: \(response)") }
-        return (String(decoding: data, as: UTF8.self), etag)
+        let response = try await HTTPClient.shared.execute(request(.GET, path), timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 24)
+        guard response.status == .ok, let etag = response.headers.first(name: "ETag") else {
+            throw ValidationError("GET \(path) failed: \(response.status)")
+        }
+        return (String(buffer: body), etag)
     }
 
     func put(_ path: String, _ card: String, etag: String) async throws {
-        var request = request("PUT", path)
-        request.setValue("text/vcard; charset=utf-8", forHTTPHeaderField: "Content-Type")
-        request.setValue(etag, forHTTPHeaderField: "If-Match")
-        request.httpBody = Data(card.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse, http.statusCode == 204 else {
-            throw ValidationError("PUT \(path) failed: \(response) \(String(decoding: data, as: UTF8.self))")
+        var request = request(.PUT, path)
+        request.headers.add(name: "Content-Type", value: "text/vcard; charset=utf-8")
+        request.headers.add(name: "If-Match", value: etag)
+        request.body = .bytes(ByteBuffer(string: card))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .noContent else {
+            throw ValidationError("PUT \(path) failed: \(response.status) \(String(buffer: body))")
         }
     }
 }
