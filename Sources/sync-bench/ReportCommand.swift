@@ -126,7 +126,7 @@ struct ReportCommand: ParsableCommand {
         let day = results.date.prefix(10)
         var lines = [
             "",
-            "Measured \(day) on \(machine.cores) cores (\(machine.cpu), \(machine.memoryMiB / 1024) GiB, Linux \(machine.kernel)), load \(format(results.loadBefore)) before and \(format(results.loadAfter)) after; \(results.build); `\(displayed(results.command))`; saved in `\(file)`.",
+            "Measured \(day) on \(machine.cores) cores (\(machine.cpu), \(machine.memoryMiB / 1024) GiB, Linux \(machine.kernel)), load \(format(results.loadBefore)) before and \(format(results.loadAfter)) after; \(results.build)\(buildName(results.command).map { ", " + $0 } ?? ""); `\(displayed(results.command))`; saved in `\(file)`.",
             "",
             "| figure | median | runs | target |",
             "| --- | ---: | ---: | --- |",
@@ -147,13 +147,41 @@ struct ReportCommand: ParsableCommand {
         return lines
     }
 
-    /// The command as a reader would type it: the program's own path becomes `sync-bench`, and where the
-    /// run was saved (`--json FILE`) is left out.
+    /// The command as a reader would type it in a clone of the project, with no directory of the machine
+    /// that measured: the program's own path becomes `sync-bench`; a program from a build directory
+    /// becomes that build's path in a clone (`/work/build-static/release/contacts` → `.build/release/contacts`);
+    /// any other absolute path keeps its last two parts (`…/devices/B.sqlite`); where the run was saved
+    /// (`--json FILE`) is left out.
     static func displayed(_ command: String) -> String {
         var words = command.split(separator: " ").map(String.init)
         if let first = words.first, first.hasSuffix("sync-bench") { words[0] = "sync-bench" }
         if let json = words.firstIndex(of: "--json") { words.removeSubrange(json..<min(words.count, json + 2)) }
-        return words.joined(separator: " ")
+        return words.map { word in
+            guard word.hasPrefix("/") else { return word }
+            let parts = word.split(separator: "/")
+            if parts.count >= 2,
+                let configuration = ["release", "debug"].first(where: { $0 == parts[parts.count - 2] })
+            {
+                return ".build/\(configuration)/\(parts[parts.count - 1])"
+            }
+            return "…/" + parts.suffix(2).joined(separator: "/")
+        }.joined(separator: " ")
+    }
+
+    /// Which build the command's programs came from, as the docs name it: "the static build" when a program's
+    /// directory says so (`swift build -c release --static-swift-stdlib`, as the packages are built), else
+    /// "the release build" or "the debug build"; nil when its arguments name no program of a build directory
+    /// (sync-bench's own path, the first word, says nothing of what was measured).
+    static func buildName(_ command: String) -> String? {
+        let directories = command.split(separator: " ").dropFirst().filter { $0.hasPrefix("/") }.map {
+            $0.split(separator: "/").dropLast()
+        }
+        guard let build = directories.first(where: { $0.last == "release" || $0.last == "debug" }) else { return nil }
+        if build.contains(where: { $0.contains("static") }) {
+            return "the static build (`swift build -c release --static-swift-stdlib`)"
+        }
+        return build.last == "release"
+            ? "the release build (`swift build -c release`)" : "the debug build (`swift build`)"
     }
 
     /// Three significant digits, whole numbers from 100 up: 0.628, 32.7, 92.8, 123, 60620.

@@ -70,6 +70,28 @@ struct ReportTests {
         }
     }
 
+    @Test(
+        "the header names the build and the command as typed in a clone, with no directory of the machine that measured"
+    )
+    func noMachinePaths() {
+        var results = Self.results
+        results.command =
+            "/work/main/.build/release/sync-bench contacts --counts 1000000 --contacts /work/build-static/release/contacts --server /work/build-static/release/sync-server --keep-data --json /tmp/x.json"
+        let header = ReportCommand.render(results, file: "r.json", only: [])[1]
+        #expect(!header.contains("/work"), "\(header)")
+        #expect(
+            header.contains(
+                "the static build (`swift build -c release --static-swift-stdlib`); `sync-bench contacts --counts 1000000 --contacts .build/release/contacts --server .build/release/sync-server --keep-data`"
+            ), "\(header)")
+        results.command =
+            "/opt/bench/sync-bench tui --device /work/bench1m/contacts-bench-90917BB9/data/devices/B.sqlite --search fatima sm"
+        let tui = ReportCommand.render(results, file: "r.json", only: [])[1]
+        #expect(tui.contains("`sync-bench tui --device …/devices/B.sqlite --search fatima sm`"), "\(tui)")
+        #expect(!tui.contains("build ("), "no build named when the command names no program: \(tui)")
+        results.command = "sync-bench server --contacts /home/me/src/.build/debug/contacts"
+        #expect(ReportCommand.render(results, file: "r.json", only: [])[1].contains("the debug build (`swift build`)"))
+    }
+
     @Test("a target not met says so; the median of the runs is shown")
     func targetNotMet() throws {
         let lines = ReportCommand.render(Self.results, file: "r.json", only: [])
