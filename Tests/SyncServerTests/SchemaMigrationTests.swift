@@ -126,15 +126,24 @@ extension PostgresAddressTests {
 /// The SQLite file's schema versions (GRDB's migrations).
 @Suite("SQLite schema migrations")
 struct SQLiteSchemaTests {
+    /// The file opened as a person inspecting it would, waiting while the store just dropped closes its
+    /// connections: the last to close copies the log into the file and holds it meanwhile, and an open
+    /// that does not wait fails with "database is locked" on a busy machine.
+    private static func opened(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(60)
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
     @Test("a storage file at a newer schema than this server knows is refused with what to do, and left alone")
     func newerSchemaIsRefused() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         _ = try SQLiteRecordStore(path: path)
-        let known = try await DatabaseQueue(path: path).read { db in
+        let known = try await Self.opened(path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
-        try await DatabaseQueue(path: path).write { db in
+        try await Self.opened(path).write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from a newer server')")
         }
         let refusal = #expect(throws: SchemaError.self) { try SQLiteRecordStore(path: path) }
@@ -142,7 +151,7 @@ struct SQLiteSchemaTests {
             refusal?.description.contains("newer than this sync-server knows") == true, "\(String(describing: refusal))"
         )
         #expect(refusal?.description.contains("v99: from a newer server") == true)
-        let identifiers = try await DatabaseQueue(path: path).read { db in
+        let identifiers = try await Self.opened(path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(identifiers.sorted() == (known + ["v99: from a newer server"]).sorted(), "nothing else was touched")
