@@ -186,7 +186,7 @@ let package = Package(
         .target(
             name: "ContactsDAV",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncServer", "VCard",
+                "ContactsModel", "ContactsLocal", "ContactsStore", "LocalSystem", "SyncCore", "SyncServer", "VCard",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -291,8 +291,8 @@ let package = Package(
         .testTarget(
             name: "ContactsDAVTests",
             dependencies: [
-                "ContactsDAV", "ContactsModel", "ContactsStore", "ContactsTesting", "SyncClient", "SyncCore",
-                "SyncCrypto", "SyncServer",
+                "ContactsDAV", "ContactsModel", "ContactsStore", "ContactsTesting", "LocalSystem", "SyncClient",
+                "SyncCore", "SyncCrypto", "SyncServer",
                 "SyncTesting",
                 "VCard",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

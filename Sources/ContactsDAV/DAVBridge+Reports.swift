@@ -144,10 +144,10 @@ extension DAVBridge {
         if tokenText.isEmpty {
             after = 0
         } else {
-            guard let change = change(ofSyncToken: tokenText), change <= latest else {
+            guard let change = change(ofSyncToken: tokenText, of: book), change <= latest else {
                 throw DAVError(
                     .forbidden,
-                    "the sync token is not one this address book gave (or its device's change log was rebuilt): sync again without a token",
+                    "the sync token is not one this address book gave (another book's, or its device's change log was rebuilt): sync again without a token",
                     condition: (Namespace.dav, "valid-sync-token", nil))
             }
             after = change
@@ -176,7 +176,7 @@ extension DAVBridge {
         if truncated {
             writeTruncated(book, "more changes follow: ask again with this answer's sync token", into: &writer)
         }
-        writer.element(Namespace.dav, "sync-token", syncToken(token))
+        writer.element(Namespace.dav, "sync-token", syncToken(token, of: book))
         writer.end()
         return Self.xml(.multiStatus, writer)
     }

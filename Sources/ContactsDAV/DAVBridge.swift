@@ -147,15 +147,25 @@ public struct DAVBridge: Sendable {
 
     func etag(_ member: LoggedMember) -> String { "\"\(epoch)-\(member.change)\"" }
 
-    func syncToken(_ change: Int64) -> String { "https://contacts.invalid/sync/\(epoch)-\(change)" }
+    /// The sync token of `book` at `change`. The device's change log is one sequence for all its books, so
+    /// the token names its book: a token of one book used on another would stand for a point in the other's
+    /// history that its client never saw, and leave out every card it had not been sent.
+    func syncToken(_ change: Int64, of book: AddressBook) -> String {
+        syncTokenPrefix(of: book) + String(change)
+    }
 
-    /// The change a sync token stands for; nil for one of another log (another device, or a rebuilt log).
-    func change(ofSyncToken token: String) -> Int64? {
-        let prefix = "https://contacts.invalid/sync/\(epoch)-"
+    /// The change a sync token of `book` stands for; nil for one of another book, another device or a
+    /// rebuilt log (the client then syncs again without a token).
+    func change(ofSyncToken token: String, of book: AddressBook) -> Int64? {
+        let prefix = syncTokenPrefix(of: book)
         guard token.hasPrefix(prefix), let change = Int64(token.dropFirst(prefix.count)), change >= 0 else {
             return nil
         }
         return change
+    }
+
+    private func syncTokenPrefix(of book: AddressBook) -> String {
+        "https://contacts.invalid/sync/\(epoch)/\(DAVPath.segment(of: book.zoneID))/"
     }
 
     /// The change an `If-Match` ETag names; nil for an ETag this bridge never gave (which matches nothing).

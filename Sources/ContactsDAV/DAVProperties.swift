@@ -171,7 +171,8 @@ extension DAVBridge {
                 writer.end()
             }
             writer.end()
-        case (.syncToken, .book(_, let latest)): writer.element(Namespace.dav, "sync-token", syncToken(latest))
+        case (.syncToken, .book(let book, let latest)):
+            writer.element(Namespace.dav, "sync-token", syncToken(latest, of: book))
         case (.ctag, .book(_, let latest)): writer.element(Namespace.calendarServer, "getctag", "\(epoch)-\(latest)")
         case (.supportedAddressData, .book):
             writer.start(Namespace.cardDAV, "supported-address-data")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import LocalSystem
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -12,16 +13,24 @@ public struct DAVServer: Sendable {
     public var address: ListenAddress
     public var tls: TLSFiles?
 
-    public init(address: ListenAddress, tls: TLSFiles?) throws {
-        guard tls != nil || Self.isLoopback(address.host) else {
-            throw BridgeError.plainTextBeyondLoopback(address.description)
+    /// A listener on `address`; without `tls`, only where every address its host resolves to is a loopback
+    /// one (`resolve` is the system's resolver, or a test's). Without TLS, the bridge then listens on the
+    /// address it checked, not on the name: a second lookup could answer otherwise.
+    /// - Throws: ``BridgeError/plainTextBeyondLoopback(_:)`` naming the addresses found.
+    public init(
+        address: ListenAddress, tls: TLSFiles?, resolve: (String) -> [String] = HostAddresses.resolve
+    ) throws {
+        var address = address
+        if tls == nil {
+            let resolved = resolve(address.host)
+            guard let first = resolved.first, resolved.allSatisfy(HostAddresses.isLoopback(numeric:)) else {
+                let found = resolved.isEmpty ? "which does not resolve" : "which is " + resolved.joined(separator: ", ")
+                throw BridgeError.plainTextBeyondLoopback("\(address) (\(found))")
+            }
+            address.host = first
         }
         self.address = address
         self.tls = tls
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.") && host.split(separator: ".").count == 4
     }
 
     /// The bridge as a service: serves until its service group shuts down; `onListening` gets the port

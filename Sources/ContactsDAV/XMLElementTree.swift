@@ -24,6 +24,7 @@ struct XMLNode: Sendable, Hashable {
     /// Parses `data` as one XML document; throws ``DAVError`` 400 for anything that is not well-formed XML
     /// (a DTD with entities included: a request has no need of one, and expanding them is an attack).
     static func parse(_ data: Data) throws(DAVError) -> XMLNode {
+        try requireUTF8(data)
         // libxml2 neither expands nested entities without bound nor loads external ones as configured here,
         // yet the parser does not report every declaration to its delegate: a document type is refused
         // before parsing, whatever it declares.
@@ -48,6 +49,34 @@ struct XMLNode: Sendable, Hashable {
             throw DAVError(.badRequest, "the request's body is not well-formed XML\(reason ?? "")")
         }
         return root
+    }
+}
+
+extension XMLNode {
+    /// Refuses (415) a body that is not UTF-8, before anything reads it as XML. The checks made on the
+    /// bytes (a document type is refused) see a declaration only in UTF-8; libxml2 reads UTF-16 and UTF-32
+    /// from their first bytes, with or without a byte order mark, and any encoding a declaration names
+    /// (UTF-7 spells `<!DOCTYPE` as `+ADw-!DOCTYPE`), and would expand the entities of a document type the
+    /// checks never saw. Every DAV client sends UTF-8; a byte order mark before it is allowed.
+    static func requireUTF8(_ data: Data) throws(DAVError) {
+        func refuse(_ why: String) -> DAVError {
+            DAVError(.unsupportedMediaType, "the request's XML is \(why); send it in UTF-8")
+        }
+        guard String(data: data, encoding: .utf8) != nil else { throw refuse("not UTF-8") }
+        // NUL is valid UTF-8 but in no XML text: it is how UTF-16 and UTF-32 without a byte order mark look.
+        guard !data.contains(0) else { throw refuse("not UTF-8 (it has NUL bytes: UTF-16 or UTF-32?)") }
+        var text = data.prefix(200)
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        guard text.starts(with: Data("<?xml".utf8)), let end = text.range(of: Data("?>".utf8)) else { return }
+        let declaration = String(decoding: text[text.startIndex..<end.lowerBound], as: UTF8.self)
+        guard let range = declaration.range(of: #"encoding\s*=\s*["']([^"']*)["']"#, options: .regularExpression)
+        else { return }
+        let encoding =
+            declaration[range].split(whereSeparator: { $0 == "\"" || $0 == "'" }).dropFirst().first
+            .map { $0.lowercased() } ?? ""
+        guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding) else {
+            throw refuse("declared as \(encoding.isEmpty ? "an empty encoding" : "'\(encoding)'")")
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsStore
 import ContactsTesting
 import Foundation
+import LocalSystem
 import SyncClient
 import SyncCore
 import SyncServer
@@ -162,11 +163,42 @@ struct DiscoveryTests {
         }
     }
 
-    @Test("any address beyond loopback is refused without TLS")
+    @Test("any address beyond loopback is refused without TLS; a loopback one is listened on as the address checked")
     func loopbackOnly() throws {
-        #expect(throws: BridgeError.self) { try DAVServer(address: .init(host: "0.0.0.0", port: 5233), tls: nil) }
-        #expect(throws: BridgeError.self) { try DAVServer(address: .init(host: "192.168.1.4", port: 5233), tls: nil) }
-        #expect(throws: Never.self) { try DAVServer(address: .init(host: "127.0.0.1", port: 5233), tls: nil) }
-        #expect(throws: Never.self) { try DAVServer(address: .init(host: "::1", port: 5233), tls: nil) }
+        for host in ["0.0.0.0", "192.168.1.4", "::", "0", "::ffff:10.0.0.1"] {
+            #expect(throws: BridgeError.self, "\(host)") {
+                try DAVServer(address: .init(host: host, port: 5233), tls: nil)
+            }
+        }
+        for (host, bound) in [
+            ("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("127.1", "127.0.0.1"), ("127.3.2.1", "127.3.2.1"),
+            ("::ffff:127.0.0.1", "::ffff:127.0.0.1"),
+        ] {
+            #expect(try DAVServer(address: .init(host: host, port: 5233), tls: nil).address.host == bound, "\(host)")
+        }
+        let localhost = try DAVServer(address: .init(host: "localhost", port: 5233), tls: nil)
+        #expect(HostAddresses.isLoopback(numeric: localhost.address.host), "\(localhost.address)")
+    }
+
+    @Test(
+        "attack: a name that looks like loopback ('127.' and four parts) is decided by what it resolves to: 0.0.0.0, a mix, or nothing is refused"
+    )
+    func loopbackByAddress() throws {
+        let name = "127.lan.example.test"
+        func server(_ answer: [String]) throws -> DAVServer {
+            try DAVServer(address: .init(host: name, port: 5233), tls: nil) { asked in asked == name ? answer : [] }
+        }
+        do {
+            _ = try server(["0.0.0.0"])
+            Issue.record("a name resolving to 0.0.0.0 was listened on without TLS")
+        } catch let error as BridgeError {
+            #expect(error.description.contains("which is 0.0.0.0"), "\(error)")
+        }
+        #expect(throws: BridgeError.self) { try server(["127.0.0.1", "192.168.1.4"]) }
+        #expect(throws: BridgeError.self) { try server([]) }
+        #expect(try server(["127.0.0.1", "::1"]).address.host == "127.0.0.1")
+        // With TLS any address is allowed, and kept as given.
+        let tls = TLSFiles(certificatePath: "cert.pem", keyPath: "key.pem")
+        #expect(try DAVServer(address: .init(host: name, port: 5233), tls: tls).address.host == name)
     }
 }

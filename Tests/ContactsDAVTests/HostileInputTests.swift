@@ -50,6 +50,57 @@ struct HostileInputTests {
         }
     }
 
+    @Test(
+        "attack: a document type in UTF-16 (with or without a byte order mark), UTF-32 or a declared UTF-7 is refused before parsing (415); UTF-8 with a byte order mark is read"
+    )
+    func xmlInOtherEncodings() async throws {
+        try await withBridge(devices: 1) { bridge, _, _, _ in
+            // An internal entity that would turn the answer into vCard 4.0 if it were expanded.
+            let entity = """
+                <?xml version="1.0" encoding="UTF-16"?><!DOCTYPE r [<!ENTITY v "4.0">]>
+                <card:addressbook-query xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><d:prop>\
+                <card:address-data content-type="text/vcard" version="&v;"/></d:prop></card:addressbook-query>
+                """
+            func utf16(_ text: String, bigEndian: Bool) -> [UInt8] {
+                text.utf16.flatMap { unit in
+                    bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+                }
+            }
+            let utf32 = entity.unicodeScalars.flatMap { scalar in
+                withUnsafeBytes(of: scalar.value.littleEndian, Array.init)
+            }
+            let utf7 = """
+                <?xml version="1.0" encoding="UTF-7"?>+ADw-!DOCTYPE r +AFs-+ADw-!ENTITY v +ACI-4.0+ACI-+AD4-+AF0-+AD4-
+                <d:propfind xmlns:d="DAV:"><d:prop><d:displayname/></d:prop></d:propfind>
+                """
+            let latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><d:propfind xmlns:d=\"DAV:\"/>"
+            let bodies: [(String, [UInt8])] = [
+                ("UTF-16LE with a byte order mark", [0xFF, 0xFE] + utf16(entity, bigEndian: false)),
+                ("UTF-16BE with a byte order mark", [0xFE, 0xFF] + utf16(entity, bigEndian: true)),
+                ("UTF-16LE without one", utf16(entity, bigEndian: false)),
+                ("UTF-32LE", [0xFF, 0xFE, 0x00, 0x00] + utf32),
+                ("UTF-7, declared", Array(utf7.utf8)),
+                ("ISO-8859-1, declared", Array(latin1.utf8)),
+            ]
+            for (what, bytes) in bodies {
+                let reply = try await bridge.request(
+                    "REPORT", Bridge.contacts, bytes: bytes, headers: [("Depth", "1")])
+                #expect(reply.status == 415, "\(what): \(reply.status) \(reply.body)")
+                #expect(reply.body.contains("send it in UTF-8"), "\(what): \(reply.body)")
+                #expect(!reply.body.contains("VERSION:4.0"), "\(what): the entity was never expanded")
+            }
+            // A byte order mark before UTF-8 is how some clients write it: read as usual.
+            let marked = try await bridge.request(
+                "PROPFIND", Bridge.contacts,
+                bytes: [0xEF, 0xBB, 0xBF]
+                    + Array(
+                        "<?xml version=\"1.0\" encoding=\"utf-8\"?><d:propfind xmlns:d=\"DAV:\"><d:prop><d:displayname/></d:prop></d:propfind>"
+                            .utf8), headers: [("Depth", "0")])
+            #expect(marked.status == 207, "\(marked.status) \(marked.body)")
+            try await stillServing(bridge)
+        }
+    }
+
     @Test("bodies beyond the limits are 413; nothing is stored")
     func huge() async throws {
         try await withBridge(

@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import Foundation
+import SyncCore
 import SyncTesting
 import Testing
 
@@ -213,11 +214,51 @@ struct ReportTests {
                 ], "\(page.body)")
 
             // A token of another log (another device, or a log made again) is refused as RFC 6578 says.
-            let foreign = try await sync("https://contacts.invalid/sync/0000000000000000-3")
+            let foreign = try await sync("https://contacts.invalid/sync/0000000000000000/Contacts/3")
             #expect(foreign.status == 403 && foreign.body.contains("valid-sync-token"), "\(foreign.body)")
             let future = try await sync(
-                token.replacingOccurrences(of: #"-\d+$"#, with: "-999999", options: .regularExpression))
+                token.replacingOccurrences(of: #"/\d+$"#, with: "/999999", options: .regularExpression))
             #expect(future.status == 403)
+            // A token of this bridge's earlier form, which named no book, is refused: the client syncs again.
+            let unbooked = try await sync(
+                token.replacingOccurrences(of: #"/Contacts/(\d+)$"#, with: "-$1", options: .regularExpression))
+            #expect(unbooked.status == 403 && unbooked.body.contains("valid-sync-token"), "\(unbooked.body)")
+        }
+    }
+
+    @Test(
+        "attack: a sync token one book gave, used on another book of the device, is refused (403 valid-sync-token), not answered without the other book's earlier cards"
+    )
+    func tokenOfAnotherBook() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let device = devices[0]
+            let family = try device.createBook(named: "Family")
+            let familyPath = "/books/\(family.zoneID.zoneName)/"
+            // Family's cards come first in the device's one change log; Contacts' token is later than all of them.
+            _ = try device.add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
+            _ = try device.add(Contact(id: .random(), name: "Dad"), to: family.zoneID)
+            _ = try device.add(Contact(id: .random(), name: "Ada"))
+            let contactsToken = try #require(
+                try await bridge.propfind(Bridge.contacts, "<d:sync-token/>").first("DAV:", "sync-token")?.text)
+            let reply = try await bridge.report(
+                familyPath,
+                "<d:sync-collection \(davNamespaces)><d:sync-token>\(contactsToken)</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"
+            )
+            #expect(reply.status == 403 && reply.body.contains("valid-sync-token"), "\(reply.status) \(reply.body)")
+            // Family's own token still works, and an empty one lists both of its cards.
+            let fresh = try await bridge.report(
+                familyPath,
+                "<d:sync-collection \(davNamespaces)><d:sync-token/><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"
+            )
+            #expect(fresh.status == 207)
+            #expect(try fresh.responses().keys.filter { $0.hasSuffix(".vcf") }.count == 2, "\(fresh.body)")
+            let familyToken = try #require(try fresh.first("DAV:", "sync-token")?.text)
+            let again = try await bridge.report(
+                familyPath,
+                "<d:sync-collection \(davNamespaces)><d:sync-token>\(familyToken)</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"
+            )
+            #expect(again.status == 207)
+            #expect(try again.responses().keys.filter { $0.hasSuffix(".vcf") }.isEmpty, "\(again.body)")
         }
     }
 

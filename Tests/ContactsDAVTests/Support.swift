@@ -46,8 +46,8 @@ struct Bridge {
     }
 
     func request(
-        _ method: String, _ path: String, body: String? = nil, chunked: String? = nil, headers: [(String, String)] = [],
-        authenticated: Bool = true
+        _ method: String, _ path: String, body: String? = nil, bytes: [UInt8]? = nil, chunked: String? = nil,
+        headers: [(String, String)] = [], authenticated: Bool = true
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: base + path)
         request.method = HTTPMethod(rawValue: method)
@@ -56,8 +56,8 @@ struct Bridge {
             request.headers.add(name: "Authorization", value: "Basic \(token)")
         }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            request.body = .bytes(ByteBuffer(string: body))
+        if let bytes = bytes ?? body.map({ Array($0.utf8) }) {
+            request.body = .bytes(ByteBuffer(bytes: bytes))
             if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
                 request.headers.add(name: "Content-Type", value: "application/xml; charset=utf-8")
             }

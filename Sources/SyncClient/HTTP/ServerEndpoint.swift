@@ -86,14 +86,7 @@ package enum ServerEndpoint: Equatable, Sendable, CustomStringConvertible {
     /// `localhost`, `127.0.0.0/8` and `::1`: addresses whose traffic never leaves the machine.
     package static func isLoopback(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare.lowercased() == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, bare, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, bare, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
-        }
-        return false
+        return bare.lowercased() == "localhost" || HostAddresses.isLoopback(numeric: bare)
     }
 
     /// Checks that a request may go to this endpoint now; throws a `networkFailure` saying what is
