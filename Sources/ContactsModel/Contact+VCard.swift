@@ -23,39 +23,70 @@ extension Contact {
                 .filter { !$0.isEmpty }.joined(separator: " ")
             } ?? ""
         self.init(id: id, name: Self.trimmed(name), modified: now)
-        emails = card.all("EMAIL").map { LabeledValue(label: Self.label($0), value: $0.text, modified: now) }
-        phones = card.all("TEL").map {
-            LabeledValue(
-                label: Self.label($0), value: Self.dropping("tel:", from: $0.text), modified: now)
-        }
         organization =
             card.first("ORG").map { $0.components.map { $0.joined(separator: ",") }.joined(separator: ";") } ?? ""
         notes = card.all("NOTE").map(\.text).joined(separator: "\n")
-        var extras: [String] = []
+        // Unmodelled properties, with their groups (lower case).
+        var extras: [(line: String, group: String?)] = []
+        var forms: [(line: String, group: String?, rank: Int)] = []
         var addressTaken = false
-        for property in card.properties where !Self.modelled.contains(property.name) {
+        for property in card.properties {
+            let isItem = Self.itemProperties.contains(property.name)
+            if isItem || (property.name == "ADR" && !addressTaken) {
+                if isItem {
+                    let item = LabeledValue(
+                        label: Self.itemLabel(property, in: card.properties), value: Self.itemValue(property),
+                        modified: now)
+                    if property.name == "EMAIL" { emails.append(item) } else { phones.append(item) }
+                } else {
+                    addressTaken = true
+                    address = Self.postalAddress(property)
+                }
+                // Its form, when the app would write it otherwise (Contact+ItemForms).
+                if let form = Self.form(of: property, in: card.properties) {
+                    let rank = property.name == "EMAIL" ? 0 : property.name == "TEL" ? 1 : 2
+                    forms.append((form, property.group?.lowercased(), rank))
+                }
+                continue
+            }
+            if Self.modelled.contains(property.name) { continue }
             // This app's own line for a photo it keeps: a card that carries one names an image this device
             // does not have (its photo comes as PHOTO).
             if property.name == ContactPhoto.propertyName { continue }
             if take(property) { continue }
-            if property.name == "ADR" && !addressTaken {
-                addressTaken = true
-                let parts = property.components.map { $0.joined(separator: ",") }
-                func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
-                // ADR is PO box;extended;street;locality;region;postal code;country.
-                let street = [part(0), part(1), part(2)].filter { !$0.isEmpty }.joined(separator: "\n")
-                address = PostalAddress(
-                    street: street, city: part(3), region: part(4), postalCode: part(5), country: part(6))
-                continue
-            }
-            extras.append(VCardSerializer.contentLine(property))
+            extras.append((VCardSerializer.contentLine(property), property.group?.lowercased()))
         }
         // A UID written otherwise than this app writes the ID (lower case, another scheme) is kept as it came:
         // programs that sync by UID (vdirsyncer, khard) would take a rewritten one for another card.
         if !uid.isEmpty, uid != id.canonicalString, uid != "urn:uuid:\(id.canonicalString)" {
-            extras.insert(VCardSerializer.contentLine(Property(name: "UID", text: uid)), at: 0)
+            extras.insert((VCardSerializer.contentLine(Property(name: "UID", text: uid)), nil), at: 0)
         }
-        self.extras = extras
+        self.extras = Self.formsFirst(forms, extras)
+    }
+
+    /// The forms, each followed by the other lines of its group, in the order the card is written (emails,
+    /// phones, the address), then the other unmodelled properties as they came: a card read, written and
+    /// read again gives the same list.
+    private static func formsFirst(
+        _ forms: [(line: String, group: String?, rank: Int)], _ extras: [(line: String, group: String?)]
+    ) -> [String] {
+        guard !forms.isEmpty else { return extras.map(\.line) }
+        let groups = Set(forms.compactMap(\.group))
+        var companions: [String: [String]] = [:]
+        var rest: [String] = []
+        for extra in extras {
+            if let group = extra.group, groups.contains(group) {
+                companions[group, default: []].append(extra.line)
+            } else {
+                rest.append(extra.line)
+            }
+        }
+        var lines: [String] = []
+        for form in forms.enumerated().sorted(by: { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }) {
+            lines.append(form.element.line)
+            if let group = form.element.group { lines += companions.removeValue(forKey: group) ?? [] }
+        }
+        return lines + rest
     }
 
     /// The card for this contact, in `version`, with the unmodelled properties it was imported with.
@@ -70,12 +101,9 @@ extension Contact {
             properties.append(
                 Property(name: "UID", value: version == .v4 ? "urn:uuid:\(id.canonicalString)" : id.canonicalString))
         }
-        for email in emails {
-            properties.append(Property(name: "EMAIL", text: email.value, parameters: Self.typeParameters(email.label)))
-        }
-        for phone in phones {
-            properties.append(Property(name: "TEL", text: phone.value, parameters: Self.typeParameters(phone.label)))
-        }
+        var forms = ItemForms(kept)
+        for email in emails { properties += forms.lines("EMAIL", email) }
+        for phone in phones { properties += forms.lines("TEL", phone) }
         if !organization.isEmpty {
             properties.append(
                 Property(
@@ -84,18 +112,10 @@ extension Contact {
                         [String($0)]
                     }))
         }
-        if !address.isEmpty {
-            properties.append(
-                Property(
-                    name: "ADR",
-                    components: [
-                        [""], [""], [address.street], [address.city], [address.region], [address.postalCode],
-                        [address.country],
-                    ]))
-        }
+        if !address.isEmpty { properties += forms.lines(address) }
         if !notes.isEmpty { properties.append(Property(name: "NOTE", text: notes)) }
         properties += datesAndGroups(version: version)
-        for property in kept {
+        for property in kept where !forms.belongsToAForm(property) {
             properties.append(property.name == "N" && nameEditedSinceImport ? generatedN : property)
         }
         return VCard(version: version, properties: properties)
@@ -162,16 +182,8 @@ extension Contact {
     }
 
     /// `text` without `prefix` when it starts with it ("urn:uuid:" before a UID, "tel:" before a number).
-    private static func dropping(_ prefix: String, from text: String) -> String {
+    static func dropping(_ prefix: String, from text: String) -> String {
         text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
-    }
-
-    private static func label(_ property: Property) -> String {
-        property.types.first { !["internet", "pref", "voice", "x400"].contains($0) } ?? ""
-    }
-
-    private static func typeParameters(_ label: String) -> [Parameter] {
-        label.isEmpty ? [] : [Parameter(name: "TYPE", values: [label])]
     }
 
     static func property(fromContentLine line: String) -> Property? {
