@@ -54,8 +54,20 @@ extension DAVBridge {
         let (member, created) = try device.putResource(card, named: name, in: book.zoneID, condition: condition)
         onWrite()
         var headers = HTTPFields()
-        headers[.eTag] = etag(member)
+        // RFC 6352 §6.3.2.3: a strong ETag only when a GET would give back what was sent; otherwise none,
+        // so that the client reads the card as stored.
+        if try storesAsSent(card, member) { headers[.eTag] = etag(member) }
         return Response(status: created ? .created : .noContent, headers: headers)
+    }
+
+    /// Whether the card stored for `member` is `sent`: the same properties, in any order, written the same
+    /// (the photo aside, which is kept as sent).
+    private func storesAsSent(_ sent: VCard, _ member: LoggedMember) throws -> Bool {
+        guard let contact = try device.store.contacts([member.id]).first else { return false }
+        func lines(_ card: VCard) -> [String] {
+            card.properties.filter { $0.name != "PHOTO" }.map(VCardSerializer.contentLine).sorted()
+        }
+        return lines(contact.vCard(version: sent.version)) == lines(sent)
     }
 
     func delete(_ path: DAVPath, _ request: Request) throws -> Response {

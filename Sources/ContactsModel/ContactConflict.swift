@@ -15,7 +15,7 @@ public struct ContactConflict: Sendable, Hashable, Codable, Identifiable {
         case text(String)
         case address(PostalAddress)
         case date(ContactDate?)
-        /// Unmodelled vCard properties, one content line each.
+        /// Unmodelled vCard properties, one content line each; or the groups, one name each.
         case lines([String])
         /// One email or phone, with its ID.
         case item(LabeledValue)
@@ -97,6 +97,7 @@ public struct ContactConflict: Sendable, Hashable, Codable, Identifiable {
         case (.birthday, .date(let date)): contact.birthday = date
         case (.anniversary, .date(let date)): contact.anniversary = date
         case (.extras, .lines(let lines)): contact.extras = lines
+        case (.groups, .lines(let names)): contact.groups = Contact.groupList(names)
         case (.emails, .item(let item)): contact.emails = Self.putting(item, in: contact.emails)
         case (.phones, .item(let item)): contact.phones = Self.putting(item, in: contact.phones)
         default: break

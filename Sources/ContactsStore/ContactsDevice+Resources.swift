@@ -29,7 +29,8 @@ package enum ResourceError: Error, Sendable, Hashable {
 
 /// The address book as resources, for the CardDAV bridge: a card written at a name is an edit like any
 /// other (validated, saved with its outbox entry, sent, merged on the server's side by the three-way merge),
-/// with the condition checked in the same transaction as the write.
+/// with the condition checked in the same transaction as the write. A write without a condition on the
+/// version it replaces logs what it replaces as conflicts (``ContactMerge/overwritten(_:by:)``).
 extension ContactsDevice {
     /// Begins the change log (``ContactStore/startChangeLog()``) when it is not kept yet; returns its epoch.
     package func startChangeLog() throws -> String { try store.startChangeLog() }
@@ -67,10 +68,15 @@ extension ContactsDevice {
             if let old {
                 // Emails and phones the card has as they were keep their items (and edit times), so that
                 // the merge with another device's edit sees only what the client changed.
+                contact.emails = Contact.items(contact.emails, keepingIDsOf: old.emails)
+                contact.phones = Contact.items(contact.phones, keepingIDsOf: old.phones)
                 contact = old.applying(changesFrom: old, to: contact)
                 if let there, contact.sameContent(as: old) { return (there, false) }
             }
             let stamped = contact.stamped(against: old, at: try EditClock.stamp(now: now, db))
+            if condition == .none, let old {
+                try logOverwritten(old, by: stamped, in: book, at: now, transaction)
+            }
             try ContactStore.put(stamped, in: book, db)
             try transaction.enqueue(.record(.saveRecord(stamped.recordID(in: book))))
             if name != stamped.id.canonicalString + ".vcf" {
@@ -94,6 +100,28 @@ extension ContactsDevice {
             try Self.checkWritable(book, db)
             try ContactStore.removeContact(there.id, db)
             try transaction.enqueue(.record(.deleteRecord(Contact(id: there.id, name: "").recordID(in: book))))
+        }
+    }
+
+    /// A write without `If-Match` replaces a version its client may never have seen: every value it
+    /// replaces goes to the conflict log, the CardDAV client on this device named as the writer, so that
+    /// an edit another device made since the client last read the card can be restored.
+    private func logOverwritten(
+        _ old: Contact, by new: Contact, in book: RecordZone.ID, at now: Date, _ transaction: ContactStore.Transaction
+    ) throws {
+        let losses = ContactMerge.overwritten(old, by: new)
+        guard !losses.isEmpty else { return }
+        let recordID = old.recordID(in: book)
+        let sentHere = try transaction.pendingKind(of: recordID) == .save
+        let previousDevice =
+            sentHere ? name : try ContactStore.serverRecord(old.id, transaction.db).flatMap(Contact.device(of:)) ?? name
+        for loss in losses {
+            try transaction.logConflict(
+                ContactConflict(
+                    contactID: old.id, zoneID: book, contactName: new.name, field: loss.field,
+                    kept: .init(
+                        value: loss.kept.value, edited: loss.kept.edited, device: "a CardDAV client on \(name)"),
+                    lost: .init(value: loss.lost.value, edited: loss.lost.edited, device: previousDevice), date: now))
         }
     }
 

@@ -53,6 +53,7 @@ struct ResourceTests {
             ])
             var reply = try await bridge.put(name, first, headers: [("If-None-Match", "*")])
             #expect(reply.status == 201, "\(reply.body)")
+            // Stored as sent (every line comes back, the ADR's TYPE with it): the ETag is strong.
             let etag = try #require(reply.header("ETag"))
             let grace = try #require(try devices[0].reader.contacts().first)
             #expect(
@@ -72,7 +73,7 @@ struct ResourceTests {
             reply = try await bridge.put(
                 name, first.replacingOccurrences(of: "+1 555 0100", with: "+1 555 0199"), headers: [("If-Match", etag)])
             #expect(reply.status == 204, "\(reply.body)")
-            #expect(reply.header("ETag") != etag)
+            #expect(try await bridge.request("GET", name).header("ETag") != etag)
             #expect(try devices[0].reader.contacts().map(\.id) == [grace.id])
             #expect(try devices[0].reader.contact(grace.id)?.phones.map(\.value) == ["+1 555 0199"])
             // The listing names it where the client put it.
@@ -89,7 +90,7 @@ struct ResourceTests {
             let path = Bridge.contacts + "a.vcf"
             var reply = try await bridge.put(path, card(["UID:a-1", "FN:Ann"]))
             #expect(reply.status == 201)
-            let etag = try #require(reply.header("ETag"))
+            let etag = try #require(try await bridge.request("GET", path).header("ETag"))
             reply = try await bridge.put(path, card(["UID:a-1", "FN:Ann Two"]), headers: [("If-None-Match", "*")])
             #expect(reply.status == 412, "\(reply.body)")
             reply = try await bridge.put(path, card(["UID:a-1", "FN:Ann Two"]), headers: [("If-Match", "\"stale-1\"")])
@@ -221,6 +222,91 @@ struct ResourceTests {
                     merged.organization == "Analytical Engines"
                         && merged.emails.map(\.value) == ["ada@analytical.example"], "\(device.name): \(merged)")
             }
+        }
+    }
+
+    @Test(
+        "a stale PUT without If-Match replaces another device's newer email; the email is in the conflict log on every device, named by who wrote what, and restoring it keeps the client's phone"
+    )
+    func stalePutWithoutIfMatch() async throws {
+        try await withBridge(devices: 2) { bridge, devices, _, _ in
+            let (dav, laptop) = (devices[0], devices[1])
+            let ada = try laptop.add(
+                Contact(
+                    id: .random(), name: "Ada Lovelace", emails: [.init(label: "work", value: "ada@example.org")],
+                    phones: [.init(label: "cell", value: "+1 555 0100")]))
+            try await laptop.sync()
+            try await dav.sync()
+            let path = Bridge.contacts + ada.id.uuidString + ".vcf"
+            let held = try await bridge.request("GET", path)
+            var edited = try #require(try laptop.reader.contact(ada.id))
+            edited.emails[0].value = "ada@analytical.example"
+            try laptop.update(edited)
+            try await laptop.sync()
+            try await dav.sync()
+            #expect(try dav.reader.contact(ada.id)?.emails.map(\.value) == ["ada@analytical.example"])
+
+            // The client's copy is older than the bridge's: with its ETag, the PUT is refused.
+            let stale = held.body.replacingOccurrences(of: "+1 555 0100", with: "+1 555 0199")
+            var reply = try await bridge.put(path, stale, headers: [("If-Match", try #require(held.header("ETag")))])
+            #expect(reply.status == 412, "\(reply.body)")
+            #expect(try dav.reader.conflicts().isEmpty)
+            // Without a condition it is taken, and every value it replaced is logged.
+            reply = try await bridge.put(path, stale)
+            #expect(reply.status == 204, "\(reply.body)")
+            let written = try #require(try dav.reader.contact(ada.id))
+            #expect(
+                written.emails.map(\.value) == ["ada@example.org"] && written.phones.map(\.value) == ["+1 555 0199"])
+            let logged = try dav.reader.conflicts()
+            let email = try #require(logged.first { $0.field == .emails }, "\(logged)")
+            #expect(email.lost.value.text == "work: ada@analytical.example" && email.lost.device == laptop.name)
+            #expect(
+                email.kept.value.text == "work: ada@example.org"
+                    && email.kept.device == "a CardDAV client on \(dav.name)")
+            let phone = try #require(logged.first { $0.field == .phones }, "\(logged)")
+            #expect(phone.lost.value.text == "cell: +1 555 0100" && phone.kept.value.text == "cell: +1 555 0199")
+            #expect(logged.count == 2, "\(logged)")
+
+            // The log travels; restored on the laptop, the email comes back and the client's phone stays.
+            try await dav.sync()
+            try await laptop.sync()
+            let there = try #require(try laptop.reader.conflicts().first { $0.field == .emails })
+            _ = try laptop.restoreConflict(there.id)
+            try await laptop.sync()
+            try await dav.sync()
+            for device in [dav, laptop] {
+                let contact = try #require(try device.reader.contact(ada.id))
+                #expect(
+                    contact.emails.map(\.value) == ["ada@analytical.example"]
+                        && contact.phones.map(\.value) == ["+1 555 0199"], "\(device.name): \(contact)")
+            }
+            // A PUT that changes nothing logs nothing.
+            let current = try await bridge.request("GET", path)
+            #expect(try await bridge.put(path, current.body).status == 204)
+            let remaining = try dav.reader.conflicts()
+            #expect(remaining.map(\.field) == [.phones], "\(remaining)")
+        }
+    }
+
+    @Test(
+        "a PUT answers a strong ETag only when a GET gives back the card as sent (RFC 6352 §6.3.2.3), and that ETag is the GET's"
+    )
+    func etagOnlyWhenStoredAsSent() async throws {
+        try await withBridge(devices: 1) { bridge, _, _, _ in
+            let path = Bridge.contacts + "lin.vcf"
+            var reply = try await bridge.put(
+                path, card(["UID:lin-1", "FN:Lin Chen", "EMAIL;TYPE=INTERNET;TYPE=WORK:lin@example.org"]))
+            #expect(reply.status == 201 && reply.header("ETag") == nil, "\(reply.headers)")
+            let stored = try await bridge.request("GET", path)
+            // The card as the bridge gives it, edited and written back: stored as sent, so the ETag is strong.
+            let edited = stored.body.replacingOccurrences(of: "lin@example.org", with: "lin@example.net")
+            reply = try await bridge.put(path, edited, headers: [("If-Match", try #require(stored.header("ETag")))])
+            #expect(reply.status == 204, "\(reply.body)")
+            let etag = try #require(reply.header("ETag"))
+            let again = try await bridge.request("GET", path)
+            // The same lines (in the order the app writes them).
+            func lines(_ text: String) -> [Substring] { text.split(separator: "\r\n").sorted() }
+            #expect(again.header("ETag") == etag && lines(again.body) == lines(edited), "\(again.body)")
         }
     }
 }
