@@ -60,6 +60,7 @@ extension DAVBridge {
 
     func propfind(_ path: DAVPath, _ request: Request) async throws -> Response {
         let depth = try Self.depth(request)
+        let style = groupStyle(request)
         let asked = try PropertyRequest(propfind: try await xmlBody(request))
         var targets: [Target] = []
         switch path {
@@ -71,21 +72,29 @@ extension DAVBridge {
             targets = [.home]
             if depth == .one {
                 for book in try device.reader.books() {
+                    try prepare(book, for: style)
                     targets.append(.book(book, latest: try device.store.latestChange(in: book.zoneID)))
                 }
             }
         case .book(let segment):
             let book = try book(segment)
+            try prepare(book, for: style)
             let bookTarget = Target.book(book, latest: try device.store.latestChange(in: book.zoneID))
-            if depth == .one { return listing(of: book, bookTarget, asked, version: Self.version(request)) }
+            if depth == .one {
+                return listing(of: book, bookTarget, asked, version: Self.version(request), style: style)
+            }
             targets = [bookTarget]
         case .resource(let segment, let name):
             let book = try book(segment)
-            guard let member = try device.store.member(named: name, in: book.zoneID), member.present else {
+            try prepare(book, for: style)
+            guard let member = try device.store.member(named: name, in: book.zoneID), member.present,
+                try !hiddenIDs(in: book, for: style).contains(member.id)
+            else {
                 throw DAVError(.notFound, "no contact is at \(path.path)")
             }
             let cards =
-                asked.wantsAddressData ? try await cardTexts([member], in: book, version: Self.version(request)) : [:]
+                asked.wantsAddressData
+                ? try await cardTexts([member], in: book, version: Self.version(request), style: style) : [:]
             targets = [.member(book, member, card: cards[member.id])]
         }
         var writer = XMLWriter()
@@ -100,18 +109,23 @@ extension DAVBridge {
     /// part way (a photo that cannot be downloaded for `address-data`) cuts the answer short, which the
     /// client reads as a failed request.
     private func listing(
-        of book: AddressBook, _ bookTarget: Target, _ asked: PropertyRequest, version: VCard.Version
+        of book: AddressBook, _ bookTarget: Target, _ asked: PropertyRequest, version: VCard.Version,
+        style: GroupStyle
     ) -> Response {
         let body = ResponseBody { [self] writer in
             var xml = XMLWriter()
             xml.root(Namespace.dav, "multistatus")
             write(bookTarget, asked, into: &xml)
-            try await device.store.forEachPageOfMembers(of: book.zoneID, pageSize: limits.listingPageSize) {
-                members in
-                let cards = asked.wantsAddressData ? try await cardTexts(members, in: book, version: version) : [:]
+            func page(_ members: [LoggedMember]) async throws {
+                let cards =
+                    asked.wantsAddressData
+                    ? try await cardTexts(members, in: book, version: version, style: style) : [:]
                 for member in members { write(.member(book, member, card: cards[member.id]), asked, into: &xml) }
                 try await writer.write(ByteBuffer(string: xml.take()))
             }
+            try await device.store.forEachPageOfMembers(
+                of: book.zoneID, pageSize: limits.listingPageSize, page)
+            if style == .cards { try await page(try device.store.groupCardMembers(of: book.zoneID)) }
             xml.end()
             try await writer.write(ByteBuffer(string: xml.take()))
             try await writer.finish(nil)
@@ -175,11 +189,14 @@ extension DAVBridge {
     }
 
     /// The members' vCards as text, photos inline (downloaded first when this device lacks one).
-    func cardTexts(_ members: [LoggedMember], in book: AddressBook, version: VCard.Version) async throws
-        -> [UUID: String]
+    /// Group cards among them are made from their members, for a client of group cards (to which a contact's
+    /// card has no `CATEGORIES`).
+    func cardTexts(_ members: [LoggedMember], in book: AddressBook, version: VCard.Version, style: GroupStyle)
+        async throws -> [UUID: String]
     {
+        let groupCards = style == .cards ? try device.store.groupCards(members.map(\.id), in: book.zoneID) : [:]
         // Each looked up by its ID, in one read: a page of a first download in a book of a million.
-        let contacts = try device.store.contacts(members.map(\.id))
+        let contacts = try device.store.contacts(members.map(\.id).filter { groupCards[$0] == nil })
         let cards: [VCard]
         do {
             cards = try await device.vCardsWithPhotos(contacts, version: version)
@@ -191,7 +208,12 @@ extension DAVBridge {
             )
         }
         var texts: [UUID: String] = [:]
-        for (contact, card) in zip(contacts, cards) { texts[contact.id] = VCardSerializer.serialize(card) }
+        for (contact, card) in zip(contacts, cards) {
+            var card = card
+            if style == .cards { card.properties.removeAll { $0.name == "CATEGORIES" } }
+            texts[contact.id] = VCardSerializer.serialize(card)
+        }
+        for (id, stored) in groupCards { texts[id] = VCardSerializer.serialize(stored.card.vCard(version: version)) }
         return texts
     }
 }

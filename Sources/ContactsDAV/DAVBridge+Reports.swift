@@ -14,6 +14,8 @@ extension DAVBridge {
                 condition: (Namespace.dav, "supported-report", nil))
         }
         let book = try book(segment)
+        let style = groupStyle(request)
+        try prepare(book, for: style)
         guard let body = try await xmlBody(request) else {
             throw DAVError(.badRequest, "a REPORT needs a body saying which report")
         }
@@ -24,11 +26,11 @@ extension DAVBridge {
         let version = Self.version(requested: body.child(Namespace.dav, "prop"), request)
         switch (body.namespace, body.name) {
         case (Namespace.cardDAV, "addressbook-multiget"):
-            return try await multiget(book, body, asked, version)
+            return try await multiget(book, body, asked, version, style)
         case (Namespace.cardDAV, "addressbook-query"):
-            return try await query(book, body, asked, version)
+            return try await query(book, body, asked, version, style)
         case (Namespace.dav, "sync-collection"):
-            return try await syncCollection(book, body, asked, version)
+            return try await syncCollection(book, body, asked, version, style)
         default:
             throw DAVError(
                 .forbidden,
@@ -47,9 +49,9 @@ extension DAVBridge {
         return Self.version(request)
     }
 
-    private func multiget(_ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version)
-        async throws -> Response
-    {
+    private func multiget(
+        _ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version, _ style: GroupStyle
+    ) async throws -> Response {
         let hrefs = body.all(Namespace.dav, "href").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
         // Each card looked up by its name, all in one read: a client's first download asks for thousands,
         // and the book may hold a million.
@@ -63,11 +65,12 @@ extension DAVBridge {
         }
         // One answer for each name that is a card of this book, in their order.
         var looked = try device.store.members(named: names.compactMap { $0 }, in: book.zoneID).makeIterator()
+        let hidden = try hiddenIDs(in: book, for: style)
         var found: [LoggedMember] = []
         var missing: [String] = []
         for (href, name) in zip(hrefs, names) {
             let member = name == nil ? nil : looked.next() ?? nil
-            guard let member, member.present else {
+            guard let member, member.present, !hidden.contains(member.id) else {
                 missing.append(href)
                 continue
             }
@@ -75,7 +78,7 @@ extension DAVBridge {
         }
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        try await writeMembers(found, of: book, asked, version, into: &writer)
+        try await writeMembers(found, of: book, asked, version, style, into: &writer)
         for href in missing {
             writer.start(Namespace.dav, "response")
             writer.href(href)
@@ -86,9 +89,9 @@ extension DAVBridge {
         return Self.xml(.multiStatus, writer)
     }
 
-    private func query(_ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version)
-        async throws -> Response
-    {
+    private func query(
+        _ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version, _ style: GroupStyle
+    ) async throws -> Response {
         let filter = try AddressBookFilter(body.child(Namespace.cardDAV, "filter"))
         var limit: Int?
         if let nresults = body.child(Namespace.cardDAV, "limit")?.child(Namespace.cardDAV, "nresults") {
@@ -116,7 +119,7 @@ extension DAVBridge {
         if truncated { matching.removeLast(matching.count - cap) }
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        try await writeMembers(matching, of: book, asked, version, into: &writer)
+        try await writeMembers(matching, of: book, asked, version, style, into: &writer)
         if truncated {
             writeTruncated(
                 book,
@@ -133,10 +136,8 @@ extension DAVBridge {
     /// 404; at most a page, then a 507 on the book and the token of the last change listed, so the client
     /// asks again for the rest.
     private func syncCollection(
-        _ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version
-    )
-        async throws -> Response
-    {
+        _ book: AddressBook, _ body: XMLNode, _ asked: PropertyRequest, _ version: VCard.Version, _ style: GroupStyle
+    ) async throws -> Response {
         let tokenText =
             body.child(Namespace.dav, "sync-token")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         let latest = try device.store.latestChange(in: book.zoneID)
@@ -167,11 +168,13 @@ extension DAVBridge {
         let truncated = changes.count > page
         if truncated { changes.removeLast() }
         let token = truncated ? changes.last?.change ?? after : latest
-        // An empty token lists what is there; removals matter only to a client that had them.
-        let listed = tokenText.isEmpty ? changes.filter(\.present) : changes
+        // An empty token lists what is there; removals matter only to a client that had them. Group cards
+        // only to a client of group cards.
+        let hidden = try hiddenIDs(in: book, for: style)
+        let listed = (tokenText.isEmpty ? changes.filter(\.present) : changes).filter { !hidden.contains($0.id) }
         var writer = XMLWriter()
         writer.root(Namespace.dav, "multistatus")
-        try await writeMembers(listed.filter(\.present), of: book, asked, version, into: &writer)
+        try await writeMembers(listed.filter(\.present), of: book, asked, version, style, into: &writer)
         for member in listed where !member.present { writeRemoved(book, member, into: &writer) }
         if truncated {
             writeTruncated(book, "more changes follow: ask again with this answer's sync token", into: &writer)
@@ -184,9 +187,10 @@ extension DAVBridge {
     /// The members' responses, with their cards when the request asked for `address-data`.
     private func writeMembers(
         _ members: [LoggedMember], of book: AddressBook, _ asked: PropertyRequest, _ version: VCard.Version,
-        into writer: inout XMLWriter
+        _ style: GroupStyle, into writer: inout XMLWriter
     ) async throws {
-        let cards = asked.wantsAddressData ? try await cardTexts(members, in: book, version: version) : [:]
+        let cards =
+            asked.wantsAddressData ? try await cardTexts(members, in: book, version: version, style: style) : [:]
         for member in members {
             writeResponse(
                 .member(book, member, card: cards[member.id]),

@@ -16,7 +16,11 @@ extension DAVBridge {
             return Self.text(.ok, "a CardDAV bridge of the contacts app: address books are under \(DAVPath.homePath)")
         }
         let book = try book(segment)
-        guard let member = try device.store.member(named: name, in: book.zoneID), member.present else {
+        let style = groupStyle(request)
+        try prepare(book, for: style)
+        guard let member = try device.store.member(named: name, in: book.zoneID), member.present,
+            try !hiddenIDs(in: book, for: style).contains(member.id)
+        else {
             throw DAVError(.notFound, "no contact is at \(path.path)")
         }
         let version = Self.version(request)
@@ -27,7 +31,7 @@ extension DAVBridge {
         if let noneMatch = request.headers[.ifNoneMatch], Self.matches(noneMatch, etag(member)) {
             return Response(status: .notModified, headers: headers)
         }
-        guard let text = try await cardTexts([member], in: book, version: version)[member.id] else {
+        guard let text = try await cardTexts([member], in: book, version: version, style: style)[member.id] else {
             throw DAVError(.notFound, "no contact is at \(path.path)")
         }
         let bytes = ByteBuffer(string: text)
@@ -51,21 +55,31 @@ extension DAVBridge {
         let condition = try condition(request)
         let buffer = try await Self.body(of: request, limit: limits.maximumResourceBytes, what: "the card")
         let card = try Self.card(Data(buffer.readableBytesView))
-        let (member, created) = try device.putResource(card, named: name, in: book.zoneID, condition: condition)
+        let style = groupStyle(request)
+        if let group = ContactGroupCard(vCard: card) {
+            // A group, from any client: never a contact named like the group. No ETag: the card is made
+            // from the members (RFC 6352 §6.3.2.3).
+            let (_, created) = try device.putGroupCard(group, named: name, in: book.zoneID, condition: condition)
+            onWrite()
+            return Response(status: created ? .created : .noContent)
+        }
+        let (member, created) = try device.putResource(
+            card, named: name, in: book.zoneID, condition: condition, groupsAsCards: style == .cards)
         onWrite()
         var headers = HTTPFields()
         // RFC 6352 §6.3.2.3: a strong ETag only when a GET would give back what was sent; otherwise none,
         // so that the client reads the card as stored.
-        if try storesAsSent(card, member) { headers[.eTag] = etag(member) }
+        if try storesAsSent(card, member, style) { headers[.eTag] = etag(member) }
         return Response(status: created ? .created : .noContent, headers: headers)
     }
 
     /// Whether the card stored for `member` is `sent`: the same properties, in any order, written the same
-    /// (the photo aside, which is kept as sent).
-    private func storesAsSent(_ sent: VCard, _ member: LoggedMember) throws -> Bool {
+    /// (the photo aside, which is kept as sent, and `CATEGORIES` for a client of group cards).
+    private func storesAsSent(_ sent: VCard, _ member: LoggedMember, _ style: GroupStyle) throws -> Bool {
         guard let contact = try device.store.contacts([member.id]).first else { return false }
         func lines(_ card: VCard) -> [String] {
-            card.properties.filter { $0.name != "PHOTO" }.map(VCardSerializer.contentLine).sorted()
+            card.properties.filter { $0.name != "PHOTO" && !(style == .cards && $0.name == "CATEGORIES") }
+                .map(VCardSerializer.contentLine).sorted()
         }
         return lines(contact.vCard(version: sent.version)) == lines(sent)
     }
@@ -75,7 +89,10 @@ extension DAVBridge {
             throw DAVError(.forbidden, "address books are deleted with `contacts book delete`, not by DAV clients")
         }
         let book = try writableBook(segment)
-        try device.deleteResource(named: name, in: book.zoneID, condition: try condition(request))
+        let condition = try condition(request)
+        if try !device.deleteGroupCard(named: name, in: book.zoneID, condition: condition) {
+            try device.deleteResource(named: name, in: book.zoneID, condition: condition)
+        }
         onWrite()
         return Response(status: .noContent)
     }

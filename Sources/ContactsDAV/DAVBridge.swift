@@ -37,21 +37,26 @@ public struct DAVBridge: Sendable {
     let epoch: String
     /// Sends a client's write at once; nil when the device sends only when told (tests that sync by hand).
     let sender: ImmediateSend?
+    let groupCards: GroupCards
     let logger: Logger
 
-    /// - Parameter sendsWritesAtOnce: whether a client's write is sent to the server as soon as it is saved
-    ///   (a DAV client's write is a whole edit, not a keystroke to wait out) rather than when the device's
-    ///   scheduler next sends.
+    /// - Parameters:
+    ///   - sendsWritesAtOnce: whether a client's write is sent to the server as soon as it is saved (a DAV
+    ///     client's write is a whole edit, not a keystroke to wait out) rather than when the device's
+    ///     scheduler next sends.
+    ///   - groupCards: which clients are served groups as cards of their own.
     public init(
         device: ContactsDevice, credentials: BridgeCredentials, limits: Limits = Limits(), logger: Logger,
-        sendsWritesAtOnce: Bool = true
+        sendsWritesAtOnce: Bool = true, groupCards: GroupCards = .auto
     ) throws {
         self.device = device
         self.credentials = credentials
         self.limits = limits
         self.logger = logger
+        self.groupCards = groupCards
         sender = sendsWritesAtOnce ? ImmediateSend(device: device) : nil
         epoch = try device.startChangeLog()
+        try device.store.startGroupCards()
     }
 
     /// Waits for the send of the clients' last writes, if one is under way.
@@ -244,6 +249,17 @@ public struct DAVBridge: Sendable {
                 "the contact changed since the client read it (its ETag differs): read it again, then write")
         case .notFound:
             return DAVError(.notFound, "no contact is at this address")
+        case .kindConflict(let group):
+            return DAVError(
+                .conflict,
+                group
+                    ? "a contact is at this address: write the group card at an address of its own"
+                    : "a group card is at this address: write the contact at an address of its own",
+                condition: (Namespace.cardDAV, "no-uid-conflict", nil))
+        case .unnamedGroup:
+            return DAVError(
+                .forbidden, "the group card has no name (FN): give the group a name",
+                condition: (Namespace.cardDAV, "valid-address-data", nil))
         case .uidConflict(let id, let book, let name):
             let path = DAVPath.resource(book: DAVPath.segment(of: book), name: name ?? id.canonicalString + ".vcf").path
             return DAVError(

@@ -212,7 +212,7 @@ extension ContactStore {
             arguments: [RecordKey.key(id), book.zoneName, book.ownerName, name])
     }
 
-    private static func member(present: Bool?) -> (Row) -> LoggedMember? {
+    static func member(present: Bool?) -> (Row) -> LoggedMember? {
         { row in
             guard let id = RecordKey.id(row["id"]) else { return nil }
             return LoggedMember(

@@ -25,6 +25,10 @@ package enum ResourceError: Error, Sendable, Hashable {
     case notFound
     /// The card's UID is another contact's: the one in `book` (named `name` there, or by its ID).
     case uidConflict(id: UUID, book: RecordZone.ID, name: String?)
+    /// A group card written where a contact is, or a contact's card where a group card is.
+    case kindConflict(group: Bool)
+    /// A group card without a name.
+    case unnamedGroup
 }
 
 /// The address book as resources, for the CardDAV bridge: a card written at a name is an edit like any
@@ -38,9 +42,14 @@ extension ContactsDevice {
     /// Writes `card` at `name` in `book`: a new contact, or a new version of the one there. The card's UID
     /// says which contact it is; a UID of another contact is refused (`uidConflict`). An inline `PHOTO`
     /// becomes the contact's photo; a card without one removes it.
-    package func putResource(_ card: VCard, named name: String, in book: RecordZone.ID, condition: ResourceCondition)
-        throws -> (member: LoggedMember, created: Bool)
-    {
+    ///
+    /// With `groupsAsCards` (a client that keeps groups as cards of their own, ``putGroupCard(_:named:in:condition:)``),
+    /// the card's `CATEGORIES` are not its groups: the contact keeps the groups it has. Either way it joins the
+    /// groups whose cards named it before it arrived.
+    package func putResource(
+        _ card: VCard, named name: String, in book: RecordZone.ID, condition: ResourceCondition,
+        groupsAsCards: Bool = false
+    ) throws -> (member: LoggedMember, created: Bool) {
         var card = card
         let image = ContactPhoto.takeInlineImage(from: &card)
         let hasUID = !(card.first("UID")?.text ?? "").isEmpty
@@ -64,7 +73,12 @@ extension ContactsDevice {
                 let member = try ContactStore.member(contact.id, in: other, db)
                 throw ResourceError.uidConflict(id: contact.id, book: other, name: member?.resourceName)
             }
+            if try ContactStore.groupCard(contact.id, in: book, db) != nil {
+                throw ResourceError.kindConflict(group: false)
+            }
             let old = try ContactStore.contact(contact.id, db)
+            if groupsAsCards { contact.groups = old?.groups ?? [] }
+            contact.groups = try Self.groupsJoining(contact, contact.groups, in: book, db)
             if let old {
                 // Emails and phones the card has as they were keep their items (and edit times), so that
                 // the merge with another device's edit sees only what the client changed.
@@ -125,7 +139,7 @@ extension ContactsDevice {
         }
     }
 
-    private static func check(_ condition: ResourceCondition, _ there: LoggedMember?) throws {
+    static func check(_ condition: ResourceCondition, _ there: LoggedMember?) throws {
         switch condition {
         case .none: return
         case .absent: if there != nil { throw ResourceError.conditionFailed }

@@ -37,6 +37,12 @@ struct DAVCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The certificate's PEM private key.", valueName: "file"))
     var tlsKey: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Which clients get each group as a card of its own (iPhone, macOS, DAVx5), not as CATEGORIES on its members: auto (by their User-Agent), always or never.",
+            valueName: "when"))
+    var groupCards = DAVBridge.GroupCards.auto
+
     @Flag(help: "Print the URL, user name and password for DAV clients, and exit.")
     var showCredentials = false
 
@@ -96,7 +102,7 @@ struct DAVCommand: AsyncParsableCommand {
         let keeper =
             options.server == nil
             ? LocalServerKeeper(server: Session.localServer(options.dataDirectory), device: device) : nil
-        let bridge = try DAVBridge(device: device, credentials: credentials, logger: logger)
+        let bridge = try DAVBridge(device: device, credentials: credentials, logger: logger, groupCards: groupCards)
         let books = try device.reader.books().count
         let offlineNote = offline
         let service = try server.service(bridge: bridge, logger: logger) { port in
@@ -122,3 +128,5 @@ struct DAVCommand: AsyncParsableCommand {
         await bridge.finishSending()
     }
 }
+
+extension DAVBridge.GroupCards: ExpressibleByArgument {}
