@@ -66,10 +66,18 @@ extension DAVBridge {
         switch path {
         case .root:
             targets = [.root]
-        case .principal:
-            targets = [.principal]
-        case .home:
-            targets = [.home]
+        case .principal(let segment):
+            targets = [.principal(try segment.map { try book($0) })]
+        case .home(let segment?):
+            // One book's home (for macOS Contacts, which takes the first book of a home): that book alone.
+            let book = try book(segment)
+            targets = [.home(book)]
+            if depth == .one {
+                try prepare(book, for: style)
+                targets.append(.book(book, latest: try device.store.latestChange(in: book.zoneID)))
+            }
+        case .home(nil):
+            targets = [.home(nil)]
             if depth == .one {
                 for book in try device.reader.books() {
                     try prepare(book, for: style)

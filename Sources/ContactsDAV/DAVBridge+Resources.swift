@@ -13,7 +13,15 @@ extension DAVBridge {
                 throw DAVError(
                     .methodNotAllowed, "an address book is read with PROPFIND or REPORT; its contacts with GET")
             }
-            return Self.text(.ok, "a CardDAV bridge of the contacts app: address books are under \(DAVPath.homePath)")
+            // What a person who opens the bridge's address in a browser needs: where each book is, and the
+            // address of each book for a client that takes one book an account (macOS Contacts).
+            let books = try device.reader.books().map { book in
+                "  \(book.name): \(DAVPath.book(DAVPath.segment(of: book.zoneID)).path) (macOS Contacts, an account of its own: \(DAVPath.principal(book: DAVPath.segment(of: book.zoneID)).path))"
+            }
+            return Self.text(
+                .ok,
+                (["a CardDAV bridge of the contacts app: address books are under \(DAVPath.homePath)"] + books)
+                    .joined(separator: "\n"))
         }
         let book = try book(segment)
         let style = groupStyle(request)

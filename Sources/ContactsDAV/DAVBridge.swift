@@ -138,6 +138,10 @@ public struct DAVBridge: Sendable {
 
     // MARK: Books
 
+    /// The path segment naming `book` in the bridge's URLs (`/books/<segment>/`, `/principals/<segment>/`),
+    /// percent-encoded.
+    public static func segment(of book: AddressBook) -> String { DAVPath.encoded(DAVPath.segment(of: book.zoneID)) }
+
     /// The book a path segment names.
     func book(_ segment: String) throws -> AddressBook {
         guard let book = try device.reader.books().first(where: { DAVPath.segment(of: $0.zoneID) == segment }) else {

@@ -11,15 +11,22 @@ import SyncCore
 ///     /books/                    the address book home: one collection per book
 ///     /books/<book>/             a book (its zone name; for a book shared with the user, zone~owner)
 ///     /books/<book>/<name>       a contact (`<ID>.vcf`, or the name a client PUT it at)
+///     /principals/<book>/        a principal of one book, for clients that take only the first book of a
+///                                home (macOS Contacts): its home set is
+///     /homes/<book>/             a home holding that book alone
 enum DAVPath: Hashable, Sendable {
     case root
-    case principal
-    case home
+    /// The user, or (with a book) the principal of that book alone.
+    case principal(book: String?)
+    /// The home of every book, or (with a book) of that book alone.
+    case home(book: String?)
     case book(String)
     case resource(book: String, name: String)
 
     static let principalPath = "/principal/"
     static let homePath = "/books/"
+    static let principal = DAVPath.principal(book: nil)
+    static let home = DAVPath.home(book: nil)
 
     /// Reads a request's path (percent-encoded, as it came). Nil for a path the tree does not have; throws
     /// 400 for one no client would send (a segment `..`, an encoded slash, control characters).
@@ -38,6 +45,8 @@ enum DAVPath: Hashable, Sendable {
         case 0: self = .root
         case 1 where segments[0] == "principal": self = .principal
         case 1 where segments[0] == "books": self = .home
+        case 2 where segments[0] == "principals": self = .principal(book: segments[1])
+        case 2 where segments[0] == "homes": self = .home(book: segments[1])
         case 2 where segments[0] == "books": self = .book(segments[1])
         case 3 where segments[0] == "books" && !pathOnly.hasSuffix("/"):
             self = .resource(book: segments[1], name: segments[2])
@@ -63,8 +72,10 @@ enum DAVPath: Hashable, Sendable {
     var path: String {
         switch self {
         case .root: return "/"
-        case .principal: return Self.principalPath
-        case .home: return Self.homePath
+        case .principal(nil): return Self.principalPath
+        case .principal(let book?): return "/principals/" + Self.encoded(book) + "/"
+        case .home(nil): return Self.homePath
+        case .home(let book?): return "/homes/" + Self.encoded(book) + "/"
         case .book(let book): return Self.homePath + Self.encoded(book) + "/"
         case .resource(let book, let name): return Self.homePath + Self.encoded(book) + "/" + Self.encoded(name)
         }

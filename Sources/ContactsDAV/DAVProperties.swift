@@ -35,8 +35,10 @@ struct PropName: Hashable, Sendable {
 /// What a response describes.
 enum Target {
     case root
-    case principal
-    case home
+    /// The user, or the principal of one book (``DAVPath/principal(book:)``).
+    case principal(AddressBook?)
+    /// The home of every book, or of one.
+    case home(AddressBook?)
     case book(AddressBook, latest: Int64)
     /// A contact; `card` is its vCard text when the request asked for `address-data`.
     case member(AddressBook, LoggedMember, card: String?)
@@ -44,11 +46,29 @@ enum Target {
     var path: String {
         switch self {
         case .root: DAVPath.root.path
-        case .principal: DAVPath.principal.path
-        case .home: DAVPath.home.path
+        case .principal(let book): DAVPath.principal(book: book.map(Self.segment)).path
+        case .home(let book): DAVPath.home(book: book.map(Self.segment)).path
         case .book(let book, _): DAVPath.book(DAVPath.segment(of: book.zoneID)).path
         case .member(let book, let member, _):
             DAVPath.resource(book: DAVPath.segment(of: book.zoneID), name: DAVPath.name(of: member)).path
+        }
+    }
+
+    private static func segment(_ book: AddressBook) -> String { DAVPath.segment(of: book.zoneID) }
+
+    /// The principal of the scope this target is in: the user's, or its book's for a target of one book.
+    var principalPath: String {
+        switch self {
+        case .principal(let book?), .home(let book?): DAVPath.principal(book: Self.segment(book)).path
+        default: DAVPath.principalPath
+        }
+    }
+
+    /// The home set of the scope this target is in.
+    var homeSetPath: String {
+        switch self {
+        case .principal(let book?), .home(let book?): DAVPath.home(book: Self.segment(book)).path
+        default: DAVPath.homePath
         }
     }
 
@@ -136,16 +156,18 @@ extension DAVBridge {
             }
             writer.end()
         case (.displayName, .book(let book, _)): writer.element(Namespace.dav, "displayname", book.name)
-        case (.displayName, .principal): writer.element(Namespace.dav, "displayname", device.name)
-        case (.displayName, .home): writer.element(Namespace.dav, "displayname", "Address books")
+        case (.displayName, .principal(let book)):
+            writer.element(Namespace.dav, "displayname", book.map { "\(device.name): \($0.name)" } ?? device.name)
+        case (.displayName, .home(let book)):
+            writer.element(Namespace.dav, "displayname", book?.name ?? "Address books")
         case (.displayName, .root): writer.element(Namespace.dav, "displayname", "contacts")
         case (.currentUserPrincipal, .root), (.currentUserPrincipal, .principal), (.currentUserPrincipal, .home),
             (.currentUserPrincipal, .book):
-            hrefElement(Namespace.dav, "current-user-principal", DAVPath.principalPath)
-        case (.principalURL, .principal): hrefElement(Namespace.dav, "principal-URL", DAVPath.principalPath)
+            hrefElement(Namespace.dav, "current-user-principal", target.principalPath)
+        case (.principalURL, .principal): hrefElement(Namespace.dav, "principal-URL", target.principalPath)
         case (.owner, .book): hrefElement(Namespace.dav, "owner", DAVPath.principalPath)
         case (.homeSet, .root), (.homeSet, .principal), (.homeSet, .home):
-            hrefElement(Namespace.cardDAV, "addressbook-home-set", DAVPath.homePath)
+            hrefElement(Namespace.cardDAV, "addressbook-home-set", target.homeSetPath)
         case (.privileges, .book(let book, _)):
             writer.start(Namespace.dav, "current-user-privilege-set")
             let privileges =

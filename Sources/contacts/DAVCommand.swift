@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsDAV
 import ContactsLocal
+import ContactsModel
 import ContactsStore
 import Foundation
 import Logging
@@ -103,7 +104,8 @@ struct DAVCommand: AsyncParsableCommand {
             options.server == nil
             ? LocalServerKeeper(server: Session.localServer(options.dataDirectory), device: device) : nil
         let bridge = try DAVBridge(device: device, credentials: credentials, logger: logger, groupCards: groupCards)
-        let books = try device.reader.books().count
+        let bookList = try device.reader.books()
+        let books = bookList.count
         let offlineNote = offline
         let service = try server.service(bridge: bridge, logger: logger) { port in
             let shown = "\(tls == nil ? "http" : "https")://\(ListenAddress(host: address.host, port: port))/"
@@ -113,8 +115,15 @@ struct DAVCommand: AsyncParsableCommand {
             let offline = offlineNote.map {
                 "Offline for now: \($0). Edits are kept and sent once the server answers.\n"
             }
+            // macOS Contacts takes only the first book of an account: an account per book, at its principal.
+            let perBook =
+                books > 1
+                ? "macOS Contacts, an account per book (server address):\n"
+                    + bookList.map {
+                        "  \($0.name.terminalSafe): \(shown)principals/\(DAVBridge.segment(of: $0))/\n"
+                    }.joined() : ""
             // Written at once (print is buffered when stdout is a pipe): scripts wait for this line.
-            FileHandle.standardOutput.write(Data((line + (offline ?? "")).utf8))
+            FileHandle.standardOutput.write(Data((line + perBook + (offline ?? "")).utf8))
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -41,6 +41,49 @@ struct DiscoveryTests {
         }
     }
 
+    @Test(
+        "a principal per book, for macOS Contacts (which takes the first book of a home): its home set holds that book alone, in the order macOS asks"
+    )
+    func principalPerBook() async throws {
+        try await withBridge(devices: 1) { bridge, devices, _, _ in
+            let family = try devices[0].createBook(named: "Family")
+            _ = try devices[0].add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
+            let segment = family.zoneID.zoneName
+            // macOS's CardDAVPlugin: the principal URL it is given, for the user and the home set.
+            var reply = try await bridge.propfind(
+                "/principals/\(segment)/",
+                "<d:current-user-principal/><d:principal-URL/><card:addressbook-home-set/><d:displayname/><d:resourcetype/>"
+            )
+            #expect(reply.status == 207, "\(reply.body)")
+            #expect(
+                try reply.first("DAV:", "current-user-principal")?.child("DAV:", "href")?.text
+                    == "/principals/\(segment)/")
+            #expect(try reply.first("DAV:", "principal-URL")?.child("DAV:", "href")?.text == "/principals/\(segment)/")
+            #expect(
+                try reply.first(Namespace.cardDAV, "addressbook-home-set")?.child("DAV:", "href")?.text
+                    == "/homes/\(segment)/")
+            #expect(try reply.first("DAV:", "resourcetype")?.child("DAV:", "principal") != nil)
+            // The home lists the one book, and the book serves as any book does.
+            reply = try await bridge.propfind(
+                "/homes/\(segment)/", depth: "1", "<d:displayname/><d:resourcetype/><cs:getctag/>")
+            let responses = try reply.responses()
+            #expect(Set(responses.keys) == ["/homes/\(segment)/", "/books/\(segment)/"], "\(responses.keys)")
+            #expect(responses["/books/\(segment)/"]?.descendant(Namespace.cardDAV, "addressbook") != nil)
+            let listing = try await bridge.propfind("/books/\(segment)/", depth: "1", "<d:getetag/>")
+            #expect(try listing.responses().count == 2, "\(listing.body)")
+            // The user's principal still has every book.
+            reply = try await bridge.propfind("/principal/", "<card:addressbook-home-set/>")
+            #expect(
+                try reply.first(Namespace.cardDAV, "addressbook-home-set")?.child("DAV:", "href")?.text == "/books/")
+            // The bridge's address in a browser says where each book is.
+            let page = try await bridge.request("GET", "/")
+            #expect(page.body.contains("Family: /books/\(segment)/") && page.body.contains("/principals/\(segment)/"))
+            // A book that is not there.
+            #expect(try await bridge.propfind("/principals/Nothing/", "<d:displayname/>").status == 404)
+            #expect(try await bridge.propfind("/homes/Nothing/", depth: "1", "<d:displayname/>").status == 404)
+        }
+    }
+
     @Test("an address book says what it supports: reports, vCard versions, its ctag and sync token, its privileges")
     func bookProperties() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
