@@ -195,11 +195,13 @@ extension ContactStore {
 
     /// The latest change in the book (0 before any).
     package func latestChange(in book: RecordZone.ID) throws -> Int64 {
-        try queue.read { db in
-            try Int64.fetchOne(
-                db, sql: "SELECT MAX(seq) FROM contactChange WHERE zoneName = ? AND ownerName = ?",
-                arguments: [book.zoneName, book.ownerName]) ?? 0
-        }
+        try queue.read { db in try Self.latestChange(in: book, db) }
+    }
+
+    static func latestChange(in book: RecordZone.ID, _ db: GRDB.Database) throws -> Int64 {
+        try Int64.fetchOne(
+            db, sql: "SELECT MAX(seq) FROM contactChange WHERE zoneName = ? AND ownerName = ?",
+            arguments: [book.zoneName, book.ownerName]) ?? 0
     }
 
     /// Names the contact's resource in its book; a name another contact had there passes to this one.

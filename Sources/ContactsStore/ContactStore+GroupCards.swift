@@ -52,25 +52,19 @@ extension ContactStore {
 
     static func refreshGroupCards(in book: RecordZone.ID, _ db: GRDB.Database) throws {
         let arguments: StatementArguments = [book.zoneName, book.ownerName]
-        let latest =
-            try Int64.fetchOne(
-                db, sql: "SELECT MAX(seq) FROM contactChange WHERE zoneName = ? AND ownerName = ?",
-                arguments: arguments) ?? 0
+        let latest = try latestChange(in: book, db)
         let mark = try Int64.fetchOne(
             db, sql: "SELECT upTo FROM groupCardMark WHERE zoneName = ? AND ownerName = ?", arguments: arguments)
         if let mark, mark >= latest { return }
         // The groups as the contacts have them: name (as first written) and members' UIDs, by sort key.
         var groups: [String: (name: String, members: [String])] = [:]
-        let rows = try Data.fetchCursor(
-            db, sql: "SELECT json FROM contact WHERE book = \(bookNumberOf) ORDER BY sortKey, id",
-            arguments: arguments)
-        while let data = try rows.next() {
-            let contact = try ContactFormat.decode(data)
-            guard !contact.groups.isEmpty else { continue }
+        try forEachContact(in: book, db) { contact in
+            guard !contact.groups.isEmpty else { return true }
             let uid = ContactGroupCard.memberUID(of: contact)
             for group in contact.groups {
                 groups[Contact.sortKey(group), default: (group, [])].members.append(uid)
             }
+            return true
         }
         var stored = Dictionary(
             try groupCards(in: book, db).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -107,10 +101,7 @@ extension ContactStore {
             try putGroupCard(left, in: book, db)
             try logGroupCardChange(card.id, in: book, present: left.present, db)
         }
-        let upTo =
-            try Int64.fetchOne(
-                db, sql: "SELECT MAX(seq) FROM contactChange WHERE zoneName = ? AND ownerName = ?",
-                arguments: arguments) ?? 0
+        let upTo = try latestChange(in: book, db)
         try db.execute(
             sql: "INSERT OR REPLACE INTO groupCardMark (zoneName, ownerName, upTo) VALUES (?, ?, ?)",
             arguments: [book.zoneName, book.ownerName, upTo])

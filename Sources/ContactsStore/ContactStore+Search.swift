@@ -11,12 +11,8 @@ extension ContactStore {
     ) throws {
         guard let search else {
             return try queue.read { db in
-                let rows =
-                    try book.map {
-                        try Data.fetchCursor(
-                            db, sql: "SELECT json FROM contact WHERE book = \(Self.bookNumberOf) ORDER BY sortKey, id",
-                            arguments: [$0.zoneName, $0.ownerName])
-                    } ?? Data.fetchCursor(db, sql: "SELECT json FROM contact ORDER BY sortKey, id")
+                if let book { return try Self.forEachContact(in: book, db, body) }
+                let rows = try Data.fetchCursor(db, sql: "SELECT json FROM contact ORDER BY sortKey, id")
                 while let data = try rows.next() {
                     guard try body(try ContactFormat.decode(data)) else { return }
                 }
@@ -36,6 +32,18 @@ extension ContactStore {
                 }
                 if matches, try !body(try ContactFormat.decode(row["json"])) { return }
             }
+        }
+    }
+
+    /// Hands `body` every contact of `book` in list order, read one at a time, until it returns false.
+    static func forEachContact(in book: RecordZone.ID, _ db: GRDB.Database, _ body: (Contact) throws -> Bool)
+        throws
+    {
+        let rows = try Data.fetchCursor(
+            db, sql: "SELECT json FROM contact WHERE book = \(bookNumberOf) ORDER BY sortKey, id",
+            arguments: [book.zoneName, book.ownerName])
+        while let data = try rows.next() {
+            guard try body(try ContactFormat.decode(data)) else { return }
         }
     }
 

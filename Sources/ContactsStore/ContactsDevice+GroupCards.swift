@@ -118,10 +118,12 @@ extension ContactsDevice {
 
     /// The book's contacts, read whole before any is written.
     private static func contacts(in book: RecordZone.ID, _ db: GRDB.Database) throws -> [Contact] {
-        try Data.fetchAll(
-            db, sql: "SELECT json FROM contact WHERE book = \(ContactStore.bookNumberOf)",
-            arguments: [book.zoneName, book.ownerName]
-        ).map(ContactFormat.decode)
+        var contacts: [Contact] = []
+        try ContactStore.forEachContact(in: book, db) { contact in
+            contacts.append(contact)
+            return true
+        }
+        return contacts
     }
 
     /// Saves `contact` with `groups`, as an edit, when they are not the groups it has.
