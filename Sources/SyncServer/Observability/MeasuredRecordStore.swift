@@ -21,22 +21,11 @@ struct MeasuredRecordStore: RecordStore {
     func account(userRecordName: String) async throws -> StoredAccount? {
         try await timed("account") { try await base.account(userRecordName: userRecordName) }
     }
-    func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
-        try await timed("createSession") {
-            try await base.createSession(tokenHash: tokenHash, userRecordName: userRecordName, createdAt: createdAt)
-        }
-    }
     func session(tokenHash: String) async throws -> StoredSession? {
         try await timed("session") { try await base.session(tokenHash: tokenHash) }
     }
-    func touchSession(tokenHash: String, usedAt: Date) async throws {
-        try await timed("touchSession") { try await base.touchSession(tokenHash: tokenHash, usedAt: usedAt) }
-    }
     func deleteSession(tokenHash: String) async throws {
         try await timed("deleteSession") { try await base.deleteSession(tokenHash: tokenHash) }
-    }
-    func deleteSessions(lastUsedBefore: Date) async throws -> Int {
-        try await timed("deleteSessions") { try await base.deleteSessions(lastUsedBefore: lastUsedBefore) }
     }
     func zones(owner: String) async throws -> [StoredZone] {
         try await timed("zones") { try await base.zones(owner: owner) }

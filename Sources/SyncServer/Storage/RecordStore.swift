@@ -17,17 +17,10 @@ public protocol RecordStore: Sendable, ShareStore, AccountStore, QuotaStore, Cha
     /// The account with this user record name.
     func account(userRecordName: String) async throws -> StoredAccount?
 
-    /// Remembers a session by the SHA-256 of its bearer token; it counts as used at `createdAt`.
-    func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws
     /// The session with this token hash, if it exists (expired or not: the caller decides).
     func session(tokenHash: String) async throws -> StoredSession?
-    /// Records that a session was used at `usedAt`, which moves its expiry.
-    func touchSession(tokenHash: String, usedAt: Date) async throws
     /// Forgets a session.
     func deleteSession(tokenHash: String) async throws
-    /// Forgets the sessions last used before `lastUsedBefore` (expired ones). Returns how many.
-    @discardableResult
-    func deleteSessions(lastUsedBefore: Date) async throws -> Int
 
     /// The owner's live zones, sorted by name, with their wrapped keys.
     func zones(owner: String) async throws -> [StoredZone]

@@ -39,19 +39,6 @@ extension SQLiteRecordStore {
         "\(assetsDirectory)/\(id)\(complete ? "" : ".part")"
     }
 
-    public func createAssetUpload(id: String, uploader: String, size: Int64, now: Date) async throws {
-        try await pool.write { db in
-            let usage = try Self.storageUsage(db, owner: uploader, defaultQuotaBytes: self.defaultQuotaBytes)
-            try StorageQuota.check(growth: size, usage: usage, isOwner: true)
-            try db.execute(
-                sql: "INSERT INTO asset (id, uploader, size, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [id, uploader, size, now.millisecondsSince1970])
-            try db.execute(
-                sql: "UPDATE account SET used_bytes = used_bytes + ? WHERE user_record_name = ?",
-                arguments: [size, uploader])
-        }
-    }
-
     public func asset(id: String) async throws -> StoredAsset? {
         try await pool.read { db in try Self.asset(db, id: id) }
     }
@@ -65,7 +52,7 @@ extension SQLiteRecordStore {
         guard !ids.isEmpty else { return [:] }
         let rows = try Row.fetchAll(
             db, sql: "SELECT * FROM asset WHERE id IN (SELECT value FROM json_each(?))",
-            arguments: [jsonList(ids) { $0 }])
+            arguments: [SQLiteTransaction.jsonList(ids) { $0 }])
         return Dictionary(uniqueKeysWithValues: rows.map(storedAsset(from:)).map { ($0.id, $0) })
     }
 
@@ -132,26 +119,6 @@ extension SQLiteRecordStore {
         let complete = assetPath(id, complete: true)
         let path = FileManager.default.fileExists(atPath: complete) ? complete : assetPath(id, complete: false)
         try await AssetFile.read(path, range: range, into: write)
-    }
-
-    public func attachAssets(_ ids: [String], to place: AssetPlace, now: Date) async throws {
-        try await pool.write { db in try Self.attachAssets(db, ids, to: place, now: now) }
-    }
-
-    static func attachAssets(_ db: Database, _ ids: [String], to place: AssetPlace, now: Date) throws {
-        let named = jsonList(ids) { $0 }
-        try db.execute(
-            sql: """
-                UPDATE asset SET detached_at = ?
-                WHERE owner = ? AND zone_name = ? AND record_name = ? AND detached_at IS NULL
-                    AND id NOT IN (SELECT value FROM json_each(?))
-                """,
-            arguments: [now.millisecondsSince1970, place.owner, place.key.zoneName, place.key.recordName, named])
-        try db.execute(
-            sql: """
-                UPDATE asset SET owner = ?, zone_name = ?, record_name = ?, detached_at = NULL
-                WHERE id IN (SELECT value FROM json_each(?))
-                """, arguments: [place.owner, place.key.zoneName, place.key.recordName, named])
     }
 
     public func collectAssets(detachedBefore: Date, uploadsBefore: Date, now: Date) async throws -> AssetCollection {

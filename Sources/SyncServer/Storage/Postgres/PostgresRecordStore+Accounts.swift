@@ -85,16 +85,6 @@ extension PostgresRecordStore {
         }
     }
 
-    public func endSessions(
-        userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
-    ) async throws -> [String] {
-        try await transaction { connection in
-            try await Self.endSessions(
-                connection, userRecordName: userRecordName, id: id, sparing: sparing, reason: reason, at: now,
-                logger: self.logger)
-        }
-    }
-
     public func expireSessions(lastUsedBefore: Date, createdBefore: Date, at now: Date) async throws -> Int {
         try await query(
             """
@@ -120,19 +110,6 @@ extension PostgresRecordStore {
         ).count
     }
 
-    public func changePassword(userRecordName: String, passwordHash: String, sparing: String, at now: Date)
-        async throws -> [String]
-    {
-        try await transaction { connection in
-            try await connection.query(
-                "UPDATE account SET password_hash = \(passwordHash) WHERE user_record_name = \(userRecordName)",
-                logger: self.logger)
-            return try await Self.endSessions(
-                connection, userRecordName: userRecordName, id: nil, sparing: sparing, reason: .sessionEnded, at: now,
-                logger: self.logger)
-        }
-    }
-
     public func setDisabled(_ disabled: Bool, userRecordName: String) async throws -> Bool {
         try await !query(
             """
@@ -155,75 +132,7 @@ extension PostgresRecordStore {
         }
     }
 
-    public func memberships(user: String) async throws -> [StoredShare] {
-        let places = try await query(
-            """
-            SELECT DISTINCT owner, zone_name, share_name FROM share_participant
-            WHERE user_record_name = \(user) AND role != 'owner' AND status != 'removed'
-            ORDER BY owner, zone_name, share_name
-            """, logger: logger
-        ).decode((String, String, String).self)
-        var shares: [StoredShare] = []
-        for (owner, zoneName, recordName) in places {
-            if let share = try await share(owner: owner, zoneName: zoneName, recordName: recordName) {
-                shares.append(share)
-            }
-        }
-        return shares
-    }
-
-    public func deleteAccount(userRecordName: String, at now: Date) async throws -> [String] {
-        try await transaction { connection in
-            let logger = self.logger
-            // Writers of the account queue on its row; those after this find no account.
-            _ = try await Self.lockAccount(connection, owner: userRecordName, logger: logger)
-            let ended = try await Self.endSessions(
-                connection, userRecordName: userRecordName, id: nil, sparing: nil, reason: .accountDeleted, at: now,
-                logger: logger)
-            let owner = userRecordName
-            try await connection.query("DELETE FROM record WHERE owner = \(owner)", logger: logger)
-            try await connection.query("DELETE FROM zone WHERE owner = \(owner)", logger: logger)
-            try await connection.query("DELETE FROM share_membership WHERE owner = \(owner)", logger: logger)
-            try await connection.query("DELETE FROM share_participant WHERE owner = \(owner)", logger: logger)
-            try await connection.query("DELETE FROM share WHERE owner = \(owner)", logger: logger)
-            try await connection.query("DELETE FROM client_request WHERE owner = \(owner)", logger: logger)
-            // Its assets, and its uploads no record names, go at the next collection.
-            try await connection.query(
-                "UPDATE asset SET detached_at = 0 WHERE owner = \(owner) OR (owner IS NULL AND uploader = \(owner))",
-                logger: logger)
-            // Its sessions and encryption settings go with the row (ON DELETE CASCADE).
-            try await connection.query(
-                "DELETE FROM account WHERE user_record_name = \(userRecordName)", logger: logger)
-            return ended
-        }
-    }
-
     // MARK: Rows
-
-    /// Moves live sessions into `ended_session` with `reason`; returns their token hashes.
-    private static func endSessions(
-        _ connection: PostgresConnection, userRecordName: String, id: String?, sparing: String?,
-        reason: SyncError.Reason, at now: Date, logger: Logger
-    ) async throws -> [String] {
-        var hashes: [String] = []
-        for try await hash in try await connection.query(
-            """
-            WITH ended AS (
-                DELETE FROM session
-                WHERE user_record_name = \(userRecordName) AND (\(id)::text IS NULL OR id = \(id))
-                    AND (\(sparing)::text IS NULL OR token_hash <> \(sparing))
-                RETURNING token_hash, user_record_name
-            )
-            INSERT INTO ended_session (token_hash, user_record_name, reason, ended_at)
-            SELECT token_hash, user_record_name, \(reason.rawValue), \(now.millisecondsSince1970) FROM ended
-            ON CONFLICT (token_hash) DO UPDATE SET reason = EXCLUDED.reason, ended_at = EXCLUDED.ended_at
-            RETURNING token_hash
-            """, logger: logger
-        ).decode(String.self) {
-            hashes.append(hash)
-        }
-        return hashes
-    }
 
     private static func session(
         id: String, user: String, label: String?, address: String?, created: Int64, used: Int64

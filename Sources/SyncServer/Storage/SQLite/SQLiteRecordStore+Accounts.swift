@@ -75,15 +75,6 @@ extension SQLiteRecordStore {
         }
     }
 
-    public func endSessions(
-        userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
-    ) async throws -> [String] {
-        try await pool.write { db in
-            try Self.endSessions(
-                db, userRecordName: userRecordName, id: id, sparing: sparing, reason: reason, at: now)
-        }
-    }
-
     public func expireSessions(lastUsedBefore: Date, createdBefore: Date, at now: Date) async throws -> Int {
         try await pool.write { db in
             let condition = "COALESCE(last_used_at, created_at) < ? OR created_at < ?"
@@ -106,18 +97,6 @@ extension SQLiteRecordStore {
             try db.execute(
                 sql: "DELETE FROM ended_session WHERE ended_at < ?", arguments: [endedBefore.millisecondsSince1970])
             return db.changesCount
-        }
-    }
-
-    public func changePassword(userRecordName: String, passwordHash: String, sparing: String, at now: Date)
-        async throws -> [String]
-    {
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE account SET password_hash = ? WHERE user_record_name = ?",
-                arguments: [passwordHash, userRecordName])
-            return try Self.endSessions(
-                db, userRecordName: userRecordName, id: nil, sparing: sparing, reason: .sessionEnded, at: now)
         }
     }
 
@@ -148,71 +127,7 @@ extension SQLiteRecordStore {
         }
     }
 
-    public func memberships(user: String) async throws -> [StoredShare] {
-        let places = try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT DISTINCT owner, zone_name, share_name FROM share_participant
-                    WHERE user_record_name = ? AND role != 'owner' AND status != 'removed'
-                    ORDER BY owner, zone_name, share_name
-                    """, arguments: [user]
-            ).map {
-                (owner: $0["owner"] as String, zoneName: $0["zone_name"] as String, name: $0["share_name"] as String)
-            }
-        }
-        var shares: [StoredShare] = []
-        for place in places {
-            if let share = try await share(owner: place.owner, zoneName: place.zoneName, recordName: place.name) {
-                shares.append(share)
-            }
-        }
-        return shares
-    }
-
-    public func deleteAccount(userRecordName: String, at now: Date) async throws -> [String] {
-        try await pool.write { db in
-            let ended = try Self.endSessions(
-                db, userRecordName: userRecordName, id: nil, sparing: nil, reason: .accountDeleted, at: now)
-            for table in ["record", "zone", "share_membership", "share_participant", "share", "client_request"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE owner = ?", arguments: [userRecordName])
-            }
-            // Its assets, and its uploads no record names, go at the next collection.
-            try db.execute(
-                sql: "UPDATE asset SET detached_at = 0 WHERE owner = ? OR (owner IS NULL AND uploader = ?)",
-                arguments: [userRecordName, userRecordName])
-            // Its sessions and encryption settings go with the row (ON DELETE CASCADE).
-            try db.execute(sql: "DELETE FROM account WHERE user_record_name = ?", arguments: [userRecordName])
-            return ended
-        }
-    }
-
     // MARK: Rows
-
-    /// Moves live sessions into `ended_session` with `reason`; returns their token hashes.
-    private static func endSessions(
-        _ db: Database, userRecordName: String, id: String?, sparing: String?, reason: SyncError.Reason, at now: Date
-    ) throws -> [String] {
-        var condition = "user_record_name = ?"
-        var arguments: StatementArguments = [userRecordName]
-        if let id {
-            condition += " AND id = ?"
-            arguments += [id]
-        }
-        if let sparing {
-            condition += " AND token_hash != ?"
-            arguments += [sparing]
-        }
-        let hashes = try String.fetchAll(
-            db, sql: "SELECT token_hash FROM session WHERE \(condition)", arguments: arguments)
-        try db.execute(
-            sql: """
-                INSERT OR REPLACE INTO ended_session (token_hash, user_record_name, reason, ended_at)
-                SELECT token_hash, user_record_name, ?, ? FROM session WHERE \(condition)
-                """, arguments: [reason.rawValue, now.millisecondsSince1970] + arguments)
-        try db.execute(sql: "DELETE FROM session WHERE \(condition)", arguments: arguments)
-        return hashes
-    }
 
     /// A `session` row as a ``StoredSession``.
     static func session(from row: Row) -> StoredSession {

@@ -40,24 +40,6 @@ extension PostgresRecordStore {
             """,
         ])
 
-    public func createAssetUpload(id: String, uploader: String, size: Int64, now: Date) async throws {
-        try await transaction { connection in
-            try await connection.query(
-                "SELECT 1 FROM account WHERE user_record_name = \(uploader) FOR UPDATE", logger: self.logger)
-            let usage = try await Self.storageUsage(
-                connection, owner: uploader, defaultQuotaBytes: self.defaultQuotaBytes, logger: self.logger)
-            try StorageQuota.check(growth: size, usage: usage, isOwner: true)
-            try await connection.query(
-                """
-                INSERT INTO asset (id, uploader, size, created_at)
-                VALUES (\(id), \(uploader), \(size), \(now.millisecondsSince1970))
-                """, logger: self.logger)
-            try await connection.query(
-                "UPDATE account SET used_bytes = used_bytes + \(size) WHERE user_record_name = \(uploader)",
-                logger: self.logger)
-        }
-    }
-
     public func asset(id: String) async throws -> StoredAsset? {
         try await withConnection { connection in try await Self.asset(connection, id: id, lock: false, self.logger) }
     }
@@ -190,29 +172,6 @@ extension PostgresRecordStore {
                 position = start + Int64(to)
             }
         }
-    }
-
-    public func attachAssets(_ ids: [String], to place: AssetPlace, now: Date) async throws {
-        try await transaction { connection in
-            try await Self.attachAssets(connection, ids, to: place, now: now, self.logger)
-        }
-    }
-
-    static func attachAssets(
-        _ connection: PostgresConnection, _ ids: [String], to place: AssetPlace, now: Date, _ logger: Logger
-    ) async throws {
-        try await connection.query(
-            """
-            UPDATE asset SET detached_at = \(now.millisecondsSince1970)
-            WHERE owner = \(place.owner) AND zone_name = \(place.key.zoneName) AND record_name = \(place.key.recordName)
-                AND detached_at IS NULL AND NOT (id = ANY(\(ids)))
-            """, logger: logger)
-        try await connection.query(
-            """
-            UPDATE asset SET owner = \(place.owner), zone_name = \(place.key.zoneName),
-                record_name = \(place.key.recordName), detached_at = NULL
-            WHERE id = ANY(\(ids))
-            """, logger: logger)
     }
 
     public func collectAssets(detachedBefore: Date, uploadsBefore: Date, now: Date) async throws -> AssetCollection {

@@ -6,7 +6,7 @@ import Synchronization
 /// The embedded store: one SQLite file (WAL mode) through GRDB.
 ///
 /// Writes are serialized by GRDB's writer; reads run concurrently on snapshots.
-public final class SQLiteRecordStore: RecordStore {
+public final class SQLiteRecordStore: RecordStoreBackend {
     /// Internal, for the extensions in other files (`SQLiteRecordStore+Encryption.swift`).
     let pool: DatabasePool
     /// The storage quota of accounts without one of their own, in bytes; nil for none.
@@ -205,6 +205,29 @@ public final class SQLiteRecordStore: RecordStore {
         return migrator
     }
 
+    // MARK: Transactions
+
+    /// Runs the shared steps in GRDB's write transaction, on its writer: the one every account's
+    /// writes wait for, so the steps' account lock is the writer itself.
+    func write<Result: Sendable>(_ work: @escaping @Sendable (SQLiteTransaction) async throws -> Result)
+        async throws -> Result
+    {
+        try await pool.write { db in
+            nonisolated(unsafe) let db = db
+            return try InlineExecutor.run { try await work(SQLiteTransaction(db: db)) }
+        }
+    }
+
+    /// Runs the shared steps on a snapshot, beside the writer.
+    func read<Result: Sendable>(_ work: @escaping @Sendable (SQLiteTransaction) async throws -> Result)
+        async throws -> Result
+    {
+        try await pool.read { db in
+            nonisolated(unsafe) let db = db
+            return try InlineExecutor.run { try await work(SQLiteTransaction(db: db)) }
+        }
+    }
+
     // MARK: Accounts and sessions
 
     public func createAccount(_ account: StoredAccount) async throws {
@@ -244,13 +267,6 @@ public final class SQLiteRecordStore: RecordStore {
             createdAt: Date(millisecondsSince1970: row["created_at"]), isDisabled: row["disabled"] ?? false)
     }
 
-    public func createSession(tokenHash: String, userRecordName: String, createdAt: Date) async throws {
-        try await createSession(
-            StoredSession(
-                userRecordName: userRecordName, createdAt: createdAt, lastUsedAt: createdAt, id: StoredSession.newID()),
-            tokenHash: tokenHash)
-    }
-
     public func session(tokenHash: String) async throws -> StoredSession? {
         try await pool.read { db in
             try Row.fetchOne(
@@ -267,26 +283,9 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
-    public func touchSession(tokenHash: String, usedAt: Date) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE session SET last_used_at = ? WHERE token_hash = ?",
-                arguments: [usedAt.millisecondsSince1970, tokenHash])
-        }
-    }
-
     public func deleteSession(tokenHash: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash])
-        }
-    }
-
-    public func deleteSessions(lastUsedBefore: Date) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(
-                sql: "DELETE FROM session WHERE COALESCE(last_used_at, created_at) < ?",
-                arguments: [lastUsedBefore.millisecondsSince1970])
-            return db.changesCount
         }
     }
 
@@ -300,191 +299,15 @@ public final class SQLiteRecordStore: RecordStore {
                     SELECT zone_name, key_version, wrapped_key FROM zone
                     WHERE owner = ? AND deleted = 0 ORDER BY zone_name
                     """, arguments: [owner]
-            ).map(Self.zone(from:))
+            ).map(SQLiteTransaction.zone(from:))
         }
-    }
-
-    public func modifyZones(owner: String, saves: [StoredZone], deletes: [String], now: Date) async throws
-        -> ZoneModificationOutcome
-    {
-        // A zone made again must start empty: what its deleted namesake left goes first, in chunks.
-        try await purgeDeletedZones(owner: owner, zoneNames: saves.map(\.zoneName))
-        return try await pool.write { db in
-            var seq = try Self.changeSeq(db, owner: owner)
-            var outcome = ZoneModificationOutcome(saved: [], created: [], keyed: [], deleted: [], missing: [])
-            for save in saves {
-                let name = save.zoneName
-                let stored = try Row.fetchOne(
-                    db,
-                    sql:
-                        "SELECT zone_name, key_version, wrapped_key FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
-                    arguments: [owner, name]
-                ).map(Self.zone(from:))
-                switch ZoneSave.decide(stored: stored, save: save) {
-                case .keep(let zone):
-                    outcome.saved.append(zone)
-                case .addKey(let key):
-                    seq += 1
-                    try db.execute(
-                        sql: """
-                            UPDATE zone SET key_version = ?, wrapped_key = ?, change_seq = ?, modified_at = ?
-                            WHERE owner = ? AND zone_name = ?
-                            """,
-                        arguments: [key.keyVersion, key.wrappedKey, seq, now.millisecondsSince1970, owner, name])
-                    outcome.keyed.append(name)
-                    outcome.saved.append(save)
-                case .create:
-                    seq += 1
-                    // Anything left of a deleted zone of this name (a purge is not done yet) goes now.
-                    _ = try Self.purgeChunk(db, owner: owner, zoneName: name, limit: nil)
-                    try db.execute(
-                        sql: """
-                            INSERT OR REPLACE INTO zone
-                            (owner, zone_name, incarnation, change_seq, deleted, deletion_reason, modified_at, key_version, wrapped_key)
-                            VALUES (?, ?, ?, ?, 0, NULL, ?, ?, ?)
-                            """,
-                        arguments: [
-                            owner, name, UUID().uuidString, seq, now.millisecondsSince1970,
-                            save.encryptionKey?.keyVersion, save.encryptionKey?.wrappedKey,
-                        ])
-                    outcome.created.append(name)
-                    outcome.saved.append(save)
-                }
-            }
-            for name in deletes {
-                guard try Self.zoneIsLive(db, owner: owner, zoneName: name) else {
-                    outcome.missing.append(name)
-                    continue
-                }
-                seq += 1
-                try Self.deleteZone(db, owner: owner, zoneName: name, reason: .deleted, seq: seq, now: now)
-                outcome.deleted.append(name)
-            }
-            try Self.setChangeSeq(db, owner: owner, seq: seq)
-            return outcome
-        }
-    }
-
-    /// Turns a live zone into a tombstone that remembers why it went; its key goes with it, and its
-    /// usage leaves the owner's at once. Its records are unreachable from now on; they are removed in
-    /// chunks afterwards (``purgeDeletedZones(owner:zoneNames:)``), so that deleting a large zone
-    /// does not hold the writer (and every other account's writes) for the whole of it.
-    static func deleteZone(
-        _ db: Database, owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64, now: Date
-    ) throws {
-        try uncountZone(db, owner: owner, zoneName: zoneName)
-        try db.execute(
-            sql: "DELETE FROM share_membership WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
-        // Its share goes with it: the participants see the zone leave their shared databases.
-        try deleteShareRows(db, owner: owner, zoneName: zoneName)
-        try db.execute(
-            sql: """
-                UPDATE zone SET deleted = 1, deletion_reason = ?, change_seq = ?, modified_at = ?,
-                    key_version = NULL, wrapped_key = NULL
-                WHERE owner = ? AND zone_name = ?
-                """,
-            arguments: [reason.rawValue, seq, now.millisecondsSince1970, owner, zoneName])
-    }
-
-    /// A zone row (`zone_name`, `key_version`, `wrapped_key`).
-    private static func zone(from row: Row) -> StoredZone {
-        StoredZone(zoneName: row["zone_name"], keyVersion: row["key_version"], wrappedKey: row["wrapped_key"])
     }
 
     // MARK: Records
 
-    public func modifyRecords(
-        owner: String, modifier: String, writer: String, request: ModifyRecordsRequest, limits: ServerLimits,
-        now: Date, hierarchyAccess: [String: RecordHierarchy.Access]
-    )
-        async throws -> RecordModificationOutcome
-    {
-        // Each save's fields are encoded once, for the replay hash and for storing.
-        let savedFields = request.saves.map { FieldCoding.encode($0.fields) }
-        let bodyHash = try request.clientRequestID.map { _ in
-            try ReplayGuard.hash(of: request, savedFields: savedFields)
-        }
-        // Read from the request alone, before the writer every account waits for.
-        let assetIDs = AssetRules.namedAssetIDs(request)
-        return try await pool.write { db in
-            if let requestID = request.clientRequestID, let bodyHash,
-                let earlier = try Row.fetchOne(
-                    db, sql: "SELECT body_hash, response FROM client_request WHERE owner = ? AND request_id = ?",
-                    arguments: [owner, requestID])
-            {
-                let response = try ReplayGuard.replay(
-                    storedHash: earlier["body_hash"], storedResponse: earlier["response"], bodyHash: bodyHash,
-                    requestID: requestID, request: request, savedFields: savedFields)
-                return RecordModificationOutcome(responseBody: response, changed: false)
-            }
-
-            var hierarchy = RecordHierarchy.Context()
-            hierarchy.access = hierarchyAccess
-            let plan = try Self.plan(
-                request, owner: owner, modifier: modifier, writer: writer, limits: limits, now: now,
-                savedFields: savedFields, hierarchy: hierarchy,
-                usage: try Self.storageUsage(db, owner: owner, defaultQuotaBytes: self.defaultQuotaBytes),
-                assetIDs: assetIDs, db)
-            try Self.apply(plan, owner: owner, now: now, db)
-            let responseBody = try plan.responseBody(desiredKeys: request.desiredKeys)
-            if let requestID = request.clientRequestID, let bodyHash {
-                try db.execute(
-                    sql:
-                        "INSERT INTO client_request (owner, request_id, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [
-                        owner, requestID, bodyHash,
-                        try ReplayGuard.stored(plan, responseBody: responseBody, for: request),
-                        now.millisecondsSince1970,
-                    ])
-            }
-            return RecordModificationOutcome(responseBody: responseBody, changed: !plan.rows.isEmpty)
-        }
-    }
-
-    /// Reads what a modification touches and plans it (``RecordModificationPlanner``), inside a write.
-    /// - Parameter assetIDs: ``AssetRules/namedAssetIDs(_:)`` of the request, when the caller read them
-    ///   before the write.
-    static func plan(
-        _ request: ModifyRecordsRequest, owner: String, modifier: String, writer: String, limits: ServerLimits,
-        now: Date, savedFields: [Data]?, hierarchy: RecordHierarchy.Context, usage: StorageUsage? = nil,
-        assetIDs: [String]? = nil, _ db: Database
-    ) throws -> RecordModificationPlanner.Plan {
-        let keys = request.recordKeys
-        var liveZones = Set<String>()
-        for name in Set(keys.map(\.zoneName)) where try zoneIsLive(db, owner: owner, zoneName: name) {
-            liveZones.insert(name)
-        }
-        let existing = try storedRecords(keys.filter { liveZones.contains($0.zoneName) }, owner: owner, db)
-        return try RecordModificationPlanner.plan(
-            request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
-            currentSeq: try changeSeq(db, owner: owner), now: now.millisecondsSince1970, limits: limits,
-            savedFields: savedFields,
-            hierarchy: try hierarchyContext(db, owner: owner, request: request, base: hierarchy),
-            assets: try assets(db, ids: assetIDs ?? AssetRules.namedAssetIDs(request)), usage: usage)
-    }
-
-    /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
-    /// zones' and the owner's change numbers.
-    static func apply(_ plan: RecordModificationPlanner.Plan, owner: String, now: Date, _ db: Database) throws {
-        try upsert(plan.rows, owner: owner, storedBytes: plan.storedBytes, db)
-        let moves = try moveDescendants(of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now, db)
-        for share in plan.deletedShares {
-            try deleteShareRows(db, owner: owner, zoneName: share.zoneName, recordName: share.recordName)
-        }
-        for (zoneName, seq) in plan.zoneSeqs(after: moves) {
-            try db.execute(
-                sql: "UPDATE zone SET change_seq = ?, modified_at = ? WHERE owner = ? AND zone_name = ?",
-                arguments: [seq, now.millisecondsSince1970, owner, zoneName])
-        }
-        try setChangeSeq(db, owner: owner, seq: moves.seq)
-        for (key, assetIDs) in plan.assetAttachments {
-            try attachAssets(db, assetIDs, to: AssetPlace(owner: owner, key: key), now: now)
-        }
-    }
-
     public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
         try await pool.read { db in
-            let (currentSeq, compactedSeq) = try Self.seqs(db, owner: owner)
+            let (currentSeq, compactedSeq) = try SQLiteTransaction(db: db).lockAccount(owner: owner)
             try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
             let rows = try Row.fetchAll(
                 db,
@@ -522,7 +345,7 @@ public final class SQLiteRecordStore: RecordStore {
             throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
         }
         let incarnation: String = zone["incarnation"]
-        let (currentSeq, compactedSeq) = try seqs(db, owner: owner)
+        let (currentSeq, compactedSeq) = try SQLiteTransaction(db: db).lockAccount(owner: owner)
         try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
         let statement = try db.cachedStatement(
             sql: """
@@ -544,105 +367,11 @@ public final class SQLiteRecordStore: RecordStore {
             incarnation: incarnation, currentSeq: currentSeq)
     }
 
-    public func lookupRecords(owner: String, keys: [RecordKey]) async throws -> LookupOutcome {
-        try await pool.read { db in
-            let statement = try db.cachedStatement(
-                sql:
-                    "SELECT \(StoredRecord.columns) FROM record WHERE owner = ? AND zone_name = ? AND record_name = ? AND deleted = 0"
-            )
-            var liveZones: [String: Bool] = [:]
-            var outcome = LookupOutcome(items: [])
-            for key in keys {
-                if liveZones[key.zoneName] == nil {
-                    liveZones[key.zoneName] = try Self.zoneIsLive(db, owner: owner, zoneName: key.zoneName)
-                }
-                if liveZones[key.zoneName] != true {
-                    outcome.items.append(.zoneNotFound)
-                } else if let row = try Row.fetchOne(statement, arguments: [owner, key.zoneName, key.recordName]) {
-                    outcome.items.append(.found(Self.record(from: row)))
-                } else {
-                    outcome.items.append(.unknownItem)
-                }
-            }
-            return outcome
-        }
-    }
-
-    // MARK: History
-
-    public func compactHistory(tombstonesBefore: Date, requestsBefore: Date) async throws -> Int {
-        // Records deleted zones left (a purge cut short) go before their zones' tombstones can.
-        try await purgeDeletedZones(owner: nil, zoneNames: nil)
-        return try await pool.write { db in
-            let cutoff = tombstonesBefore.millisecondsSince1970
-            try db.execute(
-                sql: """
-                    UPDATE account SET compacted_seq = MAX(compacted_seq,
-                        COALESCE((SELECT MAX(seq) FROM record WHERE owner = user_record_name AND deleted = 1 AND modified_at < ?), 0),
-                        COALESCE((SELECT MAX(change_seq) FROM zone WHERE owner = user_record_name AND deleted = 1 AND modified_at < ?), 0))
-                    """,
-                arguments: [cutoff, cutoff])
-            // Membership moves are history as tombstones are: tokens from before them expire with them.
-            try db.execute(
-                sql: """
-                    UPDATE account SET compacted_seq = MAX(compacted_seq, COALESCE((SELECT MAX(seq) FROM share_membership
-                        WHERE owner = user_record_name AND created_at < ?), 0))
-                    """, arguments: [cutoff])
-            try db.execute(sql: "DELETE FROM share_membership WHERE created_at < ?", arguments: [cutoff])
-            try db.execute(sql: "DELETE FROM record WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
-            var removed = db.changesCount
-            try db.execute(sql: "DELETE FROM zone WHERE deleted = 1 AND modified_at < ?", arguments: [cutoff])
-            removed += db.changesCount
-            try db.execute(
-                sql: "DELETE FROM client_request WHERE created_at < ?",
-                arguments: [requestsBefore.millisecondsSince1970])
-            return removed
-        }
-    }
-
-    // MARK: Helpers
-
-    /// The strings of `items` as a JSON array: the one argument of `IN (SELECT value FROM json_each(?))`,
-    /// so that one statement takes any number of names.
-    static func jsonList<Items: Collection>(_ items: Items, _ string: (Items.Element) -> String) -> String {
-        var list = JSONWriter(capacity: 40 * items.count + 2)
-        list.array(items) { $0.string(string($1)) }
-        return String(decoding: list.bytes, as: UTF8.self)
-    }
-
-    /// The stored rows (live or tombstones) of `keys`, one query per zone: a statement run per key cost
-    /// more than finding the rows (most keys of an upload have none).
-    static func storedRecords(_ keys: [RecordKey], owner: String, _ db: Database) throws -> [RecordKey: StoredRecord] {
-        let lookup = try db.cachedStatement(
-            sql: """
-                SELECT \(StoredRecord.columns) FROM record
-                WHERE owner = ? AND zone_name = ? AND record_name IN (SELECT value FROM json_each(?))
-                """)
-        var found: [RecordKey: StoredRecord] = [:]
-        for (zoneName, zoneKeys) in Dictionary(grouping: keys, by: \.zoneName) {
-            let rows = try Row.fetchCursor(
-                lookup, arguments: [owner, zoneName, jsonList(zoneKeys, \.recordName)])
-            while let row = try rows.next() {
-                let record = Self.record(from: row)
-                found[record.key] = record
-            }
-        }
-        return found
-    }
-
-    /// Writes record rows (new ones, new versions, tombstones) as they are, and counts them in the
-    /// zones' and the owner's usage; `storedBytes` gives the size of what some of them replace, when the
-    /// caller read it already under the same lock.
-    static func upsert(
-        _ rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64] = [:], _ db: Database
-    ) throws {
-        try countUsage(of: rows, owner: owner, storedBytes: storedBytes, db)
-        try writeRows(rows, owner: owner, db)
-    }
+    // MARK: Rows
 
     /// Writes record rows as they are, replacing the versions they follow, without counting them in any
-    /// usage (``upsert(_:owner:storedBytes:_:)`` counts them first). Public for `sync-bench server`'s bare-SQLite
-    /// reference, which times this statement alone on the same rows.
+    /// usage (``StoreTransaction/upsert(_:owner:storedBytes:)`` counts them first). Public for `sync-bench
+    /// server`'s bare-SQLite reference, which times this statement alone on the same rows.
     public static func writeRows(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
         let upsert = try db.cachedStatement(
             sql: """
@@ -671,31 +400,6 @@ public final class SQLiteRecordStore: RecordStore {
             try insert.text(row.shareRoot)
             try insert.step()
         }
-    }
-
-    /// Whether the zone exists and is not deleted.
-    static func zoneIsLive(_ db: Database, owner: String, zoneName: String) throws -> Bool {
-        try Bool.fetchOne(
-            db, sql: "SELECT deleted = 0 FROM zone WHERE owner = ? AND zone_name = ?", arguments: [owner, zoneName])
-            == true
-    }
-
-    static func changeSeq(_ db: Database, owner: String) throws -> Int64 {
-        try seqs(db, owner: owner).current
-    }
-
-    private static func seqs(_ db: Database, owner: String) throws -> (current: Int64, compacted: Int64) {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT change_seq, compacted_seq FROM account WHERE user_record_name = ?", arguments: [owner])
-        else {
-            throw SyncError.accountGone
-        }
-        return (row["change_seq"], row["compacted_seq"])
-    }
-
-    static func setChangeSeq(_ db: Database, owner: String, seq: Int64) throws {
-        try db.execute(sql: "UPDATE account SET change_seq = ? WHERE user_record_name = ?", arguments: [seq, owner])
     }
 
     /// The record in a row of ``StoredRecord/columns``, read by position: finding a column by name

@@ -1,0 +1,372 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncCore
+
+/// The store for several server instances: one PostgreSQL database through postgres-nio's pool.
+///
+/// It answers exactly as ``SQLiteRecordStore`` does; the semantics live in the planner both share.
+///
+/// **Change positions never skip.** Each account row holds the account's change counter. A write
+/// locks that row first (`SELECT … FOR UPDATE`) and takes positions from it inside its transaction,
+/// so writers of one account queue on the row and commit in the order of their positions. A reader
+/// works in one snapshot (a single statement, which is one by itself, or a repeatable-read
+/// transaction when it needs several), which therefore holds every change up to the counter it
+/// reads and none after: a token it hands out can never sit past a change that commits later. A
+/// global sequence would not do: a writer could take position 8, another 9 and commit first, and a
+/// reader handed 9 would never see 8.
+public final class PostgresRecordStore: RecordStoreBackend {
+    let client: PostgresClient
+    private let watch = PostgresConnectionWatch()
+    /// Where the store logs (its queries log at debug).
+    public let logger: Logger
+    private let runTask: Task<Void, Never>
+    /// The storage quota of accounts without one of their own, in bytes; nil for none.
+    public let defaultQuotaBytes: Int64?
+    /// How long a request waits for a connection: the pool keeps requests waiting while it cannot
+    /// connect, and a client is better told to come back.
+    let connectionWait: Duration
+
+    private init(
+        client: PostgresClient, logger: Logger, runTask: Task<Void, Never>, defaultQuotaBytes: Int64?,
+        connectionWait: Duration
+    ) {
+        self.client = client
+        self.logger = logger
+        self.runTask = runTask
+        self.defaultQuotaBytes = defaultQuotaBytes
+        self.connectionWait = connectionWait
+    }
+
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`), brings its
+    /// schema up to date and returns the store; ``close()`` ends its connections.
+    /// - Parameters:
+    ///   - defaultQuotaBytes: the storage quota of accounts without one of their own (see
+    ///     ``StorageQuota``); nil for none.
+    ///   - connectionWait: how long a request waits for a connection before it is told
+    ///     `serviceUnavailable` (``SyncServerConfiguration/databaseConnectionWait``).
+    public static func connect(
+        url: String, logger: Logger, defaultQuotaBytes: Int64? = nil, connectionWait: Duration = .seconds(10)
+    ) async throws -> PostgresRecordStore {
+        let configuration = try PostgresURL.configuration(url)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runTask = Task { await client.run() }
+        let store = PostgresRecordStore(
+            client: client, logger: logger, runTask: runTask, defaultQuotaBytes: defaultQuotaBytes,
+            connectionWait: connectionWait)
+        do {
+            try await PostgresSchema.migrate(client, logger: logger)
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// The newest schema version this server knows; a database at a newer one is refused.
+    public static var schemaVersion: Int { PostgresSchema.currentVersion }
+    /// Every schema version this server knows, in order (numbers may skip: branches merged).
+    public static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version) }
+
+    /// The client settings for a database address, for tools that connect beside a store.
+    public static func configuration(url: String) throws -> PostgresClient.Configuration {
+        try PostgresURL.configuration(url)
+    }
+
+    /// Lends a connection of the store's pool: for tests and tools that look at what is stored.
+    public func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    )
+        async throws -> Result
+    {
+        try await PostgresAvailability.checked {
+            try await PostgresAvailability.leasing(within: self.connectionWait) { leased in
+                try await self.client.withConnection { connection in
+                    leased()
+                    return try await self.watch.run(on: connection) { try await body(connection) }
+                }
+            }
+        }
+    }
+
+    /// Runs one statement on a pooled connection; its rows, read before the connection goes back to the pool.
+    @discardableResult
+    func query(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await withConnection { connection in try await connection.query(query, logger: logger).collect() }
+    }
+
+    /// Closes the connections.
+    public func close() {
+        runTask.cancel()
+    }
+
+    deinit {
+        runTask.cancel()
+    }
+
+    // MARK: Accounts and sessions
+
+    public func createAccount(_ account: StoredAccount) async throws {
+        let inserted = try await query(
+            """
+            INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at)
+            VALUES (\(account.userRecordName), \(account.username), \(Self.folded(account.username)),
+                \(account.passwordHash), \(account.createdAt.millisecondsSince1970))
+            ON CONFLICT (username_folded) DO NOTHING
+            RETURNING 1
+            """, logger: logger
+        )
+        if inserted.isEmpty {
+            throw SyncError(.constraintViolation, "username '\(account.username)' is taken; choose another or sign in")
+        }
+    }
+
+    public func account(username: String) async throws -> StoredAccount? {
+        try await accounts(
+            "SELECT \(unescaped: Self.accountColumns) FROM account WHERE username_folded = \(Self.folded(username))")
+    }
+
+    public func account(userRecordName: String) async throws -> StoredAccount? {
+        try await accounts(
+            "SELECT \(unescaped: Self.accountColumns) FROM account WHERE user_record_name = \(userRecordName)")
+    }
+
+    private static let accountColumns = "user_record_name, username, password_hash, created_at, disabled"
+
+    private func accounts(_ statement: PostgresQuery) async throws -> StoredAccount? {
+        for (name, username, hash, created, disabled) in try await query(statement, logger: logger).decode(
+            (String, String, String, Int64, Bool).self)
+        {
+            return StoredAccount(
+                userRecordName: name, username: username, passwordHash: hash,
+                createdAt: Date(millisecondsSince1970: created), isDisabled: disabled)
+        }
+        return nil
+    }
+
+    /// ASCII letters lowercased and nothing else, as SQLite's NOCASE compares.
+    static func folded(_ username: String) -> String {
+        String(
+            decoding: username.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    public func session(tokenHash: String) async throws -> StoredSession? {
+        for (name, created, used) in try await query(
+            "SELECT user_record_name, created_at, last_used_at FROM session WHERE token_hash = \(tokenHash)",
+            logger: logger
+        ).decode((String, Int64, Int64).self) {
+            return StoredSession(
+                userRecordName: name, createdAt: Date(millisecondsSince1970: created),
+                lastUsedAt: Date(millisecondsSince1970: used))
+        }
+        return nil
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: logger)
+    }
+
+    // MARK: Zones
+
+    public func zones(owner: String) async throws -> [StoredZone] {
+        var zones: [StoredZone] = []
+        for (name, version, wrapped) in try await query(
+            """
+            SELECT zone_name, key_version, wrapped_key FROM zone
+            WHERE owner = \(owner) AND NOT deleted ORDER BY zone_name COLLATE "C"
+            """, logger: logger
+        ).decode((String, Int64?, Data?).self) {
+            zones.append(StoredZone(zoneName: name, keyVersion: version, wrappedKey: wrapped))
+        }
+        return zones
+    }
+
+    // MARK: Records
+
+    public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
+        // One statement, so one snapshot: the counter and the zones agree without a transaction.
+        let rows = try await query(
+            """
+            SELECT a.change_seq, a.compacted_seq, z.zone_name, z.deleted, z.deletion_reason, z.change_seq
+            FROM account a LEFT JOIN LATERAL (
+                SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
+                WHERE owner = a.user_record_name AND change_seq > \(since?.seq ?? 0) ORDER BY change_seq
+                LIMIT \(limit + 1)
+            ) z ON true
+            WHERE a.user_record_name = \(owner)
+            ORDER BY z.change_seq
+            """, logger: logger
+        ).decode((Int64, Int64, String?, Bool?, String?, Int64?).self)
+        guard let (currentSeq, compactedSeq, _, _, _, _) = rows.first else { throw SyncError.accountGone }
+        try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
+        let zones = rows.compactMap { _, _, name, deleted, reason, seq in
+            name.map {
+                DatabaseChangePage.Row(zoneName: $0, isDeleted: deleted ?? false, deletionReason: reason, seq: seq ?? 0)
+            }
+        }
+        return DatabaseChangePage(rows: zones, limit: limit, owner: owner, currentSeq: currentSeq)
+    }
+
+    public func zoneChanges(
+        owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
+    ) async throws -> ZoneChangePage {
+        try await withConnection { connection in
+            try await Self.zoneChanges(
+                connection, owner: owner, zoneName: zoneName, since: since, limit: limit,
+                excludingWriter: excludingWriter, logger: self.logger)
+        }
+    }
+
+    /// A zone's changes in one statement (the account's counters, the zone's incarnation and a page of
+    /// its rows), which is one snapshot by itself: a fetch is one round trip and needs no transaction.
+    static func zoneChanges(
+        _ connection: PostgresConnection, owner: String, zoneName: String, since: ChangeCursor?, limit: Int,
+        excludingWriter: String?, logger: Logger
+    ) async throws -> ZoneChangePage {
+        // "" (rows no writer saved) leaves nothing out.
+        let excluded = excludingWriter ?? ""
+        var head: (currentSeq: Int64, compactedSeq: Int64, incarnation: String?)?
+        var records: [StoredRecord] = []
+        for try await row in try await connection.query(
+            """
+            SELECT a.change_seq, a.compacted_seq, z.incarnation, r.*
+            FROM account a
+            LEFT JOIN zone z ON z.owner = a.user_record_name AND z.zone_name = \(zoneName) AND NOT z.deleted
+            LEFT JOIN LATERAL (
+                SELECT \(unescaped: StoredRecord.columns) FROM record
+                WHERE z.incarnation IS NOT NULL AND owner = a.user_record_name AND zone_name = \(zoneName)
+                    AND seq > \(since?.seq ?? 0) AND (deleted OR \(excluded) = '' OR writer <> \(excluded))
+                ORDER BY seq LIMIT \(limit + 1)
+            ) r ON true
+            WHERE a.user_record_name = \(owner)
+            ORDER BY r.seq
+            """, logger: logger
+        ) {
+            let cells = row.makeRandomAccess()
+            if head == nil {
+                head = try (cells[0].decode(Int64.self), cells[1].decode(Int64.self), cells[2].decode(String?.self))
+            }
+            if let record = try StoredRecord(cells, from: 3) { records.append(record) }
+        }
+        guard let head else { throw SyncError.accountGone }
+        guard let incarnation = head.incarnation else {
+            throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
+        }
+        try since?.checkCurrent(
+            compactedSeq: head.compactedSeq, currentSeq: head.currentSeq, incarnation: incarnation)
+        return ZoneChangePage(
+            rows: records, limit: limit, owner: owner, zoneName: zoneName, incarnation: incarnation,
+            currentSeq: head.currentSeq)
+    }
+
+    // MARK: Transactions
+
+    /// Runs the shared steps in one transaction on a pooled connection.
+    func write<Result: Sendable>(_ work: @escaping @Sendable (PostgresTransaction) async throws -> Result)
+        async throws -> Result
+    {
+        try await transaction { connection in
+            try await work(PostgresTransaction(connection: connection, logger: self.logger))
+        }
+    }
+
+    /// Runs the shared steps in one read-only, repeatable-read snapshot.
+    func read<Result: Sendable>(_ work: @escaping @Sendable (PostgresTransaction) async throws -> Result)
+        async throws -> Result
+    {
+        try await snapshot { connection in
+            try await work(PostgresTransaction(connection: connection, logger: self.logger))
+        }
+    }
+
+    /// Runs `work` in one read-only, repeatable-read snapshot of the database.
+    func snapshot<Result: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> Result)
+        async throws -> Result
+    {
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+    }
+
+    /// Runs `work` in one transaction on a pooled connection; read-committed unless `begin` says otherwise.
+    func transaction<Result: Sendable>(
+        begin: PostgresQuery = "BEGIN", _ work: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await withConnection { connection in
+            try await Self.transaction(connection, begin: begin, logger: self.logger, work)
+        }
+    }
+
+    /// Begins a transaction, runs `work`, commits; rolls back and rethrows what `work` threw, as it
+    /// is (postgres-nio's own `withTransaction` wraps it, and a `SyncError` would lose its code).
+    static func transaction<Result: Sendable>(
+        _ connection: PostgresConnection, begin: PostgresQuery, logger: Logger,
+        _ work: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await connection.query(begin, logger: logger)
+        do {
+            let result = try await work(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            // On a lost connection PostgreSQL has rolled back already, and a query sent on it may
+            // never be answered.
+            if !PostgresAvailability.isUnavailable(error) {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+            }
+            throw error
+        }
+    }
+
+    /// Locks the owner's account row until the transaction ends, and reads its change counters.
+    static func lockAccount(_ connection: PostgresConnection, owner: String, logger: Logger) async throws -> (
+        current: Int64, compacted: Int64
+    ) {
+        try await seqs(connection, owner: owner, lock: true, logger: logger)
+    }
+
+    static func seqs(_ connection: PostgresConnection, owner: String, lock: Bool, logger: Logger)
+        async throws -> (current: Int64, compacted: Int64)
+    {
+        for try await (current, compacted) in try await connection.query(
+            """
+            SELECT change_seq, compacted_seq FROM account WHERE user_record_name = \(owner)
+            \(unescaped: lock ? "FOR UPDATE" : "")
+            """, logger: logger
+        ).decode((Int64, Int64).self) {
+            return (current, compacted)
+        }
+        throw SyncError.accountGone
+    }
+
+    static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
+        async throws -> [StoredRecord]
+    {
+        var records: [StoredRecord] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            if let record = try StoredRecord(row.makeRandomAccess(), from: 0) { records.append(record) }
+        }
+        return records
+    }
+}
+
+extension StoredRecord {
+    /// The record in a row's ``StoredRecord/columns``, from column `first` on; nil when
+    /// they are NULL (an outer join that found no record).
+    init?(_ cells: PostgresRandomAccessRow, from first: Int) throws {
+        guard let zoneName = try cells[first].decode(String?.self) else { return nil }
+        func cell<Value: PostgresDecodable>(_ offset: Int) throws -> Value {
+            try cells[first + offset].decode(Value.self)
+        }
+        self.init(
+            key: RecordKey(zoneName: zoneName, recordName: try cell(1)), recordType: try cell(2),
+            fields: try cell(3), changeTag: try cell(4), createdAt: try cell(5), creator: try cell(6),
+            modifiedAt: try cell(7), modifier: try cell(8), seq: try cell(9), isDeleted: try cell(10),
+            parentName: try cell(11), shareName: try cell(12), shareRoot: try cell(13))
+    }
+}
+
+extension [PostgresRow] {
+    /// Every row's columns, decoded.
+    func decode<each Column: PostgresDecodable>(_ columns: (repeat each Column).Type) throws -> [(repeat each Column)] {
+        try map { try $0.decode(columns) }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import SyncCore
+
+/// Accounts' encryption settings and key pairs, and passphrase changes, once for every backend.
+extension RecordStoreBackend {
+    public func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings? {
+        try await read { try await $0.encryptionSettings(owner: owner, forUpdate: false) }
+    }
+
+    public func publicKey(owner: String) async throws -> Data? {
+        try await encryptionSettings(owner: owner)?.keyPair?.publicKey
+    }
+
+    public func createEncryptionSettings(owner: String, _ settings: AccountEncryptionSettings, now: Date)
+        async throws -> AccountEncryptionSettings?
+    {
+        // One transaction: of two devices setting up at once, one stores and the other is told (the
+        // insert does nothing when a row exists, and the row is then read in the same transaction).
+        try await write { transaction in
+            if try await transaction.insertEncryptionSettings(settings, owner: owner, at: now.millisecondsSince1970) {
+                return nil
+            }
+            return try await transaction.encryptionSettings(owner: owner, forUpdate: false)
+        }
+    }
+
+    public func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation {
+        // The settings are held: of two devices publishing at once, one stores and the other is told.
+        try await write { transaction in
+            guard let settings = try await transaction.encryptionSettings(owner: owner, forUpdate: true) else {
+                return .noSettings
+            }
+            if settings.keyPair != nil { return .exists(settings) }
+            try await transaction.setKeyPair(keyPair, owner: owner)
+            return .created
+        }
+    }
+
+    /// One transaction reads what the change must cover and writes the new settings and every key
+    /// wrapped again. It holds the account's lock and the locks of the owners whose shares hold the
+    /// account's slots (their share saves rewrite those rows), taken in name order so that two
+    /// changes never wait on each other in a circle.
+    public func changeEncryption(owner: String, _ change: EncryptionChangeRequest, now: Date) async throws
+        -> (settings: AccountEncryptionSettings, applied: Bool)
+    {
+        try await write { transaction in
+            let slots = try await transaction.sharedSlots(user: owner)
+            for name in Set([owner] + slots.map(\.zoneID.ownerName)).sorted() {
+                _ = try await transaction.lockAccount(owner: name)
+            }
+            let stored = PassphraseChange.Stored(
+                settings: try await transaction.encryptionSettings(owner: owner, forUpdate: true),
+                zoneKeys: try await transaction.zoneKeys(owner: owner),
+                sharedSlots: Dictionary(slots.map { ($0.zoneID, $0.keyVersion) }, uniquingKeysWith: max))
+            let next: AccountEncryptionSettings
+            switch try PassphraseChange.decide(change, stored: stored) {
+            case .retry(let settings): return (settings, false)
+            case .apply(let settings): next = settings
+            }
+            try await transaction.replaceEncryptionSettings(next, owner: owner)
+            // Each zone's key is a change of the zone, as a key a zone gains is: devices see it.
+            var seq = try await transaction.lockAccount(owner: owner).current
+            for update in change.zoneKeys {
+                seq += 1
+                try await transaction.setZoneWrappedKey(
+                    update.encryptionKey.wrappedKey, owner: owner, zoneName: update.zoneID.zoneName, seq: seq,
+                    at: now.millisecondsSince1970)
+            }
+            try await transaction.setChangeSeq(owner: owner, seq: seq)
+            for update in change.sharedZoneKeys {
+                try await transaction.setSharedSlotKey(update.encryptionKey, user: owner, zoneID: update.zoneID)
+            }
+            return (next, true)
+        }
+    }
+}
