@@ -5,29 +5,6 @@ import SyncCore
 
 /// Sessions, ended sessions, disabled and deleted accounts in PostgreSQL (schema version 5).
 extension PostgresRecordStore {
-    /// Schema version 5: each session gets a random ID (existing ones too, so they stay valid and
-    /// can be listed), a label and an address; accounts can be disabled; ended sessions are kept
-    /// with their reason until compaction forgets them.
-    static let accountLifecycleMigration = PostgresSchema.Migration(
-        version: 5, name: "account lifecycle",
-        statements: [
-            "ALTER TABLE session ADD COLUMN id TEXT, ADD COLUMN label TEXT, ADD COLUMN address TEXT",
-            "UPDATE session SET id = replace(gen_random_uuid()::text, '-', '')",
-            "ALTER TABLE session ALTER COLUMN id SET NOT NULL",
-            "CREATE UNIQUE INDEX session_by_id ON session(id)",
-            "CREATE INDEX session_by_user ON session(user_record_name)",
-            "ALTER TABLE account ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE",
-            """
-            CREATE TABLE ended_session (
-                token_hash TEXT PRIMARY KEY,
-                user_record_name TEXT NOT NULL,
-                reason TEXT NOT NULL,
-                ended_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX ended_session_by_end ON ended_session(ended_at)",
-        ])
-
     private static let sessionColumns = "token_hash, id, user_record_name, label, address, created_at, last_used_at"
 
     public func createSession(_ session: StoredSession, tokenHash: String) async throws {
@@ -51,7 +28,9 @@ extension PostgresRecordStore {
             let (_, id, user, label, address, created, used, disabled) = try row.decode(
                 (String, String, String, String?, String?, Int64, Int64, Bool).self)
             return .live(
-                Self.session(id: id, user: user, label: label, address: address, created: created, used: used),
+                StoredSession(
+                    userRecordName: user, createdAt: Date(millisecondsSince1970: created),
+                    lastUsedAt: Date(millisecondsSince1970: used), id: id, label: label, address: address),
                 accountDisabled: disabled)
         }
         for reason in try await query(
@@ -80,7 +59,9 @@ extension PostgresRecordStore {
             (hash, id, user, label, address, created, used) in
             (
                 tokenHash: hash,
-                session: Self.session(id: id, user: user, label: label, address: address, created: created, used: used)
+                session: StoredSession(
+                    userRecordName: user, createdAt: Date(millisecondsSince1970: created),
+                    lastUsedAt: Date(millisecondsSince1970: used), id: id, label: label, address: address)
             )
         }
     }
@@ -132,13 +113,4 @@ extension PostgresRecordStore {
         }
     }
 
-    // MARK: Rows
-
-    private static func session(
-        id: String, user: String, label: String?, address: String?, created: Int64, used: Int64
-    ) -> StoredSession {
-        StoredSession(
-            userRecordName: user, createdAt: Date(millisecondsSince1970: created),
-            lastUsedAt: Date(millisecondsSince1970: used), id: id, label: label, address: address)
-    }
 }

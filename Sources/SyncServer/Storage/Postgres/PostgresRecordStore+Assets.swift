@@ -13,81 +13,6 @@ extension PostgresRecordStore {
     /// Bytes per stored chunk.
     static let assetChunkBytes = 256 * 1024
 
-    static let assetMigration = PostgresSchema.Migration(
-        version: 9, name: "assets",
-        statements: [
-            """
-            CREATE TABLE asset (
-                id TEXT PRIMARY KEY,
-                uploader TEXT NOT NULL,
-                size BIGINT NOT NULL,
-                received BIGINT NOT NULL DEFAULT 0,
-                created_at BIGINT NOT NULL,
-                owner TEXT,
-                zone_name TEXT,
-                record_name TEXT,
-                detached_at BIGINT
-            )
-            """,
-            "CREATE INDEX asset_by_record ON asset(owner, zone_name, record_name) WHERE owner IS NOT NULL",
-            """
-            CREATE TABLE asset_chunk (
-                asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
-                start_at BIGINT NOT NULL,
-                bytes BYTEA NOT NULL,
-                PRIMARY KEY (asset_id, start_at)
-            )
-            """,
-        ])
-
-    public func asset(id: String) async throws -> StoredAsset? {
-        try await withConnection { connection in try await Self.asset(connection, id: id, lock: false, self.logger) }
-    }
-
-    static func asset(_ connection: PostgresConnection, id: String, lock: Bool, _ logger: Logger) async throws
-        -> StoredAsset?
-    {
-        let query: PostgresQuery =
-            lock
-            ? "SELECT \(unescaped: assetColumns) FROM asset WHERE id = \(id) FOR UPDATE"
-            : "SELECT \(unescaped: assetColumns) FROM asset WHERE id = \(id)"
-        return try await assets(connection, query, logger).first
-    }
-
-    /// The rows of the assets `ids`, by ID, locked for the modification that reads them (none for an
-    /// empty list, without a query).
-    static func assets(_ connection: PostgresConnection, ids: [String], _ logger: Logger) async throws
-        -> [String: StoredAsset]
-    {
-        guard !ids.isEmpty else { return [:] }
-        let rows = try await assets(
-            connection, "SELECT \(unescaped: assetColumns) FROM asset WHERE id = ANY(\(ids)) FOR UPDATE", logger)
-        return Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
-    }
-
-    private static let assetColumns =
-        "id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at"
-
-    private static func assets(_ connection: PostgresConnection, _ query: PostgresQuery, _ logger: Logger)
-        async throws -> [StoredAsset]
-    {
-        var assets: [StoredAsset] = []
-        for try await (id, uploader, size, received, created, owner, zoneName, recordName, detached)
-            in try await connection.query(query, logger: logger).decode(
-                (String, String, Int64, Int64, Int64, String?, String?, String?, Int64?).self)
-        {
-            assets.append(
-                StoredAsset(
-                    id: id, uploader: uploader, size: size, received: received,
-                    createdAt: Date(millisecondsSince1970: created),
-                    record: owner.map {
-                        AssetPlace(owner: $0, key: RecordKey(zoneName: zoneName ?? "", recordName: recordName ?? ""))
-                    },
-                    detachedAt: detached.map(Date.init(millisecondsSince1970:))))
-        }
-        return assets
-    }
-
     public func appendToAsset<Bytes: AsyncSequence>(id: String, at offset: Int64, _ bytes: Bytes, now: Date)
         async throws -> StoredAsset where Bytes.Element == ByteBuffer
     {
@@ -120,7 +45,10 @@ extension PostgresRecordStore {
     /// Adds `chunk` at the end of `asset`, which must stand where the store last left it.
     private func storeChunk(_ chunk: ByteBuffer, of asset: StoredAsset) async throws -> StoredAsset {
         try await transaction { connection in
-            guard let current = try await Self.asset(connection, id: asset.id, lock: true, self.logger) else {
+            guard
+                let current = try await PostgresTransaction(connection: connection, logger: self.logger).asset(
+                    id: asset.id, forUpdate: true)
+            else {
                 throw AssetUploadRules.noSuchUpload(asset.id)
             }
             guard current.received == asset.received else { throw AssetUploadRules.busy(asset.id) }

@@ -3,25 +3,9 @@ import Logging
 import PostgresNIO
 import SyncCore
 
-/// Quotas on PostgreSQL: the schema (migration 6) and the operator's reads and settings. Usage is
+/// Quotas on PostgreSQL: the operator's reads and settings (schema version 6). Usage is
 /// counted by the shared steps (`StoreTransaction+Usage.swift`).
 extension PostgresRecordStore {
-    /// The statements of migration 6: the columns, and the usage of what was stored before it.
-    static let quotaMigration = [
-        "ALTER TABLE account ADD COLUMN used_bytes BIGINT NOT NULL DEFAULT 0, ADD COLUMN quota_bytes BIGINT",
-        "ALTER TABLE zone ADD COLUMN used_bytes BIGINT NOT NULL DEFAULT 0",
-        """
-        UPDATE zone z SET used_bytes = s.bytes
-        FROM (SELECT owner, zone_name, SUM(octet_length(fields)) AS bytes FROM record GROUP BY owner, zone_name) s
-        WHERE z.owner = s.owner AND z.zone_name = s.zone_name AND NOT z.deleted
-        """,
-        """
-        UPDATE account a SET used_bytes = s.bytes
-        FROM (SELECT owner, SUM(used_bytes) AS bytes FROM zone WHERE NOT deleted GROUP BY owner) s
-        WHERE a.user_record_name = s.owner
-        """,
-    ]
-
     public func accountStorage(username: String?) async throws -> [AccountStorage] {
         let folded = username.map(Self.folded)
         var accounts: [AccountStorage] = []

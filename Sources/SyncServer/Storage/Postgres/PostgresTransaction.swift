@@ -247,8 +247,20 @@ struct PostgresTransaction: StoreTransaction {
 
     // MARK: Assets
 
+    func asset(id: String, forUpdate: Bool) async throws -> StoredAsset? {
+        try await assets(
+            forUpdate
+                ? "SELECT \(unescaped: Self.assetColumns) FROM asset WHERE id = \(id) FOR UPDATE"
+                : "SELECT \(unescaped: Self.assetColumns) FROM asset WHERE id = \(id)"
+        ).first
+    }
+
+    /// Locked for the modification that reads them (none for an empty list, without a query).
     func assets(ids: [String]) async throws -> [String: StoredAsset] {
-        try await PostgresRecordStore.assets(connection, ids: ids, logger)
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await assets(
+            "SELECT \(unescaped: Self.assetColumns) FROM asset WHERE id = ANY(\(ids)) FOR UPDATE")
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
     }
 
     func insertAsset(id: String, uploader: String, size: Int64, at: Int64) async throws {
@@ -301,6 +313,23 @@ struct PostgresTransaction: StoreTransaction {
     }
 
     // MARK: Rows
+
+    private static let assetColumns =
+        "id, uploader, size, received, created_at, owner, zone_name, record_name, detached_at"
+
+    private func assets(_ statement: PostgresQuery) async throws -> [StoredAsset] {
+        try await query(statement).decode(
+            (String, String, Int64, Int64, Int64, String?, String?, String?, Int64?).self
+        ).map { id, uploader, size, received, created, owner, zoneName, recordName, detached in
+            StoredAsset(
+                id: id, uploader: uploader, size: size, received: received,
+                createdAt: Date(millisecondsSince1970: created),
+                record: owner.map {
+                    AssetPlace(owner: $0, key: RecordKey(zoneName: zoneName ?? "", recordName: recordName ?? ""))
+                },
+                detachedAt: detached.map(Date.init(millisecondsSince1970:)))
+        }
+    }
 
     func records(_ statement: PostgresQuery) async throws -> [StoredRecord] {
         try await PostgresRecordStore.records(connection, statement, logger: logger)

@@ -2,28 +2,8 @@ import Foundation
 import GRDB
 import SyncCore
 
-/// Sessions, ended sessions, disabled and deleted accounts in the SQLite file (migration v8).
+/// Sessions, ended sessions, disabled and deleted accounts in the SQLite file (schema version 5).
 extension SQLiteRecordStore {
-    /// Migration v8: each session gets a random ID (existing ones too, so they stay valid and can
-    /// be listed), a label and an address; accounts can be disabled; ended sessions are kept with
-    /// their reason until compaction forgets them.
-    static let accountLifecycleMigration = """
-        ALTER TABLE session ADD COLUMN id TEXT;
-        ALTER TABLE session ADD COLUMN label TEXT;
-        ALTER TABLE session ADD COLUMN address TEXT;
-        UPDATE session SET id = lower(hex(randomblob(16))), last_used_at = COALESCE(last_used_at, created_at);
-        CREATE UNIQUE INDEX session_by_id ON session(id);
-        CREATE INDEX session_by_user ON session(user_record_name);
-        ALTER TABLE account ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
-        CREATE TABLE ended_session (
-            token_hash TEXT PRIMARY KEY,
-            user_record_name TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            ended_at INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX ended_session_by_end ON ended_session(ended_at);
-        """
-
     public func createSession(_ session: StoredSession, tokenHash: String) async throws {
         try await pool.write { db in
             try db.execute(

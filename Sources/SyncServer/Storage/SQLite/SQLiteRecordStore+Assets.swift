@@ -16,55 +16,11 @@ import Synchronization
 /// complete row with a `.part` file, which reads the same. One server process uses the file (its
 /// storage lock), so one request at a time appends to an upload: the store keeps which do.
 extension SQLiteRecordStore {
-    /// The schema of migration v12.
-    static let assetMigration = """
-        CREATE TABLE asset (
-            id TEXT PRIMARY KEY NOT NULL,
-            uploader TEXT NOT NULL,
-            size INTEGER NOT NULL,
-            received INTEGER NOT NULL DEFAULT 0,
-            created_at INTEGER NOT NULL,
-            owner TEXT,
-            zone_name TEXT,
-            record_name TEXT,
-            detached_at INTEGER
-        ) WITHOUT ROWID;
-        CREATE INDEX asset_by_record ON asset(owner, zone_name, record_name) WHERE owner IS NOT NULL;
-        """
-
     /// The directory of the asset files.
     var assetsDirectory: String { pool.path + "-assets" }
 
     private func assetPath(_ id: String, complete: Bool) -> String {
         "\(assetsDirectory)/\(id)\(complete ? "" : ".part")"
-    }
-
-    public func asset(id: String) async throws -> StoredAsset? {
-        try await pool.read { db in try Self.asset(db, id: id) }
-    }
-
-    static func asset(_ db: Database, id: String) throws -> StoredAsset? {
-        try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]).map(storedAsset(from:))
-    }
-
-    /// The rows of the assets `ids`, by ID (none for an empty list, without a query).
-    static func assets(_ db: Database, ids: [String]) throws -> [String: StoredAsset] {
-        guard !ids.isEmpty else { return [:] }
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT * FROM asset WHERE id IN (SELECT value FROM json_each(?))",
-            arguments: [SQLiteTransaction.jsonList(ids) { $0 }])
-        return Dictionary(uniqueKeysWithValues: rows.map(storedAsset(from:)).map { ($0.id, $0) })
-    }
-
-    private static func storedAsset(from row: Row) -> StoredAsset {
-        let owner: String? = row["owner"]
-        return StoredAsset(
-            id: row["id"], uploader: row["uploader"], size: row["size"], received: row["received"],
-            createdAt: Date(millisecondsSince1970: row["created_at"]),
-            record: owner.map {
-                AssetPlace(owner: $0, key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]))
-            },
-            detachedAt: (row["detached_at"] as Int64?).map(Date.init(millisecondsSince1970:)))
     }
 
     public func appendToAsset<Bytes: AsyncSequence>(id: String, at offset: Int64, _ bytes: Bytes, now: Date)

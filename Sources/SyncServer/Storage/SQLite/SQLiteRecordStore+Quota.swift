@@ -2,21 +2,9 @@ import Foundation
 import GRDB
 import SyncCore
 
-/// Quotas on SQLite: the schema (migration v9) and the operator's reads and settings. Usage is
+/// Quotas on SQLite: the operator's reads and settings (schema version 6). Usage is
 /// counted by the shared steps (`StoreTransaction+Usage.swift`).
 extension SQLiteRecordStore {
-    /// The schema of migration v9, and the usage of what was stored before it.
-    static let quotaMigration = """
-        ALTER TABLE account ADD COLUMN used_bytes INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE account ADD COLUMN quota_bytes INTEGER;
-        ALTER TABLE zone ADD COLUMN used_bytes INTEGER NOT NULL DEFAULT 0;
-        UPDATE zone SET used_bytes = COALESCE((SELECT SUM(length(CAST(fields AS BLOB))) FROM record
-            WHERE record.owner = zone.owner AND record.zone_name = zone.zone_name), 0)
-        WHERE deleted = 0;
-        UPDATE account SET used_bytes = COALESCE((SELECT SUM(used_bytes) FROM zone
-            WHERE zone.owner = account.user_record_name AND deleted = 0), 0);
-        """
-
     public func accountStorage(username: String?) async throws -> [AccountStorage] {
         try await pool.read { db in
             try Row.fetchAll(

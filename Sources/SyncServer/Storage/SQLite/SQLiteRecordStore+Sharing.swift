@@ -2,36 +2,10 @@ import Foundation
 import GRDB
 import SyncCore
 
-/// Shares in the SQLite file: a row per share, a row per participant (tables of migration v7, the
-/// participants' shared keys of v11), and the reads only participants make. Changes to shares are the
+/// Shares in the SQLite file: a row per share, a row per participant (tables of schema version 4, the
+/// participants' shared keys of 8), and the reads only participants make. Changes to shares are the
 /// shared steps' (`StoreTransaction+Sharing.swift`).
 extension SQLiteRecordStore: ShareStore {
-    static let shareTables = """
-        CREATE TABLE share (
-            owner TEXT NOT NULL,
-            zone_name TEXT NOT NULL,
-            token TEXT NOT NULL UNIQUE,
-            public_permission TEXT NOT NULL,
-            invitation_key_version INTEGER,
-            invitation_key BLOB,
-            PRIMARY KEY (owner, zone_name)
-        ) WITHOUT ROWID;
-        CREATE TABLE share_participant (
-            owner TEXT NOT NULL,
-            zone_name TEXT NOT NULL,
-            position INTEGER NOT NULL,
-            user_record_name TEXT NOT NULL,
-            username TEXT NOT NULL,
-            role TEXT NOT NULL,
-            permission TEXT NOT NULL,
-            status TEXT NOT NULL,
-            key_version INTEGER,
-            wrapped_key BLOB,
-            PRIMARY KEY (owner, zone_name, user_record_name)
-        ) WITHOUT ROWID;
-        CREATE INDEX share_participant_by_user ON share_participant(user_record_name, status);
-        """
-
     public func sharedZones(user: String) async throws -> [SharedZone] {
         try await pool.read { db in
             SharedZone.gathering(

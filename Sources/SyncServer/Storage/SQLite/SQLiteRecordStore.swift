@@ -65,142 +65,13 @@ public final class SQLiteRecordStore: RecordStoreBackend {
         return configuration
     }
 
+    /// The schema's history (``SchemaHistory``) as GRDB's migrations.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE account (
-                        user_record_name TEXT PRIMARY KEY,
-                        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
-                        password_hash TEXT NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        change_seq INTEGER NOT NULL DEFAULT 0,
-                        compacted_seq INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE TABLE session (
-                        token_hash TEXT PRIMARY KEY,
-                        user_record_name TEXT NOT NULL REFERENCES account(user_record_name) ON DELETE CASCADE,
-                        created_at INTEGER NOT NULL
-                    );
-                    CREATE TABLE zone (
-                        owner TEXT NOT NULL,
-                        zone_name TEXT NOT NULL,
-                        incarnation TEXT NOT NULL,
-                        change_seq INTEGER NOT NULL,
-                        deleted INTEGER NOT NULL DEFAULT 0,
-                        deletion_reason TEXT,
-                        modified_at INTEGER NOT NULL,
-                        PRIMARY KEY (owner, zone_name)
-                    ) WITHOUT ROWID;
-                    CREATE INDEX zone_by_change ON zone(owner, change_seq);
-                    CREATE TABLE record (
-                        owner TEXT NOT NULL,
-                        zone_name TEXT NOT NULL,
-                        record_name TEXT NOT NULL,
-                        record_type TEXT NOT NULL,
-                        fields BLOB NOT NULL,
-                        change_tag TEXT NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        creator TEXT NOT NULL,
-                        modified_at INTEGER NOT NULL,
-                        modifier TEXT NOT NULL,
-                        seq INTEGER NOT NULL,
-                        deleted INTEGER NOT NULL,
-                        PRIMARY KEY (owner, zone_name, record_name)
-                    ) WITHOUT ROWID;
-                    CREATE INDEX record_by_change ON record(owner, zone_name, seq);
-                    CREATE TABLE client_request (
-                        owner TEXT NOT NULL,
-                        request_id TEXT NOT NULL,
-                        body_hash BLOB NOT NULL,
-                        response BLOB NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        PRIMARY KEY (owner, request_id)
-                    ) WITHOUT ROWID;
-                    """)
-        }
-        migrator.registerMigration("v2: session.last_used_at") { db in
-            // Sessions end after a while without use; older rows count as used when created.
-            try db.execute(sql: "ALTER TABLE session ADD COLUMN last_used_at INTEGER")
-        }
-        migrator.registerMigration("v3: zone encryption keys, account encryption settings") { db in
-            // Existing zones have no key (both columns NULL) until a device saves them with one.
-            // The settings are a device's, kept for its other devices: the server cannot use them.
-            try db.execute(
-                sql: """
-                    ALTER TABLE zone ADD COLUMN key_version INTEGER;
-                    ALTER TABLE zone ADD COLUMN wrapped_key BLOB;
-                    CREATE TABLE encryption_settings (
-                        user_record_name TEXT PRIMARY KEY REFERENCES account(user_record_name) ON DELETE CASCADE,
-                        salt BLOB NOT NULL,
-                        cost_n INTEGER NOT NULL,
-                        block_size_r INTEGER NOT NULL,
-                        parallelism_p INTEGER NOT NULL,
-                        key_version INTEGER NOT NULL,
-                        verifier BLOB NOT NULL,
-                        created_at INTEGER NOT NULL
-                    ) WITHOUT ROWID;
-                    """)
-        }
-        migrator.registerMigration("v4: records in a rowid table") { db in
-            // A table keyed by record name (random UUIDs, mostly) put each saved record in a page of its
-            // own choosing, so a batch of 400 rewrote 400 pages, and a record of a kilobyte or more
-            // spilled into an overflow page of its own (10,000 contacts took 44 MB where their fields
-            // are 11 MB). In a rowid table a batch's records are written side by side at the end;
-            // the index on the name holds only the key.
-            try db.execute(
-                sql: """
-                    CREATE TABLE record_v4 (
-                        owner TEXT NOT NULL,
-                        zone_name TEXT NOT NULL,
-                        record_name TEXT NOT NULL,
-                        record_type TEXT NOT NULL,
-                        fields BLOB NOT NULL,
-                        change_tag TEXT NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        creator TEXT NOT NULL,
-                        modified_at INTEGER NOT NULL,
-                        modifier TEXT NOT NULL,
-                        seq INTEGER NOT NULL,
-                        deleted INTEGER NOT NULL
-                    );
-                    INSERT INTO record_v4
-                        SELECT owner, zone_name, record_name, record_type, fields, change_tag, created_at, creator,
-                            modified_at, modifier, seq, deleted
-                        FROM record ORDER BY owner, zone_name, seq;
-                    DROP TABLE record;
-                    ALTER TABLE record_v4 RENAME TO record;
-                    CREATE UNIQUE INDEX record_by_name ON record(owner, zone_name, record_name);
-                    CREATE INDEX record_by_change ON record(owner, zone_name, seq);
-                    """)
-        }
-        migrator.registerMigration("v5: shares") { db in
-            try db.execute(sql: SQLiteRecordStore.shareTables)
-        }
-        migrator.registerMigration("v6: record.writer") { db in
-            // Which writer (an engine's X-Writer-ID) saved each version, so that its fetches can leave
-            // out what it saved itself. Rows written before have none.
-            try db.execute(sql: "ALTER TABLE record ADD COLUMN writer TEXT NOT NULL DEFAULT ''")
-        }
-        migrator.registerMigration("v7: record hierarchies and record-hierarchy shares") { db in
-            try db.execute(sql: SQLiteRecordStore.hierarchyMigration)
-        }
-        migrator.registerMigration("v8: account lifecycle") { db in
-            try db.execute(sql: SQLiteRecordStore.accountLifecycleMigration)
-        }
-        migrator.registerMigration("v9: storage quotas") { db in
-            // Each account's and each zone's usage, counted from what is stored already.
-            try db.execute(sql: SQLiteRecordStore.quotaMigration)
-        }
-        migrator.registerMigration("v10: change-token keys") { db in
-            try db.execute(sql: SQLiteRecordStore.changeTokenKeyTable)
-        }
-        migrator.registerMigration("v11: account key pairs, participants' shared keys") { db in
-            try db.execute(sql: SQLiteRecordStore.keyPairMigration)
-        }
-        migrator.registerMigration("v12: assets") { db in
-            try db.execute(sql: SQLiteRecordStore.assetMigration)
+        for version in SchemaHistory.versions {
+            for step in version.sqlite {
+                migrator.registerMigration(step.identifier) { db in try db.execute(sql: step.sql) }
+            }
         }
         return migrator
     }
@@ -226,6 +97,13 @@ public final class SQLiteRecordStore: RecordStoreBackend {
             nonisolated(unsafe) let db = db
             return try InlineExecutor.run { try await work(SQLiteTransaction(db: db)) }
         }
+    }
+
+    /// A snapshot too: SQLite's costs nothing more.
+    func readStatement<Result: Sendable>(_ work: @escaping @Sendable (SQLiteTransaction) async throws -> Result)
+        async throws -> Result
+    {
+        try await read(work)
     }
 
     // MARK: Accounts and sessions
@@ -289,84 +167,6 @@ public final class SQLiteRecordStore: RecordStoreBackend {
         }
     }
 
-    // MARK: Zones
-
-    public func zones(owner: String) async throws -> [StoredZone] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT zone_name, key_version, wrapped_key FROM zone
-                    WHERE owner = ? AND deleted = 0 ORDER BY zone_name
-                    """, arguments: [owner]
-            ).map(SQLiteTransaction.zone(from:))
-        }
-    }
-
-    // MARK: Records
-
-    public func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage {
-        try await pool.read { db in
-            let (currentSeq, compactedSeq) = try SQLiteTransaction(db: db).lockAccount(owner: owner)
-            try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq)
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT zone_name, deleted, deletion_reason, change_seq FROM zone
-                    WHERE owner = ? AND change_seq > ? ORDER BY change_seq LIMIT ?
-                    """,
-                arguments: [owner, since?.seq ?? 0, limit + 1])
-            return DatabaseChangePage(
-                rows: rows.map {
-                    DatabaseChangePage.Row(
-                        zoneName: $0["zone_name"], isDeleted: $0["deleted"], deletionReason: $0["deletion_reason"],
-                        seq: $0["change_seq"])
-                }, limit: limit, owner: owner, currentSeq: currentSeq)
-        }
-    }
-
-    public func zoneChanges(
-        owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
-    ) async throws -> ZoneChangePage {
-        try await pool.read { db in
-            try Self.zoneChanges(
-                db, owner: owner, zoneName: zoneName, since: since, limit: limit, excludingWriter: excludingWriter)
-        }
-    }
-
-    static func zoneChanges(
-        _ db: Database, owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?
-    ) throws -> ZoneChangePage {
-        guard
-            let zone = try Row.fetchOne(
-                db, sql: "SELECT incarnation FROM zone WHERE owner = ? AND zone_name = ? AND deleted = 0",
-                arguments: [owner, zoneName])
-        else {
-            throw SyncError(.zoneNotFound, "zone '\(zoneName)' does not exist")
-        }
-        let incarnation: String = zone["incarnation"]
-        let (currentSeq, compactedSeq) = try SQLiteTransaction(db: db).lockAccount(owner: owner)
-        try since?.checkCurrent(compactedSeq: compactedSeq, currentSeq: currentSeq, incarnation: incarnation)
-        let statement = try db.cachedStatement(
-            sql: """
-                SELECT \(StoredRecord.columns) FROM record WHERE owner = ? AND zone_name = ? AND seq > ?
-                    AND (deleted = 1 OR ? = '' OR writer <> ?)
-                ORDER BY seq LIMIT ?
-                """)
-        // "" (rows no writer saved) leaves nothing out.
-        let excluded = excludingWriter ?? ""
-        // Each record is read from the statement's row as it steps: copying the rows first cost more
-        // than reading them.
-        let rows = try Row.fetchCursor(
-            statement, arguments: [owner, zoneName, since?.seq ?? 0, excluded, excluded, limit + 1])
-        var records: [StoredRecord] = []
-        records.reserveCapacity(limit + 1)
-        while let row = try rows.next() { records.append(record(from: row)) }
-        return ZoneChangePage(
-            rows: records, limit: limit, owner: owner, zoneName: zoneName,
-            incarnation: incarnation, currentSeq: currentSeq)
-    }
-
     // MARK: Rows
 
     /// Writes record rows as they are, replacing the versions they follow, without counting them in any
@@ -400,14 +200,5 @@ public final class SQLiteRecordStore: RecordStoreBackend {
             try insert.text(row.shareRoot)
             try insert.step()
         }
-    }
-
-    /// The record in a row of ``StoredRecord/columns``, read by position: finding a column by name
-    /// costs a case-insensitive comparison of every name, which a page of 400 rows felt.
-    static func record(from row: Row) -> StoredRecord {
-        StoredRecord(
-            key: RecordKey(zoneName: row[0], recordName: row[1]), recordType: row[2], fields: row[3],
-            changeTag: row[4], createdAt: row[5], creator: row[6], modifiedAt: row[7], modifier: row[8], seq: row[9],
-            isDeleted: row[10], parentName: row[11], shareName: row[12], shareRoot: row[13])
     }
 }

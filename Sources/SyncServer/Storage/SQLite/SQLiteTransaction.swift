@@ -181,7 +181,7 @@ struct SQLiteTransaction: StoreTransaction {
         for (zoneName, zoneKeys) in Dictionary(grouping: keys, by: \.zoneName) {
             let rows = try Row.fetchCursor(lookup, arguments: [owner, zoneName, Self.jsonList(zoneKeys, \.recordName)])
             while let row = try rows.next() {
-                let record = SQLiteRecordStore.record(from: row)
+                let record = Self.record(from: row)
                 found[record.key] = record
             }
         }
@@ -195,7 +195,7 @@ struct SQLiteTransaction: StoreTransaction {
                     SELECT \(StoredRecord.columns) FROM record
                     WHERE owner = ? AND zone_name = ? AND record_name = ? AND (deleted = 0 OR NOT ?)
                     """), arguments: [owner, key.zoneName, key.recordName, live]
-        ).map(SQLiteRecordStore.record(from:))
+        ).map(Self.record(from:))
     }
 
     func writeRecordRows(_ rows: [StoredRecord], owner: String) throws {
@@ -218,8 +218,17 @@ struct SQLiteTransaction: StoreTransaction {
 
     // MARK: Assets
 
+    func asset(id: String, forUpdate: Bool) throws -> StoredAsset? {
+        try Row.fetchOne(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]).map(Self.asset(from:))
+    }
+
+    /// (None for an empty list, without a query.)
     func assets(ids: [String]) throws -> [String: StoredAsset] {
-        try SQLiteRecordStore.assets(db, ids: ids)
+        guard !ids.isEmpty else { return [:] }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM asset WHERE id IN (SELECT value FROM json_each(?))",
+            arguments: [Self.jsonList(ids) { $0 }])
+        return Dictionary(uniqueKeysWithValues: rows.map(Self.asset(from:)).map { ($0.id, $0) })
     }
 
     func insertAsset(id: String, uploader: String, size: Int64, at: Int64) throws {
@@ -281,6 +290,26 @@ struct SQLiteTransaction: StoreTransaction {
         var list = JSONWriter(capacity: 40 * items.count + 2)
         list.array(items) { $0.string(string($1)) }
         return String(decoding: list.bytes, as: UTF8.self)
+    }
+
+    private static func asset(from row: Row) -> StoredAsset {
+        let owner: String? = row["owner"]
+        return StoredAsset(
+            id: row["id"], uploader: row["uploader"], size: row["size"], received: row["received"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]),
+            record: owner.map {
+                AssetPlace(owner: $0, key: RecordKey(zoneName: row["zone_name"], recordName: row["record_name"]))
+            },
+            detachedAt: (row["detached_at"] as Int64?).map(Date.init(millisecondsSince1970:)))
+    }
+
+    /// The record in a row of ``StoredRecord/columns``, read by position: finding a column by name
+    /// costs a case-insensitive comparison of every name, which a page of 400 rows felt.
+    static func record(from row: Row) -> StoredRecord {
+        StoredRecord(
+            key: RecordKey(zoneName: row[0], recordName: row[1]), recordType: row[2], fields: row[3],
+            changeTag: row[4], createdAt: row[5], creator: row[6], modifiedAt: row[7], modifier: row[8], seq: row[9],
+            isDeleted: row[10], parentName: row[11], shareName: row[12], shareRoot: row[13])
     }
 
     /// A zone row (`zone_name`, `key_version`, `wrapped_key`).

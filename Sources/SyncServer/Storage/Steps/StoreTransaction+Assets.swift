@@ -14,6 +14,10 @@ extension RecordStoreBackend {
         }
     }
 
+    public func asset(id: String) async throws -> StoredAsset? {
+        try await readStatement { try await $0.asset(id: id, forUpdate: false) }
+    }
+
     public func attachAssets(_ ids: [String], to place: AssetPlace, now: Date) async throws {
         try await write { try await $0.attachAssets(ids, to: place, at: now.millisecondsSince1970) }
     }

@@ -85,6 +85,21 @@ protocol StoreTransaction {
     /// Takes the zone's counted bytes off its owner's and sets the zone's to zero.
     func uncountZone(owner: String, zoneName: String) async throws
 
+    // MARK: Changes
+
+    /// The owner's live zones, in byte order of their names, with their keys.
+    func liveZones(owner: String) async throws -> [StoredZone]
+    /// The owner's zones changed after `since` (a page of `limit`, and one more to tell whether more
+    /// follow), with the account's counters checked against `since`.
+    func databaseChanges(owner: String, since: ChangeCursor?, limit: Int) async throws -> DatabaseChangePage
+    /// A page of the zone's records changed after `since`, leaving out live ones `excludingWriter`
+    /// saved; the zone's incarnation and the account's counters checked against `since`.
+    func zoneChanges(owner: String, zoneName: String, since: ChangeCursor?, limit: Int, excludingWriter: String?)
+        async throws -> ZoneChangePage
+    /// The zone's membership changes after `seq` (`limit` and one more).
+    func membershipChanges(owner: String, zoneName: String, after seq: Int64, limit: Int) async throws
+        -> [MembershipChange]
+
     // MARK: Records
 
     /// The rows (live or tombstones) of those of `keys` that have one.
@@ -100,6 +115,8 @@ protocol StoreTransaction {
 
     // MARK: Assets
 
+    /// The asset's row; held until the transaction ends when `forUpdate`.
+    func asset(id: String, forUpdate: Bool) async throws -> StoredAsset?
     /// The rows of the assets `ids`, by ID, held for the modification that reads them.
     func assets(ids: [String]) async throws -> [String: StoredAsset]
     /// A new upload's row: nothing received yet, attached to no record.
@@ -134,6 +151,20 @@ protocol StoreTransaction {
     func deleteShareRows(owner: String, zoneName: String, recordName: String?) async throws
     /// Writes the share's row and its participants' (after ``deleteShareRows(owner:zoneName:recordName:)``).
     func insertShareRows(_ share: StoredShare) async throws
+
+    // MARK: Change-token keys
+
+    /// Every key, by number.
+    func changeTokenKeys() async throws -> [ChangeTokenKey]
+    /// Adds key number 1 unless there is one.
+    func addFirstChangeTokenKey(secret: Data, at: Int64) async throws
+    /// Holds the keys until the transaction ends (where writers can run at once).
+    func lockChangeTokenKeys() async throws
+    /// Makes every key valid until `at` at the latest.
+    func expireChangeTokenKeys(at: Int64) async throws
+    /// The highest key number (0 for none).
+    func highestChangeTokenKeyID() async throws -> Int64
+    func insertChangeTokenKey(_ key: ChangeTokenKey) async throws
 
     // MARK: History
 
