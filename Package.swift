@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
         .library(name: "VCard", targets: ["VCard"]),
         .library(name: "LocalSystem", targets: ["LocalSystem"]),
+        .library(name: "Listeners", targets: ["Listeners"]),
         .library(name: "ContactsModel", targets: ["ContactsModel"]),
         .library(name: "ContactsLocal", targets: ["ContactsLocal"]),
         .library(name: "ContactsStore", targets: ["ContactsStore"]),
@@ -87,6 +88,17 @@ let package = Package(
         // The local machine's primitives every program shares: the one file lock, the one process launcher
         // and the one file-status question. Foundation and Glibc only, so the server, the client, the tests'
         // helpers and the contacts app import it.
+        // Where a server listens: a TCP address and the TLS files for it, shared by the record server
+        // and the CardDAV bridge.
+        .target(
+            name: "Listeners",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LocalSystem",
             swiftSettings: swiftSettings
@@ -94,7 +106,7 @@ let package = Package(
         .target(
             name: "SyncServer",
             dependencies: [
-                "SyncCore", "LocalSystem",
+                "SyncCore", "Listeners", "LocalSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -152,7 +164,7 @@ let package = Package(
         // and its private files and locks. Nothing of the synced data.
         .target(
             name: "ContactsLocal",
-            dependencies: ["ContactsModel", "LocalSystem", "SyncCore", "SyncCrypto", "SyncClient", "SyncKit"],
+            dependencies: ["ContactsModel", "LocalSystem", "SyncCore", "SyncCrypto", "SyncClient"],
             swiftSettings: swiftSettings
         ),
         // The synced store: `ContactsDevice`, the one front door (it owns its transactions; GRDB stays
@@ -176,9 +188,15 @@ let package = Package(
             name: "CNcursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
+        // A terminal as a grid of cells over ncursesw: keys in, safe text out, restored on every exit.
+        .target(
+            name: "Terminal",
+            dependencies: ["CNcursesw", "ContactsModel"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "ContactsTUI",
-            dependencies: ["CNcursesw", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncKit"],
+            dependencies: ["ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncKit", "Terminal"],
             swiftSettings: swiftSettings
         ),
         // The CardDAV bridge: a device's address books served to DAV clients (phones, Thunderbird, khard
@@ -186,7 +204,7 @@ let package = Package(
         .target(
             name: "ContactsDAV",
             dependencies: [
-                "ContactsModel", "ContactsLocal", "ContactsStore", "LocalSystem", "SyncCore", "SyncServer", "VCard",
+                "ContactsModel", "ContactsLocal", "ContactsStore", "Listeners", "LocalSystem", "SyncCore", "VCard",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -209,7 +227,8 @@ let package = Package(
             name: "contacts",
             dependencies: [
                 "BuildInfo", "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTUI", "ContactsDAV",
-                "SyncClient",
+                "Listeners",
+                "SyncClient", "Terminal",
                 "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -221,7 +240,7 @@ let package = Package(
         .executableTarget(
             name: "sync-server",
             dependencies: [
-                "BuildInfo", "SyncServer",
+                "BuildInfo", "Listeners", "SyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -233,7 +252,7 @@ let package = Package(
             name: "sync-bench",
             dependencies: [
                 "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTesting", "ContactsModel", "ContactsStore",
-                "ContactsTUI",
+                "ContactsTUI", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -291,8 +310,8 @@ let package = Package(
         .testTarget(
             name: "ContactsDAVTests",
             dependencies: [
-                "ContactsDAV", "ContactsModel", "ContactsStore", "ContactsTesting", "LocalSystem", "SyncClient",
-                "SyncCore", "SyncCrypto", "SyncServer",
+                "ContactsDAV", "ContactsModel", "ContactsStore", "ContactsTesting", "Listeners", "LocalSystem",
+                "SyncClient", "SyncCore", "SyncCrypto", "SyncServer",
                 "SyncTesting",
                 "VCard",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -303,10 +322,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Reads the package's own sources and docs: no module of it.
+        .testTarget(
+            name: "ArchitectureTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TerminalTests",
+            dependencies: ["CNcursesw", "ContactsModel", "Terminal"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ContactsTUITests",
             dependencies: [
-                "ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncTesting", "TestTraits",
+                "ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncTesting", "Terminal",
+                "TestTraits",
             ],
             swiftSettings: swiftSettings
         ),

@@ -2,11 +2,11 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import Listeners
 import LocalSystem
 import Logging
 import NIOCore
 import ServiceLifecycle
-import SyncServer
 
 /// The bridge's HTTP listener: loopback by default; any other address only with TLS.
 public struct DAVServer: Sendable {

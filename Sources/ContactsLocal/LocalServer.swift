@@ -1,9 +1,9 @@
 import ContactsModel
 import Foundation
 import LocalSystem
+import SyncClient
 import SyncCore
 import SyncCrypto
-import SyncKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Listeners
 import LocalSystem
 import Logging
 import NIOCore
@@ -55,7 +56,12 @@ public struct SyncServerRunner: Sendable {
             throw StartupError("the server has nothing to listen on: give it a TCP port or a Unix socket")
         }
         // Read before the storage is opened: a typo in a file name costs nothing.
-        let tlsConfiguration = try tls?.serverConfiguration()
+        let tlsConfiguration: TLSConfiguration?
+        do {
+            tlsConfiguration = try tls?.serverConfiguration()
+        } catch let error as TLSFilesError {
+            throw StartupError(error.description)
+        }
         var logger = Logger(label: "sync-server")
         logger.logLevel = logLevel
         if let databaseURL {

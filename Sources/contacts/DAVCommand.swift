@@ -4,6 +4,7 @@ import ContactsLocal
 import ContactsModel
 import ContactsStore
 import Foundation
+import Listeners
 import Logging
 import ServiceLifecycle
 import SyncServer

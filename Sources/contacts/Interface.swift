@@ -4,6 +4,7 @@ import ContactsStore
 import ContactsTUI
 import Foundation
 import Logging
+import Terminal
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import ContactsModel
 import ContactsStore
 import ContactsTUI
 import Foundation
+import Terminal
 
 /// Measures the contacts TUI with a large address book, without a terminal: the same state, key handling
 /// and rendering code the app runs, timed around what the user waits for.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BuildInfo
 import Foundation
+import Listeners
 import Logging
 import NIOCore
 import NIOPosix

@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsStore
 import ContactsTesting
 import Foundation
+import Listeners
 import LocalSystem
 import SyncClient
 import SyncCore

@@ -3,6 +3,7 @@ import ContactsModel
 import ContactsStore
 import ContactsTesting
 import Foundation
+import Listeners
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -3,6 +3,7 @@ import TestTraits
 import Testing
 
 @testable import ContactsTUI
+@testable import Terminal
 
 /// Runs ``LiveScenario`` (the app side, a tiny contacts screen) in this same test binary inside tmux, types
 /// into it, and reads the screen back. Skipped where tmux is not installed.

@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncCore
+import Terminal
 
 /// Keys in the books panel (``BooksPanel``): choosing a book or an action, typing what the action needs,
 /// confirming a removal. The actions themselves are effects for ``ContactsApp``.

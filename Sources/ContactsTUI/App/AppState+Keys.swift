@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import Foundation
+import Terminal
 
 extension AppState {
     /// Handles one key: updates the state and returns the work it asks for, if any. The tables of

@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import Foundation
+import Terminal
 
 /// The panel behind `C`: the conflict log (values that another device's edit overwrote), newest first,
 /// where one key puts the selected entry's lost value back and another dismisses the entry.

@@ -4,6 +4,7 @@ import ContactsStore
 import Foundation
 import SyncCore
 import SyncKit
+import Terminal
 
 extension ContactsApp {
     /// Carries out what a key asked for. Local edits are quick SQLite writes and happen here; anything that

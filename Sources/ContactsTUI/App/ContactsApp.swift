@@ -3,6 +3,7 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncKit
+import Terminal
 
 /// The full-screen app: owns the terminal and the device, and runs the loop read a key → update the state →
 /// draw it.

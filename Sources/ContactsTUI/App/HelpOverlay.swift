@@ -1,3 +1,5 @@
+import Terminal
+
 /// The help overlay's lines and frame, generated from ``KeyMap``; shared by the renderer, which draws it, and
 /// the key handler, which scrolls it.
 struct HelpOverlay {

@@ -1,3 +1,5 @@
+import Terminal
+
 /// Every key the app understands, one table per mode. The app handles keys by looking them up here, and the
 /// help overlay and the hint bar are generated from the same tables.
 public enum KeyMap {

@@ -1,3 +1,5 @@
+import Terminal
+
 /// One row of a key table: the keys, the command they give, and how the help overlay and the hint bar
 /// describe them. The same row both handles the key and documents it, so the two cannot disagree.
 public struct KeyBinding<Command: Sendable & Equatable>: Sendable {

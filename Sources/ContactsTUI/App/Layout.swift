@@ -1,3 +1,5 @@
+import Terminal
+
 /// Where each pane goes on a screen of a given size: a pure function of the size, so that a resize lays
 /// everything out again and tests can check any size.
 ///

@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import SyncCore
+import Terminal
 
 extension Renderer {
     /// The books panel: one line per book (its owner, your access, whom yours are shared with), then what

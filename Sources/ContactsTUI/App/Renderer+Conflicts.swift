@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import Foundation
+import Terminal
 
 extension Renderer {
     /// The conflicts panel: three lines per entry (the contact and field, the value kept, the value lost,

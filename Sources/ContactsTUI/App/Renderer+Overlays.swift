@@ -1,5 +1,6 @@
 import ContactsModel
 import ContactsStore
+import Terminal
 
 extension Renderer {
     // MARK: The form

@@ -3,6 +3,7 @@ import ContactsStore
 import Foundation
 import SyncCore
 import SyncKit
+import Terminal
 
 extension Renderer {
     // MARK: List

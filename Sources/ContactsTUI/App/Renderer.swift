@@ -1,3 +1,5 @@
+import Terminal
+
 /// Draws an ``AppState`` into a ``CellGrid``: a pure function of the state, so that a test reads the screen
 /// as text and the app only copies the grid to the terminal.
 ///

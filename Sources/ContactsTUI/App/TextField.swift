@@ -1,3 +1,5 @@
+import Terminal
+
 /// One line of editable text and its cursor, for the form, the search and the prompts.
 ///
 /// The cursor counts graphemes, so a CJK character, an emoji or a letter with combining marks moves and

@@ -1,4 +1,5 @@
 import Foundation
+import Terminal
 
 /// Small formatting helpers for the panes: counts, times, wrapping by display width.
 enum TextFormatting {

@@ -1,3 +1,5 @@
+import Terminal
+
 /// The symbols and styles the screen is drawn with, in Unicode or in plain ASCII for a terminal whose locale
 /// is not UTF-8. Colours are roles (``ColorRole``), which `NO_COLOR` turns off in ``CursesTerminal``.
 struct Theme: Sendable {

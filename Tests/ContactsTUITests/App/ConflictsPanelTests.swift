@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncCore
+import Terminal
 import Testing
 
 @testable import ContactsTUI

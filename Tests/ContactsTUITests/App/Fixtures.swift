@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncKit
+import Terminal
 
 @testable import ContactsTUI
 

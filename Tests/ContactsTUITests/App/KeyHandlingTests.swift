@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import Foundation
+import Terminal
 import Testing
 
 @testable import ContactsTUI

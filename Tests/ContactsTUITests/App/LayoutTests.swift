@@ -1,3 +1,4 @@
+import Terminal
 import Testing
 
 @testable import ContactsTUI

@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import SyncKit
+import Terminal
 import Testing
 
 @testable import ContactsTUI

@@ -1,5 +1,6 @@
 import Foundation
 import SyncKit
+import Terminal
 import Testing
 
 @testable import ContactsTUI

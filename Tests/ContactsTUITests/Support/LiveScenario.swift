@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ContactsTUI
+@testable import Terminal
 
 /// A tiny contacts screen driven by ``CursesTerminal``: the app side of ``CursesTerminalLiveTests``, run in this
 /// test binary inside tmux. It shows each key it reads on its status line and writes them all to a report file

@@ -1,5 +1,4 @@
 import ContactsModel
-import ContactsStore
 
 /// A screen's worth of cells in memory: screens render into it, tests read it as ``text``, and
 /// ``CursesTerminal`` copies it to the terminal.

@@ -1,5 +1,4 @@
 import ContactsModel
-import ContactsStore
 
 extension Character {
     /// How many terminal columns this grapheme takes once it is displayed.

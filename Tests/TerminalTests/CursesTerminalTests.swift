@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ContactsTUI
+@testable import Terminal
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ContactsTUI
+@testable import Terminal
 
 @Suite("Glyph layout: every grid cell lands on its column whatever the terminal thinks of emoji")
 struct GlyphLayoutTests {

@@ -1,8 +1,7 @@
 import ContactsModel
-import ContactsStore
 import Testing
 
-@testable import ContactsTUI
+@testable import Terminal
 
 /// The escaping itself is ContactsCore's (``Swift/String/terminalSafe``, tested by TerminalTextTests); these test
 /// that the screen goes through it, and the ASCII fallback.

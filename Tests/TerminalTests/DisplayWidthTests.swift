@@ -1,8 +1,7 @@
 import ContactsModel
-import ContactsStore
 import Testing
 
-@testable import ContactsTUI
+@testable import Terminal
 
 @Suite("Display width: how many columns a contact's name takes")
 struct DisplayWidthTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ContactsTUI
+@testable import Terminal
 
 @Suite("Cell grid: what a screen renders, read back as text")
 struct CellGridTests {

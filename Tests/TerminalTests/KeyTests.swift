@@ -1,7 +1,7 @@
 import CNcursesw
 import Testing
 
-@testable import ContactsTUI
+@testable import Terminal
 
 @Suite("Keys: what wget_wch reports, decoded")
 struct KeyTests {

@@ -1,6 +1,5 @@
 import CNcursesw
 import ContactsModel
-import ContactsStore
 
 /// A key the user pressed, decoded from what curses reports.
 public enum Key: Hashable, Sendable {

@@ -17,7 +17,7 @@ public struct TLSFiles: Sendable, Hashable {
 
     /// Reads both files and checks that the key is the certificate's.
     ///
-    /// - Throws: ``StartupError`` naming the file and what is wrong with it.
+    /// - Throws: ``TLSFilesError`` naming the file and what is wrong with it.
     package func serverConfiguration() throws -> TLSConfiguration {
         let certificatePEM = try Self.read(certificatePath, what: "TLS certificate")
         let keyPEM = try Self.read(keyPath, what: "TLS private key")
@@ -28,7 +28,7 @@ public struct TLSFiles: Sendable, Hashable {
             chain = []
         }
         guard let leaf = chain.first else {
-            throw StartupError(
+            throw TLSFilesError(
                 "the TLS certificate file \(certificatePath) holds no PEM certificate (-----BEGIN CERTIFICATE-----); pass the server's certificate chain in PEM"
             )
         }
@@ -36,12 +36,12 @@ public struct TLSFiles: Sendable, Hashable {
         do {
             key = try NIOSSLPrivateKey(bytes: keyPEM, format: .pem)
         } catch {
-            throw StartupError(
+            throw TLSFilesError(
                 "the TLS private key file \(keyPath) holds no unencrypted PEM private key; pass the certificate's key in PEM, without a passphrase"
             )
         }
         if let matches = Self.keyMatches(String(decoding: keyPEM, as: UTF8.self), leaf), !matches {
-            throw StartupError(
+            throw TLSFilesError(
                 "the TLS private key in \(keyPath) is not the key of the certificate in \(certificatePath); pass the key the certificate was made for"
             )
         }
@@ -54,10 +54,10 @@ public struct TLSFiles: Sendable, Hashable {
     /// A file's bytes, or an error saying why it cannot be read.
     private static func read(_ path: String, what: String) throws -> [UInt8] {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw StartupError("the \(what) file \(path) does not exist; check the path")
+            throw TLSFilesError("the \(what) file \(path) does not exist; check the path")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw StartupError(
+            throw TLSFilesError(
                 "the \(what) file \(path) cannot be read by this user; let the server's user read it (and nobody else, for a key)"
             )
         }
@@ -81,5 +81,14 @@ public struct TLSFiles: Sendable, Hashable {
                 nil
             }
         return publicKey.map { Array($0) == certificateKey }
+    }
+}
+
+/// TLS files a server cannot use: which file, what is wrong with it, and what to do.
+public struct TLSFilesError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }
