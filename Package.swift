@@ -251,8 +251,8 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTesting", "ContactsModel", "ContactsStore",
-                "ContactsTUI", "Terminal",
+                "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTesting", "ContactsModel", "ContactsLocal",
+                "ContactsStore", "ContactsTUI", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),

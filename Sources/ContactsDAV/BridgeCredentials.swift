@@ -15,7 +15,7 @@ public struct BridgeCredentials: Sendable, Hashable {
 
     /// Where the device's bridge password is kept.
     public static func path(dataDirectory: String, device: String) -> String {
-        dataDirectory + "/devices/\(device).dav-password"
+        DataDirectory.Layout(dataDirectory).davPassword(device)
     }
 
     /// The device's credentials, made (and kept) when there are none yet.

@@ -26,7 +26,7 @@ extension DAVBridge {
         let book = try book(segment)
         let style = groupStyle(request)
         try prepare(book, for: style)
-        guard let member = try device.store.member(named: name, in: book.zoneID), member.present,
+        guard let member = try device.changeLog.member(named: name, in: book.zoneID), member.present,
             try !hiddenIDs(in: book, for: style).contains(member.id)
         else {
             throw DAVError(.notFound, "no contact is at \(path.path)")
@@ -84,7 +84,7 @@ extension DAVBridge {
     /// Whether the card stored for `member` is `sent`: the same properties, in any order, written the same
     /// (the photo aside, which is kept as sent, and `CATEGORIES` for a client of group cards).
     private func storesAsSent(_ sent: VCard, _ member: LoggedMember, _ style: GroupStyle) throws -> Bool {
-        guard let contact = try device.store.contacts([member.id]).first else { return false }
+        guard let contact = try device.changeLog.contacts([member.id]).first else { return false }
         func lines(_ card: VCard) -> [String] {
             card.properties.filter { $0.name != "PHOTO" && !(style == .cards && $0.name == "CATEGORIES") }
                 .map(VCardSerializer.contentLine).sorted()

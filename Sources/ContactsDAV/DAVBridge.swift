@@ -56,7 +56,7 @@ public struct DAVBridge: Sendable {
         self.groupCards = groupCards
         sender = sendsWritesAtOnce ? ImmediateSend(device: device) : nil
         epoch = try device.startChangeLog()
-        try device.store.startGroupCards()
+        try device.startGroupCards()
     }
 
     /// Waits for the send of the clients' last writes, if one is under way.

@@ -20,10 +20,10 @@ public enum DataDirectory {
     /// file in it; tightens what only others' reading makes too open.
     public static func prepare(_ path: String) throws(DataDirectoryError) {
         try prepareDirectory(path)
-        let devices = path + "/devices"
+        let devices = Layout(path).devices
         try prepareDirectory(devices)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []
-        for name in names.sorted() where name.hasSuffix(".sqlite") || name.contains(".sqlite-") {
+        for name in names.sorted() where Layout.isDeviceStore(name) {
             try check(devices + "/" + name, isDirectory: false)
         }
     }

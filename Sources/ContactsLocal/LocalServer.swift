@@ -53,22 +53,24 @@ public struct LocalServer: Sendable {
         self.version = version
     }
 
-    public var serverDirectory: String { dataDirectory + "/server" }
+    /// Where the data directory keeps the server's files (``DataDirectory/Layout``).
+    var layout: DataDirectory.Layout { DataDirectory.Layout(dataDirectory) }
+    public var serverDirectory: String { layout.server }
     /// The socket the server listens on.
-    public var socketPath: String { serverDirectory + "/sync.sock" }
+    public var socketPath: String { layout.serverSocket }
     /// Where versions before the socket saved their TCP port (first line) and process ID (second line).
     /// Read only to move such an installation to the socket, then removed.
-    var legacyAddressFile: String { serverDirectory + "/address" }
-    public var logFile: String { serverDirectory + "/server.log" }
-    public var storagePath: String { serverDirectory + "/server.sqlite" }
+    var legacyAddressFile: String { layout.legacyServerAddress }
+    public var logFile: String { layout.serverLog }
+    public var storagePath: String { layout.serverStorage }
     /// Where the local account's name, password and passphrase are kept.
-    public var accountFile: String { dataDirectory + "/local-account" }
+    public var accountFile: String { layout.localAccount }
     /// Held by whoever decides whether to start or stop the server.
-    var startLockPath: String { serverDirectory + "/start.lock" }
+    var startLockPath: String { layout.serverStartLock }
     /// Held by the server for as long as it runs (`SyncServerRunner` locks its storage).
-    var storageLockPath: String { storagePath + ".lock" }
+    var storageLockPath: String { layout.serverStorageLock }
     /// Present after `contacts server stop`: apps then wait for the server instead of starting it again.
-    var stopMarker: String { serverDirectory + "/stopped" }
+    var stopMarker: String { layout.serverStopMarker }
 
     /// The server's address: its socket, as a URL every client of the project takes.
     public var url: URL { ServerEndpoint.url(unixSocketPath: socketPath) }

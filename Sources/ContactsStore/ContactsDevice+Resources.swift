@@ -39,6 +39,15 @@ extension ContactsDevice {
     /// Begins the change log (``ContactStore/startChangeLog()``) when it is not kept yet; returns its epoch.
     package func startChangeLog() throws -> String { try store.startChangeLog() }
 
+    /// Reads the change log and the group cards (a front end's reads, beside ``reader``'s).
+    package var changeLog: ChangeLogReader { ChangeLogReader(store) }
+
+    /// Begins keeping group cards (``ContactStore/startGroupCards()``) when they are not kept yet.
+    package func startGroupCards() throws { try store.startGroupCards() }
+
+    /// Brings the book's group cards up to date with its members' groups (``ContactStore/refreshGroupCards(in:)``).
+    package func refreshGroupCards(in book: RecordZone.ID) throws { try store.refreshGroupCards(in: book) }
+
     /// Writes `card` at `name` in `book`: a new contact, or a new version of the one there. The card's UID
     /// says which contact it is; a UID of another contact is refused (`uidConflict`). An inline `PHOTO`
     /// becomes the contact's photo; a card without one removes it.

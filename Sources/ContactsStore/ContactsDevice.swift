@@ -101,10 +101,9 @@ public final class ContactsDevice: Sendable {
         self.options = options
         // Before anything in it is read: the directory must be the user's alone (created so when missing).
         try DataDirectory.prepare(options.dataDirectory)
-        let directory = options.dataDirectory + "/devices"
-        let path = directory + "/\(options.deviceName).sqlite"
-        lock = try FileLock.device(path: path + ".lock", deviceName: options.deviceName)
-        store = try ContactStore(path: path)
+        let layout = DataDirectory.Layout(options.dataDirectory)
+        lock = try FileLock.device(path: layout.deviceLock(options.deviceName), deviceName: options.deviceName)
+        store = try ContactStore(path: layout.deviceFile(options.deviceName))
         credentials = CredentialStore(token: try store.setting(.token))
         if try store.setting(.deviceID) == nil { try store.setSetting(.deviceID, UUID.random().uuidString) }
         if try store.setting(.serverURL) != options.serverURL.absoluteString {

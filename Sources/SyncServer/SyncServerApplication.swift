@@ -26,15 +26,15 @@ public enum SyncServerApplication {
         router.add(middleware: ErrorMiddleware())
         for item in middleware { add(item, to: router) }
 
-        router.get("v1/health") { _, _ in
+        router.on(.health) { _, _ in
             try body.response(HealthInfo(status: "ok", version: configuration.version.description))
         }
-        router.get("v1/limits") { _, _ in
+        router.on(.limits) { _, _ in
             try body.response(configuration.limits)
         }
 
         let accounts = AccountRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
-        let open = router.group("v1").add(
+        let open = router.group().add(
             middleware: AddressRateLimitMiddleware(
                 rateLimiter: RateLimiter(configuration.addressRateLimit, clock: configuration.clock)))
         // A group of its own, so that this limit applies to account creation only.
@@ -42,34 +42,34 @@ public enum SyncServerApplication {
             middleware: AddressRateLimitMiddleware(
                 rateLimiter: RateLimiter(configuration.accountCreationRateLimit, clock: configuration.clock),
                 counting: "account creations")
-        ).post("accounts", use: accounts.createAccount)
-        open.post("sessions", use: accounts.signIn)
+        ).on(.createAccount, use: accounts.createAccount)
+        open.on(.signIn, use: accounts.signIn)
 
         let sessions = SessionLifetime(
             lifetime: configuration.sessionLifetime, clock: configuration.clock,
             maximumLifetime: configuration.sessionMaxLifetime)
-        let signedIn = router.group("v1").add(
+        let signedIn = router.group().add(
             middleware: AuthenticationMiddleware(
                 store: store, rateLimiter: RateLimiter(configuration.userRateLimit, clock: configuration.clock),
                 sessions: sessions))
-        signedIn.delete("sessions/current", use: accounts.signOut)
-        signedIn.get("account", use: accounts.account)
+        signedIn.on(.signOut, use: accounts.signOut)
+        signedIn.on(.account, use: accounts.account)
         let lifecycle = AccountLifecycleRoutes(
             store: store, pushHub: pushHub, configuration: configuration, body: body, passwords: accounts.passwords)
-        signedIn.put("account/password", use: lifecycle.changePassword)
-        signedIn.post("account/delete", use: lifecycle.deleteAccount)
+        signedIn.on(.changePassword, use: lifecycle.changePassword)
+        signedIn.on(.deleteAccount, use: lifecycle.deleteAccount)
         let sessionRoutes = SessionRoutes(store: store, pushHub: pushHub, configuration: configuration, body: body)
-        signedIn.get("account/sessions", use: sessionRoutes.list)
-        signedIn.delete("account/sessions/:id", use: sessionRoutes.end)
-        signedIn.post("account/sessions/end-others", use: sessionRoutes.endOthers)
-        signedIn.get("account/usage", use: AccountUsageRoutes(store: store, body: body).usage)
+        signedIn.on(.sessions, use: sessionRoutes.list)
+        signedIn.on(.endSession, use: sessionRoutes.end)
+        signedIn.on(.endOtherSessions, use: sessionRoutes.endOthers)
+        signedIn.on(.usage, use: AccountUsageRoutes(store: store, body: body).usage)
         let encryption = AccountEncryptionRoutes(
             store: store, pushHub: pushHub, configuration: configuration, body: body)
-        signedIn.get("account/encryption", use: encryption.settings)
-        signedIn.put("account/encryption", use: encryption.createSettings)
-        signedIn.put("account/encryption/key-pair", use: encryption.createKeyPair)
-        signedIn.post("account/encryption/change", use: encryption.change)
-        signedIn.post("account/encryption/reset", use: encryption.reset)
+        signedIn.on(.encryptionSettings, use: encryption.settings)
+        signedIn.on(.createEncryptionSettings, use: encryption.createSettings)
+        signedIn.on(.createKeyPair, use: encryption.createKeyPair)
+        signedIn.on(.changeEncryption, use: encryption.change)
+        signedIn.on(.resetEncryption, use: encryption.reset)
         PushRoute(
             pushHub: pushHub, store: store, sessions: sessions,
             maximumSockets: configuration.maximumPushSocketsPerAccount
@@ -77,25 +77,24 @@ public enum SyncServerApplication {
 
         let database = DatabaseRoutes(
             store: store, pushHub: pushHub, configuration: configuration, body: body, tokens: tokens)
-        let databases = signedIn.group("databases/:scope")
-        databases.post("zones/list", use: database.listZones)
-        databases.post("zones/modify", use: database.modifyZones)
-        databases.post("zones/changes", use: database.fetchDatabaseChanges)
-        databases.post("records/modify", use: database.modifyRecords)
-        databases.post("records/changes", use: database.fetchZoneChanges)
-        databases.post("records/lookup", use: database.lookupRecords)
-        databases.get("assets/:assetID", use: database.downloadAsset)
+        signedIn.on(.listZones, use: database.listZones)
+        signedIn.on(.modifyZones, use: database.modifyZones)
+        signedIn.on(.fetchDatabaseChanges, use: database.fetchDatabaseChanges)
+        signedIn.on(.modifyRecords, use: database.modifyRecords)
+        signedIn.on(.fetchZoneChanges, use: database.fetchZoneChanges)
+        signedIn.on(.lookupRecords, use: database.lookupRecords)
+        signedIn.on(.downloadAsset, use: database.downloadAsset)
         let uploads = AssetUploadRoutes(store: store, configuration: configuration, body: body)
-        signedIn.post("assets/uploads", use: uploads.create)
-        signedIn.get("assets/uploads/:id", use: uploads.status)
-        signedIn.put("assets/uploads/:id", use: uploads.append)
+        signedIn.on(.createUpload, use: uploads.create)
+        signedIn.on(.uploadStatus, use: uploads.status)
+        signedIn.on(.appendToUpload, use: uploads.append)
         let shares = ShareRoutes(store: store, pushHub: pushHub, body: body, limits: configuration.limits)
-        signedIn.post("users/lookup", use: shares.lookupUsers)
-        signedIn.post("shares/save", use: shares.save)
-        signedIn.post("shares/fetch", use: shares.fetch)
-        signedIn.post("shares/delete", use: shares.delete)
-        signedIn.post("shares/metadata", use: shares.metadata)
-        signedIn.post("shares/accept", use: shares.accept)
+        signedIn.on(.lookupUsers, use: shares.lookupUsers)
+        signedIn.on(.saveShare, use: shares.save)
+        signedIn.on(.fetchShare, use: shares.fetch)
+        signedIn.on(.deleteShare, use: shares.delete)
+        signedIn.on(.shareMetadata, use: shares.metadata)
+        signedIn.on(.acceptShare, use: shares.accept)
         // Last, so that it runs only for requests no route took (see the type).
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router

@@ -24,7 +24,7 @@ public struct FaultPlan: Sendable, Hashable {
 
     public init(
         serviceUnavailable: Double = 0, rateLimited: Double = 0, dropRequest: Double = 0, dropResponse: Double = 0,
-        retryAfter: Double = 0.05, pathPrefix: String = "/v1/databases"
+        retryAfter: Double = 0.05, pathPrefix: String = Endpoint.databasePaths
     ) {
         self.serviceUnavailable = serviceUnavailable
         self.rateLimited = rateLimited

@@ -11,7 +11,7 @@ public enum HeldKeys {
     public static func chains(
         of client: TestClient, passphrase: String, zoneID: RecordZone.ID, ownerPublicKey: Data
     ) async throws -> [ZoneKeyChain] {
-        let wire: AccountEncryptionSettings = try await client.call(.get, "/v1/account/encryption")
+        let wire: AccountEncryptionSettings = try await client.call(.encryptionSettings)
         let settings = try EncryptionSettings(
             salt: wire.salt,
             parameters: try ScryptParameters(

@@ -5,12 +5,12 @@ import SyncCore
 extension TestClient {
     /// `POST /v1/assets/uploads`.
     public func createUpload(size: Int64) async throws -> AssetUpload {
-        try await call(.post, "/v1/assets/uploads", CreateAssetUploadRequest(size: size))
+        try await call(.createUpload, CreateAssetUploadRequest(size: size))
     }
 
     /// `GET /v1/assets/uploads/{id}`.
     public func uploadStatus(_ id: String) async throws -> AssetUpload {
-        try await call(.get, "/v1/assets/uploads/\(id)")
+        try await call(.uploadStatus, parameters: ["id": id])
     }
 
     /// `PUT /v1/assets/uploads/{id}` of `bytes` from byte `first` of an asset of `total` bytes; the raw
@@ -20,7 +20,7 @@ extension TestClient {
     ) async throws -> HTTPAnswer {
         let range = contentRange ?? ByteRange(first..<(first + Int64(bytes.count))).contentRange(total: total)
         return try await send(
-            .put, "/v1/assets/uploads/\(id)", body: Data(bytes),
+            .appendToUpload, ["id": id], body: Data(bytes),
             headers: [("Content-Range", range), ("Content-Type", "application/octet-stream")])
     }
 

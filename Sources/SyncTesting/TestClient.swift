@@ -45,6 +45,25 @@ public struct TestClient: Sendable {
             HTTPMethod(rawValue: method.rawValue), path, body: body.map(Array.init), headers: headers)
     }
 
+    /// Sends a request to `endpoint`, its parameters filled from `parameters`, and returns whatever came back.
+    public func send(
+        _ endpoint: Endpoint, _ parameters: [String: String] = [:], body: Data? = nil, token: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> HTTPAnswer {
+        try await send(
+            RequestMethod(rawValue: endpoint.method.rawValue)!, endpoint.path(parameters), body: body, token: token,
+            headers: headers)
+    }
+
+    /// Sends a JSON body to `endpoint` and decodes a JSON answer; a non-2xx answer throws its ``SyncError``.
+    public func call<Response: Decodable>(
+        _ endpoint: Endpoint, parameters: [String: String] = [:], _ body: (any Encodable)? = nil,
+        as type: Response.Type = Response.self
+    ) async throws -> Response {
+        try await send(endpoint, parameters, body: try body.map { try JSONEncoder().encode($0) })
+            .decoded(as: Response.self)
+    }
+
     /// Sends a JSON body and decodes a JSON answer; a non-2xx answer throws its ``SyncError``.
     public func call<Response: Decodable>(
         _ method: RequestMethod, _ path: String, _ body: (any Encodable)? = nil, as type: Response.Type = Response.self
@@ -57,14 +76,14 @@ public struct TestClient: Sendable {
     /// Creates an account and signs in; returns a client carrying the session token.
     public func signedUp(username: String, password: String = "correct horse battery") async throws -> TestClient {
         let credentials = AccountCredentials(username: username, password: password)
-        let _: AccountInfo = try await call(.post, "/v1/accounts", credentials)
+        let _: AccountInfo = try await call(.createAccount, credentials)
         return try await signedIn(username: username, password: password)
     }
 
     /// Signs in; returns a client carrying the session token.
     public func signedIn(username: String, password: String = "correct horse battery") async throws -> TestClient {
         let session: SessionInfo = try await call(
-            .post, "/v1/sessions", AccountCredentials(username: username, password: password))
+            .signIn, AccountCredentials(username: username, password: password))
         var client = self
         client.token = session.token
         return client
@@ -72,19 +91,15 @@ public struct TestClient: Sendable {
 
     /// `GET /v1/account`.
     public func account() async throws -> AccountInfo {
-        try await call(.get, "/v1/account")
+        try await call(.account)
     }
 
     // MARK: Databases
 
-    private func path(_ scope: DatabaseScope, _ operation: String) -> String {
-        "/v1/databases/\(scope.rawValue)/\(operation)"
-    }
-
     public func modifyZones(_ request: ModifyZonesRequest, scope: DatabaseScope = .private) async throws
         -> ModifyZonesResponse
     {
-        try await call(.post, path(scope, "zones/modify"), request)
+        try await call(.modifyZones, parameters: ["scope": scope.rawValue], request)
     }
 
     /// Saves zones by name.
@@ -94,7 +109,7 @@ public struct TestClient: Sendable {
     }
 
     public func listZones(scope: DatabaseScope = .private) async throws -> [RecordZone] {
-        let response: ListZonesResponse = try await call(.post, path(scope, "zones/list"))
+        let response: ListZonesResponse = try await call(.listZones, parameters: ["scope": scope.rawValue])
         return response.zones
     }
 
@@ -105,7 +120,7 @@ public struct TestClient: Sendable {
         var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
         writer.modifyRecordsRequest(request)
         return try await send(
-            .post, path(scope, "records/modify"), body: Data(writer.bytes),
+            .modifyRecords, ["scope": scope.rawValue], body: Data(writer.bytes),
             headers: writerID.map { [("X-Writer-ID", $0)] } ?? []
         ).decoded(as: ModifyRecordsResponse.self)
     }
@@ -114,7 +129,8 @@ public struct TestClient: Sendable {
         since: ServerChangeToken? = nil, resultsLimit: Int? = nil, scope: DatabaseScope = .private
     ) async throws -> FetchDatabaseChangesResponse {
         try await call(
-            .post, path(scope, "zones/changes"), FetchDatabaseChangesRequest(since: since, resultsLimit: resultsLimit))
+            .fetchDatabaseChanges, parameters: ["scope": scope.rawValue],
+            FetchDatabaseChangesRequest(since: since, resultsLimit: resultsLimit))
     }
 
     public func fetchZoneChanges(
@@ -122,7 +138,7 @@ public struct TestClient: Sendable {
         scope: DatabaseScope = .private, excludingWriter: String? = nil
     ) async throws -> FetchZoneChangesResponse {
         try await call(
-            .post, path(scope, "records/changes"),
+            .fetchZoneChanges, parameters: ["scope": scope.rawValue],
             FetchZoneChangesRequest(
                 zoneID: zoneID, since: since, resultsLimit: resultsLimit, excludingWriter: excludingWriter))
     }
@@ -150,42 +166,43 @@ public struct TestClient: Sendable {
     public func lookupRecords(_ recordIDs: [RecordValue.ID], scope: DatabaseScope = .private) async throws
         -> LookupRecordsResponse
     {
-        try await call(.post, path(scope, "records/lookup"), LookupRecordsRequest(recordIDs: recordIDs))
+        try await call(
+            .lookupRecords, parameters: ["scope": scope.rawValue], LookupRecordsRequest(recordIDs: recordIDs))
     }
 
     // MARK: Shares
 
     public func lookupUsers(_ usernames: [String]) async throws -> LookupUsersResponse {
-        try await call(.post, "/v1/users/lookup", LookupUsersRequest(usernames: usernames))
+        try await call(.lookupUsers, LookupUsersRequest(usernames: usernames))
     }
 
     /// Shares a zone of this user's, or a record of it and those below it (or changes a share).
     @discardableResult
     public func saveShare(_ request: SaveShareRequest) async throws -> Share {
-        try await call(.post, "/v1/shares/save", request)
+        try await call(.saveShare, request)
     }
 
     /// A zone's zone-wide share, or with `shareRecordName` one of its record-hierarchy shares.
     public func fetchShare(_ zoneID: RecordZone.ID, shareRecordName: String? = nil) async throws -> Share {
-        try await call(.post, "/v1/shares/fetch", ShareZoneRequest(zoneID: zoneID, shareRecordName: shareRecordName))
+        try await call(.fetchShare, ShareZoneRequest(zoneID: zoneID, shareRecordName: shareRecordName))
     }
 
     public func deleteShare(_ zoneID: RecordZone.ID, shareRecordName: String? = nil) async throws {
         _ = try await send(
-            .post, "/v1/shares/delete",
+            .deleteShare,
             body: try JSONEncoder().encode(ShareZoneRequest(zoneID: zoneID, shareRecordName: shareRecordName))
         ).decoded(as: EmptyAnswer.self)
     }
 
     public func shareMetadata(token: String) async throws -> ShareMetadata {
-        try await call(.post, "/v1/shares/metadata", ShareTokenRequest(token: token))
+        try await call(.shareMetadata, ShareTokenRequest(token: token))
     }
 
     @discardableResult
     public func acceptShare(token: String, encryptionKey: RecordZone.EncryptionKey? = nil) async throws
         -> ShareMetadata
     {
-        try await call(.post, "/v1/shares/accept", ShareTokenRequest(token: token, encryptionKey: encryptionKey))
+        try await call(.acceptShare, ShareTokenRequest(token: token, encryptionKey: encryptionKey))
     }
 
     // MARK: Push

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContactsLocal
 import Foundation
 import SyncTesting
 
@@ -122,7 +123,7 @@ struct BenchRun {
         }
         let cards = max(1, size(commands.directory.appendingPathComponent("cards.vcf").path))
         func device(_ name: String) -> Double {
-            let file = commands.directory.appendingPathComponent("data/devices/\(name).sqlite").path
+            let file = DataDirectory.Layout(commands.directory.appendingPathComponent("data").path).deviceFile(name)
             return Double(size(file) + size(file + "-wal")) / Double(cards)
         }
         return Sizes(cards: cards, ratioA: device("A"), ratioB: device("B"))

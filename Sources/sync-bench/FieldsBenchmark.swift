@@ -46,21 +46,21 @@ struct FieldsBenchmark: AsyncParsableCommand {
 
             var index = 0
             let save = try await measure(process: process, repeats: repeats) {
-                let answer = try await client.send(.post, "/v1/databases/private/records/modify", body: bodies[index])
+                let answer = try await client.send(.modifyRecords, ["scope": "private"], body: bodies[index])
                 index += 1
                 try Self.check(answer, contains: "\"savedRecords\":[{", what: "save")
             }
 
             let changesBody = Data(#"{"zoneID":{"zoneName":"\#(zone.zoneName)"},"resultsLimit":1}"#.utf8)
             let changes = try await measure(process: process, repeats: repeats) {
-                let answer = try await client.send(.post, "/v1/databases/private/records/changes", body: changesBody)
+                let answer = try await client.send(.fetchZoneChanges, ["scope": "private"], body: changesBody)
                 try Self.check(answer, contains: "\"f\(String(format: "%05d", count - 1))\"", what: "fetch")
             }
 
             let lookupBody = Data(
                 #"{"recordIDs":[{"recordName":"wide-0","zoneID":{"zoneName":"\#(zone.zoneName)"}}]}"#.utf8)
             let lookup = try await measure(process: process, repeats: repeats) {
-                let answer = try await client.send(.post, "/v1/databases/private/records/lookup", body: lookupBody)
+                let answer = try await client.send(.lookupRecords, ["scope": "private"], body: lookupBody)
                 try Self.check(answer, contains: "\"f\(String(format: "%05d", count - 1))\"", what: "lookup")
             }
 

@@ -179,7 +179,7 @@ struct InstancesBenchmark: AsyncParsableCommand {
                     for body in upload.bodies {
                         answers.append(
                             try await client.send(
-                                .post, "/v1/databases/private/records/modify", body: body,
+                                .modifyRecords, ["scope": "private"], body: body,
                                 headers: [upload.writerHeader]))
                     }
                     return (index, answers)

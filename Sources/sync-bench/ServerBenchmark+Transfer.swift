@@ -36,7 +36,7 @@ extension ServerBenchmark {
         try await everyClient("up") { index, exchanger in
             let upload = uploads[index]
             for body in upload.bodies {
-                _ = try await exchanger.post("records/modify", body, headers: [upload.writerHeader])
+                _ = try await exchanger.post(.modifyRecords, body, headers: [upload.writerHeader])
             }
         }
         let uploadTime = ContinuousClock.now - uploadStart
@@ -53,7 +53,7 @@ extension ServerBenchmark {
             var fetched = 0
             while true {
                 let request = FetchZoneChangesRequest(zoneID: zone, since: token, resultsLimit: page)
-                let response = try await exchanger.post("records/changes", try JSONEncoder().encode(request))
+                let response = try await exchanger.post(.fetchZoneChanges, try JSONEncoder().encode(request))
                     .decoded(as: FetchZoneChangesResponse.self)
                 fetched += response.modifications.count
                 token = response.changeToken
@@ -84,10 +84,10 @@ private actor Exchanger {
         self.name = name
     }
 
-    func post(_ operation: String, _ body: Data, headers: [(String, String)] = []) async throws -> HTTPAnswer {
+    func post(_ endpoint: Endpoint, _ body: Data, headers: [(String, String)] = []) async throws -> HTTPAnswer {
         let key = "\(name).\(answers.count)"
         let answer = try await client.send(
-            .post, "/v1/databases/private/\(operation)", body: body,
+            endpoint, ["scope": "private"], body: body,
             headers: [(ReferenceServerCommand.answerHeader, key)] + headers)
         answers[key] = answer
         return answer

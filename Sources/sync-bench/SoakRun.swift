@@ -41,7 +41,7 @@ struct SoakRun {
             let client = TestClient(baseURL: urls[0])
             let credentials = AccountCredentials(username: "soak\(account)", password: "correct horse battery")
             let _: AccountInfo = try await Self.retryingWhenRateLimited {
-                try await client.call(.post, "/v1/accounts", credentials)
+                try await client.call(.createAccount, credentials)
             }
             let session = try await Self.retryingWhenRateLimited {
                 try await client.signedIn(username: credentials.username, password: credentials.password)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContactsLocal
 import ContactsModel
 import ContactsStore
 import ContactsTUI
@@ -46,9 +47,9 @@ struct TUIBenchmark: AsyncParsableCommand {
 
         let fillStart = ContinuousClock.now
         if let device {
-            try FileManager.default.createDirectory(
-                at: directory.appendingPathComponent("devices"), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: device, toPath: directory.path + "/devices/bench.sqlite")
+            let layout = DataDirectory.Layout(directory.path)
+            try FileManager.default.createDirectory(atPath: layout.devices, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: device, toPath: layout.deviceFile("bench"))
         } else {
             let device = try ContactsDevice(options)
             for start in stride(from: 0, to: contacts, by: 5_000) {
@@ -60,7 +61,7 @@ struct TUIBenchmark: AsyncParsableCommand {
         // The first screen, as the app draws it once the device is open: the names that fill the screen, the
         // selected contact, a grid. The file is in the page cache, as after any recent use.
         let start = ContinuousClock.now
-        let store = ContactsReader(try ContactStore(path: directory.path + "/devices/bench.sqlite"))
+        let store = ContactsReader(try ContactStore(path: DataDirectory.Layout(directory.path).deviceFile("bench")))
         let storeOpened = ContinuousClock.now
         var state = try AppState.loading(
             from: store, width: 100, height: 30, deviceName: "bench", unicode: true, firstRows: 500)

@@ -79,12 +79,13 @@ struct CommandLineTests {
             let listed = try await program.run(["--device", "laptop", "list"])
             #expect(listed.output.contains("Ada"))
             // The server's files are the user's alone.
-            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/server")
+            let attributes = try FileManager.default.attributesOfItem(atPath: DataDirectory.Layout(directory).server)
             #expect((attributes[.posixPermissions] as? Int) == 0o700)
-            let account = try FileManager.default.attributesOfItem(atPath: directory + "/local-account")
+            let account = try FileManager.default.attributesOfItem(atPath: DataDirectory.Layout(directory).localAccount)
             #expect((account[.posixPermissions] as? Int) == 0o600)
             // Its password is in that file: the server hashes it at bcrypt's lowest cost.
-            let hashes = try await ContactsProgram.passwordHashes(inServerStorage: directory + "/server/server.sqlite")
+            let hashes = try await ContactsProgram.passwordHashes(
+                inServerStorage: DataDirectory.Layout(directory).serverStorage)
             #expect(hashes.count == 1 && hashes.allSatisfy { $0.hasPrefix("$2b$04$") }, "\(hashes)")
         }
     }

@@ -1,3 +1,4 @@
+import ContactsLocal
 import ContactsModel
 import ContactsStore
 import ContactsTesting
@@ -39,12 +40,12 @@ struct DataDirectoryTests {
             let devices = try await program.run(["list"])
             #expect(devices.error.contains("chmod 700 \(data)/devices"), "\(devices.error)")
             chmod(data + "/devices", 0o700)
-            chmod(data + "/devices/default.sqlite", 0o666)
+            chmod(DataDirectory.Layout(data).deviceFile("default"), 0o666)
             let file = try await program.run(["list"])
             #expect(file.error.contains("chmod 600 \(data)/devices/default.sqlite"), "\(file.error)")
 
             // Fixed as the message says: it works again.
-            chmod(data + "/devices/default.sqlite", 0o600)
+            chmod(DataDirectory.Layout(data).deviceFile("default"), 0o600)
             let fixed = try await program.run(["list"])
             #expect(fixed.status == 0, "\(fixed.error)")
             #expect(fixed.output.contains("Ada"))
@@ -60,14 +61,14 @@ struct DataDirectoryTests {
             #expect(added.status == 0, "\(added.error)")
             chmod(data, 0o755)
             chmod(data + "/devices", 0o755)
-            chmod(data + "/devices/default.sqlite", 0o644)
+            chmod(DataDirectory.Layout(data).deviceFile("default"), 0o644)
             let listed = try await program.run(["list"])
             #expect(listed.status == 0, "\(listed.error)")
             #expect(listed.output.contains("Ada"))
             #expect(listed.error.isEmpty, "\(listed.error)")
             #expect(try Self.mode(data) == 0o700)
             #expect(try Self.mode(data + "/devices") == 0o700)
-            #expect(try Self.mode(data + "/devices/default.sqlite") == 0o600)
+            #expect(try Self.mode(DataDirectory.Layout(data).deviceFile("default")) == 0o600)
         }
     }
 
@@ -83,7 +84,7 @@ struct DataDirectoryTests {
             #expect(try Self.mode(data) == 0o700)
             #expect(try Self.mode(directory + "/new") == 0o700)
             #expect(try Self.mode(data + "/devices") == 0o700)
-            #expect(try Self.mode(data + "/devices/default.sqlite") == 0o600)
+            #expect(try Self.mode(DataDirectory.Layout(data).deviceFile("default")) == 0o600)
         }
     }
 }

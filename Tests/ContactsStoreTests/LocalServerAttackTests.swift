@@ -30,7 +30,7 @@ struct LocalServerAttackTests {
             // listens there now, as the 15-line listener of the report did.
             let squatter = try TCPSquatter(port: 0)
             try "\(squatter.port)\n4242\n".write(
-                toFile: directory + "/server/address", atomically: true, encoding: .utf8)
+                toFile: DataDirectory.Layout(directory).legacyServerAddress, atomically: true, encoding: .utf8)
 
             for arguments in [["list"], ["sync"], ["--device", "laptop", "list"], ["status"]] {
                 let outcome = try await program.run(arguments)
@@ -42,7 +42,7 @@ struct LocalServerAttackTests {
             #expect(squatter.connectionsWaiting() == 0, "nothing connected to the squatter's port")
             #expect(FileManager.default.fileExists(atPath: local.socketPath), "the server listens on its socket")
             #expect(
-                !FileManager.default.fileExists(atPath: directory + "/server/address"),
+                !FileManager.default.fileExists(atPath: DataDirectory.Layout(directory).legacyServerAddress),
                 "the old port is forgotten once the server moved to the socket")
         }
     }

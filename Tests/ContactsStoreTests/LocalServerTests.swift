@@ -79,8 +79,8 @@ struct LocalServerTests {
             #expect(report?["url"] as? String == local.url.absoluteString)
             #expect(report?["socket"] as? String == local.socketPath)
             #expect(report?["pid"] as? Int == Int(running.pid))
-            #expect(report?["storage"] as? String == directory + "/server/server.sqlite")
-            #expect(report?["log"] as? String == directory + "/server/server.log")
+            #expect(report?["storage"] as? String == DataDirectory.Layout(directory).serverStorage)
+            #expect(report?["log"] as? String == DataDirectory.Layout(directory).serverLog)
             let again = try await program.run(["server", "start"])
             #expect(again.status == 0 && again.output.contains("already runs"), "\(again.output)")
 
@@ -94,7 +94,9 @@ struct LocalServerTests {
             try await waitUntil("the add started the server again, and it runs") {
                 local.running() != nil
             } observed: {
-                let log = (try? String(contentsOfFile: directory + "/server/server.log", encoding: .utf8)) ?? "no log"
+                let log =
+                    (try? String(contentsOfFile: DataDirectory.Layout(directory).serverLog, encoding: .utf8))
+                    ?? "no log"
                 return "no process holds the storage lock; the server's log ends:\n"
                     + log.split(separator: "\n").suffix(8).joined(separator: "\n")
             }
@@ -130,7 +132,7 @@ struct LocalServerTests {
         let data = directory + "/contacts"
         try FileManager.default.copyItem(atPath: fixture, toPath: data)
         // Git keeps no directory modes.
-        for path in [data, data + "/server", data + "/devices"] { chmod(path, 0o700) }
+        for path in [data, DataDirectory.Layout(data).server, DataDirectory.Layout(data).devices] { chmod(path, 0o700) }
         return data
     }
 
@@ -141,13 +143,15 @@ struct LocalServerTests {
             let program = ContactsProgram(dataDirectory: data)
             defer { program.stopLocalServer() }
             let local = LocalServer.ofContacts(dataDirectory: data, program: ContactsProgram.path)
-            #expect(FileManager.default.fileExists(atPath: data + "/server/address"))
+            #expect(FileManager.default.fileExists(atPath: DataDirectory.Layout(data).legacyServerAddress))
 
             let synced = try await program.run(["sync"])
             #expect(synced.status == 0, "\(synced.error)")
             #expect(local.running() != nil, "the server runs again")
             #expect(FileManager.default.fileExists(atPath: local.socketPath), "on its socket")
-            #expect(!FileManager.default.fileExists(atPath: data + "/server/address"), "the old port is forgotten")
+            #expect(
+                !FileManager.default.fileExists(atPath: DataDirectory.Layout(data).legacyServerAddress),
+                "the old port is forgotten")
             #expect(try await program.run(["--device", "laptop", "sync"]).status == 0)
             let listed = try await program.run(["--device", "laptop", "list"])
             #expect(listed.status == 0, "\(listed.error)")

@@ -1,3 +1,4 @@
+import ContactsLocal
 import ContactsModel
 import ContactsStore
 import ContactsTesting
@@ -30,7 +31,7 @@ struct StreamedOutputTests {
             let program = ContactsProgram(dataDirectory: directory)
             let imported = try await program.run(["import", "-", "--no-sync"], input: Self.cards())
             #expect(imported.status == 0, "\(imported.error)")
-            let contacts = try ContactStore(path: directory + "/devices/default.sqlite").contacts()
+            let contacts = try ContactStore(path: DataDirectory.Layout(directory).deviceFile("default")).contacts()
             try #require(contacts.count == Self.count)
             try await body(program, contacts)
         }

@@ -1,3 +1,4 @@
+import ContactsLocal
 import ContactsModel
 import ContactsStore
 import ContactsTesting
@@ -20,7 +21,7 @@ struct TerminalOutputTests {
     /// A device file holding a contact as a sync would have stored it: the store takes what the server sends.
     static func deviceWithHostileContact(in directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory + "/devices", withIntermediateDirectories: true)
-        let store = try ContactStore(path: directory + "/devices/default.sqlite")
+        let store = try ContactStore(path: DataDirectory.Layout(directory).deviceFile("default"))
         try store.saveLocal([
             Contact(
                 name: hostileName, emails: [LabeledValue(label: "work\u{202E}", value: hostileEmail)],

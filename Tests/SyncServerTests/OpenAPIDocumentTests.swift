@@ -65,6 +65,19 @@ struct OpenAPIDocumentTests {
             "documented but missing: \(documented.subtracting(registered).sorted())")
     }
 
+    @Test("the router serves exactly the endpoints the clients name (SyncCore's Endpoint.all)")
+    func routerServesTheEndpointList() async throws {
+        let listed = Set(
+            Endpoint.all.map { endpoint in
+                let path = endpoint.pattern.split(separator: "/", omittingEmptySubsequences: false).map { component in
+                    component.hasPrefix(":") ? "{\(component.dropFirst())}" : String(component)
+                }.joined(separator: "/")
+                return "\(endpoint.method.rawValue) \(path)"
+            })
+        #expect(Endpoint.all.count == Set(Endpoint.all).count, "an endpoint is listed twice")
+        #expect(try await Self.registeredRoutes() == listed)
+    }
+
     @Test("every error code the server uses is listed in the document")
     func errorCodesAreDocumented() throws {
         let text = try String(contentsOf: Self.documentURL, encoding: .utf8)

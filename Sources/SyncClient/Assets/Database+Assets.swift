@@ -55,7 +55,7 @@ extension Database {
             )
         }
         let client = DatabaseClient(database: self)
-        let upload: AssetUpload = try await client.post("/v1/assets/uploads", CreateAssetUploadRequest(size: size))
+        let upload: AssetUpload = try await client.post(.createUpload, CreateAssetUploadRequest(size: size))
         let requestBytes = min(limits.maximumRequestBytes, 1024 * 1024)
         var pending: [UInt8] = []
         var sent: Int64 = 0
@@ -104,7 +104,7 @@ extension Database {
             let part = bytes[(bytes.startIndex + Int(from - first))...]
             do {
                 _ = try await client.send(
-                    .PUT, "/v1/assets/uploads/\(upload.uploadID)", body: Array(part),
+                    .appendToUpload, ["id": upload.uploadID], body: Array(part),
                     headers: [
                         ("Content-Range", ByteRange(from..<end).contentRange(total: upload.size)),
                         ("Content-Type", "application/octet-stream"),
@@ -113,7 +113,7 @@ extension Database {
             } catch let error as SyncError where error.code == .networkFailure && attempts < 5 {
                 attempts += 1
                 let status: AssetUpload = try client.decode(
-                    AssetUpload.self, try await client.send(.GET, "/v1/assets/uploads/\(upload.uploadID)", body: nil))
+                    AssetUpload.self, try await client.send(.uploadStatus, ["id": upload.uploadID], body: nil))
                 guard (first...end).contains(status.received) else { throw error }
                 from = status.received
             }

@@ -26,14 +26,14 @@ public struct AccountClient: Sendable {
             timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         return try client().decode(
             HealthInfo.self,
-            try await client().send(.GET, "/v1/health", body: nil, timeout: .milliseconds(milliseconds)))
+            try await client().send(.health, body: nil, timeout: .milliseconds(milliseconds)))
     }
 
     /// Creates an account, then signs in to it.
     /// - Parameter deviceLabel: what this device is called in the account's list of sessions.
     public func signUp(username: String, password: String, deviceLabel: String? = nil) async throws -> SessionInfo {
         let credentials = AccountCredentials(username: username, password: password)
-        _ = try await client().send(.POST, "/v1/accounts", body: Array(try JSONEncoder().encode(credentials)))
+        _ = try await client().send(.createAccount, body: Array(try JSONEncoder().encode(credentials)))
         return try await signIn(username: username, password: password, deviceLabel: deviceLabel)
     }
 
@@ -42,13 +42,13 @@ public struct AccountClient: Sendable {
     ///   most 100 characters, no control characters).
     public func signIn(username: String, password: String, deviceLabel: String? = nil) async throws -> SessionInfo {
         let credentials = AccountCredentials(username: username, password: password, deviceLabel: deviceLabel)
-        let data = try await client().send(.POST, "/v1/sessions", body: Array(try JSONEncoder().encode(credentials)))
+        let data = try await client().send(.signIn, body: Array(try JSONEncoder().encode(credentials)))
         return try client().decode(SessionInfo.self, data)
     }
 
     /// Ends the session `token` belongs to on the server.
     public func signOut(token: String) async throws {
-        _ = try await client(token: token).send(.DELETE, "/v1/sessions/current", body: nil)
+        _ = try await client(token: token).send(.signOut, body: nil)
     }
 
     /// Who `token` signs in as.
@@ -62,14 +62,14 @@ public struct AccountClient: Sendable {
     public func changePassword(token: String, oldPassword: String, newPassword: String) async throws {
         let change = PasswordChange(oldPassword: oldPassword, newPassword: newPassword)
         _ = try await client(token: token).send(
-            .PUT, "/v1/account/password", body: Array(try JSONEncoder().encode(change)))
+            .changePassword, body: Array(try JSONEncoder().encode(change)))
     }
 
     /// The account's signed-in sessions, newest first; ``SessionDescription/isCurrent`` marks
     /// the one of `token`.
     public func sessions(token: String) async throws -> [SessionDescription] {
         try client().decode(
-            SessionList.self, try await client(token: token).send(.GET, "/v1/account/sessions", body: nil)
+            SessionList.self, try await client(token: token).send(.sessions, body: nil)
         ).sessions
     }
 
@@ -77,10 +77,7 @@ public struct AccountClient: Sendable {
     /// `token` itself signs it out. An ID that is not a session of this account throws
     /// `unknownItem`.
     public func endSession(token: String, id: String) async throws {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let escaped = id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
-        _ = try await client(token: token).send(.DELETE, "/v1/account/sessions/\(escaped)", body: nil)
+        _ = try await client(token: token).send(.endSession, ["id": id], body: nil)
     }
 
     /// Ends every session of the account but the one of `token`; returns how many ended.
@@ -88,7 +85,7 @@ public struct AccountClient: Sendable {
     public func endOtherSessions(token: String) async throws -> Int {
         try client().decode(
             EndedSessions.self,
-            try await client(token: token).send(.POST, "/v1/account/sessions/end-others", body: nil)
+            try await client(token: token).send(.endOtherSessions, body: nil)
         ).ended
     }
 
@@ -98,6 +95,6 @@ public struct AccountClient: Sendable {
     /// from then on with the reason `accountDeleted`.
     public func deleteAccount(token: String, password: String) async throws {
         _ = try await client(token: token).send(
-            .POST, "/v1/account/delete", body: Array(try JSONEncoder().encode(AccountDeletion(password: password))))
+            .deleteAccount, body: Array(try JSONEncoder().encode(AccountDeletion(password: password))))
     }
 }

@@ -12,11 +12,20 @@ package struct DatabaseClient: Sendable {
         self.database = database
     }
 
-    private func path(_ operation: String) -> String {
-        "/v1/databases/\(database.scope.rawValue)/\(operation)"
+    /// Sends a request to `endpoint` (its `scope` this database's, its other parameters `parameters`) and
+    /// returns the answer's body, or throws the server's error.
+    package func send(
+        _ endpoint: Endpoint, _ parameters: [String: String] = [:], body: [UInt8]?, headers: [(String, String)] = [],
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Data {
+        try await send(
+            HTTPMethod(endpoint.method),
+            endpoint.path(parameters.merging(["scope": database.scope.rawValue]) { own, _ in own }),
+            body: body, headers: headers, timeout: timeout)
     }
 
-    /// Sends a request and returns the answer's body, or throws the server's error.
+    /// Sends a request to `path` (one an endpoint's, with a query) and returns the answer's body, or throws
+    /// the server's error.
     package func send(
         _ method: HTTPMethod, _ path: String, body: [UInt8]?, headers: [(String, String)] = [],
         timeout: TimeAmount = .seconds(60)
@@ -27,13 +36,9 @@ package struct DatabaseClient: Sendable {
         return try await connection.send(method, path, body: body, headers: headers, timeout: timeout)
     }
 
-    private func call<Response: Decodable>(_ operation: String, _ body: some Encodable) async throws -> Response {
-        try await post(path(operation), body)
-    }
-
-    /// Posts `body` as JSON to `path` and decodes the answer.
-    package func post<Response: Decodable>(_ path: String, _ body: some Encodable) async throws -> Response {
-        try decode(Response.self, try await send(.POST, path, body: Array(try JSONEncoder().encode(body))))
+    /// Posts `body` as JSON to `endpoint` and decodes the answer.
+    package func post<Response: Decodable>(_ endpoint: Endpoint, _ body: some Encodable) async throws -> Response {
+        try decode(Response.self, try await send(endpoint, body: Array(try JSONEncoder().encode(body))))
     }
 
     package func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
@@ -41,15 +46,15 @@ package struct DatabaseClient: Sendable {
     }
 
     package func account() async throws -> AccountInfo {
-        try decode(AccountInfo.self, try await send(.GET, "/v1/account", body: nil))
+        try decode(AccountInfo.self, try await send(.account, body: nil))
     }
 
     package func limits() async throws -> ServerLimits {
-        try decode(ServerLimits.self, try await send(.GET, "/v1/limits", body: nil))
+        try decode(ServerLimits.self, try await send(.limits, body: nil))
     }
 
     package func modifyZones(_ request: ModifyZonesRequest) async throws -> ModifyZonesResponse {
-        try await call("zones/modify", request)
+        try await post(.modifyZones, request)
     }
 
     /// Saves and deletes records; `writerID`, when given, names who wrote them, so that a fetch
@@ -60,26 +65,26 @@ package struct DatabaseClient: Sendable {
         var writer = JSONWriter(capacity: 300 * (request.saves.count + request.deletes.count + 1))
         writer.modifyRecordsRequest(request)
         let body = try await send(
-            .POST, path("records/modify"), body: writer.bytes, headers: writerID.map { [("X-Writer-ID", $0)] } ?? [])
+            .modifyRecords, body: writer.bytes, headers: writerID.map { [("X-Writer-ID", $0)] } ?? [])
         return try decode(ModifyRecordsResponse.self, body)
     }
 
     package func fetchDatabaseChanges(_ request: FetchDatabaseChangesRequest) async throws
         -> FetchDatabaseChangesResponse
     {
-        try await call("zones/changes", request)
+        try await post(.fetchDatabaseChanges, request)
     }
 
     package func fetchZoneChanges(_ request: FetchZoneChangesRequest) async throws -> FetchZoneChangesResponse {
-        try await call("records/changes", request)
+        try await post(.fetchZoneChanges, request)
     }
 
     package func listZones() async throws -> ListZonesResponse {
-        try await call("zones/list", EmptyRequest())
+        try await post(.listZones, EmptyRequest())
     }
 
     package func lookupRecords(_ request: LookupRecordsRequest) async throws -> LookupRecordsResponse {
-        try await call("records/lookup", request)
+        try await post(.lookupRecords, request)
     }
 
     // MARK: Account encryption settings
@@ -87,7 +92,7 @@ package struct DatabaseClient: Sendable {
     /// The account's encryption settings, or `nil` when it has none yet.
     package func encryptionSettings() async throws -> AccountEncryptionSettings? {
         do {
-            return try decode(AccountEncryptionSettings.self, try await send(.GET, "/v1/account/encryption", body: nil))
+            return try decode(AccountEncryptionSettings.self, try await send(.encryptionSettings, body: nil))
         } catch let error as SyncError where error.code == .unknownItem {
             return nil
         }
@@ -95,7 +100,7 @@ package struct DatabaseClient: Sendable {
 
     /// Stores the account's encryption settings; throws (with the stored ones) when it has some.
     package func createEncryptionSettings(_ settings: AccountEncryptionSettings) async throws {
-        _ = try await send(.PUT, "/v1/account/encryption", body: Array(try JSONEncoder().encode(settings)))
+        _ = try await send(.createEncryptionSettings, body: Array(try JSONEncoder().encode(settings)))
     }
 
     /// Publishes the account's key pair. Answers the key pair the account has now: this one, or
@@ -105,7 +110,7 @@ package struct DatabaseClient: Sendable {
         do {
             return try decode(
                 AccountKeyPair.self,
-                try await send(.PUT, "/v1/account/encryption/key-pair", body: Array(try JSONEncoder().encode(keyPair))))
+                try await send(.createKeyPair, body: Array(try JSONEncoder().encode(keyPair))))
         } catch let error as SyncError where error.code == .serverRecordChanged {
             guard let stored = error.serverEncryptionSettings?.keyPair else { throw error }
             return stored
@@ -115,14 +120,21 @@ package struct DatabaseClient: Sendable {
     /// Changes the passphrase: the new settings and every key wrapped again, at once. Answers the
     /// settings now stored.
     package func changeEncryption(_ request: EncryptionChangeRequest) async throws -> AccountEncryptionSettings {
-        try await post("/v1/account/encryption/change", request)
+        try await post(.changeEncryption, request)
     }
 
     /// Deletes the account's encryption settings and every zone with encrypted values.
     package func resetEncryption() async throws {
-        _ = try await send(.POST, "/v1/account/encryption/reset", body: Array("{}".utf8))
+        _ = try await send(.resetEncryption, body: Array("{}".utf8))
     }
 }
 
 /// A request with no members, for operations that take none.
 private struct EmptyRequest: Encodable {}
+
+extension HTTPMethod {
+    /// The method of an ``Endpoint``.
+    init(_ method: Endpoint.Method) {
+        self.init(rawValue: method.rawValue)
+    }
+}

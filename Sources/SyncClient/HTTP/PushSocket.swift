@@ -90,7 +90,8 @@ package enum PushSocket {
             headers.add(name: "Host", value: "localhost")
             sslContext = nil
         }
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/v1/push" + (query ?? ""), headers: headers)
+        let head = HTTPRequestHead(
+            version: .http1_1, method: .GET, uri: Endpoint.push.path() + (query ?? ""), headers: headers)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<EventLoopFuture<Upgrade>> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 if let sslContext, case .tcp(let host, _, _) = endpoint {

@@ -5,26 +5,26 @@ import SyncCore
 /// The server's share routes (`/v1/shares/…`, `/v1/users/lookup`), which belong to no database.
 extension DatabaseClient {
     package func lookupUsers(_ request: LookupUsersRequest) async throws -> LookupUsersResponse {
-        try await post("/v1/users/lookup", request)
+        try await post(.lookupUsers, request)
     }
 
     package func saveShare(_ request: SaveShareRequest) async throws -> Share {
-        try await post("/v1/shares/save", request)
+        try await post(.saveShare, request)
     }
 
     package func fetchShare(_ request: ShareZoneRequest) async throws -> Share {
-        try await post("/v1/shares/fetch", request)
+        try await post(.fetchShare, request)
     }
 
     package func deleteShare(_ request: ShareZoneRequest) async throws {
-        _ = try await send(.POST, "/v1/shares/delete", body: Array(try JSONEncoder().encode(request)))
+        _ = try await send(.deleteShare, body: Array(try JSONEncoder().encode(request)))
     }
 
     package func shareMetadata(_ request: ShareTokenRequest) async throws -> ShareMetadata {
-        try await post("/v1/shares/metadata", request)
+        try await post(.shareMetadata, request)
     }
 
     package func acceptShare(_ request: ShareTokenRequest) async throws -> ShareMetadata {
-        try await post("/v1/shares/accept", request)
+        try await post(.acceptShare, request)
     }
 }

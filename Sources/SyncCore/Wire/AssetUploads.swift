@@ -121,26 +121,11 @@ public struct ByteRange: Sendable, Hashable {
 /// asset: the server authorises the download as it would a lookup of that record.
 public enum AssetDownload {
     public static func path(assetID: String, recordID: RecordValue.ID, scope: DatabaseScope) -> String {
+        let encoded = Endpoint.encodedSegment
         var query = "zoneName=\(encoded(recordID.zoneID.zoneName))&recordName=\(encoded(recordID.recordName))"
         if recordID.zoneID.ownerName != RecordZone.ID.defaultOwnerName {
             query += "&ownerName=\(encoded(recordID.zoneID.ownerName))"
         }
-        return "/v1/databases/\(scope.rawValue)/assets/\(encoded(assetID))?\(query)"
-    }
-
-    /// Percent-encodes every byte but RFC 3986's unreserved characters.
-    private static func encoded(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result += String(format: "%%%02X", byte)
-            }
-        }
-        return result
+        return Endpoint.downloadAsset.path(["scope": scope.rawValue, "assetID": assetID]) + "?" + query
     }
 }

@@ -17,7 +17,7 @@ struct PushRoute {
     let maximumSockets: Int
 
     func register(on group: RouterGroup<SyncRequestContext>) {
-        group.ws("push") { request, context in
+        group.ws(RouterPath(Endpoint.push.pattern)) { request, context in
             let user = try context.requireUser()
             _ = try DeviceID.validated(
                 request.uri.queryParameters["device"].map(String.init), source: "the device query parameter")
