@@ -293,6 +293,19 @@ let package = Package(
             dependencies: ["ContactsModel", "VCard"],
             swiftSettings: swiftSettings
         ),
+        // The `contacts` program, run as a person or a script runs it.
+        .testTarget(
+            name: "ContactsCLITests",
+            dependencies: [
+                "ContactsDAV", "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTesting", "SyncCore",
+                "SyncCrypto", "SyncKit", "SyncTesting", "VCard",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // Read from the source tree by path (LocalServerTests).
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ContactsStoreTests",
             dependencies: [
@@ -335,8 +348,8 @@ let package = Package(
         .testTarget(
             name: "ContactsTUITests",
             dependencies: [
-                "ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "SyncTesting", "Terminal",
-                "TestTraits",
+                "ContactsTUI", "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTesting", "SyncTesting",
+                "Terminal", "TestTraits",
             ],
             swiftSettings: swiftSettings
         ),
@@ -354,7 +367,7 @@ let package = Package(
             // What the contacts test targets share: temporary data directories, devices of one account on a
             // real server; not part of any product.
             name: "ContactsTesting",
-            dependencies: ["ContactsStore", "SyncCrypto", "SyncServer", "SyncTesting"],
+            dependencies: ["ContactsLocal", "ContactsStore", "SyncCrypto", "SyncServer", "SyncTesting"],
             path: "Tests/ContactsTesting",
             swiftSettings: swiftSettings
         ),

@@ -11,35 +11,6 @@ import VCard
 /// encrypted asset that other devices download only when it is asked for.
 @Suite("Contact photos: import, export, lazy sync, set and remove")
 struct PhotoTests {
-    /// An "image" of `count` bytes unlike any other run of bytes, to look for on the server.
-    static func image(_ count: Int, seed: UInt32) -> Data {
-        var bytes = Data([0xFF, 0xD8, 0xFF, 0xE0])
-        var value = seed
-        while bytes.count < count {
-            value = value &* 1_664_525 &+ 1_013_904_223
-            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
-        }
-        return bytes.prefix(count)
-    }
-
-    static func card(_ name: String, v3 image: Data?, v4 other: Data? = nil) -> String {
-        var lines = ["BEGIN:VCARD", "VERSION:\(other == nil ? "3.0" : "4.0")", "FN:\(name)"]
-        if let image {
-            // Folded at 75 as vCard 3.0 writers do.
-            let text = "PHOTO;ENCODING=b;TYPE=JPEG:" + image.base64EncodedString()
-            var folded: [String] = []
-            var rest = Substring(text)
-            while !rest.isEmpty {
-                folded.append((folded.isEmpty ? "" : " ") + rest.prefix(74))
-                rest = rest.dropFirst(74)
-            }
-            lines += folded
-        }
-        if let other { lines.append("PHOTO:data:image/png;base64," + other.base64EncodedString()) }
-        lines.append("END:VCARD")
-        return lines.joined(separator: "\r\n") + "\r\n"
-    }
-
     /// The image of the contact named `name` in an export.
     static func exportedImage(_ export: String, of name: String) throws -> Data? {
         let cards = VCardParser.parse(export).cards
@@ -53,10 +24,10 @@ struct PhotoTests {
     func importAndExport() async throws {
         try await withContactsDevices(1) { _, _, devices in
             let device = devices[0]
-            let jpeg = Self.image(40_000, seed: 1)
-            let png = Self.image(3_000, seed: 2)
+            let jpeg = TestPhotos.image(40_000, seed: 1)
+            let png = TestPhotos.image(3_000, seed: 2)
             let text =
-                Self.card("Ada", v3: jpeg) + Self.card("Grace", v3: nil, v4: png)
+                TestPhotos.card("Ada", v3: jpeg) + TestPhotos.card("Grace", v3: nil, v4: png)
                 + "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Alan\r\nPHOTO:https://example.org/alan.jpg\r\nEND:VCARD\r\n"
                 // This app's own line, as a crafted card could carry it: it names an image nobody has.
                 + "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Mallory\r\nX-SYNCKIT-PHOTO:\(String(repeating: "ab", count: 32));10;image/jpeg\r\nEND:VCARD\r\n"
@@ -94,8 +65,9 @@ struct PhotoTests {
     func lazySync() async throws {
         try await withContactsDevices { server, _, devices in
             let (laptop, phone) = (devices[0], devices[1])
-            let images = (1...3).map { Self.image(20_000 + $0, seed: UInt32($0) * 7) }
-            _ = try laptop.importVCards(images.enumerated().map { Self.card("P\($0.offset)", v3: $0.element) }.joined())
+            let images = (1...3).map { TestPhotos.image(20_000 + $0, seed: UInt32($0) * 7) }
+            _ = try laptop.importVCards(
+                images.enumerated().map { TestPhotos.card("P\($0.offset)", v3: $0.element) }.joined())
             try await laptop.sync()
             try await phone.sync()
             let contacts = try phone.store.contacts().sorted { $0.name < $1.name }
@@ -127,9 +99,9 @@ struct PhotoTests {
     func setAndRemove() async throws {
         try await withContactsDevices { server, _, devices in
             let (laptop, phone) = (devices[0], devices[1])
-            let first = Self.image(10_000, seed: 3)
-            let second = Self.image(12_000, seed: 4)
-            _ = try laptop.importVCards(Self.card("Ada", v3: first))
+            let first = TestPhotos.image(10_000, seed: 3)
+            let second = TestPhotos.image(12_000, seed: 4)
+            _ = try laptop.importVCards(TestPhotos.card("Ada", v3: first))
             try await laptop.sync()
             try await phone.sync()
             var ada = try #require(try phone.store.contacts().first)

@@ -15,9 +15,9 @@ struct PhotoCommandTests {
         try await withTemporaryDirectory { directory in
             let program = ContactsProgram(dataDirectory: directory)
             defer { program.stopLocalServer() }
-            let jpeg = PhotoTests.image(30_000, seed: 9)
+            let jpeg = TestPhotos.image(30_000, seed: 9)
             let cards = directory + "/cards.vcf"
-            try (PhotoTests.card("Ada Lovelace", v3: jpeg) + PhotoTests.card("Alan Turing", v3: nil))
+            try (TestPhotos.card("Ada Lovelace", v3: jpeg) + TestPhotos.card("Alan Turing", v3: nil))
                 .write(toFile: cards, atomically: true, encoding: .utf8)
             let imported = try await program.run(["--device", "laptop", "import", cards])
             #expect(imported.status == 0, "\(imported.error)")
@@ -51,7 +51,7 @@ struct PhotoCommandTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: phoneOut)) == jpeg)
 
             // Set on the phone, seen on the laptop; removed on the laptop, gone on the phone.
-            let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + PhotoTests.image(5_000, seed: 3)
+            let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + TestPhotos.image(5_000, seed: 3)
             let pngFile = directory + "/new.png"
             try png.write(to: URL(fileURLWithPath: pngFile))
             run = try await program.run(["--device", "phone", "photo", adaID, "--set", pngFile])
