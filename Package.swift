@@ -196,7 +196,7 @@ let package = Package(
         ),
         .target(
             name: "ContactsTUI",
-            dependencies: ["ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "SyncKit", "Terminal"],
+            dependencies: ["ContactsModel", "ContactsLocal", "ContactsStore", "SyncCore", "Terminal"],
             swiftSettings: swiftSettings
         ),
         // The CardDAV bridge: a device's address books served to DAV clients (phones, Thunderbird, khard

@@ -173,7 +173,7 @@ public final class ContactsDevice: Sendable {
                     let lines = self.outcomes.withLock { $0.lines(for: status) }
                     let failure = lines.last { $0.isError }?.text
                     self.statusBroadcast.update { device in
-                        device.scheduler = status
+                        device.scheduler = SyncSchedule(status)
                         if !lines.isEmpty { device.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: failure) }
                     }
                     self.refreshStatusCounts()

@@ -1,5 +1,4 @@
 import Foundation
-import SyncKit
 
 /// Where a device's sync stands, as one value an app shows: the scheduler's state, how the last send or fetch
 /// ended, and the counts a person has to look at (conflict log entries, records refused as tampered with).
@@ -19,7 +18,7 @@ public struct DeviceStatus: Sendable, Equatable {
     }
 
     /// The scheduler's latest status; nil when the device does not sync by itself.
-    public var scheduler: SyncScheduler.Status?
+    public var scheduler: SyncSchedule?
     /// How the last send or fetch ended, scheduled or manual; nil before the first.
     public var lastOutcome: Outcome?
     /// Entries in the conflict log (values a merge dropped).
@@ -30,7 +29,7 @@ public struct DeviceStatus: Sendable, Equatable {
     public var serverWarning: String?
 
     public init(
-        scheduler: SyncScheduler.Status? = nil, lastOutcome: Outcome? = nil, conflictCount: Int = 0,
+        scheduler: SyncSchedule? = nil, lastOutcome: Outcome? = nil, conflictCount: Int = 0,
         tamperedCount: Int = 0
     ) {
         self.scheduler = scheduler

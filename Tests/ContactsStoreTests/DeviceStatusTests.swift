@@ -85,7 +85,8 @@ struct DeviceStatusTests {
 
                 try device.add(Contact(name: "Ada Lovelace"))
                 try await waitUntil("the scheduler's send succeeds, as the status says") {
-                    try statuses.latest?.scheduler?.lastSuccessWork == .send && (try device.reader.pendingCount()) == 0
+                    try statuses.latest?.scheduler?.status.lastSuccessWork == .send
+                        && (try device.reader.pendingCount()) == 0
                 } observed: {
                     statuses.description
                 }
@@ -133,7 +134,7 @@ final class StatusRecorder: Sendable, CustomStringConvertible {
 
     var description: String {
         all.map { status in
-            let scheduler = status.scheduler.map { "\($0.decision)" } ?? "no scheduler"
+            let scheduler = status.scheduler.map { "\($0.status.decision)" } ?? "no scheduler"
             let outcome = status.lastOutcome.map { $0.failure ?? "succeeded" } ?? "no outcome"
             return "\(scheduler); \(outcome); conflicts \(status.conflictCount), tampered \(status.tamperedCount)"
         }.joined(separator: "\n")

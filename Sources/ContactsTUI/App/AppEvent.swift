@@ -1,7 +1,6 @@
 import ContactsModel
 import ContactsStore
 import Foundation
-import SyncKit
 import Synchronization
 
 /// Something that happened away from the keyboard, for the main loop to apply to the state.
@@ -16,7 +15,7 @@ enum AppEvent: Sendable {
         select: UUID?, seconds: Double)
     case rowsFailed(String)
     /// A manual back up or refresh ended; the error's message if it failed.
-    case manualSyncFinished(SyncScheduler.Work, error: String?)
+    case manualSyncFinished(SyncWork, error: String?)
     case dataDeleted(DeleteDataPrompt.Target, error: String?)
     /// An action of the books panel that needed the server ended.
     case bookActionFinished(AppState.Message, invitation: String?)

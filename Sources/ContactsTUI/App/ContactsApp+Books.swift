@@ -2,7 +2,6 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncCore
-import SyncKit
 
 extension ContactsApp {
     /// Carries out an action of the books panel. Creating, renaming, deleting and leaving are local
@@ -58,7 +57,7 @@ extension ContactsApp {
                     let access = readOnly ? "read-only" : "read-write"
                     return (
                         "Shared \(shared.name) with \(account) (\(access)); give them the invitation below.",
-                        invitation.description
+                        String(describing: invitation)
                     )
                 }
             }

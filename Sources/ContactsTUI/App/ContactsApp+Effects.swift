@@ -3,7 +3,6 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncCore
-import SyncKit
 import Terminal
 
 extension ContactsApp {
@@ -169,7 +168,7 @@ extension ContactsApp {
         }
     }
 
-    private func startManualSync(_ work: SyncScheduler.Work) {
+    private func startManualSync(_ work: SyncWork) {
         guard state.status.manualRun == nil else {
             state.message = AppState.Message("A back up or refresh is already running.")
             return
@@ -193,7 +192,7 @@ extension ContactsApp {
         }
     }
 
-    func finishManualSync(_ work: SyncScheduler.Work, error: String?) {
+    func finishManualSync(_ work: SyncWork, error: String?) {
         state.status.manualRun = nil
         refreshFromStore()
         let name = work == .send ? "Back up" : "Refresh"

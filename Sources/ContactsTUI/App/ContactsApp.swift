@@ -2,7 +2,6 @@ import ContactsLocal
 import ContactsModel
 import ContactsStore
 import Foundation
-import SyncKit
 import Terminal
 
 /// The full-screen app: owns the terminal and the device, and runs the loop read a key → update the state →
@@ -207,7 +206,7 @@ public final class ContactsApp {
 
     /// Logs what a new scheduler status says about the push socket that the last one did not, and notes a
     /// reconnection for the status pane. (Each send's and fetch's outcome comes from the device, once.)
-    private func noteSchedulerChanges(_ status: SyncScheduler.Status) {
+    private func noteSchedulerChanges(_ status: SyncSchedule) {
         guard let change = pushConnection.observe(pushConnected: status.pushConnected) else { return }
         if change == .reconnected { state.status.reconnectedAt = Date() }
         state.log.append(EventLog.Entry(date: Date(), text: change.text))

@@ -2,7 +2,6 @@ import ContactsModel
 import ContactsStore
 import Foundation
 import SyncCore
-import SyncKit
 import Terminal
 
 extension Renderer {

@@ -1,7 +1,6 @@
 import ContactsModel
 import ContactsStore
 import Foundation
-import SyncKit
 
 /// What the status pane shows: gathered from the scheduler's statuses, the device's store and the app's own
 /// manual syncs, and reduced to one of idle, syncing or error.
@@ -10,7 +9,7 @@ public struct SyncStatus: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
         case idle
         /// A send or fetch runs now, scheduled or manual.
-        case syncing(SyncScheduler.Work)
+        case syncing(SyncWork)
         /// The last attempt failed, and nothing has succeeded since; the error's message.
         case error(String)
     }
@@ -27,9 +26,9 @@ public struct SyncStatus: Sendable, Equatable {
     }
 
     /// The scheduler's latest status; nil when the engine does not sync automatically.
-    public var scheduler: SyncScheduler.Status?
+    public var scheduler: SyncSchedule?
     /// A manual back up (send) or refresh (fetch) started from the keyboard and still running.
-    public var manualRun: SyncScheduler.Work?
+    public var manualRun: SyncWork?
     /// The last manual sync that failed, if none succeeded after it.
     public var manualFailure: Failure?
     /// Why the app opened without a server, until a sync succeeds with an account.
@@ -52,8 +51,7 @@ public struct SyncStatus: Sendable, Equatable {
     /// Whether the server no longer takes this device's session (ended on another device, expired, the
     /// account deleted or disabled), as the last failure says while nothing has succeeded since.
     public var isSignedOutByServer: Bool {
-        guard let scheduler, scheduler.consecutiveFailures > 0 else { return false }
-        return scheduler.lastFailure?.reason?.endsSession ?? false
+        scheduler?.serverEndedSession ?? false
     }
 
     /// A server URL as a person reads it: a Unix socket's path rather than its percent-encoded URL.
@@ -73,17 +71,14 @@ public struct SyncStatus: Sendable, Equatable {
     /// Idle, syncing or error, with the error's message.
     public var phase: Phase {
         if let manualRun { return .syncing(manualRun) }
-        if case .running(let work, _) = scheduler?.decision { return .syncing(work) }
+        if let work = scheduler?.running { return .syncing(work) }
         if let failure = currentFailure { return .error(failure) }
         return .idle
     }
 
     /// The message of the failure that nothing has made good yet.
     private var currentFailure: String? {
-        if let scheduler, scheduler.consecutiveFailures > 0, let failure = scheduler.lastFailure {
-            return SyncProblem.describe(
-                code: failure.code, reason: failure.reason, quota: failure.quota, message: failure.message)
-        }
+        if let failure = scheduler?.unresolvedFailure { return failure }
         let success = lastSuccess ?? .distantPast
         if let manualFailure, manualFailure.date > success { return manualFailure.message }
         // Signed out, the engine "succeeds" at doing nothing: only a success with an account ends the problem.
@@ -101,13 +96,6 @@ public struct SyncStatus: Sendable, Equatable {
     public func decision(at now: Date) -> String {
         guard let scheduler else { return "automatic sync is off" }
         let elapsed = Duration.milliseconds(Int(max(0, now.timeIntervalSince(schedulerStatusDate ?? now)) * 1000))
-        switch scheduler.decision {
-        case .waiting(let work, let delay, let trigger):
-            return SyncScheduler.Decision.waiting(work, in: max(.zero, delay - elapsed), trigger: trigger).description
-        case .deferred(let reason, .some(let retryIn)):
-            return SyncScheduler.Decision.deferred(reason, retryIn: max(.zero, retryIn - elapsed)).description
-        default:
-            return scheduler.decision.description
-        }
+        return scheduler.decision(after: elapsed)
     }
 }

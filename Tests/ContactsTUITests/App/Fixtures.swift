@@ -54,8 +54,9 @@ enum Fixtures {
 
     static var idleStatus: SyncStatus {
         var status = SyncStatus()
-        status.scheduler = SyncScheduler.Status(
-            decision: .idle, lastSuccess: now.addingTimeInterval(-29), pushConnected: true)
+        status.scheduler = SyncSchedule(
+            SyncScheduler.Status(
+                decision: .idle, lastSuccess: now.addingTimeInterval(-29), pushConnected: true))
         status.account = "ada"
         status.server = "http://127.0.0.1:8080"
         return status

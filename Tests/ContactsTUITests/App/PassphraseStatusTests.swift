@@ -1,3 +1,4 @@
+import ContactsStore
 import Foundation
 import SyncCore
 import SyncKit
@@ -17,9 +18,10 @@ struct PassphraseStatusTests {
             date: Fixtures.now, work: .send, code: .notAuthenticated,
             message: "notAuthenticated: the passphrase does not open this account's encrypted data")
         failure.reason = .passphraseRejected
-        status.scheduler = SyncScheduler.Status(
-            decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
-            pushConnected: true, consecutiveFailures: 1)
+        status.scheduler = SyncSchedule(
+            SyncScheduler.Status(
+                decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
+                pushConnected: true, consecutiveFailures: 1))
         status.pendingChanges = 1
         var state = Fixtures.state(width: 100, height: 30)
         state.status = status

@@ -1,3 +1,4 @@
+import ContactsStore
 import Foundation
 import SyncKit
 import Terminal
@@ -23,10 +24,10 @@ struct ReconnectionStatusTests {
     func reconnected() {
         var status = Fixtures.idleStatus
         #expect(pushLine(status) == "Push      connected")
-        status.scheduler?.pushConnected = false
+        status.scheduler?.status.pushConnected = false
         status.reconnectedAt = Fixtures.now.addingTimeInterval(-90)
         #expect(pushLine(status) == "Push      not connected; polling for changes")
-        status.scheduler?.pushConnected = true
+        status.scheduler?.status.pushConnected = true
         #expect(pushLine(status) == "Push      reconnected at 22:11:50")
     }
 

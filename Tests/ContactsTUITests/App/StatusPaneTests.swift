@@ -1,3 +1,4 @@
+import ContactsStore
 import Foundation
 import SyncCore
 import SyncKit
@@ -60,7 +61,7 @@ struct StatusPaneTests {
     @Test("syncing: a long fetch shows how many changes arrived so far")
     func fetching() {
         var status = Self.base
-        status.scheduler?.decision = .running(.fetch, trigger: .push)
+        status.scheduler?.status.decision = .running(.fetch, trigger: .push)
         status.fetchedSoFar = 4200
         #expect(
             pane(status).prefix(3) == [
@@ -82,14 +83,16 @@ struct StatusPaneTests {
     @Test("error: the message, wrapped, the pending count, and the scheduler's offline deferral")
     func offline() {
         var status = Self.base
-        status.scheduler = SyncScheduler.Status(
-            decision: .deferred(.offline(attempt: 3), retryIn: .seconds(8)),
-            lastSuccess: Fixtures.now.addingTimeInterval(-300),
-            lastFailure: SyncScheduler.Failure(
-                date: Fixtures.now, work: .send, code: .networkFailure,
-                message: "networkFailure: could not connect to the server at http://127.0.0.1:8080 (connection refused)"
-            ),
-            pushConnected: false, consecutiveFailures: 3)
+        status.scheduler = SyncSchedule(
+            SyncScheduler.Status(
+                decision: .deferred(.offline(attempt: 3), retryIn: .seconds(8)),
+                lastSuccess: Fixtures.now.addingTimeInterval(-300),
+                lastFailure: SyncScheduler.Failure(
+                    date: Fixtures.now, work: .send, code: .networkFailure,
+                    message:
+                        "networkFailure: could not connect to the server at http://127.0.0.1:8080 (connection refused)"
+                ),
+                pushConnected: false, consecutiveFailures: 3))
         status.pendingChanges = 1
         #expect(
             pane(status) == [
@@ -111,9 +114,10 @@ struct StatusPaneTests {
             date: Fixtures.now, work: .send, code: .notAuthenticated,
             message: "notAuthenticated: this session was ended on another device; sign in again")
         failure.reason = .sessionEnded
-        status.scheduler = SyncScheduler.Status(
-            decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
-            pushConnected: false, consecutiveFailures: 1)
+        status.scheduler = SyncSchedule(
+            SyncScheduler.Status(
+                decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
+                pushConnected: false, consecutiveFailures: 1))
         status.pendingChanges = 2
         let lines = pane(status).joined(separator: "\n")
         #expect(lines.contains("✖ error: signed out: this session was ended on\n"), "\(lines)")
@@ -128,9 +132,10 @@ struct StatusPaneTests {
         var failure = SyncScheduler.Failure(
             date: Fixtures.now, work: .send, code: .quotaExceeded, message: "quotaExceeded: over quota")
         failure.quota = StorageUsage(usedBytes: 1_048_000, limitBytes: 1_000_000)
-        status.scheduler = SyncScheduler.Status(
-            decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
-            pushConnected: true, consecutiveFailures: 1)
+        status.scheduler = SyncSchedule(
+            SyncScheduler.Status(
+                decision: .idle, lastSuccess: Fixtures.now.addingTimeInterval(-300), lastFailure: failure,
+                pushConnected: true, consecutiveFailures: 1))
         status.pendingChanges = 3
         let lines = pane(status).joined(separator: "\n")
         #expect(lines.contains("the server's storage for this"), "\(lines)")
@@ -141,10 +146,10 @@ struct StatusPaneTests {
     @Test("the scheduler's wait counts down between its statuses")
     func countdown() {
         var status = Self.base
-        status.scheduler?.decision = .deferred(.offline(attempt: 2), retryIn: .seconds(8))
+        status.scheduler?.status.decision = .deferred(.offline(attempt: 2), retryIn: .seconds(8))
         status.schedulerStatusDate = Fixtures.now.addingTimeInterval(-3)
         #expect(status.decision(at: Fixtures.now) == "deferred: offline — retry in 5 s (attempt 2)")
-        status.scheduler?.decision = .waiting(.send, in: .milliseconds(500), trigger: .localChanges)
+        status.scheduler?.status.decision = .waiting(.send, in: .milliseconds(500), trigger: .localChanges)
         #expect(status.decision(at: Fixtures.now) == "sending in 0 s (debounce)")
     }
 
@@ -153,18 +158,18 @@ struct StatusPaneTests {
         var status = Self.base
         status.manualFailure = SyncStatus.Failure(date: Fixtures.now, message: "serviceUnavailable: try later")
         #expect(status.phase == .error("serviceUnavailable: try later"))
-        status.scheduler?.lastSuccess = Fixtures.now.addingTimeInterval(1)
+        status.scheduler?.status.lastSuccess = Fixtures.now.addingTimeInterval(1)
         #expect(status.phase == .idle)
     }
 
     @Test("opened without a server: the reason shows until the first sync succeeds; not signed in says so")
     func startupProblem() {
         var status = SyncStatus()
-        status.scheduler = SyncScheduler.Status(decision: .idle)
+        status.scheduler = SyncSchedule(SyncScheduler.Status(decision: .idle))
         status.startupProblem = SyncStatus.Failure(date: Fixtures.now, message: "could not reach the sync server")
         #expect(pane(status).prefix(1) == [" State     ✖ error: could not reach the sync server"])
         #expect(pane(status)[5] == " Account   not signed in: run contacts account signin")
-        status.scheduler?.lastSuccess = Fixtures.now
+        status.scheduler?.status.lastSuccess = Fixtures.now
         #expect(status.phase == .error("could not reach the sync server"), "signed out, a success syncs nothing")
         status.account = "ada"
         #expect(status.phase == .idle)
