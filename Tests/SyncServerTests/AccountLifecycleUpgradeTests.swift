@@ -16,12 +16,9 @@ struct AccountLifecycleUpgradeTests {
     static let token = "token-issued-before-the-upgrade"
 
     /// The rows of the earlier schema, as its server wrote them.
-    private static func earlierRows(postgres: Bool) -> [String] {
+    private static func earlierRows(_ sql: EarlierSchema.Dialect) -> [String] {
         let hash = AuthenticationMiddleware.hash(token: token)
-        let account =
-            postgres
-            ? "INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at) VALUES ('_ada', 'ada', 'ada', 'x', 0)"
-            : "INSERT INTO account (user_record_name, username, password_hash, created_at) VALUES ('_ada', 'ada', 'x', 0)"
+        let account = sql.account("_ada", "ada")
         // Used an hour ago: well inside both lifetimes.
         let used = Date().addingTimeInterval(-3600).millisecondsSince1970
         return [
@@ -33,32 +30,23 @@ struct AccountLifecycleUpgradeTests {
         ]
     }
 
-    @Test("SQLite: a file at schema v7 keeps its sessions signed in")
+    @Test("SQLite: a file at schema 4 keeps its sessions signed in")
     func sqlite() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let earlier = try DatabaseQueue(path: path)
-            try SQLiteRecordStore.migrator.migrate(earlier, upTo: "v7: record hierarchies and record-hierarchy shares")
-            try await earlier.write { db in
-                for statement in Self.earlierRows(postgres: false) { try db.execute(sql: statement) }
-            }
+        try await EarlierSchema.withSQLite(at: 4, rows: Self.earlierRows) { path in
+            try await TestServer.$backend.withValue(.sqlite) { try await check(storagePath: path) }
         }
-        try await TestServer.$backend.withValue(.sqlite) { try await check(storagePath: path) }
     }
 
     @Test(
         "PostgreSQL: a database at schema 4 keeps its sessions signed in",
         .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
     func postgres() async throws {
-        let logger = Logger(label: "upgrade-test")
         let path = "lifecycle-upgrade-\(UUID())"
         let name = TestPostgres.databaseName(for: path)
         try await TestPostgres.createDatabase(name)
         do {
-            try await PostgresEarlierSchema.make(
-                url: try TestPostgres.url(database: name), version: 4, rows: Self.earlierRows(postgres: true),
-                logger: logger)
+            try await EarlierSchema.preparePostgres(
+                url: try TestPostgres.url(database: name), at: 4, rows: Self.earlierRows)
             try await TestServer.$backend.withValue(.postgres) { try await check(storagePath: path) }
             try await TestPostgres.dropDatabase(name)
         } catch {

@@ -9,24 +9,15 @@ import Testing
 @testable import SyncServer
 
 /// A server upgraded to key pairs and participants' shared keys keeps what was stored before: storage at
-/// the schema before them (SQLite v10, PostgreSQL 7) with encryption settings, a keyed zone and a share
+/// the schema before them (version 7) with encryption settings, a keyed zone and a share
 /// whose participant accepted with an own slot is migrated by this server; nothing is lost, the new
 /// columns start empty, and a key pair and a shared key can then be stored.
 @Suite("Upgrades: encryption settings and shares made before key pairs")
 struct KeyPairUpgradeTests {
-    private static func earlierRows(postgres: Bool) -> [String] {
-        let account =
-            postgres
-            ? "INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at, change_seq) VALUES"
-            : "INSERT INTO account (user_record_name, username, password_hash, created_at, change_seq) VALUES"
-        let fold = { (name: String) in postgres ? "'\(name)', " : "" }
-        let no = postgres ? "FALSE" : "0"
-        func blob(_ bytes: [UInt8]) -> String {
-            let hex = bytes.map { String(format: "%02x", $0) }.joined()
-            return postgres ? "'\\x\(hex)'::bytea" : "X'\(hex)'"
-        }
+    private static func earlierRows(_ sql: EarlierSchema.Dialect) -> [String] {
+        let (no, blob) = (sql.no, sql.blob as ([UInt8]) -> String)
         return [
-            "\(account) ('_ada', 'ada', \(fold("ada"))'x', 0, 1), ('_grace', 'grace', \(fold("grace"))'x', 0, 0)",
+            sql.account("_ada", "ada", changeSeq: 1), sql.account("_grace", "grace", changeSeq: 0),
             """
             INSERT INTO encryption_settings
                 (user_record_name, salt, cost_n, block_size_r, parallelism_p, key_version, verifier, created_at)
@@ -50,38 +41,21 @@ struct KeyPairUpgradeTests {
         ]
     }
 
-    @Test("SQLite: a file at schema v10 keeps its settings, keys and slots, and takes a key pair and shared keys")
+    @Test("SQLite: a file at schema 7 keeps its settings, keys and slots, and takes a key pair and shared keys")
     func sqlite() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let earlier = try DatabaseQueue(path: path)
-            try SQLiteRecordStore.migrator.migrate(earlier, upTo: "v10: change-token keys")
-            try await earlier.write { db in
-                for statement in Self.earlierRows(postgres: false) { try db.execute(sql: statement) }
-            }
+        try await EarlierSchema.withSQLite(at: 7, rows: Self.earlierRows) { path in
+            try await check(try SQLiteRecordStore(path: path))
         }
-        try await check(try SQLiteRecordStore(path: path))
     }
 
     @Test(
         "PostgreSQL: a database at schema 7 keeps its settings, keys and slots, and takes a key pair and shared keys",
         .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
     func postgres() async throws {
-        let logger = Logger(label: "upgrade-test")
-        let name = TestPostgres.databaseName(for: "keypair-upgrade-\(UUID())")
-        try await TestPostgres.createDatabase(name)
-        do {
-            let url = try TestPostgres.url(database: name)
-            try await PostgresEarlierSchema.make(
-                url: url, version: 7, rows: Self.earlierRows(postgres: true), logger: logger)
-            let store = try await PostgresRecordStore.connect(url: url, logger: logger)
+        try await EarlierSchema.withPostgres(named: "keypair-upgrade", at: 7, rows: Self.earlierRows) { url in
+            let store = try await PostgresRecordStore.connect(url: url, logger: Logger(label: "upgrade-test"))
             defer { store.close() }
             try await check(store)
-            try await TestPostgres.dropDatabase(name)
-        } catch {
-            try? await TestPostgres.dropDatabase(name)
-            throw error
         }
     }
 

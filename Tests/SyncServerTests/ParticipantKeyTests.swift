@@ -68,7 +68,7 @@ struct ParticipantKeyTests {
     @Test("the public key is in user lookup, in share metadata's owner identity and in GET /v1/account")
     func publicKeyInIdentities() async throws {
         try await withServer { _, anonymous in
-            let people = try await KeyPeople(anonymous)
+            let people = try await SharingPeople.withFamilyZone(anonymous)
             try await people.ada.putSettings(Self.settings)
             try await people.ada.putKeyPair(Self.keyPair(1))
             try await people.grace.putSettings(Self.settings)
@@ -116,7 +116,7 @@ struct ParticipantKeyTests {
     )
     func sharedKeysPerParticipant() async throws {
         try await withServer { _, anonymous in
-            let people = try await KeyPeople(anonymous)
+            let people = try await SharingPeople.withFamilyZone(anonymous)
             let share = try await people.shareFamily(grace: .readWrite, graceKey: Self.key(1, 1), bob: .readOnly)
             #expect(share.participants.map(\.sharedKeyVersion) == [nil, 1, nil])
             try await people.grace.acceptShare(token: share.token, encryptionKey: Self.key(1, 9))
@@ -160,7 +160,7 @@ struct ParticipantKeyTests {
     @Test("accepting again with a key replaces the participant's own slot; without one it stays")
     func acceptAgainReplacesOwnSlot() async throws {
         try await withServer { _, anonymous in
-            let people = try await KeyPeople(anonymous)
+            let people = try await SharingPeople.withFamilyZone(anonymous)
             let share = try await people.shareFamily(grace: .readWrite, graceKey: Self.key(1, 1))
             try await people.grace.acceptShare(token: share.token, encryptionKey: Self.key(1, 5))
             try await people.grace.acceptShare(token: share.token)
@@ -175,7 +175,7 @@ struct ParticipantKeyTests {
     @Test("a stranger, a removed participant and a read-only participant cannot write anyone's keys")
     func whoCannotWriteKeys() async throws {
         try await withServer { _, anonymous in
-            let people = try await KeyPeople(anonymous)
+            let people = try await SharingPeople.withFamilyZone(anonymous)
             try await people.ada.modifyZones(
                 ModifyZonesRequest(saves: [RecordZone(zoneID: familyZone, encryptionKey: Self.key(1, 1))]))
             let share = try await people.shareFamily(
@@ -242,7 +242,7 @@ struct ParticipantKeyTests {
     @Test("hostile sizes are refused with the member named, and nothing is stored")
     func hostileSizes() async throws {
         try await withServer { _, anonymous in
-            let people = try await KeyPeople(anonymous)
+            let people = try await SharingPeople.withFamilyZone(anonymous)
             try await people.ada.putSettings(Self.settings)
             let wrapped = Data(repeating: 1, count: 60).base64EncodedString()
             let badPairs = [
@@ -300,36 +300,17 @@ struct ParticipantKeyTests {
     }
 }
 
-/// Ada, who owns the Family zone; Grace and Bob, whom she shares it with; Eve, a stranger.
-private struct KeyPeople {
-    var ada: TestClient
-    var grace: TestClient
-    var bob: TestClient
-    var eve: TestClient
-    var adaID: String
-    var graceID: String
-    var bobID: String
-
-    init(_ anonymous: TestClient) async throws {
-        ada = try await anonymous.signedUp(username: "ada")
-        grace = try await anonymous.signedUp(username: "grace")
-        bob = try await anonymous.signedUp(username: "bob")
-        eve = try await anonymous.signedUp(username: "eve")
-        ada.deviceID = "ada-laptop"
-        grace.deviceID = "grace-phone"
-        bob.deviceID = "bob-phone"
-        graceID = try await grace.account().userRecordName
-        bobID = try await bob.account().userRecordName
-        adaID = try await ada.account().userRecordName
-        try await ada.saveZones("Family")
+extension SharingPeople {
+    /// The four of ``SharingPeople``, Ada with her Family zone saved.
+    fileprivate static func withFamilyZone(_ anonymous: TestClient) async throws -> SharingPeople {
+        let people = try await SharingPeople(anonymous)
+        try await people.ada.saveZones("Family")
+        return people
     }
-
-    /// Ada's Family zone as her participants name it.
-    var family: RecordZone.ID { RecordZone.ID(zoneName: "Family", ownerName: adaID) }
 
     /// Ada saves the Family share with these people (nil: not in it) and keys for them.
     @discardableResult
-    func shareFamily(
+    fileprivate func shareFamily(
         grace: ShareParticipant.Permission?, graceKey: RecordZone.EncryptionKey? = nil,
         bob: ShareParticipant.Permission? = nil, bobKey: RecordZone.EncryptionKey? = nil
     ) async throws -> Share {

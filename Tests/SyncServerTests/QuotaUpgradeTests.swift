@@ -15,17 +15,9 @@ import Testing
 struct QuotaUpgradeTests {
     /// Rows as the earlier server wrote them: Ada's two zones with records (one deleted record, a
     /// tombstone), Grace's one, and a deleted zone of Ada's. Fields of 11, 25, 7 and 40 bytes.
-    private static func earlierRows(postgres: Bool) -> [String] {
-        let account =
-            postgres
-            ? "INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at, change_seq) VALUES"
-            : "INSERT INTO account (user_record_name, username, password_hash, created_at, change_seq) VALUES"
-        let fold = { (name: String) in postgres ? "'\(name)', " : "" }
-        let (yes, no) = postgres ? ("TRUE", "FALSE") : ("1", "0")
-        func blob(_ text: String) -> String {
-            let hex = text.utf8.map { String(format: "%02x", $0) }.joined()
-            return postgres ? "'\\x\(hex)'::bytea" : "X'\(hex)'"
-        }
+    private static func earlierRows(_ sql: EarlierSchema.Dialect) -> [String] {
+        let (yes, no) = (sql.yes, sql.no)
+        let blob = sql.blob as (String) -> String
         func record(_ owner: String, _ zone: String, _ name: String, _ fields: String, deleted: Bool, seq: Int)
             -> String
         {
@@ -37,7 +29,7 @@ struct QuotaUpgradeTests {
             """
         }
         return [
-            "\(account) ('_ada', 'ada', \(fold("ada"))'x', 0, 6), ('_grace', 'grace', \(fold("grace"))'x', 0, 1)",
+            sql.account("_ada", "ada", changeSeq: 6), sql.account("_grace", "grace", changeSeq: 1),
             """
             INSERT INTO zone (owner, zone_name, incarnation, change_seq, deleted, modified_at) VALUES
                 ('_ada', 'Contacts', 'i1', 4, \(no), 0), ('_ada', 'Notes', 'i2', 5, \(no), 0),
@@ -51,38 +43,22 @@ struct QuotaUpgradeTests {
         ]
     }
 
-    @Test("SQLite: a file at schema v7 opens with each account's usage counted from its records")
+    @Test("SQLite: a file at schema 4 opens with each account's usage counted from its records")
     func sqlite() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let earlier = try DatabaseQueue(path: path)
-            try SQLiteRecordStore.migrator.migrate(earlier, upTo: "v7: record hierarchies and record-hierarchy shares")
-            try await earlier.write { db in
-                for statement in Self.earlierRows(postgres: false) { try db.execute(sql: statement) }
-            }
+        try await EarlierSchema.withSQLite(at: 4, rows: Self.earlierRows) { path in
+            try await check(try SQLiteRecordStore(path: path, defaultQuotaBytes: 1_000))
         }
-        try await check(try SQLiteRecordStore(path: path, defaultQuotaBytes: 1_000))
     }
 
     @Test(
         "PostgreSQL: a database at schema 4 is migrated with each account's usage counted from its records",
         .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
     func postgres() async throws {
-        let logger = Logger(label: "upgrade-test")
-        let name = TestPostgres.databaseName(for: "quota-upgrade-\(UUID())")
-        try await TestPostgres.createDatabase(name)
-        do {
-            let url = try TestPostgres.url(database: name)
-            try await PostgresEarlierSchema.make(
-                url: url, version: 4, rows: Self.earlierRows(postgres: true), logger: logger)
-            let store = try await PostgresRecordStore.connect(url: url, logger: logger, defaultQuotaBytes: 1_000)
+        try await EarlierSchema.withPostgres(named: "quota-upgrade", at: 4, rows: Self.earlierRows) { url in
+            let store = try await PostgresRecordStore.connect(
+                url: url, logger: Logger(label: "upgrade-test"), defaultQuotaBytes: 1_000)
             defer { store.close() }
             try await check(store)
-            try await TestPostgres.dropDatabase(name)
-        } catch {
-            try? await TestPostgres.dropDatabase(name)
-            throw error
         }
     }
 

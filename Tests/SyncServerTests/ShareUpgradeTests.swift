@@ -16,14 +16,9 @@ import Testing
 struct ShareUpgradeTests {
     /// The rows of the earlier schema, as its server wrote them (`deleted` and booleans as each
     /// backend stores them).
-    private static func earlierRows(postgres: Bool) -> [String] {
-        let account =
-            postgres
-            ? "INSERT INTO account (user_record_name, username, username_folded, password_hash, created_at, change_seq) VALUES"
-            : "INSERT INTO account (user_record_name, username, password_hash, created_at, change_seq) VALUES"
-        let fold = { (name: String) in postgres ? "'\(name)', " : "" }
-        return [
-            "\(account) ('_ada', 'ada', \(fold("ada"))'x', 0, 3), ('_grace', 'grace', \(fold("grace"))'x', 0, 0)",
+    private static func earlierRows(_ sql: EarlierSchema.Dialect) -> [String] {
+        [
+            sql.account("_ada", "ada", changeSeq: 3), sql.account("_grace", "grace", changeSeq: 0),
             """
             INSERT INTO zone (owner, zone_name, incarnation, change_seq, deleted, modified_at)
             VALUES ('_ada', 'Family', 'i1', 3, FALSE, 0)
@@ -40,42 +35,22 @@ struct ShareUpgradeTests {
         ]
     }
 
-    @Test("SQLite: a file at schema v6 opens with its share, and takes record shares too")
+    @Test("SQLite: a file at schema 3 opens with its share, and takes record shares too")
     func sqlite() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let earlier = try DatabaseQueue(path: path)
-            try SQLiteRecordStore.migrator.migrate(earlier, upTo: "v6: record.writer")
-            try await earlier.write { db in
-                for statement in Self.earlierRows(postgres: false) { try db.execute(sql: statement) }
-            }
+        try await EarlierSchema.withSQLite(at: 3, rows: Self.earlierRows) { path in
+            try await check(try SQLiteRecordStore(path: path))
         }
-        try await check(try SQLiteRecordStore(path: path))
     }
 
     @Test(
         "PostgreSQL: a database at schema 3 is migrated with its share, and takes record shares too",
         .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
     func postgres() async throws {
-        let logger = Logger(label: "upgrade-test")
-        let name = TestPostgres.databaseName(for: "upgrade-\(UUID())")
-        try await TestPostgres.createDatabase(name)
-        do {
-            try await migrateEarlierAndCheck(url: try TestPostgres.url(database: name), logger: logger)
-            try await TestPostgres.dropDatabase(name)
-        } catch {
-            try? await TestPostgres.dropDatabase(name)
-            throw error
+        try await EarlierSchema.withPostgres(named: "share-upgrade", at: 3, rows: Self.earlierRows) { url in
+            let store = try await PostgresRecordStore.connect(url: url, logger: Logger(label: "upgrade-test"))
+            defer { store.close() }
+            try await check(store)
         }
-    }
-
-    private func migrateEarlierAndCheck(url: String, logger: Logger) async throws {
-        try await PostgresEarlierSchema.make(
-            url: url, version: 3, rows: Self.earlierRows(postgres: true), logger: logger)
-        let store = try await PostgresRecordStore.connect(url: url, logger: logger)
-        defer { store.close() }
-        try await check(store)
     }
 
     private func check(_ store: any RecordStore) async throws {

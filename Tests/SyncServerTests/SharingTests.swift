@@ -4,39 +4,12 @@ import SyncServer
 import SyncTesting
 import Testing
 
-/// Ada, who owns the zones; Grace and Bob, whom she shares with; Eve, a stranger.
-private struct People {
-    var ada: TestClient
-    var grace: TestClient
-    var bob: TestClient
-    var eve: TestClient
-    var adaID: String
-    var graceID: String
-    var bobID: String
-
-    init(_ anonymous: TestClient) async throws {
-        ada = try await anonymous.signedUp(username: "ada")
-        grace = try await anonymous.signedUp(username: "grace")
-        bob = try await anonymous.signedUp(username: "bob")
-        eve = try await anonymous.signedUp(username: "eve")
-        ada.deviceID = "ada-laptop"
-        grace.deviceID = "grace-phone"
-        bob.deviceID = "bob-phone"
-        adaID = try await ada.account().userRecordName
-        graceID = try await grace.account().userRecordName
-        bobID = try await bob.account().userRecordName
-    }
-
-    /// Ada's Family zone as her participants name it.
-    var family: RecordZone.ID { RecordZone.ID(zoneName: "Family", ownerName: adaID) }
-}
-
 private let familyZone = RecordZone.ID(zoneName: "Family")
 
 @Suite("Sharing a zone: invitations, participants, the shared database", .onEveryBackend)
 struct SharingTests {
     /// Ada has a Family zone (shared below) with one contact, and a Private zone she never shares.
-    private func setUp(_ people: People) async throws {
+    private func setUp(_ people: SharingPeople) async throws {
         try await people.ada.saveZones("Family", "Private")
         try await people.ada.save([
             contact("Alan", zone: familyZone), contact("Secret", zone: RecordZone.ID(zoneName: "Private")),
@@ -44,7 +17,8 @@ struct SharingTests {
     }
 
     private func share(
-        _ people: People, grace: ShareParticipant.Permission? = .readWrite, bob: ShareParticipant.Permission? = nil,
+        _ people: SharingPeople, grace: ShareParticipant.Permission? = .readWrite,
+        bob: ShareParticipant.Permission? = nil,
         publicPermission: ShareParticipant.Permission = .none
     ) async throws -> Share {
         var invitees: [SaveShareRequest.Invitee] = []
@@ -57,7 +31,7 @@ struct SharingTests {
     @Test("Ada shares a zone with Grace, who accepts it: it appears in her shared database and edits go both ways")
     func shareAndAccept() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let lookup = try await people.ada.lookupUsers(["grace", "nobody"])
             #expect(lookup.users.map(\.userRecordName) == [people.graceID])
@@ -113,7 +87,7 @@ struct SharingTests {
     @Test("a read-only participant reads everything and changes nothing")
     func readOnly() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people, grace: .readOnly)
             try await people.grace.acceptShare(token: share.token)
@@ -138,7 +112,7 @@ struct SharingTests {
     @Test("a participant who leaves, or whom the owner removes, loses the zone: a deletion they fetch, then nothing")
     func leaveAndRemove() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people, bob: .readWrite)
             try await people.grace.acceptShare(token: share.token)
@@ -182,7 +156,7 @@ struct SharingTests {
     @Test("the owner deletes the share: every participant loses the zone, the owner keeps it, the URL opens nothing")
     func ownerDeletesShare() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people, bob: .readOnly)
             try await people.grace.acceptShare(token: share.token)
@@ -209,7 +183,7 @@ struct SharingTests {
     @Test("deleting the shared zone takes it from every participant")
     func ownerDeletesZone() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people)
             try await people.grace.acceptShare(token: share.token)
@@ -230,7 +204,7 @@ struct SharingTests {
     @Test("a stranger, with a guessed or a real URL, gets nothing: the same answer as for no share at all")
     func stranger() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people)
             let guessed = String(repeating: "A", count: 22)
@@ -252,7 +226,7 @@ struct SharingTests {
     @Test("a link share lets anyone with the URL join as a public user, with the public permission")
     func publicLink() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people, grace: nil, publicPermission: .readOnly)
             let metadata = try await people.eve.shareMetadata(token: share.token)
@@ -271,7 +245,7 @@ struct SharingTests {
     @Test("bad share requests are refused whole, with what to do")
     func badRequests() async throws {
         try await withServer { _, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             func refusal(_ request: SaveShareRequest) async -> SyncError? {
                 await syncError { _ = try await people.ada.saveShare(request) }
@@ -333,7 +307,7 @@ struct SharingTests {
     @Test("push: participants hear of the owner's writes and of each other's; the owner hears of theirs")
     func push() async throws {
         try await withServer(transport: .loopback) { server, anonymous in
-            let people = try await People(anonymous)
+            let people = try await SharingPeople(anonymous)
             try await setUp(people)
             let share = try await share(people, bob: .readWrite)
             try await people.grace.acceptShare(token: share.token)
