@@ -20,64 +20,64 @@ struct AccountLifecycleCommandTests {
                 var program = ContactsProgram(dataDirectory: directory)
                 program.environment["CONTACTS_PASSWORD"] = "correct horse battery"
                 program.environment["CONTACTS_PASSPHRASE"] = "orbit maple quiet lantern"
-                let url = server.baseURL
-                func run(_ device: String, _ arguments: [String]) async throws -> ContactsProgram.Outcome {
-                    try await program.run(["--server", url, "--device", device] + arguments)
-                }
-                #expect(try await run("desk", ["account", "signup", "--username", "ada"]).status == 0)
-                #expect(try await run("laptop", ["account", "signin", "--username", "ada"]).status == 0)
+                program.server = server.baseURL
+                #expect(try await program.run(on: "desk", ["account", "signup", "--username", "ada"]).status == 0)
+                #expect(try await program.run(on: "laptop", ["account", "signin", "--username", "ada"]).status == 0)
 
-                let listed = try await run("desk", ["account", "sessions"])
+                let listed = try await program.run(on: "desk", ["account", "sessions"])
                 #expect(listed.status == 0, "\(listed.error)")
                 #expect(listed.output.contains("laptop on "), "the laptop's label: \(listed.output)")
                 #expect(listed.output.contains("* "), "this device is marked: \(listed.output)")
-                let json = try await run("desk", ["account", "sessions", "--json"])
+                let json = try await program.run(on: "desk", ["account", "sessions", "--json"])
                 let sessions = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
                 #expect(sessions?.count == 2)
                 let laptop = try #require(sessions?.first { ($0["label"] as? String)?.hasPrefix("laptop") == true })
                 let laptopID = try #require(laptop["id"] as? String)
 
-                let unknown = try await run("desk", ["account", "revoke", "0123456789abcdef0123456789abcdef"])
+                let unknown = try await program.run(
+                    on: "desk", ["account", "revoke", "0123456789abcdef0123456789abcdef"])
                 #expect(unknown.status != 0 && unknown.error.contains("no session"), "\(unknown.error)")
-                let revoked = try await run("desk", ["account", "revoke", laptopID])
+                let revoked = try await program.run(on: "desk", ["account", "revoke", laptopID])
                 #expect(revoked.status == 0, "\(revoked.error)")
 
                 // The laptop edits offline-safe: saved, not sent, and it says why and what to do.
-                let added = try await run("laptop", ["add", "--name", "Grace Hopper"])
+                let added = try await program.run(on: "laptop", ["add", "--name", "Grace Hopper"])
                 #expect(added.status == 0, "\(added.error)")
                 #expect(
                     added.error.contains("signed out: this session was ended on another device"), "\(added.error)")
                 #expect(added.error.contains("contacts account signin"), "\(added.error)")
-                let synced = try await run("laptop", ["sync"])
+                let synced = try await program.run(on: "laptop", ["sync"])
                 #expect(synced.status != 0)
                 #expect(synced.error.contains("ended on another device"), "\(synced.error)")
-                let kept = try await run("laptop", ["list"])
+                let kept = try await program.run(on: "laptop", ["list"])
                 #expect(kept.output.contains("Grace Hopper"), "the edit stays: \(kept.output)")
 
                 // Signed in again, the laptop sends what it kept.
-                let again = try await run("laptop", ["account", "signin", "--username", "ada"])
+                let again = try await program.run(on: "laptop", ["account", "signin", "--username", "ada"])
                 #expect(again.status == 0, "\(again.error)")
-                #expect(try await run("desk", ["sync"]).status == 0)
-                #expect(try await run("desk", ["list"]).output.contains("Grace Hopper"))
+                #expect(try await program.run(on: "desk", ["sync"]).status == 0)
+                #expect(try await program.run(on: "desk", ["list"]).output.contains("Grace Hopper"))
 
                 // A password change signs every other device out; the desk stays in.
                 program.environment["CONTACTS_NEW_PASSWORD"] = "a new and longer password"
-                let changed = try await run("desk", ["account", "change-password"])
+                let changed = try await program.run(on: "desk", ["account", "change-password"])
                 #expect(changed.status == 0, "\(changed.error)")
-                let laptopAfter = try await run("laptop", ["sync"])
+                let laptopAfter = try await program.run(on: "laptop", ["sync"])
                 #expect(laptopAfter.status != 0 && laptopAfter.error.contains("ended on another device"))
-                #expect(try await run("desk", ["sync"]).status == 0)
-                let oldPassword = try await run("laptop", ["account", "signin", "--username", "ada"])
+                #expect(try await program.run(on: "desk", ["sync"]).status == 0)
+                let oldPassword = try await program.run(on: "laptop", ["account", "signin", "--username", "ada"])
                 #expect(oldPassword.status != 0, "the old password no longer signs in")
 
                 // Deleting needs --yes; then every device of the account is refused.
-                let unconfirmed = try await run("desk", ["account", "delete"])
+                let unconfirmed = try await program.run(on: "desk", ["account", "delete"])
                 #expect(unconfirmed.status != 0 && unconfirmed.error.contains("--yes"), "\(unconfirmed.error)")
                 program.environment["CONTACTS_PASSWORD"] = "a new and longer password"
-                let deleted = try await run("desk", ["account", "delete", "--yes"])
+                let deleted = try await program.run(on: "desk", ["account", "delete", "--yes"])
                 #expect(deleted.status == 0, "\(deleted.error)")
-                #expect(try await run("desk", ["list"]).output.contains("Grace Hopper"), "the desk keeps its contacts")
-                let signin = try await run("laptop", ["account", "signin", "--username", "ada"])
+                #expect(
+                    try await program.run(on: "desk", ["list"]).output.contains("Grace Hopper"),
+                    "the desk keeps its contacts")
+                let signin = try await program.run(on: "laptop", ["account", "signin", "--username", "ada"])
                 #expect(signin.status != 0, "the account is gone: \(signin.output)")
             }
         }

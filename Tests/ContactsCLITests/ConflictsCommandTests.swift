@@ -15,7 +15,7 @@ struct ConflictsCommandTests {
             let program = ContactsProgram(dataDirectory: directory)
             defer { program.stopLocalServer() }
             func run(_ device: String, _ arguments: [String]) async throws -> ContactsProgram.Outcome {
-                let result = try await program.run(["--device", device] + arguments)
+                let result = try await program.run(on: device, arguments)
                 #expect(result.status == 0, "\(device) \(arguments): \(result.error)")
                 return result
             }

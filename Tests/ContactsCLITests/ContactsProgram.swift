@@ -17,6 +17,8 @@ struct ContactsProgram {
 
     let dataDirectory: String
     var environment: [String: String] = [:]
+    /// The server every ``run(on:_:)`` names (`--server`); the local one when nil.
+    var server: String?
 
     typealias Outcome = ChildProcess.Outcome
 
@@ -24,6 +26,12 @@ struct ContactsProgram {
     func run(_ arguments: [String], input: String? = nil) async throws -> Outcome {
         try await ChildProcess.run(
             [Self.path, "--data-dir", dataDirectory] + arguments, environment: environment, input: input)
+    }
+
+    /// Runs the program as the device `device` (`--device`), on ``server`` when it is set.
+    @discardableResult
+    func run(on device: String, _ arguments: [String], input: String? = nil) async throws -> Outcome {
+        try await run((server.map { ["--server", $0] } ?? []) + ["--device", device] + arguments, input: input)
     }
 
     /// Stops the local server the program started in the background, if any, and waits until it is gone.
