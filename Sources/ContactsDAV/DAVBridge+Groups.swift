@@ -42,11 +42,11 @@ extension DAVBridge {
     /// The book made ready for a client of `style`: for one of group cards, its cards brought up to date
     /// with its contacts' groups.
     func prepare(_ book: AddressBook, for style: GroupStyle) throws {
-        if style == .cards { try device.refreshGroupCards(in: book.zoneID) }
+        if style == .cards { try device.interchange.refreshGroupCards(in: book.zoneID) }
     }
 
     /// The group cards a client of `style` is not shown (none for a client of group cards).
     func hiddenIDs(in book: AddressBook, for style: GroupStyle) throws -> Set<UUID> {
-        style == .cards ? [] : try device.changeLog.groupCardIDs(in: book.zoneID)
+        style == .cards ? [] : try device.interchange.changeLog.groupCardIDs(in: book.zoneID)
     }
 }

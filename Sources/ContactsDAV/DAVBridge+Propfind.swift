@@ -74,20 +74,20 @@ extension DAVBridge {
             targets = [.home(book)]
             if depth == .one {
                 try prepare(book, for: style)
-                targets.append(.book(book, latest: try device.changeLog.latestChange(in: book.zoneID)))
+                targets.append(.book(book, latest: try device.interchange.changeLog.latestChange(in: book.zoneID)))
             }
         case .home(nil):
             targets = [.home(nil)]
             if depth == .one {
                 for book in try device.reader.books() {
                     try prepare(book, for: style)
-                    targets.append(.book(book, latest: try device.changeLog.latestChange(in: book.zoneID)))
+                    targets.append(.book(book, latest: try device.interchange.changeLog.latestChange(in: book.zoneID)))
                 }
             }
         case .book(let segment):
             let book = try book(segment)
             try prepare(book, for: style)
-            let bookTarget = Target.book(book, latest: try device.changeLog.latestChange(in: book.zoneID))
+            let bookTarget = Target.book(book, latest: try device.interchange.changeLog.latestChange(in: book.zoneID))
             if depth == .one {
                 return listing(of: book, bookTarget, asked, version: Self.version(request), style: style)
             }
@@ -95,7 +95,7 @@ extension DAVBridge {
         case .resource(let segment, let name):
             let book = try book(segment)
             try prepare(book, for: style)
-            guard let member = try device.changeLog.member(named: name, in: book.zoneID), member.present,
+            guard let member = try device.interchange.changeLog.member(named: name, in: book.zoneID), member.present,
                 try !hiddenIDs(in: book, for: style).contains(member.id)
             else {
                 throw DAVError(.notFound, "no contact is at \(path.path)")
@@ -131,9 +131,9 @@ extension DAVBridge {
                 for member in members { write(.member(book, member, card: cards[member.id]), asked, into: &xml) }
                 try await writer.write(ByteBuffer(string: xml.take()))
             }
-            try await device.changeLog.forEachPageOfMembers(
+            try await device.interchange.changeLog.forEachPageOfMembers(
                 of: book.zoneID, pageSize: limits.listingPageSize, page)
-            if style == .cards { try await page(try device.changeLog.groupCardMembers(of: book.zoneID)) }
+            if style == .cards { try await page(try device.interchange.changeLog.groupCardMembers(of: book.zoneID)) }
             xml.end()
             try await writer.write(ByteBuffer(string: xml.take()))
             try await writer.finish(nil)
@@ -202,12 +202,13 @@ extension DAVBridge {
     func cardTexts(_ members: [LoggedMember], in book: AddressBook, version: VCard.Version, style: GroupStyle)
         async throws -> [UUID: String]
     {
-        let groupCards = style == .cards ? try device.changeLog.groupCards(members.map(\.id), in: book.zoneID) : [:]
+        let groupCards =
+            style == .cards ? try device.interchange.changeLog.groupCards(members.map(\.id), in: book.zoneID) : [:]
         // Each looked up by its ID, in one read: a page of a first download in a book of a million.
-        let contacts = try device.changeLog.contacts(members.map(\.id).filter { groupCards[$0] == nil })
+        let contacts = try device.interchange.changeLog.contacts(members.map(\.id).filter { groupCards[$0] == nil })
         let cards: [VCard]
         do {
-            cards = try await device.vCardsWithPhotos(contacts, version: version)
+            cards = try await device.interchange.vCardsWithPhotos(contacts, version: version)
         } catch {
             // Served without the photo, a client that writes the card back would remove it.
             throw DAVError(

@@ -64,7 +64,8 @@ extension DAVBridge {
             return name
         }
         // One answer for each name that is a card of this book, in their order.
-        var looked = try device.changeLog.members(named: names.compactMap { $0 }, in: book.zoneID).makeIterator()
+        var looked = try device.interchange.changeLog.members(named: names.compactMap { $0 }, in: book.zoneID)
+            .makeIterator()
         let hidden = try hiddenIDs(in: book, for: style)
         var found: [LoggedMember] = []
         var missing: [String] = []
@@ -105,7 +106,7 @@ extension DAVBridge {
         let cap = min(limit ?? .max, limits.queryResultLimit)
         var matching: [LoggedMember]
         if filter.propertyFilters.isEmpty {
-            matching = try device.changeLog.members(of: book.zoneID, limit: cap < .max ? cap + 1 : nil)
+            matching = try device.interchange.changeLog.members(of: book.zoneID, limit: cap < .max ? cap + 1 : nil)
         } else {
             // The book's contacts one at a time, until one more than the page matches.
             var ids: [UUID] = []
@@ -113,7 +114,7 @@ extension DAVBridge {
                 if filter.matches(contact.vCard(version: version)) { ids.append(contact.id) }
                 return ids.count <= cap
             }
-            matching = try device.changeLog.members(ids, in: book.zoneID).compactMap { $0 }
+            matching = try device.interchange.changeLog.members(ids, in: book.zoneID).compactMap { $0 }
         }
         let truncated = matching.count > cap
         if truncated { matching.removeLast(matching.count - cap) }
@@ -140,7 +141,7 @@ extension DAVBridge {
     ) async throws -> Response {
         let tokenText =
             body.child(Namespace.dav, "sync-token")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        let latest = try device.changeLog.latestChange(in: book.zoneID)
+        let latest = try device.interchange.changeLog.latestChange(in: book.zoneID)
         let after: Int64
         if tokenText.isEmpty {
             after = 0
@@ -164,7 +165,7 @@ extension DAVBridge {
         }), nresults > 0 {
             page = min(page, nresults)
         }
-        var changes = try device.changeLog.changes(in: book.zoneID, after: after, limit: page + 1)
+        var changes = try device.interchange.changeLog.changes(in: book.zoneID, after: after, limit: page + 1)
         let truncated = changes.count > page
         if truncated { changes.removeLast() }
         let token = truncated ? changes.last?.change ?? after : latest

@@ -26,7 +26,7 @@ extension DAVBridge {
         let book = try book(segment)
         let style = groupStyle(request)
         try prepare(book, for: style)
-        guard let member = try device.changeLog.member(named: name, in: book.zoneID), member.present,
+        guard let member = try device.interchange.changeLog.member(named: name, in: book.zoneID), member.present,
             try !hiddenIDs(in: book, for: style).contains(member.id)
         else {
             throw DAVError(.notFound, "no contact is at \(path.path)")
@@ -67,11 +67,12 @@ extension DAVBridge {
         if let group = ContactGroupCard(vCard: card) {
             // A group, from any client: never a contact named like the group. No ETag: the card is made
             // from the members (RFC 6352 §6.3.2.3).
-            let (_, created) = try device.putGroupCard(group, named: name, in: book.zoneID, condition: condition)
+            let (_, created) = try device.interchange.putGroupCard(
+                group, named: name, in: book.zoneID, condition: condition)
             onWrite()
             return Response(status: created ? .created : .noContent)
         }
-        let (member, created) = try device.putResource(
+        let (member, created) = try device.interchange.putResource(
             card, named: name, in: book.zoneID, condition: condition, groupsAsCards: style == .cards)
         onWrite()
         var headers = HTTPFields()
@@ -84,7 +85,7 @@ extension DAVBridge {
     /// Whether the card stored for `member` is `sent`: the same properties, in any order, written the same
     /// (the photo aside, which is kept as sent, and `CATEGORIES` for a client of group cards).
     private func storesAsSent(_ sent: VCard, _ member: LoggedMember, _ style: GroupStyle) throws -> Bool {
-        guard let contact = try device.changeLog.contacts([member.id]).first else { return false }
+        guard let contact = try device.interchange.changeLog.contacts([member.id]).first else { return false }
         func lines(_ card: VCard) -> [String] {
             card.properties.filter { $0.name != "PHOTO" && !(style == .cards && $0.name == "CATEGORIES") }
                 .map(VCardSerializer.contentLine).sorted()
@@ -98,8 +99,8 @@ extension DAVBridge {
         }
         let book = try writableBook(segment)
         let condition = try condition(request)
-        if try !device.deleteGroupCard(named: name, in: book.zoneID, condition: condition) {
-            try device.deleteResource(named: name, in: book.zoneID, condition: condition)
+        if try !device.interchange.deleteGroupCard(named: name, in: book.zoneID, condition: condition) {
+            try device.interchange.deleteResource(named: name, in: book.zoneID, condition: condition)
         }
         onWrite()
         return Response(status: .noContent)

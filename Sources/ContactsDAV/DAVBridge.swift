@@ -55,8 +55,8 @@ public struct DAVBridge: Sendable {
         self.logger = logger
         self.groupCards = groupCards
         sender = sendsWritesAtOnce ? ImmediateSend(device: device) : nil
-        epoch = try device.startChangeLog()
-        try device.startGroupCards()
+        epoch = try device.interchange.startChangeLog()
+        try device.interchange.startGroupCards()
     }
 
     /// Waits for the send of the clients' last writes, if one is under way.

@@ -57,7 +57,7 @@ public final class ServerProcess: Sendable {
     /// benchmark's reference server, say), with a throw-away directory of its own, and waits for that line.
     /// - Parameter command: the program and its arguments, given the directory.
     public static func start(named name: String, command: (URL) -> [String]) async throws -> ServerProcess {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID())")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path(name))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("server.log").path
         let process = try ChildProcess(command(directory), output: .file(log))

@@ -143,8 +143,7 @@ public final class TestServer: Sendable {
     ) async throws -> TestServer {
         let path =
             storagePath
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("sync-test-\(UUID().uuidString).sqlite")
-            .path
+            ?? TemporaryFiles.path("sync-test", extension: "sqlite")
         var logger = Logger(label: "test-server")
         logger.logLevel =
             ProcessInfo.processInfo.environment["SYNC_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical

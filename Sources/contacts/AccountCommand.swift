@@ -40,7 +40,7 @@ struct AccountCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: true)
             if creatingAccount {
                 let passphrase = try Secret.passphrase(generateIfEmpty: true)
-                try await device.signUp(username: username, password: password, passphrase: passphrase.text)
+                try await device.account.signUp(username: username, password: password, passphrase: passphrase.text)
                 print("signed up and signed in as \(username)")
                 if passphrase.generated {
                     warn(
@@ -50,7 +50,7 @@ struct AccountCommand: AsyncParsableCommand {
                 }
             } else {
                 let passphrase = try Secret.passphrase(generateIfEmpty: false)
-                try await device.signIn(username: username, password: password, passphrase: passphrase.text)
+                try await device.account.signIn(username: username, password: password, passphrase: passphrase.text)
                 print("signed in as \(username)")
             }
             await Session.syncAfterEdit(device)
@@ -94,7 +94,7 @@ struct AccountCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: false)
             let username = try device.reader.setting(.username) ?? "the same account"
-            try await device.signOut()
+            try await device.account.signOut()
             print("signed out; the passphrase and keys were removed from this device")
             let pending = try device.reader.pendingCount()
             warn(
@@ -115,7 +115,7 @@ struct AccountCommand: AsyncParsableCommand {
                     "signed in as \(try device.reader.setting(.username) ?? "?") on \(try device.reader.setting(.serverURL) ?? "?")"
                 )
                 print(
-                    try device.passphrase() == nil
+                    try device.account.passphrase() == nil
                         ? "no passphrase on this device: `contacts account passphrase --set` gives it one"
                         : "contacts encrypted with the account's passphrase (`contacts account passphrase` shows it)")
             } else {
@@ -141,12 +141,12 @@ struct AccountCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: set)
             guard device.isSignedIn else { throw CommandFailure("not signed in; `contacts account signin` first") }
             if set {
-                try await device.setPassphrase(try Secret.passphrase(generateIfEmpty: false).text)
+                try await device.account.setPassphrase(try Secret.passphrase(generateIfEmpty: false).text)
                 warn("passphrase checked and saved on this device")
                 await Session.syncAfterEdit(device)
                 return
             }
-            guard let passphrase = try device.passphrase() else {
+            guard let passphrase = try device.account.passphrase() else {
                 throw CommandFailure(
                     "this device has no passphrase; `contacts account passphrase` on a device that has one shows it, and `contacts account passphrase --set` gives it to this one"
                 )
@@ -187,7 +187,7 @@ struct AccountCommand: AsyncParsableCommand {
                 guard readLine() == "reset" else { throw CommandFailure("nothing was changed") }
             }
             let passphrase = try Secret.passphrase(generateIfEmpty: true)
-            try await device.resetEncryptedData(passphrase: passphrase.text)
+            try await device.account.resetEncryptedData(passphrase: passphrase.text)
             if global.server == nil {
                 try Session.localServer(global.dataDirectory)
                     .setAccountPassphrase(passphrase.text)

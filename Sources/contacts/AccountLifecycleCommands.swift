@@ -53,7 +53,7 @@ extension AccountCommand {
                 guard again == new else { throw CommandFailure("the two new passwords differ; nothing was changed") }
             }
             do {
-                try await device.changePassword(from: old, to: new)
+                try await device.account.changePassword(from: old, to: new)
             } catch let error as SyncError {
                 throw CommandFailure("the password was not changed: \(CLIWords.say(error))")
             }
@@ -72,7 +72,7 @@ extension AccountCommand {
 
         func run() async throws {
             let device = try await signedInDevice(global)
-            let sessions = try await device.sessions()
+            let sessions = try await device.account.sessions()
             if json {
                 print(try ContactJSON.encode(sessions))
                 return
@@ -116,12 +116,12 @@ extension AccountCommand {
         func run() async throws {
             let device = try await signedInDevice(global)
             if allOthers {
-                let ended = try await device.endOtherSessions()
+                let ended = try await device.account.endOtherSessions()
                 print("ended \(ended) other session(s)")
                 return
             }
             do {
-                try await device.endSession(id: id!)
+                try await device.account.endSession(id: id!)
             } catch let error as SyncError where error.code == .unknownItem {
                 throw CommandFailure(
                     "no session \(id!.terminalSafe) on this account; `contacts account sessions` lists them")
@@ -155,7 +155,7 @@ extension AccountCommand {
             let username = try device.reader.setting(.username) ?? "the account"
             let password = try currentPassword(global)
             do {
-                try await device.deleteAccount(password: password)
+                try await device.account.deleteAccount(password: password)
             } catch let error as SyncError {
                 throw CommandFailure("the account was not deleted: \(CLIWords.say(error))")
             }

@@ -53,7 +53,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: edit.syncs)
-            let book = try device.createBook(named: name)
+            let book = try device.books.createBook(named: name)
             print("created \"\(book.name.terminalSafe)\"")
             await edit.syncAfterEdit(device)
         }
@@ -70,7 +70,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: edit.syncs)
-            let book = try device.renameBook(try device.reader.resolveBook(name), to: newName)
+            let book = try device.books.renameBook(try device.reader.resolveBook(name), to: newName)
             print("renamed to \"\(book.name.terminalSafe)\"")
             await edit.syncAfterEdit(device)
         }
@@ -94,7 +94,7 @@ struct BookCommand: AsyncParsableCommand {
                     "deleting \"\(book.name.terminalSafe)\" deletes its \(count) contact(s) on every device and for everyone it is shared with: run again with --yes to confirm"
                 )
             }
-            try device.deleteBook(book)
+            try device.books.deleteBook(book)
             print("deleted \"\(book.name.terminalSafe)\" and its \(count) contact(s)")
             await edit.syncAfterEdit(device)
         }
@@ -118,7 +118,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
             let book = try device.reader.resolveBook(name)
-            let invitation = try await device.shareBook(book, with: with, readOnly: readOnly)
+            let invitation = try await device.books.shareBook(book, with: with, readOnly: readOnly)
             warn(
                 "shared \"\(book.name.terminalSafe)\" with \(with.terminalSafe) (\(readOnly ? "read-only" : "read-write")); they accept it with: contacts book accept INVITATION"
             )
@@ -135,7 +135,7 @@ struct BookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
-            let book = try await device.acceptInvitation(invitation)
+            let book = try await device.books.acceptInvitation(invitation)
             let count = try device.reader.bookCounts()[book.zoneID] ?? 0
             print(
                 "accepted \"\(book.name.terminalSafe)\" from \(book.ownerText) (\(book.accessText), \(contactCount(count)))"
@@ -183,7 +183,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
             let book = try device.reader.resolveBook(name)
-            try await device.unshareBook(book, from: account)
+            try await device.books.unshareBook(book, from: account)
             print("\"\(book.name.terminalSafe)\" is no longer shared with \(account.terminalSafe)")
         }
     }
@@ -203,7 +203,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
             let book = try device.reader.resolveBook(name)
-            let version = try await device.rotateBookKey(book)
+            let version = try await device.books.rotateBookKey(book)
             print("\"\(book.name.terminalSafe)\" has a new key (version \(version))")
         }
     }
@@ -219,7 +219,7 @@ struct BookCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: edit.syncs)
             let book = try device.reader.resolveBook(name)
-            try device.leaveBook(book)
+            try device.books.leaveBook(book)
             print("left \"\(book.name.terminalSafe)\"")
             await edit.syncAfterEdit(device)
         }

@@ -32,7 +32,7 @@ extension AccountCommand {
             guard device.isSignedIn else { throw CommandFailure("not signed in; `contacts account signin` first") }
             let new = try Self.newPassphrase()
             do {
-                try await device.changePassphrase(to: new.text)
+                try await device.account.changePassphrase(to: new.text)
             } catch let error as SyncError {
                 throw CommandFailure("the passphrase was not changed: \(CLIWords.say(error))")
             }

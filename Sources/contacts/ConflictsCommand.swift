@@ -63,7 +63,7 @@ struct ConflictsCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: edit.syncs)
             let entry = try device.reader.resolveConflict(id)
-            let contact = try device.restoreConflict(entry.id)
+            let contact = try device.contacts.restoreConflict(entry.id)
             let value = entry.lost.value.text.isEmpty ? "(empty)" : entry.lost.value.text.terminalSafe
             print("Restored \(contact.name.terminalSafe)'s \(entry.fieldName): \(value)")
             await edit.syncAfterEdit(device)
@@ -81,7 +81,7 @@ struct ConflictsCommand: AsyncParsableCommand {
         func run() async throws {
             let device = try await Session.open(global, needsServer: edit.syncs)
             let entry = try device.reader.resolveConflict(id)
-            try device.dismissConflict(entry.id)
+            try device.contacts.dismissConflict(entry.id)
             print("Dismissed the conflict over \(entry.contactName.terminalSafe)'s \(entry.fieldName).")
             await edit.syncAfterEdit(device)
         }

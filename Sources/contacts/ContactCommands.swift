@@ -206,7 +206,7 @@ struct AddCommand: AsyncParsableCommand {
         // Check before anything opens or starts: bad input changes nothing.
         try ContactValidation.validate(contact)
         let device = try await Session.open(global, needsServer: edit.syncs)
-        let saved = try device.add(contact, to: try book.map { try device.reader.resolveBook($0).zoneID })
+        let saved = try device.contacts.add(contact, to: try book.map { try device.reader.resolveBook($0).zoneID })
         print(saved.id.uuidString)
         await edit.syncAfterEdit(device)
     }
@@ -263,7 +263,7 @@ struct EditCommand: AsyncParsableCommand {
         if clearPhones { contact.phones = [] }
         if clearGroups { contact.groups = [] }
         fields.apply(to: &contact, replaceLists: false)
-        try device.update(contact)
+        try device.contacts.update(contact)
         print(contact.id.uuidString)
         await edit.syncAfterEdit(device)
     }
@@ -280,7 +280,7 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try await Session.open(global, needsServer: edit.syncs)
         let resolved = try device.reader.resolve(id)
-        try device.delete(resolved)
+        try device.contacts.delete(resolved)
         print("deleted \(resolved.uuidString)")
         await edit.syncAfterEdit(device)
     }

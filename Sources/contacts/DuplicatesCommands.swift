@@ -68,7 +68,7 @@ struct MergeCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try await Session.open(global, needsServer: edit.syncs)
         let resolved = try ids.map { try device.reader.resolve($0) }
-        let merged = try device.merge(resolved)
+        let merged = try device.contacts.merge(resolved)
         print("Merged \(resolved.count) contacts into \(merged.name.terminalSafe) (\(merged.id.uuidString)).")
         await edit.syncAfterEdit(device)
     }

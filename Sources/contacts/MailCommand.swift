@@ -36,7 +36,8 @@ struct AddFromMailCommand: AsyncParsableCommand {
         }
         let sender = try FromHeader(message: header)
         let device = try await Session.open(global, needsServer: edit.syncs)
-        let outcome = try device.addSender(sender, to: try book.map { try device.reader.resolveBook($0).zoneID })
+        let outcome = try device.interchange.addSender(
+            sender, to: try book.map { try device.reader.resolveBook($0).zoneID })
         switch outcome {
         case .added(let contact):
             print("added \(contact.name.terminalSafe) <\(sender.address.terminalSafe)> \(contact.id.uuidString)")

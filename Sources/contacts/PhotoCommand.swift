@@ -53,20 +53,21 @@ struct PhotoCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure("cannot read \(set): \(error.localizedDescription); give the path of an image")
             }
-            let contact = try device.setPhoto(of: contactID, file: file, mediaType: type ?? Self.mediaType(of: head))
+            let contact = try device.contacts.setPhoto(
+                of: contactID, file: file, mediaType: type ?? Self.mediaType(of: head))
             print("\(contact.name.terminalSafe): photo set (\(contact.photo!.summary))")
             await edit.syncAfterEdit(device)
             return
         }
         if remove {
-            let contact = try device.removePhoto(of: contactID)
+            let contact = try device.contacts.removePhoto(of: contactID)
             print("\(contact.name.terminalSafe): photo removed")
             await edit.syncAfterEdit(device)
             return
         }
         let file: URL
         do {
-            file = try await device.photoFile(of: contactID)
+            file = try await device.contacts.photoFile(of: contactID)
         } catch let error as SyncError {
             throw CommandFailure("the photo could not be downloaded: \(CLIWords.say(error))")
         }

@@ -41,9 +41,9 @@ enum Session {
         if global.server == nil && needsServer {
             if !device.isSignedIn {
                 try await signInLocally(device, local)
-            } else if try device.passphrase() == nil {
+            } else if try device.account.passphrase() == nil {
                 // Signed in by a version before encryption: the local account's passphrase is beside its password.
-                try await device.setPassphrase(try local.account().passphrase)
+                try await device.account.setPassphrase(try local.account().passphrase)
             }
         }
         return device
@@ -53,10 +53,10 @@ enum Session {
     private static func signInLocally(_ device: ContactsDevice, _ local: LocalServer) async throws {
         let account = try local.account()
         do {
-            try await device.signIn(
+            try await device.account.signIn(
                 username: account.username, password: account.password, passphrase: account.passphrase)
         } catch let error as SyncError where error.code == .notAuthenticated || error.code == .unknownItem {
-            try await device.signUp(
+            try await device.account.signUp(
                 username: account.username, password: account.password, passphrase: account.passphrase)
         }
     }

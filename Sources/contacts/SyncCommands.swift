@@ -38,7 +38,7 @@ struct SyncCommand: AsyncParsableCommand {
         let pending = try device.reader.pendingCount()
         print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")
         guard photos else { return }
-        let (downloaded, failures) = try await device.downloadMissingPhotos()
+        let (downloaded, failures) = try await device.contacts.downloadMissingPhotos()
         print("photos: \(downloaded) downloaded")
         guard failures.isEmpty else {
             throw CommandFailure(
@@ -150,8 +150,9 @@ struct ImportCommand: AsyncParsableCommand {
             if dryRun {
                 let bytes = try input.readAll()
                 let (contacts, problems) =
-                    Self.isCSV(path) ? try device.csvContacts(utf8: bytes) : device.vCardContacts(utf8: bytes)
-                let preview = try device.preview(contacts, problems: problems)
+                    Self.isCSV(path)
+                    ? try device.interchange.csvContacts(utf8: bytes) : device.interchange.vCardContacts(utf8: bytes)
+                let preview = try device.interchange.preview(contacts, problems: problems)
                 for added in preview.added { print("add \(added.terminalSafe)") }
                 for updated in preview.updated { print("update \(updated.terminalSafe)") }
                 for problem in preview.problems { print("skip \(name)\(problem.message.terminalSafe)") }
@@ -162,8 +163,8 @@ struct ImportCommand: AsyncParsableCommand {
             }
             let report: ImportReport
             if Self.isCSV(path) {
-                let (contacts, problems) = try device.csvContacts(utf8: try input.readAll())
-                report = try device.importContacts(contacts, into: zoneID)
+                let (contacts, problems) = try device.interchange.csvContacts(utf8: try input.readAll())
+                report = try device.interchange.importContacts(contacts, into: zoneID)
                 for problem in problems { warn(name + problem.message.terminalSafe) }
                 skipped += problems.count
             } else {
@@ -196,7 +197,7 @@ struct ImportCommand: AsyncParsableCommand {
             let percent = input.size == nil ? "" : " (\(Int(progress.fraction * 100)) %)"
             FileHandle.standardError.write(Data("\rimporting: \(progress.cards) cards read\(percent)…".utf8))
         }
-        let report = try device.importVCards(
+        let report = try device.interchange.importVCards(
             reading: { try input.read(upTo: 4 << 20) }, byteCount: input.size ?? 0, into: zoneID, progress: tell)
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         return report
@@ -262,7 +263,7 @@ struct ExportCommand: AsyncParsableCommand {
         async throws -> Int
     {
         do {
-            return try await device.exportVCards(
+            return try await device.interchange.exportVCards(
                 version: vcardVersion == 3 ? .v3 : .v4, book: book, photos: !withoutPhotos, to: write)
         } catch let error as SyncError {
             throw CommandFailure(
@@ -307,10 +308,10 @@ struct WipeCommand: AsyncParsableCommand {
     func run() async throws {
         let device = try await Session.open(global, needsServer: serverData)
         if localData {
-            try await device.deleteLocalData()
+            try await device.account.deleteLocalData()
             print("deleted the local data of device '\(global.device)'")
         } else {
-            try await device.deleteServerData()
+            try await device.account.deleteServerData()
             print("deleted every contact on the server")
         }
     }

@@ -109,7 +109,7 @@ struct DAVBenchmark: AsyncParsableCommand {
             .init(
                 dataDirectory: run.directory.appendingPathComponent("data").path, deviceName: "screen",
                 serverURL: URL(string: server.baseURL)!, automaticallySync: true))
-        try await laptop.signIn(username: "bench", password: "bench-password", passphrase: "bench passphrase")
+        try await laptop.account.signIn(username: "bench", password: "bench-password", passphrase: "bench passphrase")
         try await laptop.sync()
         let ids = try laptop.reader.contacts().prefix(edits).map(\.id)
         var latencies: [Double] = []

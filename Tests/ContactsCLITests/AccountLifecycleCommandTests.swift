@@ -92,8 +92,7 @@ struct AccountLifecycleCommandTests {
 struct QuotaCommandTests {
     @Test("over quota: the edit stays pending, the message gives used and limit; with room again it is sent")
     func fullAccount() async throws {
-        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("quota-\(UUID().uuidString).sqlite")
-            .path
+        let storage = TemporaryFiles.path("quota", extension: "sqlite")
         var configuration = SyncServerConfiguration.testing
         configuration.defaultQuotaBytes = 4_000
         let server = try await TestServer.start(configuration: configuration, storagePath: storage)

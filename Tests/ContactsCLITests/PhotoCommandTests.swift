@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsTesting
 import Foundation
 import LocalSystem
+import SyncTesting
 import Testing
 
 /// `contacts photo`, `show`, `list --json`, `sync --photos` and `export` with photos, through the built

@@ -82,7 +82,7 @@ struct PrivateFileTests {
 
     @Test("a temporary file is created exclusively: a link planted at its path is neither followed nor replaced")
     func createRefusesPlantedLink() throws {
-        let directory = NSTemporaryDirectory() + "private-file-" + UUID().uuidString
+        let directory = TemporaryFiles.path("private-file")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let victim = directory + "/victim"

@@ -94,7 +94,7 @@ struct ClientCardTests {
             linus.emails[0].label = "work"
             linus.phones[0].value = "+1 555 0111"
             linus.address.city = "Beaverton"
-            try laptop.update(linus)
+            try laptop.contacts.update(linus)
             try await laptop.sync()
             try await dav.sync()
 

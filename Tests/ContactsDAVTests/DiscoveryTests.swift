@@ -7,6 +7,7 @@ import LocalSystem
 import SyncClient
 import SyncCore
 import SyncServer
+import SyncTesting
 import Testing
 
 @testable import ContactsDAV
@@ -20,7 +21,7 @@ struct DiscoveryTests {
     )
     func discovery() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
-            let family = try devices[0].createBook(named: "Family")
+            let family = try devices[0].books.createBook(named: "Family")
             var reply = try await bridge.request("GET", "/.well-known/carddav", authenticated: false)
             #expect(reply.status == 301 && reply.header("Location") == "/", "\(reply)")
 
@@ -47,8 +48,8 @@ struct DiscoveryTests {
     )
     func principalPerBook() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
-            let family = try devices[0].createBook(named: "Family")
-            _ = try devices[0].add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
+            let family = try devices[0].books.createBook(named: "Family")
+            _ = try devices[0].contacts.add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
             let segment = family.zoneID.zoneName
             // macOS's CardDAVPlugin: the principal URL it is given, for the user and the home set.
             var reply = try await bridge.propfind(
@@ -105,7 +106,7 @@ struct DiscoveryTests {
             let ctag = try reply.first(Namespace.calendarServer, "getctag")?.text
             let token = try reply.first("DAV:", "sync-token")?.text
 
-            try devices[0].add(Contact(id: .random(), name: "Ada Lovelace"))
+            try devices[0].contacts.add(Contact(id: .random(), name: "Ada Lovelace"))
             reply = try await bridge.propfind(Bridge.contacts, props)
             #expect(try reply.first(Namespace.calendarServer, "getctag")?.text != ctag)
             #expect(try reply.first("DAV:", "sync-token")?.text != token)
@@ -128,10 +129,10 @@ struct DiscoveryTests {
         ) { bridge, devices, _, _ in
             // Three contacts of one name, so that a page ends between two of them.
             for name in ["Cy Young", "Ann Smith", "Bob Jones", "Ann Smith", "Ann Smith"] {
-                try devices[0].add(Contact(id: .random(), name: name))
+                try devices[0].contacts.add(Contact(id: .random(), name: name))
             }
-            let family = try devices[0].createBook(named: "Family")
-            try devices[0].add(Contact(id: .random(), name: "Aunt Elsewhere"), to: family.zoneID)
+            let family = try devices[0].books.createBook(named: "Family")
+            try devices[0].contacts.add(Contact(id: .random(), name: "Aunt Elsewhere"), to: family.zoneID)
 
             let reply = try await bridge.propfind(Bridge.contacts, depth: "1", "<d:getetag/><card:address-data/>")
             #expect(reply.status == 207, "\(reply.body)")
@@ -152,7 +153,7 @@ struct DiscoveryTests {
             #expect(named.count == 6 && named.dropFirst().allSatisfy { $0.descendant("DAV:", "getetag") != nil })
 
             // An empty book lists itself alone.
-            let empty = try devices[0].createBook(named: "Empty")
+            let empty = try devices[0].books.createBook(named: "Empty")
             let alone = try await bridge.propfind("/books/\(empty.zoneID.zoneName)/", depth: "1", "<d:getetag/>")
             #expect(try alone.xml().all("DAV:", "response").count == 1, "\(alone.body)")
         }

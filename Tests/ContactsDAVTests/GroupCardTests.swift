@@ -116,8 +116,8 @@ struct GroupCardTests {
     func groupFromTheApp() async throws {
         try await withBridge(devices: 2) { bridge, devices, _, _ in
             let (dav, laptop) = (devices[0], devices[1])
-            let ada = try laptop.add(Contact(id: .random(), name: "Ada Lovelace", groups: ["Climbing"]))
-            var bob = try laptop.add(Contact(id: .random(), name: "Bob Stone"))
+            let ada = try laptop.contacts.add(Contact(id: .random(), name: "Ada Lovelace", groups: ["Climbing"]))
+            var bob = try laptop.contacts.add(Contact(id: .random(), name: "Bob Stone"))
             try await laptop.sync()
             try await dav.sync()
             var phone = try await Self.syncCollection(bridge, "", headers: Self.iPhone)
@@ -146,7 +146,7 @@ struct GroupCardTests {
 
             // Bob joins in the app: the phone's next sync reports him and the group's card, changed.
             bob.groups = ["Climbing"]
-            bob = try laptop.update(bob)
+            bob = try laptop.contacts.update(bob)
             try await laptop.sync()
             try await dav.sync()
             let token = phone.token
@@ -159,7 +159,7 @@ struct GroupCardTests {
             // Both leave it: the card is reported removed.
             for var contact in try laptop.reader.contacts() {
                 contact.groups = []
-                try laptop.update(contact)
+                try laptop.contacts.update(contact)
             }
             try await laptop.sync()
             try await dav.sync()
@@ -245,7 +245,7 @@ struct GroupCardTests {
             // What 0.3 made of the phone's group card: a contact named like the group, at the card's address.
             let old = try #require(
                 VCardParser.parse(Data(Self.appleGroup("Chess Club", members: [Self.ada]).utf8)).cards.first)
-            try dav.add(Contact(vCard: old))
+            try dav.contacts.add(Contact(vCard: old))
             #expect(try dav.reader.contacts().map(\.name).sorted() == ["Ada Lovelace", "Chess Club"])
             let path = Bridge.contacts + Self.club + ".vcf"
             let again = try await bridge.put(

@@ -17,8 +17,8 @@ struct ReportTests {
     @Test("multiget answers the hrefs it has with their cards and the others with 404")
     func multiget() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
-            let ada = try devices[0].add(Contact(id: .random(), name: "Ada Lovelace"))
-            let alan = try devices[0].add(Contact(id: .random(), name: "Alan Turing"))
+            let ada = try devices[0].contacts.add(Contact(id: .random(), name: "Ada Lovelace"))
+            let alan = try devices[0].contacts.add(Contact(id: .random(), name: "Alan Turing"))
             let missing = Bridge.contacts + UUID().uuidString + ".vcf"
             let hrefs = [ada.id, alan.id].map { "<d:href>\(Bridge.contacts)\($0.uuidString).vcf</d:href>" }.joined()
             let reply = try await bridge.report(
@@ -62,12 +62,12 @@ struct ReportTests {
     )
     func query() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
-            try devices[0].add(
+            try devices[0].contacts.add(
                 Contact(id: .random(), name: "Ada Lovelace", emails: [.init(label: "", value: "ada@example.org")]))
-            try devices[0].add(
+            try devices[0].contacts.add(
                 Contact(id: .random(), name: "Alan Turing", emails: [.init(label: "", value: "alan@bletchley.example")])
             )
-            try devices[0].add(Contact(id: .random(), name: "Grace Hopper"))
+            try devices[0].contacts.add(Contact(id: .random(), name: "Grace Hopper"))
             func names(_ filter: String, limit: String = "") async throws -> [String] {
                 let reply = try await bridge.report(
                     Bridge.contacts,
@@ -119,7 +119,7 @@ struct ReportTests {
             limits: .with { $0.queryResultLimit = 2 }
         ) { bridge, devices, _, _ in
             for name in ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Alonzo Church"] {
-                try devices[0].add(Contact(id: .random(), name: name))
+                try devices[0].contacts.add(Contact(id: .random(), name: name))
             }
             func query(_ filter: String, limit: String = "") async throws -> (cards: [String], cut: String?) {
                 let reply = try await bridge.report(
@@ -169,7 +169,9 @@ struct ReportTests {
         ) { bridge, devices, _, _ in
             let device = devices[0]
             var contacts: [Contact] = []
-            for name in ["Ada", "Alan", "Grace"] { contacts.append(try device.add(Contact(id: .random(), name: name))) }
+            for name in ["Ada", "Alan", "Grace"] {
+                contacts.append(try device.contacts.add(Contact(id: .random(), name: name)))
+            }
             func sync(_ token: String) async throws -> (
                 members: [String: String], token: String, truncated: Bool, status: Int, body: String
             ) {
@@ -204,8 +206,8 @@ struct ReportTests {
             // An edit and a removal since the token.
             var ada = contacts[0]
             ada.notes = "first programmer"
-            try device.update(ada)
-            try device.delete(contacts[1].id)
+            try device.contacts.update(ada)
+            try device.contacts.delete(contacts[1].id)
             page = try await sync(token)
             #expect(
                 page.members == [
@@ -232,12 +234,12 @@ struct ReportTests {
     func tokenOfAnotherBook() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
             let device = devices[0]
-            let family = try device.createBook(named: "Family")
+            let family = try device.books.createBook(named: "Family")
             let familyPath = "/books/\(family.zoneID.zoneName)/"
             // Family's cards come first in the device's one change log; Contacts' token is later than all of them.
-            _ = try device.add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
-            _ = try device.add(Contact(id: .random(), name: "Dad"), to: family.zoneID)
-            _ = try device.add(Contact(id: .random(), name: "Ada"))
+            _ = try device.contacts.add(Contact(id: .random(), name: "Mum"), to: family.zoneID)
+            _ = try device.contacts.add(Contact(id: .random(), name: "Dad"), to: family.zoneID)
+            _ = try device.contacts.add(Contact(id: .random(), name: "Ada"))
             let contactsToken = try #require(
                 try await bridge.propfind(Bridge.contacts, "<d:sync-token/>").first("DAV:", "sync-token")?.text)
             let reply = try await bridge.report(
@@ -272,7 +274,7 @@ struct ReportTests {
                 try await bridge.propfind(Bridge.contacts, "<d:sync-token/>").first("DAV:", "sync-token")?.text ?? ""
             }
             let start = try await token()
-            let ada = try laptop.add(Contact(id: .random(), name: "Ada Lovelace"))
+            let ada = try laptop.contacts.add(Contact(id: .random(), name: "Ada Lovelace"))
             let path = Bridge.contacts + ada.id.uuidString + ".vcf"
             try await waitUntil("the laptop's new contact is in the bridge's sync-collection") {
                 let reply = try await bridge.report(

@@ -16,7 +16,7 @@ struct ResourceTests {
     @Test("a contact reads as vCard 3.0, or 4.0 when asked; its ETag is the listing's; If-None-Match answers 304")
     func get() async throws {
         try await withBridge(devices: 1) { bridge, devices, _, _ in
-            let ada = try devices[0].add(
+            let ada = try devices[0].contacts.add(
                 Contact(id: .random(), name: "Ada Lovelace", emails: [.init(label: "work", value: "ada@example.org")]))
             let path = Bridge.contacts + ada.id.uuidString + ".vcf"
             var reply = try await bridge.request("GET", path)
@@ -142,12 +142,12 @@ struct ResourceTests {
         directory: String
     ) async throws -> (grace: ContactsDevice, contact: Contact, book: AddressBook, shared: AddressBook, path: String) {
         let grace = try openDevice("grace", directory: directory, server: server)
-        try await grace.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
-        let book = try grace.createBook(named: name)
-        let contact = try grace.add(Contact(id: .random(), name: contactName), to: book.zoneID)
+        try await grace.account.signUp(username: "grace", password: "correct horse battery", passphrase: testPassphrase)
+        let book = try grace.books.createBook(named: name)
+        let contact = try grace.contacts.add(Contact(id: .random(), name: contactName), to: book.zoneID)
         try await grace.sync()
-        let invitation = try await grace.shareBook(book, with: "ada", readOnly: readOnly)
-        let shared = try await device.acceptInvitation(invitation.description)
+        let invitation = try await grace.books.shareBook(book, with: "ada", readOnly: readOnly)
+        let shared = try await device.books.acceptInvitation(invitation.description)
         return (grace, contact, book, shared, "/books/" + DAVPath.encoded(DAVPath.segment(of: shared.zoneID)) + "/")
     }
 
@@ -182,7 +182,7 @@ struct ResourceTests {
             let cardPath = bookPath + mum.id.uuidString + ".vcf"
             #expect(try await bridge.request("GET", cardPath).status == 200)
 
-            try await grace.unshareBook(family, from: "ada")
+            try await grace.books.unshareBook(family, from: "ada")
             try await devices[0].sync()
             #expect(try await bridge.request("GET", cardPath).status == 404)
             #expect(try await bridge.propfind(bookPath, "<d:displayname/>").status == 404)
@@ -198,7 +198,7 @@ struct ResourceTests {
     func putMergesWithAnotherDevice() async throws {
         try await withBridge(devices: 2) { bridge, devices, _, _ in
             let (dav, laptop) = (devices[0], devices[1])
-            let ada = try laptop.add(
+            let ada = try laptop.contacts.add(
                 Contact(id: .random(), name: "Ada Lovelace", emails: [.init(label: "", value: "ada@example.org")]))
             try await laptop.sync()
             try await dav.sync()
@@ -207,7 +207,7 @@ struct ResourceTests {
             // The laptop changes the email while a DAV client changes the organisation.
             var edited = try #require(try laptop.reader.contact(ada.id))
             edited.emails = [.init(label: "", value: "ada@analytical.example")]
-            try laptop.update(edited)
+            try laptop.contacts.update(edited)
             try await laptop.sync()
             let clientCard = before.body.replacingOccurrences(
                 of: "END:VCARD", with: "ORG:Analytical Engines\r\nEND:VCARD")
@@ -231,7 +231,7 @@ struct ResourceTests {
     func stalePutWithoutIfMatch() async throws {
         try await withBridge(devices: 2) { bridge, devices, _, _ in
             let (dav, laptop) = (devices[0], devices[1])
-            let ada = try laptop.add(
+            let ada = try laptop.contacts.add(
                 Contact(
                     id: .random(), name: "Ada Lovelace", emails: [.init(label: "work", value: "ada@example.org")],
                     phones: [.init(label: "cell", value: "+1 555 0100")]))
@@ -241,7 +241,7 @@ struct ResourceTests {
             let held = try await bridge.request("GET", path)
             var edited = try #require(try laptop.reader.contact(ada.id))
             edited.emails[0].value = "ada@analytical.example"
-            try laptop.update(edited)
+            try laptop.contacts.update(edited)
             try await laptop.sync()
             try await dav.sync()
             #expect(try dav.reader.contact(ada.id)?.emails.map(\.value) == ["ada@analytical.example"])
@@ -271,7 +271,7 @@ struct ResourceTests {
             try await dav.sync()
             try await laptop.sync()
             let there = try #require(try laptop.reader.conflicts().first { $0.field == .emails })
-            _ = try laptop.restoreConflict(there.id)
+            _ = try laptop.contacts.restoreConflict(there.id)
             try await laptop.sync()
             try await dav.sync()
             for device in [dav, laptop] {

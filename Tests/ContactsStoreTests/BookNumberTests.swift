@@ -3,6 +3,7 @@ import ContactsTesting
 import Foundation
 import GRDB
 import SyncCore
+import SyncTesting
 import Testing
 
 @testable import ContactsStore

@@ -200,7 +200,7 @@ struct CompactContactFormTests {
     func storeAndWire() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let id = try a.add(Self.contacts[1]).id
+            let id = try a.contacts.add(Self.contacts[1]).id
             #expect(CompactContactForm.isCompact(try rawRow(a, id).first))
             try await a.sync()
             try await b.sync()

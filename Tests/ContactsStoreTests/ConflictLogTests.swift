@@ -49,7 +49,7 @@ struct ConflictLogTests {
         let now: @Sendable () -> Date = { start.addingTimeInterval(Double(clock.now.offset.components.seconds)) }
         try await withContactsDevices(3, configuration: configuration, clocks: [now, now, now]) { _, _, devices in
             let (a, b, c) = (devices[0], devices[1], devices[2])
-            try a.add(Contact(name: "Ada", emails: [LabeledValue(label: "home", value: "ada@example.org")]))
+            try a.contacts.add(Contact(name: "Ada", emails: [LabeledValue(label: "home", value: "ada@example.org")]))
             for device in devices { try await device.sync() }
             #expect(c.names == ["Ada"])
 
@@ -91,7 +91,7 @@ struct ConflictLogTests {
             // C puts A's name back: a new edit that wins everywhere, and the entry leaves every log.
             await clock.advance(by: .seconds(60))
             let nameEntry = try #require(try c.store.conflicts().first { $0.field == .name })
-            try c.restoreConflict(nameEntry.id)
+            try c.contacts.restoreConflict(nameEntry.id)
             for device in [c, a, b] { try await device.sync() }
             for device in devices {
                 #expect(device.names == ["Ada King"])
@@ -99,7 +99,7 @@ struct ConflictLogTests {
             }
             // A dismisses the other: the email stays as it is, and no device has an entry left.
             let emailEntry = try #require(try a.store.conflicts().first)
-            try a.dismissConflict(emailEntry.id)
+            try a.contacts.dismissConflict(emailEntry.id)
             for device in devices { try await device.sync() }
             for device in devices {
                 #expect(try device.store.conflictCount() == 0, "\(device.name)")
@@ -112,7 +112,7 @@ struct ConflictLogTests {
     func restoreRefusals() async throws {
         try await withContactsDevices(2) { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Grace"))
+            try a.contacts.add(Contact(name: "Grace"))
             for device in devices { try await device.sync() }
             try a.edit("Grace", at: Date().addingTimeInterval(-10)) { $0.organization = "Navy" }
             try b.edit("Grace") { $0.organization = "Harvard" }
@@ -121,8 +121,8 @@ struct ConflictLogTests {
             let entry = try #require(try b.store.conflicts().first)
             #expect(entry.lost.value.text == "Navy" && entry.kept.value.text == "Harvard")
 
-            try b.delete(try b.contact(named: "Grace").id)
-            let error = #expect(throws: DeviceError.self) { try b.restoreConflict(entry.id) }
+            try b.contacts.delete(try b.contact(named: "Grace").id)
+            let error = #expect(throws: DeviceError.self) { try b.contacts.restoreConflict(entry.id) }
             #expect(error?.description.contains("Grace was deleted since") == true, "\(String(describing: error))")
             // The library names the entry to dismiss; the CLI's words name the command (`CLIWords`).
             #expect(
@@ -130,8 +130,8 @@ struct ConflictLogTests {
                     && error?.description.contains("dismiss entry \(entry.shortID)") == true)
             #expect(try b.store.conflictCount() == 1)
 
-            try b.dismissConflict(entry.id)
-            let gone = #expect(throws: DeviceError.self) { try b.restoreConflict(entry.id) }
+            try b.contacts.dismissConflict(entry.id)
+            let gone = #expect(throws: DeviceError.self) { try b.contacts.restoreConflict(entry.id) }
             #expect(gone?.description.contains("no longer in the log") == true)
         }
     }

@@ -129,7 +129,7 @@ struct DatesAndGroupsTests {
     func sync() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Ada", birthday: ContactDate("1815-12-10"), groups: ["Family", "Maths"]))
+            try a.contacts.add(Contact(name: "Ada", birthday: ContactDate("1815-12-10"), groups: ["Family", "Maths"]))
             try await a.sync()
             try await b.sync()
             let onB = try b.contact(named: "Ada")

@@ -21,7 +21,7 @@ struct DeviceStatusTests {
         let now: @Sendable () -> Date = { start.addingTimeInterval(Double(clock.now.offset.components.seconds)) }
         try await withContactsDevices(2, configuration: configuration, clocks: [now, now]) { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Ada"))
+            try a.contacts.add(Contact(name: "Ada"))
             for device in devices { try await device.sync() }
 
             let statuses = StatusRecorder(b.statusUpdates)
@@ -50,7 +50,7 @@ struct DeviceStatusTests {
             #expect(statuses.all.map(\.conflictCount).contains(0), "the count rose from 0")
 
             // Deleting local data gives the device new engines; the stream is the device's, and goes on.
-            try await b.deleteLocalData()
+            try await b.account.deleteLocalData()
             let outcomes = statuses.all.count { $0.lastOutcome != nil }
             try await b.sync()
             try await waitUntil("the subscriber hears of the sync after the engines were replaced") {
@@ -76,14 +76,15 @@ struct DeviceStatusTests {
                         // Sends at once under the load of the suite beside it: the hold is SyncSchedulerTests'.
                         holdsWorkUnderLoad: false))
                 let statuses = StatusRecorder(device.statusUpdates)
-                try await device.signUp(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                try await device.account.signUp(
+                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
                 try await waitUntil("the first status carries the scheduler's") {
                     statuses.latest?.scheduler != nil
                 } observed: {
                     statuses.description
                 }
 
-                try device.add(Contact(name: "Ada Lovelace"))
+                try device.contacts.add(Contact(name: "Ada Lovelace"))
                 try await waitUntil("the scheduler's send succeeds, as the status says") {
                     try statuses.latest?.scheduler?.status.lastSuccessWork == .send
                         && (try device.reader.pendingCount()) == 0
@@ -91,9 +92,9 @@ struct DeviceStatusTests {
                     statuses.description
                 }
 
-                try await device.deleteLocalData()
+                try await device.account.deleteLocalData()
                 let replaced = Date()
-                try device.add(Contact(name: "Grace Hopper"))
+                try device.contacts.add(Contact(name: "Grace Hopper"))
                 try await waitUntil("the new engine's scheduler reports through the same stream") {
                     guard let scheduler = statuses.latest?.scheduler, let success = scheduler.lastSuccess else {
                         return false

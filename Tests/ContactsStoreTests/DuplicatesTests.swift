@@ -11,17 +11,20 @@ struct DuplicatesTests {
     func finding() async throws {
         try await withContactsDevices { _, _, devices in
             let a = devices[0]
-            try a.add(Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "", value: "ada@example.org")]))
-            try a.add(Contact(name: "A. King", emails: [LabeledValue(label: "work", value: "ADA@example.org")]))
-            try a.add(Contact(name: "Lovelace, Ada"))
-            try a.add(Contact(name: "Grace Hopper", phones: [LabeledValue(label: "", value: "+1 (555) 010-0199")]))
-            try a.add(Contact(name: "G. Hopper", phones: [LabeledValue(label: "", value: "555 010 0199")]))
-            try a.add(Contact(name: "Alan Mathison Turing"))
-            try a.add(Contact(name: "Alan Mathisson Turing"))
-            try a.add(Contact(name: "Bob"))
-            try a.add(Contact(name: "Rob"))
-            let work = try a.createBook(named: "Work").zoneID
-            try a.add(
+            try a.contacts.add(
+                Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "", value: "ada@example.org")]))
+            try a.contacts.add(
+                Contact(name: "A. King", emails: [LabeledValue(label: "work", value: "ADA@example.org")]))
+            try a.contacts.add(Contact(name: "Lovelace, Ada"))
+            try a.contacts.add(
+                Contact(name: "Grace Hopper", phones: [LabeledValue(label: "", value: "+1 (555) 010-0199")]))
+            try a.contacts.add(Contact(name: "G. Hopper", phones: [LabeledValue(label: "", value: "555 010 0199")]))
+            try a.contacts.add(Contact(name: "Alan Mathison Turing"))
+            try a.contacts.add(Contact(name: "Alan Mathisson Turing"))
+            try a.contacts.add(Contact(name: "Bob"))
+            try a.contacts.add(Contact(name: "Rob"))
+            let work = try a.books.createBook(named: "Work").zoneID
+            try a.contacts.add(
                 Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "", value: "ada@example.org")]), to: work)
 
             let groups = try a.store.duplicates()
@@ -40,12 +43,12 @@ struct DuplicatesTests {
     func merging() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let ada = try a.add(
+            let ada = try a.contacts.add(
                 Contact(
                     name: "Ada Lovelace", emails: [LabeledValue(label: "work", value: "ada@example.org")],
                     phones: [LabeledValue(label: "", value: "+44 20 7946 0000")], organization: "Analytical Engines",
                     notes: "Met at the lecture.", groups: ["Maths"]))
-            let other = try a.add(
+            let other = try a.contacts.add(
                 Contact(
                     name: "Lovelace, Ada",
                     emails: [
@@ -57,7 +60,7 @@ struct DuplicatesTests {
                     groups: ["Family", "maths"], extras: ["X-A:1"]))
             try await a.sync()
             try await b.sync()
-            let merged = try a.merge([ada.id, other.id])
+            let merged = try a.contacts.merge([ada.id, other.id])
             #expect(merged.id == ada.id && merged.name == "Ada Lovelace")
             #expect(merged.emails.map(\.value) == ["ada@example.org", "ada@home.example"])
             #expect(merged.phones.map(\.value) == ["+44 20 7946 0000"])
@@ -72,8 +75,8 @@ struct DuplicatesTests {
             #expect(try b.contact(named: "Ada Lovelace").sameContent(as: merged))
 
             // Mistakes change nothing.
-            #expect(throws: (any Error).self) { try a.merge([ada.id]) }
-            #expect(throws: (any Error).self) { try a.merge([ada.id, other.id]) }
+            #expect(throws: (any Error).self) { try a.contacts.merge([ada.id]) }
+            #expect(throws: (any Error).self) { try a.contacts.merge([ada.id, other.id]) }
             #expect(a.names == ["Ada Lovelace"])
         }
     }

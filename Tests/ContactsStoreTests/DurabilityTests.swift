@@ -14,8 +14,8 @@ struct DurabilityTests {
     func editSurvivesRestart() async throws {
         try await withContactsDevices { server, directory, devices in
             var a: ContactsDevice? = try openDevice("crashy", directory: directory, server: server)
-            try await a!.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-            try a!.add(Contact(name: "Unsent"))
+            try await a!.account.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+            try a!.contacts.add(Contact(name: "Unsent"))
             // The process dies before any sync or state save: only the SQLite file remains.
             a = nil
             do {
@@ -37,7 +37,7 @@ struct DurabilityTests {
     @Test("a save the server applied but whose answer was lost is not written twice after a restart")
     func lostAnswerIsNotResent() async throws {
         try await withContactsDevices { server, directory, devices in
-            try devices[0].add(Contact(name: "Once"))
+            try devices[0].contacts.add(Contact(name: "Once"))
             server.faults.plan = FaultPlan(dropResponse: 1, pathPrefix: "/v1/databases/private/records/modify")
             await #expect(throws: (any Error).self) { try await devices[0].sync() }
             server.faults.plan = .none
@@ -56,21 +56,22 @@ struct DurabilityTests {
     func accountSwitchWipes() async throws {
         try await withContactsDevices(1) { server, directory, devices in
             let a = devices[0]
-            try a.add(Contact(name: "Ada's friend"))
+            try a.contacts.add(Contact(name: "Ada's friend"))
             try await a.sync()
             let other = try openDevice("grace-device", directory: directory, server: server)
-            try await other.signUp(username: "grace", password: "another good password", passphrase: testPassphrase)
-            try other.add(Contact(name: "Grace's friend"))
+            try await other.account.signUp(
+                username: "grace", password: "another good password", passphrase: testPassphrase)
+            try other.contacts.add(Contact(name: "Grace's friend"))
             try await other.sync()
 
-            try await a.signIn(username: "grace", password: "another good password", passphrase: testPassphrase)
+            try await a.account.signIn(username: "grace", password: "another good password", passphrase: testPassphrase)
             try await a.sync()
             #expect(a.names == ["Grace's friend"], "Ada's data left the device; Grace's arrived")
             // Signing out keeps Grace's contacts here; signing in as Ada again removes them before Ada's come back.
-            try await a.signOut()
+            try await a.account.signOut()
             #expect(a.names == ["Grace's friend"])
             #expect(!a.isSignedIn)
-            try await a.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+            try await a.account.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
             #expect(a.names.isEmpty)
             try await a.sync()
             #expect(a.names == ["Ada's friend"])
@@ -81,14 +82,14 @@ struct DurabilityTests {
     func serverDataDeleted() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Doomed"))
+            try a.contacts.add(Contact(name: "Doomed"))
             try await a.sync()
             try await b.sync()
-            try await a.deleteServerData()
+            try await a.account.deleteServerData()
             #expect(a.names.isEmpty)
             try await b.sync()
             #expect(b.names.isEmpty)
-            try b.add(Contact(name: "Fresh start"))
+            try b.contacts.add(Contact(name: "Fresh start"))
             try await b.sync()
             try await a.sync()
             #expect(a.names == ["Fresh start"])
@@ -152,9 +153,9 @@ struct DurabilityTests {
     func deleteLocalData() async throws {
         try await withContactsDevices(1) { _, _, devices in
             let a = devices[0]
-            try a.add(Contact(name: "Backed up"))
+            try a.contacts.add(Contact(name: "Backed up"))
             try await a.sync()
-            try await a.deleteLocalData()
+            try await a.account.deleteLocalData()
             #expect(a.names.isEmpty)
             try await a.sync()
             #expect(a.names == ["Backed up"])
@@ -173,7 +174,7 @@ struct DurabilityTests {
                 (Contact(name: "Bob", phones: [LabeledValue(label: "", value: "call me")]), "not a phone number"),
             ]
             for (contact, message) in cases {
-                let error = #expect(throws: ContactError.self) { try a.add(contact) }
+                let error = #expect(throws: ContactError.self) { try a.contacts.add(contact) }
                 #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
             }
             #expect(a.names.isEmpty)

@@ -22,7 +22,7 @@ struct EditClockTests {
             let (a, b, c) = (devices[0], devices[1], devices[2])
             // Each device saves once, and so learns how far its clock is from the server's.
             for (device, name) in zip(devices, ["Ada", "Bob", "Cy"]) {
-                try device.add(Contact(name: name))
+                try device.contacts.add(Contact(name: name))
                 try await device.sync()
             }
             for device in devices { try await device.sync() }
@@ -60,7 +60,7 @@ struct EditClockTests {
         try await withContactsDevices(2, clocks: [{ Date() }, { Date().addingTimeInterval(-86_400) }]) {
             _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Ada"))
+            try a.contacts.add(Contact(name: "Ada"))
             try await a.sync()
             try await b.sync()
             let seen = try b.contact(named: "Ada").lastModified

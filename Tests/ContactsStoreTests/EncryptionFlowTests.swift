@@ -31,7 +31,7 @@ struct EncryptionFlowTests {
     func ciphertextOnly() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let contact = try a.add(secretContact())
+            let contact = try a.contacts.add(secretContact())
             try await a.sync()
             try await b.sync()
             #expect(try b.store.contact(contact.id) == contact)
@@ -57,11 +57,11 @@ struct EncryptionFlowTests {
     @Test("signing in with a wrong passphrase is refused at once and leaves the device signed out")
     func wrongPassphrase() async throws {
         try await withContactsDevices(1) { server, directory, devices in
-            try devices[0].add(secretContact())
+            try devices[0].contacts.add(secretContact())
             try await devices[0].sync()
             let other = try openDevice("other", directory: directory, server: server)
             let error = await #expect(throws: DeviceError.self) {
-                try await other.signIn(username: "ada", password: "correct horse battery", passphrase: "not it")
+                try await other.account.signIn(username: "ada", password: "correct horse battery", passphrase: "not it")
             }
             #expect(error?.description.contains("passphrase does not open") == true, "\(String(describing: error))")
             #expect(!other.isSignedIn)
@@ -102,8 +102,9 @@ struct EncryptionFlowTests {
     func migratesExistingStore() async throws {
         try await withContactsDevices(1) { server, directory, _ in
             var device: ContactsDevice? = try openDevice("old", directory: directory, server: server)
-            try await device!.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-            let id = try device!.add(Contact(name: "Stored Before")).id
+            try await device!.account.signIn(
+                username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+            let id = try device!.contacts.add(Contact(name: "Stored Before")).id
             try await device!.sync()
             let path = device!.store.path
             device = nil
@@ -147,20 +148,20 @@ struct EncryptionFlowTests {
     func reset() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Kept By A"))
+            try a.contacts.add(Contact(name: "Kept By A"))
             try await a.sync()
             try await b.sync()
-            try b.add(Contact(name: "Only On B"))
+            try b.contacts.add(Contact(name: "Only On B"))
 
-            try await a.resetEncryptedData(passphrase: "a brand new passphrase")
-            #expect(try a.passphrase() == "a brand new passphrase")
+            try await a.account.resetEncryptedData(passphrase: "a brand new passphrase")
+            #expect(try a.account.passphrase() == "a brand new passphrase")
             #expect(a.names == ["Kept By A"])
 
             // B hears of the reset, keeps its contacts, and cannot send with the old passphrase.
             await #expect(throws: (any Error).self) { try await b.sync() }
             #expect(b.names == ["Kept By A", "Only On B"])
-            await #expect(throws: DeviceError.self) { try await b.setPassphrase(testPassphrase) }
-            try await b.setPassphrase("a brand new passphrase")
+            await #expect(throws: DeviceError.self) { try await b.account.setPassphrase(testPassphrase) }
+            try await b.account.setPassphrase("a brand new passphrase")
             try await b.sync()
             try await a.sync()
             #expect(a.names == ["Kept By A", "Only On B"])

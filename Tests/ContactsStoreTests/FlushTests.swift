@@ -1,6 +1,7 @@
 import ContactsTesting
 import Foundation
 import GRDB
+import SyncTesting
 import Testing
 
 @testable import ContactsModel

@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsTesting
 import Foundation
 import GRDB
+import SyncTesting
 import Testing
 
 @testable import ContactsStore
@@ -21,7 +22,7 @@ struct FreePagesTests {
                     name: "Person \(index)", emails: [LabeledValue(label: "home", value: "p\(index)@example.org")],
                     notes: String(repeating: "n", count: index % 200))
             }
-            _ = try a.importContacts(contacts)
+            _ = try a.interchange.importContacts(contacts)
             try await a.sync()
             // The outbox held 3,000 entries; without the release, they are free pages inside the file.
             let (pages, free) = (try pragma("page_count", a), try pragma("freelist_count", a))

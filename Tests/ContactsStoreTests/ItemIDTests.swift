@@ -24,7 +24,7 @@ struct ItemIDTests {
     func sameCardTwice() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            for device in [a, b] { _ = try device.importVCards(Self.card) }
+            for device in [a, b] { _ = try device.interchange.importVCards(Self.card) }
             try await a.sync()
             try await b.sync()
             try await a.sync()
@@ -44,7 +44,7 @@ struct ItemIDTests {
     func editsKeepIDs() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let added = try a.add(
+            let added = try a.contacts.add(
                 Contact(
                     name: "Grace Hopper",
                     emails: [

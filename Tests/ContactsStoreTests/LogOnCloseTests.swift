@@ -2,6 +2,7 @@ import ContactsModel
 import ContactsTesting
 import Foundation
 import GRDB
+import SyncTesting
 import Testing
 
 @testable import ContactsStore

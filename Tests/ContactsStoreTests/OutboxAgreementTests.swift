@@ -20,12 +20,12 @@ struct OutboxAgreementTests {
             let (a, b) = (devices[0], devices[1])
             try expectAgreement(a, "after sign-up")
 
-            for name in ["Ada", "Grace", "Edsger"] { try a.add(Contact(name: name)) }
+            for name in ["Ada", "Grace", "Edsger"] { try a.contacts.add(Contact(name: name)) }
             try a.edit("Grace") { $0.notes = "Compilers" }
-            try a.delete(a.contact(named: "Edsger").id)
+            try a.contacts.delete(a.contact(named: "Edsger").id)
             try expectAgreement(a, "after adding, editing and deleting", pending: 3)
 
-            let report = try a.importVCards(
+            let report = try a.interchange.importVCards(
                 "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Barbara\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nFN:Alan\r\nEND:VCARD\r\n"
             )
             #expect(report.imported == 2)
@@ -38,7 +38,7 @@ struct OutboxAgreementTests {
 
             // A conflict: both rename Ada; B also deletes Alan, which A edits.
             try b.edit("Ada") { $0.name = "Ada King" }
-            try b.delete(b.contact(named: "Alan").id)
+            try b.contacts.delete(b.contact(named: "Alan").id)
             try a.edit("Ada") { $0.notes = "Analytical Engine" }
             try a.edit("Alan") { $0.notes = "Enigma" }
             try expectAgreement(b, "B with two changes", pending: 2)
@@ -51,7 +51,7 @@ struct OutboxAgreementTests {
             #expect(a.names == b.names)
             #expect(a.names.contains("Alan"), "the edit made on A wins over the delete made on B")
 
-            try await a.deleteServerData()
+            try await a.account.deleteServerData()
             try expectAgreement(a, "after deleting the server's data", pending: 0)
             try await b.sync()
             try expectAgreement(b, "after the zone's deletion reached B", pending: 0)
@@ -64,7 +64,7 @@ struct OutboxAgreementTests {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
             try await a.sync()
-            for index in 0..<1_000 { try a.add(Contact(name: String(format: "Person %04d", index))) }
+            for index in 0..<1_000 { try a.contacts.add(Contact(name: String(format: "Person %04d", index))) }
             // As an older release could leave them: the first 950 contacts gone, their saves still queued.
             try await a.store.queue.write { db in
                 try db.execute(sql: "DELETE FROM contact WHERE sortKey < 'person 0950'")
@@ -82,7 +82,7 @@ struct OutboxAgreementTests {
     func editWhileInFlight() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Ada"))
+            try a.contacts.add(Contact(name: "Ada"))
             let gate = server.faults.closeGate(pathPrefix: "/v1/databases/private/records/modify")
             let sync = Task { try await a.sync() }
             try await gate.waitUntilHeld(timeout: .seconds(120))
@@ -107,7 +107,7 @@ struct OutboxAgreementTests {
             var names: [UUID: String] = [:]
             for index in 0..<1_000 {
                 let name = String(format: "Person %04d", index)
-                names[try a.add(Contact(name: name)).id] = name
+                names[try a.contacts.add(Contact(name: name)).id] = name
             }
             let byID = names.sorted { $0.key.canonicalString < $1.key.canonicalString }.map(\.value)
             let (first, last) = (byID[0], byID[999])

@@ -2,6 +2,7 @@ import ContactsTesting
 import Foundation
 import SyncCore
 import SyncKit
+import SyncTesting
 import Testing
 
 @testable import ContactsModel

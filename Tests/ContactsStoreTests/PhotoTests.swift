@@ -31,7 +31,7 @@ struct PhotoTests {
                 + "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Alan\r\nPHOTO:https://example.org/alan.jpg\r\nEND:VCARD\r\n"
                 // This app's own line, as a crafted card could carry it: it names an image nobody has.
                 + "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Mallory\r\nX-SYNCKIT-PHOTO:\(String(repeating: "ab", count: 32));10;image/jpeg\r\nEND:VCARD\r\n"
-            let report = try device.importVCards(text)
+            let report = try device.interchange.importVCards(text)
             #expect(report.problems.isEmpty && report.imported == 4)
             let contacts = Dictionary(uniqueKeysWithValues: try device.store.contacts().map { ($0.name, $0) })
             let ada = try #require(contacts["Ada"]?.photo)
@@ -49,12 +49,12 @@ struct PhotoTests {
             #expect(mode?.intValue == 0o600)
 
             for version in [VCard.Version.v3, .v4] {
-                let export = try await device.exportVCards(version: version)
+                let export = try await device.interchange.exportVCards(version: version)
                 #expect(try Self.exportedImage(export, of: "Ada") == jpeg, "\(version)")
                 #expect(try Self.exportedImage(export, of: "Grace") == png, "\(version)")
                 #expect(export.contains("PHOTO:https://example.org/alan.jpg"), "\(version)")
             }
-            let plain = try await device.exportVCards(photos: false)
+            let plain = try await device.interchange.exportVCards(photos: false)
             #expect(!plain.contains("base64") && !plain.contains("ENCODING=b"))
         }
     }
@@ -66,16 +66,16 @@ struct PhotoTests {
         try await withContactsDevices { server, _, devices in
             let (laptop, phone) = (devices[0], devices[1])
             let images = (1...3).map { TestPhotos.image(20_000 + $0, seed: UInt32($0) * 7) }
-            _ = try laptop.importVCards(
+            _ = try laptop.interchange.importVCards(
                 images.enumerated().map { TestPhotos.card("P\($0.offset)", v3: $0.element) }.joined())
             try await laptop.sync()
             try await phone.sync()
             let contacts = try phone.store.contacts().sorted { $0.name < $1.name }
             #expect(contacts.map(\.name) == ["P0", "P1", "P2"])
             #expect(contacts.allSatisfy { $0.photo != nil && !phone.photos.has($0.photo!) }, "no image downloaded yet")
-            let file = try await phone.photoFile(of: contacts[1].id)
+            let file = try await phone.contacts.photoFile(of: contacts[1].id)
             #expect(try Data(contentsOf: file) == images[1])
-            let (downloaded, failures) = try await phone.downloadMissingPhotos()
+            let (downloaded, failures) = try await phone.contacts.downloadMissingPhotos()
             #expect(downloaded == 2 && failures.isEmpty)
             for (contact, image) in zip(contacts, images) {
                 #expect(try Data(contentsOf: phone.photos.file(for: contact.photo!.digest)) == image)
@@ -101,35 +101,36 @@ struct PhotoTests {
             let (laptop, phone) = (devices[0], devices[1])
             let first = TestPhotos.image(10_000, seed: 3)
             let second = TestPhotos.image(12_000, seed: 4)
-            _ = try laptop.importVCards(TestPhotos.card("Ada", v3: first))
+            _ = try laptop.interchange.importVCards(TestPhotos.card("Ada", v3: first))
             try await laptop.sync()
             try await phone.sync()
             var ada = try #require(try phone.store.contacts().first)
             #expect(ada.photo != nil, "the phone knows of the photo")
             ada.notes = "edited on the phone, photo not downloaded"
-            ada = try phone.update(ada)
+            ada = try phone.contacts.update(ada)
             try await phone.sync()
             try await laptop.sync()
             let onLaptop = try #require(try laptop.store.contacts().first)
             #expect(onLaptop.notes == ada.notes)
             #expect(onLaptop.photo?.digest == ada.photo?.digest, "the photo stays")
-            #expect(try Data(contentsOf: try await phone.photoFile(of: ada.id)) == first, "and still downloads")
+            #expect(
+                try Data(contentsOf: try await phone.contacts.photoFile(of: ada.id)) == first, "and still downloads")
 
-            let secondFile = FileManager.default.temporaryDirectory.appendingPathComponent("second-\(UUID()).png")
+            let secondFile = URL(fileURLWithPath: TemporaryFiles.path("second", extension: "png"))
             try second.write(to: secondFile)
             defer { try? FileManager.default.removeItem(at: secondFile) }
-            try phone.setPhoto(of: ada.id, file: secondFile, mediaType: "image/png")
+            try phone.contacts.setPhoto(of: ada.id, file: secondFile, mediaType: "image/png")
             try await phone.sync()
             try await laptop.sync()
             let changed = try #require(try laptop.store.contacts().first?.photo)
             #expect(changed.mediaType == "image/png" && changed.size == 12_000)
-            #expect(try Data(contentsOf: try await laptop.photoFile(of: ada.id)) == second)
+            #expect(try Data(contentsOf: try await laptop.contacts.photoFile(of: ada.id)) == second)
 
-            try laptop.removePhoto(of: ada.id)
+            try laptop.contacts.removePhoto(of: ada.id)
             try await laptop.sync()
             try await phone.sync()
             #expect(try phone.store.contacts().first?.photo == nil)
-            let error = await #expect(throws: ContactError.self) { _ = try await phone.photoFile(of: ada.id) }
+            let error = await #expect(throws: ContactError.self) { _ = try await phone.contacts.photoFile(of: ada.id) }
             #expect(error?.description.contains("has no photo") == true)
             _ = server
         }

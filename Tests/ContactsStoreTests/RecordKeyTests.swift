@@ -33,11 +33,11 @@ struct RecordKeyTests {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
             _ = try a.store.startChangeLog()
-            let ada = try a.add(Contact(name: "Ada Lovelace")).id
+            let ada = try a.contacts.add(Contact(name: "Ada Lovelace")).id
             try a.store.write { transaction in
                 try ContactStore.nameResource(ada, "ada.vcf", in: Contact.zoneID, transaction.db)
             }
-            try a.renameBook(try #require(try a.store.book(Contact.zoneID)), to: "People")
+            try a.books.renameBook(try #require(try a.store.book(Contact.zoneID)), to: "People")
             try await a.sync()
             try await b.sync()
             #expect(try b.store.contacts().map(\.name) == ["Ada Lovelace"])
@@ -68,7 +68,7 @@ struct RecordKeyTests {
             let second = try #require(UUID(uuidString: "0A5B0F00-0000-4000-8000-000000000001"))
             let last = try #require(UUID(uuidString: "FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF"))
             for (id, name) in [(first, "First"), (second, "Second"), (last, "Last")] {
-                _ = try device.add(Contact(id: id, name: name))
+                _ = try device.contacts.add(Contact(id: id, name: name))
             }
             for text in ["0A5B06", "0a5b068", "0A5B0680-F7", " 0a5b0680-f7b8-4471-84ef-40a8cb9cb66b ", "0A5B0680F7B8"] {
                 #expect(try device.store.resolve(text) == first, "\(text)")

@@ -14,12 +14,12 @@ struct SearchTextStorageTests {
     func nameKeptOnce() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let lukasz = try a.add(
+            let lukasz = try a.contacts.add(
                 Contact(
                     name: "Łukasz Nowak", emails: [LabeledValue(label: "home", value: "Lukasz@Example.pl")],
                     organization: "Filharmonia")
             ).id
-            let bare = try a.add(Contact(name: "Only A. Name")).id
+            let bare = try a.contacts.add(Contact(name: "Only A. Name")).id
             try await a.sync()
             try await b.sync()
             for device in [a, b] {
@@ -51,7 +51,7 @@ struct SearchTextStorageTests {
             let device = devices[0]
             let contact = Contact(
                 name: "Grace Hopper", emails: [LabeledValue(label: "work", value: "grace@navy.example")])
-            let id = try device.add(contact).id
+            let id = try device.contacts.add(contact).id
             let whole = try #require(try device.store.contact(id)).searchText
             #expect(whole.utf8.first == UInt8(ascii: "n"))
             try setStoredText(whole, id, in: device)

@@ -38,7 +38,7 @@ struct ServerRecordStorageTests {
     func sharedUntilTheRowChanges() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let id = try a.add(Contact(name: "Ada Lovelace", organization: "Analytical Engines")).id
+            let id = try a.contacts.add(Contact(name: "Ada Lovelace", organization: "Analytical Engines")).id
             try await a.sync()
             try await b.sync()
             for device in [a, b] {
@@ -70,7 +70,7 @@ struct ServerRecordStorageTests {
             }
 
             // A delete keeps the server record whole until the server confirms it.
-            try a.delete(id)
+            try a.contacts.delete(id)
             #expect(try contact(in: a.store.serverRecord(id)).notes == "First programmer")
             try await a.sync()
             #expect(try a.store.serverRecord(id) == nil)

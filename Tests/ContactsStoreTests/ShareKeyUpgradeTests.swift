@@ -130,7 +130,7 @@ struct ShareKeyUpgradeTests {
 
         // Grace's device takes the new version in when a value needs it (pinning Ada's key, checked against
         // the key it held) and moves its own slot forward; both read what Ada writes now.
-        try ada.add(Contact(name: "Cousin"), to: Self.family)
+        try ada.contacts.add(Contact(name: "Cousin"), to: Self.family)
         try await ada.sync()
         try await grace.sync()
         try await bob.sync()
@@ -144,8 +144,8 @@ struct ShareKeyUpgradeTests {
             of: graceClient, passphrase: "grace fixture passphrase", zoneID: Self.sharedFamily, ownerPublicKey: adaKey)
         #expect(graceHeld.flatMap { $0.keys.map(\.version) }.max() == 2)
 
-        try await ada.unshareBook(try ada.store.resolveBook("Family"), from: "grace")
-        let eve = try ada.add(Contact(name: "Aunt Eve"), to: Self.family)
+        try await ada.books.unshareBook(try ada.store.resolveBook("Family"), from: "grace")
+        let eve = try ada.contacts.add(Contact(name: "Aunt Eve"), to: Self.family)
         try await ada.sync()
         let stored = try #require(try await adaClient.lookupRecords([eve.recordID(in: Self.family)]).records.first)
         let versions = try HeldKeys.versions(in: stored)

@@ -27,9 +27,9 @@ struct SignOutTests {
     func signOutScrubsSecrets() async throws {
         try await withContactsDevices(2) { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Synced before"))
+            try a.contacts.add(Contact(name: "Synced before"))
             try await a.sync()
-            try a.add(Contact(name: "Pending at sign-out"))
+            try a.contacts.add(Contact(name: "Pending at sign-out"))
             let token = try #require(try a.store.setting(.token))
             let kept = try #require(try a.store.setting(.derivedAccountKey))
             let keyText = String(kept.split(separator: ":").last ?? "")
@@ -39,7 +39,7 @@ struct SignOutTests {
             #expect(Self.contains(before, Array(testPassphrase.utf8)))
             #expect(Self.contains(before, Array(keyText.utf8)))
 
-            try await a.signOut()
+            try await a.account.signOut()
 
             #expect(!a.isSignedIn)
             for setting: Setting in [.passphrase, .derivedAccountKey, .token] {
@@ -55,7 +55,7 @@ struct SignOutTests {
             #expect(try a.store.pendingCount() == 1)
 
             // Signing in again (with the passphrase again) sends what was pending.
-            try await a.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+            try await a.account.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
             try await a.sync()
             #expect(try a.store.pendingCount() == 0)
             try await b.sync()

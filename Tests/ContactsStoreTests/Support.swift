@@ -24,6 +24,6 @@ extension ContactsDevice {
     func edit(_ name: String, at date: Date? = nil, _ change: (inout Contact) -> Void) throws {
         var contact = try self.contact(named: name)
         change(&contact)
-        try update(contact, at: date)
+        try contacts.update(contact, at: date)
     }
 }

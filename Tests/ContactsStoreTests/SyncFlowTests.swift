@@ -12,7 +12,8 @@ struct SyncFlowTests {
     func createRenameDelete() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "work", value: "ada@example.org")]))
+            try a.contacts.add(
+                Contact(name: "Ada Lovelace", emails: [LabeledValue(label: "work", value: "ada@example.org")]))
             try await a.sync()
             try await b.sync()
             #expect(b.names == ["Ada Lovelace"])
@@ -29,7 +30,7 @@ struct SyncFlowTests {
             try await b.sync()
             #expect(b.names == ["Ada Lovelace"])
 
-            try a.delete(try a.contact(named: "Ada Lovelace").id)
+            try a.contacts.delete(try a.contact(named: "Ada Lovelace").id)
             try await a.sync()
             try await b.sync()
             #expect(b.names.isEmpty)
@@ -42,7 +43,7 @@ struct SyncFlowTests {
     func conflict(newerSyncsFirst: Bool) async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Grace"))
+            try a.contacts.add(Contact(name: "Grace"))
             try await a.sync()
             try await b.sync()
             let now = Date()
@@ -61,7 +62,7 @@ struct SyncFlowTests {
     func perFieldMerge() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(
+            try a.contacts.add(
                 Contact(
                     name: "Alan", emails: [LabeledValue(label: "home", value: "alan@example.org")],
                     phones: [LabeledValue(label: "mobile", value: "+1 555 0100")]))
@@ -88,17 +89,17 @@ struct SyncFlowTests {
     func deleteVersusModify() async throws {
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try a.add(Contact(name: "Edsger"))
-            try a.add(Contact(name: "Barbara"))
+            try a.contacts.add(Contact(name: "Edsger"))
+            try a.contacts.add(Contact(name: "Barbara"))
             try await a.sync()
             try await b.sync()
             // The edit reaches the server first.
-            try a.delete(try a.contact(named: "Edsger").id)
+            try a.contacts.delete(try a.contact(named: "Edsger").id)
             try b.edit("Edsger") { $0.notes = "kept: edited elsewhere" }
             try await b.sync()
             try await a.sync()
             // The delete reaches the server first.
-            try a.delete(try a.contact(named: "Barbara").id)
+            try a.contacts.delete(try a.contact(named: "Barbara").id)
             try b.edit("Barbara") { $0.organization = "Liskov & Co" }
             try await a.sync()
             try await b.sync()
@@ -113,10 +114,10 @@ struct SyncFlowTests {
     @Test("three devices converge on the same contacts after concurrent edits")
     func threeDevicesConverge() async throws {
         try await withContactsDevices(3) { _, _, devices in
-            try devices[0].add(Contact(name: "Shared"))
+            try devices[0].contacts.add(Contact(name: "Shared"))
             for device in devices { try await device.sync() }
             for (index, device) in devices.enumerated() {
-                try device.add(Contact(name: "Only on \(index)"))
+                try device.contacts.add(Contact(name: "Only on \(index)"))
                 try device.edit("Shared") { $0.notes = "note from \(index)" }
             }
             for _ in 0..<2 { for device in devices { try await device.sync() } }

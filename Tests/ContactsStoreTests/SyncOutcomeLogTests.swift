@@ -83,13 +83,14 @@ struct SyncOutcomeLogTests {
                         // Sends at once under the load of the suite beside it: the hold is SyncSchedulerTests'.
                         holdsWorkUnderLoad: false))
                 let log = ActivityLines(device.activity())
-                try await device.signUp(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                try await device.account.signUp(
+                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
 
-                try device.add(Contact(name: "Ada Lovelace"))
+                try device.contacts.add(Contact(name: "Ada Lovelace"))
                 try await device.sync(fetch: false, send: true)
                 // Every database request now gets 503: the manual send fails, and so do the scheduler's retries.
                 server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
-                try device.add(Contact(name: "Grace Hopper"))
+                try device.contacts.add(Contact(name: "Grace Hopper"))
                 await #expect(throws: SyncError.self) { try await device.sync(fetch: false, send: true) }
                 server.faults.plan = .none
                 try await device.sync(fetch: false, send: true)

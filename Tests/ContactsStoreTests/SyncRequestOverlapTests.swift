@@ -14,8 +14,9 @@ struct SyncRequestOverlapTests {
     func keysAndLimitsBesideTheFetch() async throws {
         try await withContactsDevices { server, directory, devices in
             var device: ContactsDevice? = try openDevice("laptop", directory: directory, server: server)
-            try await device!.signIn(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-            try device!.add(Contact(name: "Ada"))
+            try await device!.account.signIn(
+                username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+            try device!.contacts.add(Contact(name: "Ada"))
             try await device!.sync()
             // The next command, as a new process starts it: no key held, no limit known, one edit to send.
             device = nil

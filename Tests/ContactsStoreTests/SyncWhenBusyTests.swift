@@ -33,8 +33,9 @@ struct SyncWhenBusyTests {
                 #expect(holdsUnderLoad(busy) == [false, false])
                 #expect(busy.engines.allSatisfy { $0.scheduler?.probes.contains { $0 is PowerProbe } == true })
 
-                try await busy.signUp(username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-                try await busy.deleteLocalData()
+                try await busy.account.signUp(
+                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                try await busy.account.deleteLocalData()
                 #expect(holdsUnderLoad(busy) == [false, false], "the new engines keep the option")
             }
         }

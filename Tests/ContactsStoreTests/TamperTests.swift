@@ -66,7 +66,7 @@ struct TamperTests {
     func forgedPlainContact() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let alice = try a.add(Contact(name: "Alice Real"))
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
             try await a.sync()
             try await b.sync()
 
@@ -99,7 +99,7 @@ struct TamperTests {
     func plainOverExisting() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let alice = try a.add(Contact(name: "Alice Real"))
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
             try await a.sync()
             try await b.sync()
             let client = try await attacker(server)
@@ -118,8 +118,8 @@ struct TamperTests {
     func copiedFromAnotherRecord() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let alice = try a.add(Contact(name: "Alice Real"))
-            let bob = try a.add(Contact(name: "Bob Real"))
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
+            let bob = try a.contacts.add(Contact(name: "Bob Real"))
             try await a.sync()
             try await b.sync()
             let client = try await attacker(server)
@@ -140,7 +140,7 @@ struct TamperTests {
     func copiedFromAnotherField() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let alice = try a.add(Contact(name: "Alice Real"))
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
             try await a.sync()
             try await b.sync()
             let client = try await attacker(server)
@@ -159,9 +159,9 @@ struct TamperTests {
     func copiedFromAnotherZone() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let work = try a.createBook(named: "Work")
-            let colleague = try a.add(Contact(name: "Carol Colleague"), to: work.zoneID)
-            let alice = try a.add(Contact(name: "Alice Real"))
+            let work = try a.books.createBook(named: "Work")
+            let colleague = try a.contacts.add(Contact(name: "Carol Colleague"), to: work.zoneID)
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
             try await a.sync()
             try await b.sync()
             let client = try await attacker(server)
@@ -180,7 +180,7 @@ struct TamperTests {
     func servedAsAnotherRecordType() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let alice = try a.add(Contact(name: "Alice Real"))
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
             try await a.sync()
             try await b.sync()
             let client = try await attacker(server)
@@ -207,7 +207,7 @@ struct TamperTests {
     func sealedFieldsDropped() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let alice = try a.add(Contact(name: "Alice Real"))
+            let alice = try a.contacts.add(Contact(name: "Alice Real"))
             try await a.sync()
             try await b.sync()
             let client = try await attacker(server)
@@ -224,12 +224,12 @@ struct TamperTests {
     func rollback() async throws {
         try await withContactsDevices { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            var alice = try a.add(Contact(name: "Alice Old"))
+            var alice = try a.contacts.add(Contact(name: "Alice Old"))
             try await a.sync()
             let client = try await attacker(server)
             let earlier = try await serverRecord(client, alice)
             alice.name = "Alice New"
-            alice = try a.update(alice)
+            alice = try a.contacts.update(alice)
             try await a.sync()
             try await b.sync()
             #expect(try b.store.contact(alice.id) == alice)
@@ -254,12 +254,12 @@ struct TamperTests {
     func versionsGoUp() async throws {
         try await withContactsDevices(3) { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            var alice = try a.add(Contact(name: "Alice 1"))
+            var alice = try a.contacts.add(Contact(name: "Alice 1"))
             try await a.sync()
             try await b.sync()
             for name in ["Alice 2", "Alice 3"] {
                 alice.name = name
-                alice = try b.update(alice)
+                alice = try b.contacts.update(alice)
                 try await b.sync()
                 try await a.sync()
             }

@@ -120,7 +120,7 @@ struct UpgradeTests {
                 #expect(try laptop.store.contacts() == before, "syncing changed nothing on the laptop")
 
                 let desktop = try openDevice("desktop", directory: directory, server: server)
-                try await desktop.signIn(
+                try await desktop.account.signIn(
                     username: "ada", password: "fixture-password", passphrase: "fixture passphrase")
                 try await desktop.sync()
                 #expect(try desktop.store.contacts() == before, "the new device has every contact, edits included")

@@ -45,11 +45,11 @@ struct VCardMappingTests {
         let text = try String(contentsOf: Self.sampleFile, encoding: .utf8)
         try await withContactsDevices { _, _, devices in
             let (a, b) = (devices[0], devices[1])
-            let report = try a.importVCards(text)
+            let report = try a.interchange.importVCards(text)
             #expect(report.problems.isEmpty, "\(report.problems)")
             #expect(report.imported >= 30)
-            let exported = try await a.exportVCards()
-            let again = try b.importVCards(exported)
+            let exported = try await a.interchange.exportVCards()
+            let again = try b.interchange.importVCards(exported)
             #expect(again.problems.isEmpty)
             let (left, right) = (try a.store.contacts(), try b.store.contacts())
             #expect(left.count == right.count)
@@ -84,7 +84,7 @@ struct VCardMappingTests {
 
             """
         try await withContactsDevices(1) { _, _, devices in
-            let report = try devices[0].importVCards(text)
+            let report = try devices[0].interchange.importVCards(text)
             #expect(report.imported == 2)
             #expect(report.problems.map(\.line) == [8, 10])
             #expect(report.problems[1].message.contains("not an email"))
@@ -103,7 +103,7 @@ struct VCardMappingTests {
             var progress: [Int] = []
             let start = ContinuousClock.now
             var fractions: [Double] = []
-            let report = try devices[0].importVCards(text) { done in
+            let report = try devices[0].interchange.importVCards(text) { done in
                 progress.append(done.cards)
                 fractions.append(done.fraction)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SyncTesting
 import TestTraits
 import Testing
 
@@ -119,7 +120,7 @@ private struct LiveApp {
 
     init(mode: String, locale: String = "C.UTF-8", extraEnvironment: [String] = []) throws {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("tui-report-\(UUID().uuidString)")
+        let report = URL(fileURLWithPath: TemporaryFiles.path("tui-report"))
         self.report = report
         pidFile = report.appendingPathExtension("pid")
         let statusFile = report.appendingPathExtension("status")

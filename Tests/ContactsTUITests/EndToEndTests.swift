@@ -128,7 +128,7 @@ final class EndToEnd {
     /// Signs each device in to its account (the first device of an account signs it up).
     init(devices: [(device: String, account: String)] = [("a", "ada"), ("b", "ada")]) async throws {
         contacts = try #require(Self.contacts)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-e2e-\(UUID().uuidString)")
+        directory = URL(fileURLWithPath: TemporaryFiles.path("tui-e2e"))
         // Below the ephemeral range: nothing else takes the port while the server is stopped.
         port = try LoopbackPort.unused()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

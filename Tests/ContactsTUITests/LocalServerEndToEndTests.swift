@@ -79,7 +79,7 @@ final class LocalServerWorld {
 
     init() async throws {
         contacts = try #require(EndToEnd.contacts)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-local-\(UUID().uuidString)")
+        directory = URL(fileURLWithPath: TemporaryFiles.path("tui-local"))
         local = LocalServer.ofContacts(dataDirectory: directory.appendingPathComponent("data").path, program: contacts)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("cli.log").path

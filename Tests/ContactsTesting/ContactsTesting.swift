@@ -4,16 +4,8 @@ import SyncCrypto
 import SyncServer
 import SyncTesting
 
-// What the contacts test targets share: a temporary data directory, devices of one account on a real
+// What the contacts test targets share: devices of one account on a real
 // server, and the account's cheap key derivation. Not part of any product.
-
-/// A fresh data directory, removed after `body`.
-public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = NSTemporaryDirectory() + "contacts-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
-}
 
 /// `count` devices of one account, each its own SQLite file, syncing through a real server (through its
 /// router in this process: these devices sync when told, so they open no push socket; `transport:
@@ -34,10 +26,10 @@ public func withContactsDevices(
                     "device-\(index)", directory: directory, server: server, automaticallySync: automaticallySync,
                     clock: clock)
                 if index == 0 {
-                    try await device.signUp(
+                    try await device.account.signUp(
                         username: "ada", password: "correct horse battery", passphrase: testPassphrase)
                 } else {
-                    try await device.signIn(
+                    try await device.account.signIn(
                         username: "ada", password: "correct horse battery", passphrase: testPassphrase)
                 }
                 devices.append(device)

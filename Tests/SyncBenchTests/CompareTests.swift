@@ -1,4 +1,5 @@
 import Foundation
+import SyncTesting
 import Testing
 
 @testable import sync_bench
@@ -50,7 +51,7 @@ struct CompareTests {
         results.add(
             "contacts.1000.upload.seconds", name: "upload", unit: "s", better: .lower, runs: [0.2, 0.3, 0.25],
             target: 0.1)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID()).json").path
+        let path = TemporaryFiles.path("bench", extension: "json")
         defer { try? FileManager.default.removeItem(atPath: path) }
         try results.save(to: path)
         let loaded = try BenchResults.load(path)

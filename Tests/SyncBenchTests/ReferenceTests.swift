@@ -50,7 +50,7 @@ struct ReferenceTests {
 
     @Test("a run with two clients saves the server's rates, its CPU split, and both references'")
     func serverRunSavesReferences() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID())")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("sync-bench"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {

@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncTesting
 import Testing
 
 @testable import SyncClient
@@ -83,7 +84,7 @@ struct ServerEndpointTests {
 
     @Test("a socket's directory must be this user's own, private, and not a symbolic link")
     func socketDirectories() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("endpoint-\(UUID().uuidString)").path
+        let base = TemporaryFiles.path("endpoint")
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: base) }
         let directory = base + "/server"

@@ -16,8 +16,7 @@ import Testing
 struct UnixSocketClientTests {
     @Test("sign up, a record saved and fetched, and a push heard, all over the socket")
     func requestsAndPush() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString)")
-            .path
+        let directory = TemporaryFiles.path("unix")
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -16,7 +16,7 @@ struct AssetTests {
 
     /// A device's database with its own keyring and asset cache.
     static func device(_ server: TestServer, _ account: TestClient, _ name: String) throws -> (Database, URL) {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("asset-cache-\(UUID().uuidString)")
+        let cache = URL(fileURLWithPath: TemporaryFiles.path("asset-cache"))
         let database = Database(
             serverURL: URL(string: server.baseURL)!, credentials: .token(account.token!), deviceID: name,
             keyring: TestDevice.keyring(), assetCache: AssetCache(directory: cache, limitBytes: 10_000_000))
@@ -47,7 +47,7 @@ struct AssetTests {
             withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
         }
         bytes = bytes.prefix(count)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("photo-\(UUID().uuidString).jpg")
+        let file = URL(fileURLWithPath: TemporaryFiles.path("photo", extension: "jpg"))
         try bytes.write(to: file)
         return (file, bytes)
     }
@@ -108,7 +108,7 @@ struct AssetTests {
                 saved.append(try await laptop.save(record))
             }
             let account = try await TestClient(baseURL: server.baseURL).signedIn(username: "ada")
-            let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("small-cache-\(UUID())")
+            let cacheDirectory = URL(fileURLWithPath: TemporaryFiles.path("small-cache"))
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
             var tablet = try Self.device(server, account, "tablet").0
             tablet.assetCache = AssetCache(directory: cacheDirectory, limitBytes: 250_000)

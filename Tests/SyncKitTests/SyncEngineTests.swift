@@ -536,8 +536,8 @@ struct EngineOwnSavesTests {
 struct EnginePushReconnectionTests {
     @Test("after a server restart, a device syncing by itself recovers and hears pushes again")
     func reconnectsAfterRestart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reconnect-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("reconnect", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         // A port below the kernel's ephemeral range, so that no other test's server (port 0) takes
         // it while this one is down.
         let first = try await TestServer.start(storagePath: path, port: try LoopbackPort.unused())

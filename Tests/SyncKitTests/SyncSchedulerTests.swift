@@ -643,7 +643,7 @@ private final class FixtureDirectory {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("scheduler-\(UUID().uuidString)").path
+        path = TemporaryFiles.path("scheduler")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

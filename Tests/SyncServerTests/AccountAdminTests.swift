@@ -112,7 +112,7 @@ struct AccountAdminHelpTests {
 
     @Test("a storage file that does not exist is refused, naming --storage, and not created")
     func missingStorage() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID()).sqlite").path
+        let path = TemporaryFiles.path("absent", extension: "sqlite")
         let outcome = try await ServerCommandTests.run(["admin", "accounts", "list", "--storage", path])
         #expect(outcome.status != 0 && outcome.output.contains("no storage file at \(path)"), "\(outcome.output)")
         #expect(!FileManager.default.fileExists(atPath: path))
@@ -127,7 +127,7 @@ struct AdminConfigurationFileTests {
     func storageFromTheConfigurationFile() async throws {
         try await withServer(transport: .loopback) { server, anonymous in
             _ = try await anonymous.signedUp(username: "ada")
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-config-\(UUID())")
+            let directory = URL(fileURLWithPath: TemporaryFiles.path("admin-config"))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let config = directory.appendingPathComponent("sync-server.conf").path

@@ -16,13 +16,13 @@ struct AdminQuotaCommandTests {
     @Test("usage lists each account's bytes; set-quota sets, lifts and resets a quota the server then enforces")
     func usageAndSetQuota() async throws {
         for backend in OnEveryBackend.backends {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID()).sqlite").path
+            let path = TemporaryFiles.path("admin", extension: "sqlite")
             let storage =
                 backend == .sqlite
                 ? ["--storage", path]
                 : ["--database-url", try TestPostgres.url(database: TestPostgres.databaseName(for: path))]
             defer {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                TemporaryFiles.removeSQLite(path)
             }
             try await TestServer.$backend.withValue(backend) {
                 // Ada stores 600 bytes of fields; Grace nothing.
@@ -92,8 +92,8 @@ struct AdminQuotaCommandTests {
             (["set-quota", "ada", "99999999999TiB"], "is not a quota"),
         ])
     func mistakes(_ arguments: [String], _ expected: String) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("admin", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         _ = try SQLiteRecordStore(path: path)
         let (status, output) = try await Self.run(arguments + ["--storage", path])
         #expect(status != 0, "\(arguments) was accepted: \(output)")
@@ -132,7 +132,7 @@ struct AdminQuotaCommandTests {
 
     @Test("a storage file that does not exist is not created: the command says to pass the server's")
     func missingFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID()).sqlite").path
+        let path = TemporaryFiles.path("admin", extension: "sqlite")
         let (status, output) = try await Self.run(["usage", "--storage", path])
         #expect(status != 0)
         #expect(output.contains("there is no storage file at \(path)"), "\(output)")

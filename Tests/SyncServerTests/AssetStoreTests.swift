@@ -281,9 +281,9 @@ struct AssetFileTests {
         "the bytes live in <database>-assets (0700), one file per asset (0600); bytes written after the last acknowledged count are cut on resume"
     )
     func filesAndCrash() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("assets-\(UUID()).sqlite").path
+        let path = TemporaryFiles.path("assets", extension: "sqlite")
         defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            TemporaryFiles.removeSQLite(path)
             try? FileManager.default.removeItem(atPath: path + "-assets")
         }
         let store = try SQLiteRecordStore(path: path)

@@ -137,8 +137,8 @@ struct ChangeFetchTests {
 
     @Test("after a server restart all data is there and old tokens still work")
     func restartKeepsDataAndTokens() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("restart", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         let first = try await TestServer.start(storagePath: path, transport: .inProcess)
         let ada = try await TestClient(baseURL: first.baseURL).signedUp(username: "ada")
         try await ada.saveZones("Contacts")

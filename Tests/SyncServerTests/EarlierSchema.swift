@@ -43,8 +43,8 @@ enum EarlierSchema {
     static func withSQLite<Result>(
         at version: Int, rows: (Dialect) -> [String], _ body: (String) async throws -> Result
     ) async throws -> Result {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("upgrade", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         do {
             let steps = try #require(SchemaHistory.versions.first { $0.number == version }).sqlite
             let earlier = try DatabaseQueue(path: path)

@@ -131,8 +131,7 @@ struct MetricsTests {
 struct MetricsListenTests {
     @Test("the program serves /metrics on the --metrics-listen address only, never on its public port")
     func program() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString)")
-            .path
+        let directory = TemporaryFiles.path("metrics")
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import SyncCore
 import SyncServer
+import SyncTesting
 import Testing
 
 /// Keeps `openapi.yaml` true: every route the server registers is documented, and every
@@ -40,8 +41,8 @@ struct OpenAPIDocumentTests {
     }
 
     static func registeredRoutes() async throws -> Set<String> {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("openapi", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         let store = try SQLiteRecordStore(path: path)
         let router = SyncServerApplication.makeRouter(store: store, pushHub: PushHub(), configuration: .init())
         return Set(

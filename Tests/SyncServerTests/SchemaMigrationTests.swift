@@ -137,8 +137,8 @@ struct SQLiteSchemaTests {
 
     @Test("a storage file at a newer schema than this server knows is refused with what to do, and left alone")
     func newerSchemaIsRefused() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("schema", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         _ = try SQLiteRecordStore(path: path)
         let known = try await Self.opened(path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")

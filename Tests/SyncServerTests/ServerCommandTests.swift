@@ -53,7 +53,7 @@ struct ServerCommandTests {
             (["--max-connections", "10", "--max-connections-per-address", "11"], "--max-connections-per-address"),
         ])
     func refusedValues(_ arguments: [String], _ option: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("sync-cli"))
         defer { try? FileManager.default.removeItem(at: directory) }
         let (status, output) = try await Self.run(
             arguments + ["--port", "0", "--storage", directory.appendingPathComponent("s.sqlite").path])
@@ -96,8 +96,7 @@ struct ServerCommandTests {
 
     @Test("a configuration file sets the options; an option on the command line wins over it")
     func configurationFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sync-config-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("sync-config"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("sync-server.conf").path
@@ -132,8 +131,7 @@ struct ServerCommandTests {
             ("config = other.conf\n", "line 1: 'config' is not a setting"),
         ])
     func refusedConfigurationFile(_ text: String, _ message: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sync-config-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("sync-config"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("sync-server.conf").path
@@ -153,10 +151,7 @@ struct ServerCommandTests {
     @Test("a storage directory other users can write in is refused, naming the fix; nothing is created in it")
     func storageDirectoryChecked() async throws {
         for mode in [0o777, 0o770, 0o722] {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "sync-dir-\(UUID().uuidString)"
-            )
-            .path
+            let directory = TemporaryFiles.path("sync-dir")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             // Set after creating: the umask would take the group and others' write bits away.
@@ -170,8 +165,7 @@ struct ServerCommandTests {
 
     @Test("admin rotate-token-key: a new key signs; with --grace-days 0 tokens of the old key are refused")
     func rotateTokenKey() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-keys-\(UUID().uuidString)")
-            .path
+        let directory = TemporaryFiles.path("sync-keys")
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }

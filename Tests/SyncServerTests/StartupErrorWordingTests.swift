@@ -13,8 +13,7 @@ import Testing
 @Suite("Startup errors: facts from the library, option names from the program")
 struct StartupErrorWordingTests {
     private func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "startup-wording-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("startup-wording"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }

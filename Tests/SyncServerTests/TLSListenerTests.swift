@@ -25,7 +25,7 @@ struct TLSListenerTests {
     }
 
     private func withFiles(_ body: (Files) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)").path
+        let directory = TemporaryFiles.path("tls")
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -11,8 +11,8 @@ import Testing
 struct WALCheckpointTests {
     /// A throw-away file with the server's schema.
     private static func withFile(_ body: (String) async throws -> Void) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wal-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = TemporaryFiles.path("wal", extension: "sqlite")
+        defer { TemporaryFiles.removeSQLite(path) }
         _ = try SQLiteRecordStore(path: path)
         try await body(path)
     }

@@ -29,23 +29,23 @@ extension ContactsApp {
         case .createBook(let name):
             Task {
                 await report {
-                    let created = try device.createBook(named: name)
+                    let created = try device.books.createBook(named: name)
                     return ("Created the book \(created.name); it syncs by itself.", nil)
                 }
             }
         case .renameBook(let zoneID, let name):
             Task {
-                await report { ("Renamed to \(try device.renameBook(try book(zoneID), to: name).name).", nil) }
+                await report { ("Renamed to \(try device.books.renameBook(try book(zoneID), to: name).name).", nil) }
             }
         case .removeBook(let zoneID):
             Task {
                 await report {
                     let removed = try book(zoneID)
                     if removed.isOwn {
-                        try device.deleteBook(removed)
+                        try device.books.deleteBook(removed)
                         return ("Deleted the book \(removed.name) and its contacts, everywhere once synced.", nil)
                     }
-                    try device.leaveBook(removed)
+                    try device.books.leaveBook(removed)
                     return ("Left the book \(removed.name).", nil)
                 }
             }
@@ -53,7 +53,7 @@ extension ContactsApp {
             Task.detached {
                 await report {
                     let shared = try book(zoneID)
-                    let invitation = try await device.shareBook(shared, with: account, readOnly: readOnly)
+                    let invitation = try await device.books.shareBook(shared, with: account, readOnly: readOnly)
                     let access = readOnly ? "read-only" : "read-write"
                     return (
                         "Shared \(shared.name) with \(account) (\(access)); give them the invitation below.",
@@ -65,14 +65,14 @@ extension ContactsApp {
             Task.detached {
                 await report {
                     let shared = try book(zoneID)
-                    try await device.unshareBook(shared, from: account)
+                    try await device.books.unshareBook(shared, from: account)
                     return ("\(shared.name) is no longer shared with \(account).", nil)
                 }
             }
         case .acceptInvitation(let text):
             Task.detached {
                 await report {
-                    let accepted = try await device.acceptInvitation(text)
+                    let accepted = try await device.books.acceptInvitation(text)
                     return ("Accepted \(accepted.name) from \(accepted.ownerUsername ?? "its owner").", nil)
                 }
             }

@@ -13,7 +13,7 @@ extension ContactsApp {
         case .quit:
             quitRequested = true
         case .add(let contact, let book):
-            save { (try self.device.add(contact, to: book), "added") }
+            save { (try self.device.contacts.add(contact, to: book), "added") }
         case .update(let form):
             guard let original = form.original else { return }
             save { try self.saveEdit(of: original, to: form.contact()) }
@@ -32,7 +32,7 @@ extension ContactsApp {
             startPhotoDownload(contact)
         case .delete(let row):
             do {
-                try device.delete(row.id)
+                try device.contacts.delete(row.id)
                 state.log.append(
                     EventLog.Entry(date: Date(), text: "deleted \(row.name) (\(Self.recordName(row.id, in: row.book)))")
                 )
@@ -50,7 +50,7 @@ extension ContactsApp {
             }
         case .merge(let group):
             do {
-                let merged = try device.merge(group.contacts.map(\.id))
+                let merged = try device.contacts.merge(group.contacts.map(\.id))
                 logChange("merged \(group.contacts.count) contacts into", merged)
                 state.message = AppState.Message("Merged \(group.contacts.count) contacts into \(merged.name).")
                 requestReload(selecting: merged.id)
@@ -69,13 +69,13 @@ extension ContactsApp {
             performBookAction(effect)
         case .restoreConflict(let entry):
             resolveConflict {
-                let contact = try self.device.restoreConflict(entry.id)
+                let contact = try self.device.contacts.restoreConflict(entry.id)
                 let value = entry.lost.value.text.isEmpty ? "the empty value" : entry.lost.value.text
                 return "Put \(value) back as \(contact.name)'s \(entry.fieldName); it syncs by itself."
             }
         case .dismissConflict(let entry):
             resolveConflict {
-                try self.device.dismissConflict(entry.id)
+                try self.device.contacts.dismissConflict(entry.id)
                 let kept = entry.kept.value.text.isEmpty ? "no \(entry.fieldName)" : entry.kept.value.text
                 return "Dismissed; \(entry.contactName) keeps \(kept)."
             }
@@ -87,9 +87,9 @@ extension ContactsApp {
     private func saveEdit(of original: Contact, to edited: Contact) throws -> (contact: Contact, verb: String) {
         guard let current = try device.reader.contact(original.id) else {
             // Deleted on another device while it was being edited: the edit wins, as in a merge.
-            return (try device.add(edited), "saved again (it was deleted elsewhere meanwhile)")
+            return (try device.contacts.add(edited), "saved again (it was deleted elsewhere meanwhile)")
         }
-        return (try device.update(current.applying(changesFrom: original, to: edited)), "saved")
+        return (try device.contacts.update(current.applying(changesFrom: original, to: edited)), "saved")
     }
 
     /// Runs a save from the form: on success logs it, closes the form and selects the contact; on failure the
@@ -142,7 +142,7 @@ extension ContactsApp {
         let name = contact.name
         Task.detached {
             do {
-                let file = try await device.photoFile(of: contact.id) { received, total in
+                let file = try await device.contacts.photoFile(of: contact.id) { received, total in
                     inbox.post(.photoProgress(name: name, received: received, total: total))
                 }
                 inbox.post(.photoReady(name: name, file: file.path, error: nil))
@@ -228,9 +228,9 @@ extension ContactsApp {
         Task.detached {
             do {
                 if target == .local {
-                    try await device.deleteLocalData()
+                    try await device.account.deleteLocalData()
                 } else {
-                    try await device.deleteServerData()
+                    try await device.account.deleteServerData()
                 }
                 inbox.post(.dataDeleted(target, error: nil))
             } catch {

@@ -1,6 +1,7 @@
 import ContactsModel
 import ContactsStore
 import Foundation
+import SyncTesting
 import Terminal
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 struct LoadingTests {
     @Test("the first screen reads only the names it shows; the list says more are coming until they are read")
     func firstRowsThenTheRest() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-load-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("tui-load"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try ContactStore(path: directory.appendingPathComponent("store.sqlite").path)

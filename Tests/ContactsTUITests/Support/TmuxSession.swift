@@ -19,7 +19,7 @@ struct TmuxSession {
     /// Starts `command` (run by `sh -c`) in a window of `columns` x `rows`. The pane stays after the command
     /// exits, so that the tests can inspect how the program left the terminal.
     init(columns: Int, rows: Int, command: String) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tui-\(UUID().uuidString)")
+        directory = URL(fileURLWithPath: TemporaryFiles.path("tui"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = directory.appendingPathComponent("tmux.conf")
         try "set -g remain-on-exit on\nset -g default-terminal screen\n".write(

@@ -4,7 +4,7 @@ import SyncCore
 /// Accounts' encryption settings and key pairs, and passphrase changes, once for every backend.
 extension RecordStoreBackend {
     public func encryptionSettings(owner: String) async throws -> AccountEncryptionSettings? {
-        try await read { try await $0.encryptionSettings(owner: owner, forUpdate: false) }
+        try await readStatement { try await $0.encryptionSettings(owner: owner, forUpdate: false) }
     }
 
     public func publicKey(owner: String) async throws -> Data? {

@@ -20,7 +20,7 @@ public struct ImportProgress: Sendable {
     public var fraction: Double
 }
 
-extension ContactsDevice {
+extension DeviceInterchange {
     /// Imports every valid card in `text`; a card with a problem is skipped and reported with its
     /// line number, and the rest are imported. A card whose UID is a known contact updates it.
     public func importVCards(
@@ -60,7 +60,7 @@ extension ContactsDevice {
     /// page cache, ``ContactStore/pageCacheKiB``, holds what a transaction of ``importBatch`` contacts changes.)
     func importing(into book: RecordZone.ID?, _ body: (RecordZone.ID) throws -> ImportReport) throws -> ImportReport {
         let book = book ?? Contact.zoneID
-        try store.queue.read { db in try Self.checkWritable(book, db) }
+        try store.queue.read { db in try DeviceContacts.checkWritable(book, db) }
         return try body(book)
     }
 
@@ -140,7 +140,7 @@ extension ContactsDevice {
                 // A card that names a known contact updates it in the book it is in.
                 let old = try ContactStore.contact(contact.id, db)
                 let zoneID = old == nil ? book : try ContactStore.book(of: contact.id, db) ?? book
-                if zoneID != book { try Self.checkWritable(zoneID, db) }
+                if zoneID != book { try DeviceContacts.checkWritable(zoneID, db) }
                 if let old {
                     var merged = contact
                     merged.modified = old.modified

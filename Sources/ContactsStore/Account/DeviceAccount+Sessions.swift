@@ -5,7 +5,7 @@ import SyncKit
 
 /// The account's sessions and lifecycle, as this device asks the server: the password, the devices signed
 /// in, and deleting the account.
-extension ContactsDevice {
+extension DeviceAccount {
     /// Changes the account's password. Every other session of the account ends (their devices say they were
     /// signed out and keep their data); this device stays signed in.
     public func changePassword(from oldPassword: String, to newPassword: String) async throws {

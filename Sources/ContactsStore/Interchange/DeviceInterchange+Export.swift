@@ -3,7 +3,7 @@ import Foundation
 import SyncCore
 import VCard
 
-extension ContactsDevice {
+extension DeviceInterchange {
     /// How many bytes of vCard text an export hands on at once.
     static let exportPiece = 1 << 16
 
@@ -18,7 +18,9 @@ extension ContactsDevice {
         to write: ([UInt8]) throws -> Void
     ) async throws -> Int {
         if photos {
-            for contact in try contactsMissingPhotos(in: book) { _ = try await photoFile(contact.photo!, of: contact) }
+            for contact in try device.contacts.contactsMissingPhotos(in: book) {
+                _ = try await device.contacts.photoFile(contact.photo!, of: contact)
+            }
         }
         var text: [UInt8] = []
         text.reserveCapacity(Self.exportPiece + 4096)
@@ -51,7 +53,7 @@ extension ContactsDevice {
         var cards: [VCard] = []
         cards.reserveCapacity(contacts.count)
         for contact in contacts {
-            if let photo = contact.photo { _ = try await photoFile(photo, of: contact) }
+            if let photo = contact.photo { _ = try await device.contacts.photoFile(photo, of: contact) }
             cards.append(try card(of: contact, version: version, photos: true))
         }
         return cards

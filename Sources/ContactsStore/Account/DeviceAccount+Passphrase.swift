@@ -4,7 +4,7 @@ import SyncCore
 import SyncKit
 
 /// Changing the passphrase of the account's encrypted contacts, from a device that has the current one.
-extension ContactsDevice {
+extension DeviceAccount {
     /// Changes the account's passphrase to `newPassphrase`: the keys of every book, of the books others
     /// share with this account, and the account's key pair are wrapped again under it on the server, in
     /// one request; no contact is encrypted again. This device keeps the new passphrase; the account's

@@ -143,4 +143,18 @@ extension ContactsDevice: SyncEngineDelegate {
             if engine.state.hasPendingUntrackedChanges != pending { engine.state.hasPendingUntrackedChanges = pending }
         }
     }
+
+    /// The sealed versions of the last known server records this device keeps of `recordIDs` (by name: the
+    /// store files server records by name).
+    public func lastKnownSealedVersions(of recordIDs: [SyncCore.RecordValue.ID], syncEngine: SyncEngine) async
+        -> [SyncCore.RecordValue.ID: UInt64]
+    {
+        // Unreadable, nothing is known: the records are checked as if this device had seen none of them.
+        guard let versions = try? store.sealedVersions(of: recordIDs.map(\.recordName)) else { return [:] }
+        var seen: [SyncCore.RecordValue.ID: UInt64] = [:]
+        for recordID in recordIDs {
+            if let version = versions[recordID.recordName] { seen[recordID] = version }
+        }
+        return seen
+    }
 }

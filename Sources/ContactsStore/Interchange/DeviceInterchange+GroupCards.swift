@@ -10,7 +10,7 @@ import VCard
 /// the group on every member); a card deleted takes everyone out. Members the card names that the book
 /// does not have yet join when they arrive. Each write is one transaction with the members' outbox entries,
 /// like any edit, and syncs as edits of the members.
-extension ContactsDevice {
+extension DeviceInterchange {
     /// Writes the group card `card` at `name` in `book`.
     package func putGroupCard(
         _ card: ContactGroupCard, named name: String, in book: RecordZone.ID, condition: ResourceCondition
@@ -19,7 +19,7 @@ extension ContactsDevice {
         let now = options.clock()
         return try write { transaction in
             let db = transaction.db
-            try Self.checkWritable(book, db)
+            try DeviceContacts.checkWritable(book, db)
             try ContactStore.refreshGroupCards(in: book, db)
             let there = try ContactStore.member(named: name, in: book, db).flatMap { $0.present ? $0 : nil }
             try Self.check(condition, there)
@@ -84,7 +84,7 @@ extension ContactsDevice {
                 var stored = try ContactStore.groupCard(there.id, in: book, db)
             else { return false }
             try Self.check(condition, there)
-            try Self.checkWritable(book, db)
+            try DeviceContacts.checkWritable(book, db)
             let stamp = try EditClock.stamp(now: now, db)
             for contact in try Self.contacts(in: book, db) {
                 let groups = contact.groups.filter { Contact.sortKey($0) != stored.key }
@@ -136,6 +136,6 @@ extension ContactsDevice {
         guard edited.groups != contact.groups else { return }
         // A group's name from a client is checked as one typed in the app (no control characters…).
         try ContactValidation.validate(edited)
-        try save(edited.stamped(against: contact, at: stamp), in: book, transaction)
+        try DeviceContacts.save(edited.stamped(against: contact, at: stamp), in: book, transaction)
     }
 }

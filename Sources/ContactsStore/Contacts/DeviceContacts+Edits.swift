@@ -5,7 +5,7 @@ import SyncCore
 import SyncKit
 
 /// A person's edits: each saved and queued for upload in one transaction.
-extension ContactsDevice {
+extension DeviceContacts {
     /// Saves a new contact locally, in `book` (the default one when nil), and queues it for upload.
     /// Throws on invalid input, or a book this account may only read, changing nothing. Edit times come
     /// from ``EditClock``, `date` (this device's clock when nil) being what the device's clock says.

@@ -24,7 +24,7 @@ extension ContactsDevice {
                 try await sendUntilSettled(sharedEngine)
             }
             if fetch && sending { try await fetchBoth() }
-            if fetch && send { try await keepSharedBookKeys() }
+            if fetch && send { try await books.keepSharedBookKeys() }
             // Bookkeeping, as the sync's own: not worth a flush of its own (see `ContactStore.write`).
             try store.write(durable: false) { transaction in
                 try ContactStore.setSetting(.lastSync, String(Date().timeIntervalSince1970), transaction.db)

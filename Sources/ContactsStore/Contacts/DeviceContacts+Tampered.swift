@@ -5,13 +5,7 @@ import SyncKit
 
 /// Records the sync library refused as tampered: kept for inspection, never merged, never sent, and the
 /// device's own copy left as it was. Which versions this device has seen, so that an older one is refused.
-extension ContactsDevice {
-    /// The record types this app always seals, every field of them: a contact (its whole content and the
-    /// device that saved it), a book's name, a conflict log entry. A plain value in one is a forgery.
-    public static let sealedRecordTypes = SealedRecordTypes([
-        Contact.recordType: .all, AddressBook.recordType: .all, ContactConflict.recordType: .all,
-    ])
-
+extension DeviceContacts {
     /// Keeps each refused record (``TamperedRecord``) and says so; nothing else changes.
     func applyRefused(_ refused: [SyncEngine.Event.FetchedRecordZoneChanges.FailedRecordFetch]) throws {
         guard !refused.isEmpty else { return }
@@ -30,19 +24,5 @@ extension ContactsDevice {
                 refused.count == 1 ? first : "\(refused.count) records refused as tampered; the first: \(first)",
                 date: now))
         announce(.contactsChanged)
-    }
-
-    /// The sealed versions of the last known server records this device keeps of `recordIDs` (by name: the
-    /// store files server records by name).
-    public func lastKnownSealedVersions(of recordIDs: [SyncCore.RecordValue.ID], syncEngine: SyncEngine) async
-        -> [SyncCore.RecordValue.ID: UInt64]
-    {
-        // Unreadable, nothing is known: the records are checked as if this device had seen none of them.
-        guard let versions = try? store.sealedVersions(of: recordIDs.map(\.recordName)) else { return [:] }
-        var seen: [SyncCore.RecordValue.ID: UInt64] = [:]
-        for recordID in recordIDs {
-            if let version = versions[recordID.recordName] { seen[recordID] = version }
-        }
-        return seen
     }
 }

@@ -35,7 +35,7 @@ package enum ResourceError: Error, Sendable, Hashable {
 /// other (validated, saved with its outbox entry, sent, merged on the server's side by the three-way merge),
 /// with the condition checked in the same transaction as the write. A write without a condition on the
 /// version it replaces logs what it replaces as conflicts (``ContactMerge/overwritten(_:by:)``).
-extension ContactsDevice {
+extension DeviceInterchange {
     /// Begins the change log (``ContactStore/startChangeLog()``) when it is not kept yet; returns its epoch.
     package func startChangeLog() throws -> String { try store.startChangeLog() }
 
@@ -70,7 +70,7 @@ extension ContactsDevice {
         return try write { transaction in
             var contact = written
             let db = transaction.db
-            try Self.checkWritable(book, db)
+            try DeviceContacts.checkWritable(book, db)
             let there = try ContactStore.member(named: name, in: book, db).flatMap { $0.present ? $0 : nil }
             try Self.check(condition, there)
             if let there {
@@ -120,7 +120,7 @@ extension ContactsDevice {
                 throw ResourceError.notFound
             }
             try Self.check(condition, there)
-            try Self.checkWritable(book, db)
+            try DeviceContacts.checkWritable(book, db)
             try ContactStore.removeContact(there.id, db)
             try transaction.enqueue(.record(.deleteRecord(Contact(id: there.id, name: "").recordID(in: book))))
         }

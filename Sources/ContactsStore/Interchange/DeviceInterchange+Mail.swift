@@ -11,7 +11,7 @@ public enum MailSenderOutcome: Sendable, Equatable {
     case known(Contact)
 }
 
-extension ContactsDevice {
+extension DeviceInterchange {
     /// Adds a message's sender, or names the contact that has the address but no name of its own. A
     /// contact that has the address and a name is left as it is: a mail header never renames a person.
     public func addSender(_ sender: FromHeader, to book: RecordZone.ID? = nil) throws -> MailSenderOutcome {
@@ -19,9 +19,11 @@ extension ContactsDevice {
             let unnamed = known.name.compare(sender.address, options: .caseInsensitive) == .orderedSame
             guard unnamed, !sender.name.isEmpty else { return .known(known) }
             known.name = sender.name
-            return .named(try update(known))
+            return .named(try device.contacts.update(known))
         }
         let name = sender.name.isEmpty ? sender.address : sender.name
-        return .added(try add(Contact(name: name, emails: [LabeledValue(label: "", value: sender.address)]), to: book))
+        return .added(
+            try device.contacts.add(
+                Contact(name: name, emails: [LabeledValue(label: "", value: sender.address)]), to: book))
     }
 }

@@ -54,7 +54,7 @@ extension ContactsDevice {
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .serverRecordChanged:
                     if let serverRecord = failure.error.serverRecordValue {
-                        if let edited = try Self.merge(
+                        if let edited = try Self.mergeServerRecord(
                             serverRecord: serverRecord, device: name, now: now, transaction)
                         {
                             try EditClock.observe(edited, now: now, db)

@@ -9,7 +9,7 @@ import Synchronization
 extension ContactsDevice {
     func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) throws {
         fetchedCount.withLock { $0 += changes.modifications.count + changes.deletions.count }
-        try applyRefused(changes.failedRecordFetches)
+        try contacts.applyRefused(changes.failedRecordFetches)
         let userRecordName = try store.setting(.userRecordName)
         let now = options.clock()
         let serverDate = changes.modifications.compactMap(\.record.value.modificationDate).max()
@@ -20,7 +20,9 @@ extension ContactsDevice {
                 let record = modification.record.value
                 switch record.recordType {
                 case Contact.recordType:
-                    if let edited = try Self.merge(serverRecord: record, device: name, now: now, transaction) {
+                    if let edited = try Self.mergeServerRecord(
+                        serverRecord: record, device: name, now: now, transaction)
+                    {
                         latestEdit = max(latestEdit, edited)
                     }
                 case AddressBook.recordType: try Self.mergeBook(serverRecord: record, transaction)
@@ -91,7 +93,7 @@ extension ContactsDevice {
     /// drops goes into the conflict log, the local side as `device`'s, at `now`. Returns the latest edit
     /// time of the server's contact, when it was read (for ``EditClock``).
     @discardableResult
-    static func merge(
+    static func mergeServerRecord(
         serverRecord: SyncCore.RecordValue, device: String, now: Date, _ transaction: ContactStore.Transaction
     ) throws -> Date? {
         let db = transaction.db
@@ -100,7 +102,7 @@ extension ContactsDevice {
         let knownTag = try ContactStore.serverChangeTag(recordID.recordName, db)
         // (A contact record holding a plain field never gets here: the sync library refuses it as tampered, since
         // the device declares contacts sealed; versions before encryption wrote such records, and they are not
-        // adopted any more: see ``applyRefused(_:)``.)
+        // adopted any more: see ``contacts.applyRefused(_:)``.)
         if let tag = serverRecord.recordChangeTag, knownTag == .some(tag) {
             // This device holds this version already (it saved it, or fetched it before): nothing to merge.
             return nil

@@ -13,7 +13,7 @@ public struct ImportPreview: Sendable {
 }
 
 /// Imports of contacts read whole (CSV exports), and dry runs of any import.
-extension ContactsDevice {
+extension DeviceInterchange {
     /// The contacts of a CSV export (``CSVContacts``); a row whose first email is a known contact's
     /// takes that contact's ID, so that importing the same export again updates rather than duplicates.
     public func csvContacts(utf8 bytes: [UInt8]) throws -> (contacts: [Contact], problems: [VCardProblem]) {

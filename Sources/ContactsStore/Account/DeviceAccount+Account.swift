@@ -4,9 +4,7 @@ import SyncCore
 import SyncKit
 
 /// The account: signing up, in and out, the passphrase, and deleting data here or on the server.
-extension ContactsDevice {
-    public var isSignedIn: Bool { credentials.token != nil }
-
+extension DeviceAccount {
     /// The passphrase that opens the account's encrypted contacts, when this device has it.
     public func passphrase() throws -> String? {
         try store.setting(.passphrase)
@@ -58,14 +56,6 @@ extension ContactsDevice {
         announce(.accountChanged)
     }
 
-    /// This device's session token; throws when it is signed out.
-    func signedInToken() throws -> String {
-        guard let token = credentials.token else {
-            throw DeviceError.notSignedIn
-        }
-        return token
-    }
-
     /// Checks that `passphrase` opens the account (creating its encryption settings when it has none).
     private func unlock(_ passphrase: String, token: String) async throws {
         let database = Database(serverURL: options.serverURL, credentials: .token(token))
@@ -74,13 +64,6 @@ extension ContactsDevice {
         } catch let error as SyncError where error.code == .notAuthenticated {
             throw DeviceError.wrongPassphrase
         }
-    }
-
-    /// A new engine from the saved state, with the keyring of the passphrase held now.
-    func replaceEngine() async {
-        await cancelEngines()
-        // Never fails for a store that opened: its settings were read before.
-        try? makeEngines(states: (try store.engineState(.engineState), try store.engineState(.sharedEngineState)))
     }
 
     /// Deletes the account's encrypted data on the server (a lost passphrase), makes `passphrase` the

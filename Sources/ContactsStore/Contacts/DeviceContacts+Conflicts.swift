@@ -5,7 +5,7 @@ import SyncCore
 
 /// The conflict log's actions: putting a lost value back, or dismissing the entry. Either takes the
 /// entry out of the log on every device.
-extension ContactsDevice {
+extension DeviceContacts {
     /// Puts the value an entry lost back into its contact, as a new edit that syncs like any other, and
     /// takes the entry out of the log. Throws, changing nothing, when the entry or the contact is gone,
     /// or the book is one this account may only read.

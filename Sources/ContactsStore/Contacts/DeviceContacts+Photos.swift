@@ -8,10 +8,7 @@ import VCard
 
 /// Contact photos on a device: taken from imported cards, set and removed, written into exports, and
 /// downloaded when they are asked for (a device syncs contacts without their images).
-extension ContactsDevice {
-    /// The device's photo images.
-    public var photos: ContactPhotos { store.photos }
-
+extension DeviceContacts {
     /// Gives contact `id` the image in `file` as its photo (saved, stamped and queued as any edit).
     @discardableResult
     public func setPhoto(of id: UUID, file: URL, mediaType: String) throws -> Contact {

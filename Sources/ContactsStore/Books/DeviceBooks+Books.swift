@@ -5,7 +5,7 @@ import SyncKit
 
 /// Address books: creating, renaming and deleting one's own; sharing them; accepting and leaving
 /// those others share. Local changes are saved and queued like edits; sharing needs the server.
-extension ContactsDevice {
+extension DeviceBooks {
     /// Creates a book of one's own; it reaches the server with the next sync.
     @discardableResult
     public func createBook(named text: String) throws -> AddressBook {
@@ -33,7 +33,7 @@ extension ContactsDevice {
             zoneID: book.zoneID, name: name, access: book.access, ownerUsername: book.ownerUsername,
             participants: book.participants)
         try write { transaction in
-            try Self.checkWritable(book.zoneID, transaction.db)
+            try DeviceContacts.checkWritable(book.zoneID, transaction.db)
             try ContactStore.putBook(renamed, transaction.db)
             try transaction.enqueue(.record(.saveRecord(book.recordID)))
         }
@@ -199,7 +199,7 @@ extension ContactsDevice {
         Container(
             identifier: "contacts", serverURL: options.serverURL, credentials: .store(credentials),
             deviceID: try store.setting(.deviceID), keyring: try store.setting(.passphrase).map(keyring),
-            sealedRecordTypes: Self.sealedRecordTypes)
+            sealedRecordTypes: ContactsDevice.sealedRecordTypes)
     }
 
     private func checkShareable(_ book: AddressBook) throws {
