@@ -8,10 +8,13 @@ import SyncCrypto
 import SyncKit
 import Synchronization
 
-/// One device of the contacts app: its local store, its sync engine, and the delegate that
-/// keeps the two in step, as Apple's CKSyncEngine sample does (and more carefully).
+/// One device of the contacts app: its local store, its sync engines, and the delegate that keeps them in
+/// step, as Apple's CKSyncEngine sample does (and more carefully).
 ///
-/// Used by the CLI and the TUI alike. One process at a time opens a device (a lock file says so).
+/// The device opens and owns; it syncs (``sync(fetch:send:)``, `Sync/`) and reports (``status``,
+/// ``activity()``). Its other jobs are roles, found by name: ``contacts``, ``account``, ``books`` and
+/// ``interchange`` (``DeviceRole``). Apps read through ``reader``. Used by the CLI, the TUI and the
+/// CardDAV bridge alike. One process at a time opens a device (a lock file says so).
 public final class ContactsDevice: Sendable {
     public struct Options: Sendable {
         public var dataDirectory: String
@@ -55,7 +58,7 @@ public final class ContactsDevice: Sendable {
     }
 
     public let options: Options
-    /// The store; apps read through ``reader`` and write through the device's methods (the package's own
+    /// The store; apps read through ``reader`` and write through the device's roles (the package's own
     /// tools, such as the benchmarks, fill it directly).
     package let store: ContactStore
     public let credentials: CredentialStore
