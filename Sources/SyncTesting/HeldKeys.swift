@@ -1,7 +1,6 @@
 import Foundation
 import SyncCore
 import SyncCrypto
-import SyncTesting
 
 /// Every zone key a participant can get at from the server with their own passphrase: their own slot,
 /// and the chain the owner wrapped to them. A test keeps what a participant held before they were

@@ -15,7 +15,6 @@ protocol DeviceRole: Sendable {
 extension DeviceRole {
     var options: ContactsDevice.Options { device.options }
     var store: ContactStore { device.store }
-    var reader: ContactsReader { device.reader }
     var credentials: CredentialStore { device.credentials }
     var engine: SyncEngine { device.engine }
     var sharedEngine: SyncEngine { device.sharedEngine }
