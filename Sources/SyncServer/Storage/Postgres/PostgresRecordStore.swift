@@ -231,37 +231,6 @@ public final class PostgresRecordStore: RecordStoreBackend {
             throw error
         }
     }
-
-    /// Locks the owner's account row until the transaction ends, and reads its change counters.
-    static func lockAccount(_ connection: PostgresConnection, owner: String, logger: Logger) async throws -> (
-        current: Int64, compacted: Int64
-    ) {
-        try await seqs(connection, owner: owner, lock: true, logger: logger)
-    }
-
-    static func seqs(_ connection: PostgresConnection, owner: String, lock: Bool, logger: Logger)
-        async throws -> (current: Int64, compacted: Int64)
-    {
-        for try await (current, compacted) in try await connection.query(
-            """
-            SELECT change_seq, compacted_seq FROM account WHERE user_record_name = \(owner)
-            \(unescaped: lock ? "FOR UPDATE" : "")
-            """, logger: logger
-        ).decode((Int64, Int64).self) {
-            return (current, compacted)
-        }
-        throw SyncError.accountGone
-    }
-
-    static func records(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
-        async throws -> [StoredRecord]
-    {
-        var records: [StoredRecord] = []
-        for try await row in try await connection.query(query, logger: logger) {
-            if let record = try StoredRecord(row.makeRandomAccess(), from: 0) { records.append(record) }
-        }
-        return records
-    }
 }
 
 extension StoredRecord {

@@ -19,7 +19,12 @@ struct PostgresTransaction: StoreTransaction {
     // MARK: The account's counters
 
     func lockAccount(owner: String) async throws -> (current: Int64, compacted: Int64) {
-        try await PostgresRecordStore.seqs(connection, owner: owner, lock: true, logger: logger)
+        for (current, compacted) in try await query(
+            "SELECT change_seq, compacted_seq FROM account WHERE user_record_name = \(owner) FOR UPDATE"
+        ).decode((Int64, Int64).self) {
+            return (current, compacted)
+        }
+        throw SyncError.accountGone
     }
 
     func setChangeSeq(owner: String, seq: Int64) async throws {
@@ -332,6 +337,6 @@ struct PostgresTransaction: StoreTransaction {
     }
 
     func records(_ statement: PostgresQuery) async throws -> [StoredRecord] {
-        try await PostgresRecordStore.records(connection, statement, logger: logger)
+        try await query(statement).compactMap { try StoredRecord($0.makeRandomAccess(), from: 0) }
     }
 }
