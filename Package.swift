@@ -341,6 +341,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ListenersTests",
+            dependencies: ["Listeners"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "TerminalTests",
             dependencies: ["CNcursesw", "ContactsModel", "Terminal"],
             swiftSettings: swiftSettings
