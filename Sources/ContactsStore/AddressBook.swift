@@ -99,15 +99,6 @@ public struct AddressBook: Sendable, Hashable, Identifiable {
         return record[encrypted: nameField]?.stringValue ?? record[nameField]?.stringValue
     }
 
-    /// The participants a share's record lists (the server writes one JSON object per participant).
-    static func participants(in record: RecordValue) -> [ShareParticipant]? {
-        guard record.recordType == Share.recordType, case .list(let items)? = record["participants"] else {
-            return nil
-        }
-        return items.compactMap { item in
-            item.stringValue.flatMap { try? JSONDecoder().decode(ShareParticipant.self, from: Data($0.utf8)) }
-        }
-    }
 }
 
 /// A book name as a person typed it: trimmed, 1 to 100 characters, no control characters.

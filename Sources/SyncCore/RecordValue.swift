@@ -86,6 +86,9 @@ public struct RecordValue: Sendable, Hashable {
     public private(set) var encryptedValues: [String: FieldValue] = [:]
     /// The keys set or removed since the record was created or last came from the server.
     public internal(set) var changedKeys: Set<String>
+    /// What each changed key held before its first change (plain and encrypted): the record's values as
+    /// it came from the server, for ``ancestor``. Never encoded, and not part of equality.
+    private var originals: [String: (plain: FieldValue?, encrypted: FieldValue?)] = [:]
 
     /// The server's version stamp; changes on every save. `nil` for a record never saved.
     public var recordChangeTag: String?
@@ -144,6 +147,7 @@ public struct RecordValue: Sendable, Hashable {
     public subscript(key: String) -> FieldValue? {
         get { fields[key] }
         set {
+            keepOriginal(of: key)
             fields[key] = newValue
             changedKeys.insert(key)
         }
@@ -153,6 +157,7 @@ public struct RecordValue: Sendable, Hashable {
     public subscript(encrypted key: String) -> FieldValue? {
         get { encryptedValues[key] }
         set {
+            keepOriginal(of: key)
             encryptedValues[key] = newValue
             changedKeys.insert(key)
         }
@@ -175,6 +180,28 @@ public struct RecordValue: Sendable, Hashable {
     /// Forgets which keys changed, as after a successful save.
     public mutating func clearChangedKeys() {
         changedKeys = []
+        originals = [:]
+    }
+
+    /// The record this one was changed from (`CKError.ancestorRecord`): the same system fields with every
+    /// changed key back at the value it held before its first change. `nil` for a record never saved,
+    /// which has no ancestor. Keys changed on a record made from system fields alone come back absent,
+    /// as the record held them.
+    public var ancestor: RecordValue? {
+        guard recordChangeTag != nil else { return nil }
+        var value = self
+        for (key, original) in originals {
+            value.fields[key] = original.plain
+            value.encryptedValues[key] = original.encrypted
+        }
+        value.clearChangedKeys()
+        return value
+    }
+
+    private mutating func keepOriginal(of key: String) {
+        if !changedKeys.contains(key), originals[key] == nil {
+            originals[key] = (fields[key], encryptedValues[key])
+        }
     }
 
     /// Two records are equal when their identity, type, fields and system fields are;

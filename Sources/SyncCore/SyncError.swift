@@ -74,6 +74,12 @@ public struct SyncError: Error, Codable, Sendable, Hashable, CustomStringConvert
     public var retryAfter: Double?
     /// For `serverRecordChanged`: the record as the server has it now.
     public var serverRecordValue: RecordValue?
+    /// For `serverRecordChanged` of a save: the record as the client sent it (the client library's, not on
+    /// the wire).
+    public var clientRecordValue: RecordValue?
+    /// For `serverRecordChanged` of a save: the record the client's changes were made to, as it last came
+    /// from the server (``RecordValue/ancestor``; the client library's, not on the wire).
+    public var ancestorRecordValue: RecordValue?
     /// For `partialFailure`: what failed, by record ID (the client library's, not on the wire).
     public var partialErrorsByRecordID: [RecordValue.ID: SyncError] = [:]
     /// For `partialFailure`: what failed, by zone ID (the client library's, not on the wire).

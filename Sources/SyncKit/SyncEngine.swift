@@ -492,9 +492,13 @@ public final class SyncEngine: Sendable {
         var failedRecordSaves: [Event.SentRecordZoneChanges.FailedRecordSave] = []
         for failure in response.failedRecordSaves {
             guard let record = sent[failure.recordID] else { continue }
-            failedRecordSaves.append(
-                .init(
-                    record: record, error: await database.incoming(failure.error, seenVersion: seen[failure.recordID])))
+            var error = await database.incoming(failure.error, seenVersion: seen[failure.recordID])
+            if error.code == .serverRecordChanged {
+                let value = record.value
+                error.clientRecordValue = value
+                error.ancestorRecordValue = value.ancestor
+            }
+            failedRecordSaves.append(.init(record: record, error: error))
         }
         await eventQueue.deliver(
             .sentRecordZoneChanges(

@@ -179,7 +179,7 @@ extension ContactsDevice {
     ) throws {
         let db = transaction.db
         var book = try ContactStore.bookOrUnknown(zoneID, db)
-        let participants = record.flatMap(AddressBook.participants(in:)) ?? []
+        let participants = record.flatMap(Share.participants(in:)) ?? []
         book.participants = participants
         if !book.isOwn {
             book.ownerUsername = participants.first { $0.role == .owner }?.username ?? book.ownerUsername

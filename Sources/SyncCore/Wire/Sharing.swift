@@ -123,6 +123,17 @@ public struct Share: Codable, Sendable, Hashable {
     }
 }
 
+extension Share {
+    /// The participants a share's record lists (the server writes one JSON object per participant);
+    /// nil for a record that is not a share's.
+    public static func participants(in record: RecordValue) -> [ShareParticipant]? {
+        guard record.recordType == recordType, case .list(let items)? = record["participants"] else { return nil }
+        return items.compactMap { item in
+            item.stringValue.flatMap { try? JSONDecoder().decode(ShareParticipant.self, from: Data($0.utf8)) }
+        }
+    }
+}
+
 /// `POST /v1/shares/save`: shares one of the caller's zones, or one record of it and the records
 /// below it (with ``rootRecord``), or changes a share.
 ///
