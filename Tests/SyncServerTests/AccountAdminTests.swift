@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// `sync-server admin accounts …`, the built program, run by an operator against the storage of a

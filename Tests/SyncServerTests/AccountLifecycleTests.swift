@@ -1,6 +1,7 @@
 import Foundation
 import SyncCore
 import SyncTesting
+import TestTraits
 import Testing
 
 @testable import SyncServer

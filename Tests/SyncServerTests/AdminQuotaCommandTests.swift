@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// `sync-server admin accounts usage` and `set-quota`, run as the built program against a real

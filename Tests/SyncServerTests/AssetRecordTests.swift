@@ -3,6 +3,7 @@ import NIOCore
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Records naming assets: only complete uploads of the saving account (or the record's own assets), of

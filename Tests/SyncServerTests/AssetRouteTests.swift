@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Assets through HTTP: an upload in requests with `Content-Range`, resumed after a short body;

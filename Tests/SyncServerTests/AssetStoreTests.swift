@@ -4,6 +4,7 @@ import SyncCore
 import SyncServer
 import SyncTesting
 import Synchronization
+import TestTraits
 import Testing
 
 /// The stores' assets: uploads taking their bytes in order and resuming after a cut, reads of any

@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Change tokens are signed by the server (HMAC-SHA256 under a key kept in the storage): a token a

@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Sends the values attackers and broken clients send — integers past Int64, infinity and NaN

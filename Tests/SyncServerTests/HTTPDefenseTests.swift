@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// The HTTP layer defends itself: raw sockets play slow, idle, oversized, malformed and too many

@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// The statuses openapi.yaml promises where HTTP itself has a say: a refused push upgrade is a 401

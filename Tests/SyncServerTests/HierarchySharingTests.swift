@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Ada's zone "Lists": Groceries (with Milk, Eggs and, below Milk, Organic), Chores (with Dishes), and

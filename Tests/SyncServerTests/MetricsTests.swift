@@ -4,6 +4,7 @@ import ServiceLifecycle
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Runs `body` with a client of a metrics listener of its own, as `--metrics-listen` starts one.

@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Keeps the request schemas of `openapi.yaml` and the server in step, by walking the document:

@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// `POST /v1/account/encryption/change` (issue 33, deliverable 5): the new settings and every key

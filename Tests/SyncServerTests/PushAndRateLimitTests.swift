@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 @Suite("Push and rate limits", .onEveryBackend)

@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// The cap on push sockets per account: one socket beyond it is refused at its upgrade, saying why,

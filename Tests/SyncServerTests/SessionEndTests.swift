@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// Sessions end cleanly: signing out and a session's end close that session's push sockets, and

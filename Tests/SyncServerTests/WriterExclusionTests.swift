@@ -2,6 +2,7 @@ import Foundation
 import SyncCore
 import SyncServer
 import SyncTesting
+import TestTraits
 import Testing
 
 /// `X-Writer-ID` and `excludingWriter`: a writer's fetch leaves out what it saved itself, and only that.
