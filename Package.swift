@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "SyncKit", targets: ["SyncKit"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .library(name: "SyncTesting", targets: ["SyncTesting"]),
+        .library(name: "SyncTables", targets: ["SyncTables"]),
+        .library(name: "SyncTablesTesting", targets: ["SyncTablesTesting"]),
         .library(name: "VCard", targets: ["VCard"]),
         .library(name: "LocalSystem", targets: ["LocalSystem"]),
         .library(name: "Listeners", targets: ["Listeners"]),
@@ -148,6 +150,48 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Declared GRDB tables synced through SyncKit, with no sync code of the app's own.
+        .target(
+            name: "SyncTables",
+            dependencies: [
+                "SyncCore", "SyncClient", "SyncKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The same sync with the server in this process, for tests and previews.
+        .target(
+            name: "SyncTablesTesting",
+            dependencies: ["SyncClient", "SyncCore", "SyncServer", "SyncTables", "SyncTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // docs/TABLES.md's example: notes with tags and attachments, built only on SyncTables.
+        .target(
+            name: "NotesExample",
+            dependencies: ["SyncKit", "SyncTables", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Examples/Notes/NotesExample",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "notes",
+            dependencies: [
+                "NotesExample", "SyncKit", "SyncTables",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Notes/notes",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NotesExampleTests",
+            dependencies: [
+                "NotesExample", "LocalSystem", "SyncKit", "SyncTables", "SyncTesting", "TestTraits",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Examples/Notes/Tests",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VCard",
             swiftSettings: swiftSettings
@@ -251,7 +295,8 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTesting", "ContactsModel", "ContactsLocal",
+                "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "ContactsModel",
+                "ContactsLocal",
                 "ContactsStore", "ContactsTUI", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -379,12 +424,21 @@ let package = Package(
         .target(
             // Swift Testing traits the test targets share; not part of any product.
             name: "TestTraits",
+            dependencies: ["SyncTesting"],
             path: "Tests/TestTraits",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SyncKitTests",
             dependencies: ["SyncCore", "SyncKit", "SyncServer", "SyncTesting", "TestTraits"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SyncTablesTests",
+            dependencies: [
+                "SyncClient", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTablesTesting", "SyncTesting",
+                "TestTraits", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -395,7 +449,7 @@ let package = Package(
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncCore", "SyncServer", "SyncTesting",
+                "SyncCore", "SyncServer", "SyncTesting", "TestTraits",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,0 +1,424 @@
+import Foundation
+import GRDB
+import Logging
+import SyncKit
+import Synchronization
+
+/// Writing what the server sent into the app's tables: parents before children, children that came
+/// before their parent (or records of a table this version lacks) kept until they can be written,
+/// rows with unsent changes merged by their table's policy.
+extension TableSync {
+    /// Whether a record was written, or why it waits.
+    enum Applied: Equatable {
+        case written
+        case waiting(String)
+    }
+
+    /// The bytes of every asset field of `record`, by field, downloaded to this device.
+    func assetBytes(of record: RecordValue, scope: DatabaseScope) async -> [String: Data] {
+        var bytes: [String: Data] = [:]
+        let database = container.database(with: scope)
+        for (key, field) in record.fields.merging(record.encryptedValues, uniquingKeysWith: { a, _ in a }) {
+            guard case .asset(let reference) = field else { continue }
+            do {
+                let file = try await database.fetchAssetContent(Asset(reference: reference), of: record.recordID)
+                bytes[key] = try Data(contentsOf: file)
+            } catch {
+                logger.error("downloading \(key) of \(record.recordID) failed: \(error)")
+            }
+        }
+        return bytes
+    }
+
+    func handleFetched(_ event: SyncEngine.Event.FetchedRecordZoneChanges, scope: DatabaseScope) async {
+        var downloads: [Record.ID: [String: Data]] = [:]
+        for modification in event.modifications where schema(recordType: modification.record.recordType) != nil {
+            let value = modification.record.value
+            if value.fields.values.contains(where: \.namesAsset)
+                || value.encryptedValues.values.contains(where: \.namesAsset)
+            {
+                downloads[value.recordID] = await assetBytes(of: value, scope: scope)
+            }
+        }
+        let me = await currentUserRecordName()
+        let downloaded = downloads
+        do {
+            try await database.write { db in
+                try self.applying(db) {
+                    let shares = event.modifications.map(\.record.value).filter { $0.recordType == Share.recordType }
+                    for share in shares { try self.applyShare(share, me: me, db) }
+                    let records = event.modifications.map(\.record.value).filter { $0.recordType != Share.recordType }
+                        .sorted { self.rank(of: $0.recordType) < self.rank(of: $1.recordType) }
+                    for record in records {
+                        if case .waiting(let reason) = try self.apply(
+                            record, downloaded: downloaded[record.recordID] ?? [:], db)
+                        {
+                            try self.keepUnapplied(record, reason: reason, db)
+                        }
+                    }
+                    let deletions = event.deletions.sorted {
+                        self.rank(of: $0.recordType) > self.rank(of: $1.recordType)
+                    }
+                    for deletion in deletions {
+                        try self.applyDeletion(deletion.recordID, recordType: deletion.recordType, db)
+                    }
+                    try self.applyWaiting(db)
+                }
+            }
+        } catch {
+            logger.error("writing fetched records failed: \(error)")
+            statusBroadcast.update { $0.lastError = "\(error)" }
+        }
+        refreshCounts()
+    }
+
+    func rank(of recordType: String) -> Int { schema(recordType: recordType)?.rank ?? Int.max }
+
+    /// Writes one fetched record into its table, or says why it waits.
+    func apply(_ record: RecordValue, downloaded: [String: Data], _ db: Database) throws -> Applied {
+        guard let schema = schema(recordType: record.recordType) else {
+            return .waiting("this version of the app has no table for \(record.recordType) records")
+        }
+        let fields = ServerFields(record)
+        var values: RowValues = [schema.primaryKey: record.recordID.recordName.databaseValue]
+        var digests: [String: String] = [:]
+        for column in schema.valueColumns {
+            let field = fields[column]
+            if case .asset = field {
+                guard let bytes = downloaded[column] else {
+                    return .waiting("its \(column) could not be downloaded yet")
+                }
+                values[column] = bytes.databaseValue
+                digests[column] = RecordMapping.digest(bytes)
+            } else if field == nil, schema.notNullColumns.contains(column) {
+                continue  // a column this record's sender does not have: its default, or what the row holds
+            } else {
+                values[column] = RecordMapping.databaseValue(field)
+            }
+        }
+        for reference in schema.references {
+            guard let key = values[reference.column], let parentKey = String.fromDatabaseValue(key),
+                let parent = self.schema(reference.table)
+            else { continue }
+            if try !exists(parent, parentKey, db) {
+                return .waiting("its \(reference.column) \(parentKey) in \(reference.table) has not arrived")
+            }
+        }
+        let metadata = try Row.fetchOne(
+            db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+            arguments: [schema.name, record.recordID.recordName])
+        let pending = try Row.fetchOne(
+            db, sql: "SELECT operation, changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+            arguments: [schema.name, record.recordID.recordName])
+        if let pending, let current = try self.row(schema, record.recordID.recordName, db) {
+            if pending["operation"] == "save" {
+                let ancestor = (metadata?["serverFields"] as Data?).flatMap {
+                    try? JSONDecoder().decode(ServerFields.self, from: $0)
+                }
+                try writeMerge(
+                    schema: schema, record: record, server: values, ancestor: ancestor, current: current,
+                    editedAt: pending["changedAt"], db)
+            }
+        } else if pending?["operation"] as String? == "delete" {
+            // Deleted here and not yet sent: the delete goes out with the server's newer record's tag.
+        } else {
+            try upsert(schema, values, db)
+        }
+        var stored = fields
+        stored.blobDigests = digests
+        try saveMetadata(schema: schema, record: record, fields: stored, db)
+        return .written
+    }
+
+    /// Settles a conflict with the server's record (from a fetch, or a save's `serverRecordChanged`).
+    func merge(server: RecordValue, downloaded: [String: Data], schema: TableSchema, _ db: Database) throws {
+        let name = server.recordID.recordName
+        guard let current = try row(schema, name, db) else {
+            // Deleted here meanwhile: the delete is sent with the server's record's tag.
+            try saveMetadata(schema: schema, record: server, fields: ServerFields(server), db)
+            return
+        }
+        let metadata = try Row.fetchOne(
+            db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+            arguments: [schema.name, name])
+        let ancestor = (metadata?["serverFields"] as Data?).flatMap {
+            try? JSONDecoder().decode(ServerFields.self, from: $0)
+        }
+        let editedAt =
+            try Double.fetchOne(
+                db, sql: "SELECT changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+                arguments: [schema.name, name]) ?? Date().timeIntervalSince1970
+        var values: RowValues = [schema.primaryKey: name.databaseValue]
+        var digests: [String: String] = [:]
+        let fields = ServerFields(server)
+        for column in schema.valueColumns {
+            if case .asset = fields[column], let bytes = downloaded[column] {
+                values[column] = bytes.databaseValue
+                digests[column] = RecordMapping.digest(bytes)
+            } else {
+                values[column] = RecordMapping.databaseValue(fields[column])
+            }
+        }
+        try writeMerge(
+            schema: schema, record: server, server: values, ancestor: ancestor, current: current, editedAt: editedAt, db
+        )
+        var stored = fields
+        stored.blobDigests = digests
+        try saveMetadata(schema: schema, record: server, fields: stored, db)
+    }
+
+    /// Merges this device's row with the server's by the table's policy, writes the result, logs what it
+    /// overwrote, and leaves the row queued only if the result differs from the server's.
+    private func writeMerge(
+        schema: TableSchema, record: RecordValue, server: RowValues, ancestor: ServerFields?, current: RowValues,
+        editedAt: Double, _ db: Database
+    ) throws {
+        var ancestorRow: RowValues?
+        if let ancestor {
+            var row: RowValues = [:]
+            for column in schema.columns {
+                if case .asset = ancestor[column] {
+                    row[column] = ancestor.blobDigests[column].map { "blob:\($0)".databaseValue } ?? .null
+                } else {
+                    row[column] = RecordMapping.databaseValue(ancestor[column])
+                }
+            }
+            row[schema.primaryKey] = current[schema.primaryKey]
+            ancestorRow = row
+        }
+        var serverRow = server
+        for column in schema.columns where serverRow[column] == nil { serverRow[column] = current[column] ?? .null }
+        let conflict = RowConflict(
+            table: schema.name, recordName: record.recordID.recordName, ancestor: ancestorRow, client: current,
+            server: serverRow, clientEditedAt: Date(timeIntervalSince1970: editedAt + (try Self.clockOffset(db))),
+            serverModifiedAt: record.modificationDate)
+        let (merged, lost) = ConflictMerge.resolve(schema.table.conflicts, conflict, columns: schema.columns)
+        try upsert(schema, merged, db)
+        let now = Date().timeIntervalSince1970
+        for value in lost {
+            try db.execute(
+                sql: """
+                    INSERT INTO synctables_conflicts (tableName, recordName, columnName, policy, kept, lost, lostFrom, at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    schema.name, record.recordID.recordName, value.column, schema.table.conflicts.name,
+                    value.kept, value.lost, value.lostFrom.rawValue, now,
+                ])
+        }
+        let settled = schema.columns.allSatisfy {
+            RecordMapping.comparable(merged[$0] ?? .null) == RecordMapping.comparable(serverRow[$0] ?? .null)
+        }
+        if settled {
+            try db.execute(
+                sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND operation = 'save'",
+                arguments: [schema.name, record.recordID.recordName])
+        } else {
+            // Sent again, merged: a version above the one on its way, so that its answer does not settle it.
+            try db.execute(
+                sql: "UPDATE synctables_pending SET version = version + 1 WHERE tableName = ? AND recordName = ?",
+                arguments: [schema.name, record.recordID.recordName])
+        }
+    }
+
+    func saveMetadata(schema: TableSchema, record: RecordValue, fields: ServerFields, _ db: Database) throws {
+        let encoder = JSONEncoder()
+        let zone = record.recordID.zoneID
+        let permission =
+            zone.ownerName == RecordZone.ID.defaultOwnerName
+            ? "owner" : (try Self.setting("permission:\(zone.ownerName)/\(zone.zoneName)", db) ?? "readOnly")
+        try db.execute(
+            sql: """
+                INSERT INTO synctables_metadata (tableName, recordName, zoneName, ownerName, systemFields,
+                    serverFields, serverModifiedAt, shareRecordName, permission)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (tableName, recordName) DO UPDATE SET zoneName = excluded.zoneName,
+                    ownerName = excluded.ownerName, systemFields = excluded.systemFields,
+                    serverFields = excluded.serverFields, serverModifiedAt = excluded.serverModifiedAt,
+                    shareRecordName = excluded.shareRecordName, permission = excluded.permission
+                """,
+            arguments: [
+                schema.name, record.recordID.recordName, zone.zoneName, zone.ownerName,
+                try encoder.encode(record.systemFields), try encoder.encode(fields),
+                record.modificationDate?.timeIntervalSince1970, record.share?.recordID.recordName, permission,
+            ])
+    }
+
+    /// The synced columns of a row, or nil when there is no such row.
+    func row(_ schema: TableSchema, _ key: String, _ db: Database) throws -> RowValues? {
+        let columns = schema.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT \(columns) FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?",
+                arguments: [key])
+        else { return nil }
+        var values: RowValues = [:]
+        for column in schema.columns { values[column] = row[column] }
+        return values
+    }
+
+    func exists(_ schema: TableSchema, _ key: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql:
+                "SELECT EXISTS (SELECT 1 FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?)",
+            arguments: [key]) ?? false
+    }
+
+    /// Inserts the row, or updates the columns given (never a replace, which would delete the row and
+    /// cascade to its children).
+    func upsert(_ schema: TableSchema, _ values: RowValues, _ db: Database) throws {
+        let columns = schema.columns.filter { values[$0] != nil }
+        let names = columns.map(\.quotedDatabaseIdentifier)
+        let updates = columns.dropFirst().map {
+            "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)"
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO \(schema.name.quotedDatabaseIdentifier) (\(names.joined(separator: ", ")))
+                VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+                ON CONFLICT (\(schema.primaryKey.quotedDatabaseIdentifier)) DO \(updates.isEmpty ? "NOTHING" : "UPDATE SET \(updates.joined(separator: ", "))")
+                """, arguments: StatementArguments(columns.map { values[$0]! }))
+    }
+
+    /// A record deleted on the server: its row goes (its children with it, by their foreign keys), or, if
+    /// it had not arrived yet, it stops waiting. Unsent changes to it are kept in the conflict log.
+    func applyDeletion(_ id: Record.ID, recordType: String, _ db: Database) throws {
+        try db.execute(
+            sql:
+                "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
+            arguments: [recordType, id.recordName, id.zoneID.zoneName, id.zoneID.ownerName])
+        guard let schema = schema(recordType: recordType) else { return }
+        let pending = try String.fetchOne(
+            db, sql: "SELECT operation FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+            arguments: [schema.name, id.recordName])
+        if pending == "save", let current = try row(schema, id.recordName, db) {
+            let now = Date().timeIntervalSince1970
+            for column in schema.valueColumns {
+                try db.execute(
+                    sql: """
+                        INSERT INTO synctables_conflicts (tableName, recordName, columnName, policy, kept, lost, lostFrom, at)
+                        VALUES (?, ?, ?, 'deletedOnServer', NULL, ?, 'device', ?)
+                        """, arguments: [schema.name, id.recordName, column, current[column] ?? .null, now])
+            }
+        }
+        try db.execute(
+            sql:
+                "DELETE FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?",
+            arguments: [id.recordName])
+        try db.execute(
+            sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+            arguments: [schema.name, id.recordName])
+        try db.execute(
+            sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+            arguments: [schema.name, id.recordName])
+        try forgetRemovedRows(db)
+    }
+
+    /// Metadata and outbox entries of rows the database's own foreign keys removed (a cascade): the
+    /// server removed their records too (`deleteSelf`), or keeps them where the reference does not cascade.
+    func forgetRemovedRows(_ db: Database) throws {
+        for schema in schemas where !schema.references.isEmpty {
+            let table = schema.name.quotedDatabaseIdentifier
+            let key = schema.primaryKey.quotedDatabaseIdentifier
+            try db.execute(
+                sql: """
+                    DELETE FROM synctables_metadata WHERE tableName = ? AND recordName NOT IN (SELECT \(key) FROM \(table))
+                    """, arguments: [schema.name])
+            try db.execute(
+                sql: """
+                    DELETE FROM synctables_pending WHERE tableName = ? AND operation = 'save'
+                        AND recordName NOT IN (SELECT \(key) FROM \(table))
+                    """, arguments: [schema.name])
+        }
+    }
+
+    // MARK: Records that wait
+
+    func keepUnapplied(_ record: RecordValue, reason: String, _ db: Database) throws {
+        let stored = UnappliedRecord.Stored(systemFields: record.systemFields, fields: ServerFields(record))
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO synctables_unapplied (recordType, recordName, zoneName, ownerName, record, reason, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                record.recordType, record.recordID.recordName, record.recordID.zoneID.zoneName,
+                record.recordID.zoneID.ownerName, try JSONEncoder().encode(stored), reason,
+                Date().timeIntervalSince1970,
+            ])
+    }
+
+    /// Writes the waiting records that can be written now (their parent arrived, their table exists),
+    /// parents first, until none more can.
+    func applyWaiting(_ db: Database) throws {
+        while true {
+            var progress = false
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM synctables_unapplied")
+            let records = rows.compactMap { row -> RecordValue? in
+                guard let data = row["record"] as Data?,
+                    let stored = try? JSONDecoder().decode(UnappliedRecord.Stored.self, from: data)
+                else { return nil }
+                return stored.record
+            }.sorted { rank(of: $0.recordType) < rank(of: $1.recordType) }
+            for record in records where schema(recordType: record.recordType) != nil {
+                // Assets of a record that waited are fetched by the next start (``retryWaiting()``).
+                if ServerFields(record).plain.values.contains(where: \.namesAsset)
+                    || ServerFields(record).encrypted.values.contains(where: \.namesAsset)
+                {
+                    continue
+                }
+                if try apply(record, downloaded: [:], db) == .written {
+                    try db.execute(
+                        sql:
+                            "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
+                        arguments: [
+                            record.recordType, record.recordID.recordName, record.recordID.zoneID.zoneName,
+                            record.recordID.zoneID.ownerName,
+                        ])
+                    progress = true
+                }
+            }
+            if !progress { return }
+        }
+    }
+
+    /// Writes waiting records that can be written now, downloading their assets first: at start (a
+    /// migration may have added their table) and after each fetch.
+    public func applyWaitingRecords() async throws {
+        let waiting = try await database.read { db in
+            try Data.fetchAll(db, sql: "SELECT record FROM synctables_unapplied").compactMap {
+                try? JSONDecoder().decode(UnappliedRecord.Stored.self, from: $0).record
+            }
+        }
+        var downloads: [Record.ID: [String: Data]] = [:]
+        for record in waiting where schema(recordType: record.recordType) != nil {
+            if record.fields.values.contains(where: \.namesAsset)
+                || record.encryptedValues.values.contains(where: \.namesAsset)
+            {
+                downloads[record.recordID] = await assetBytes(of: record, scope: Self.scope(of: record.recordID.zoneID))
+            }
+        }
+        let downloaded = downloads
+        try await database.write { db in
+            try self.applying(db) {
+                for record in waiting.sorted(by: { self.rank(of: $0.recordType) < self.rank(of: $1.recordType) }) {
+                    guard let bytes = downloaded[record.recordID] else { continue }
+                    if try self.apply(record, downloaded: bytes, db) == .written {
+                        try db.execute(
+                            sql:
+                                "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
+                            arguments: [
+                                record.recordType, record.recordID.recordName, record.recordID.zoneID.zoneName,
+                                record.recordID.zoneID.ownerName,
+                            ])
+                    }
+                }
+                try self.applyWaiting(db)
+                try self.updateCounts(db)
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import SyncKit
+import SyncTables
+import SyncTesting
+import TestTraits
+import Testing
+
+/// Two and three devices of one account syncing the notes schema through the real server, on every
+/// backend: what a person using two machines would check.
+@Suite(.onEveryBackend)
+struct TableSyncTests {
+    @Test(
+        "rows inserted, updated and deleted on one device reach the others; a child made in its parent's transaction too"
+    )
+    func insertUpdateDelete() async throws {
+        try await TestServer.with { server in
+            let a = try NotesDevice("a", username: "ada", server: server)
+            let b = try NotesDevice("b", username: "ada", server: server)
+            let c = try NotesDevice("c", username: "ada", server: server)
+            // One transaction: the tag and the link are made with the note (sqlite-data #424).
+            try await a.database.write { db in
+                try db.execute(sql: "INSERT INTO note (id, title, body) VALUES ('n1', 'Groceries', 'milk\neggs')")
+                try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('t1', 'home')")
+                try db.execute(sql: "INSERT INTO noteTag (id, noteID, tagID) VALUES ('l1', 'n1', 't1')")
+            }
+            #expect(try a.sync.pendingChanges().map(\.recordName).sorted() == ["l1", "n1", "t1"])
+            try await a.sync.sync()
+            #expect(try a.sync.pendingChanges().isEmpty)
+            try await b.sync.sync()
+            try await c.sync.sync()
+            for device in [b, c] {
+                #expect(try device.string("SELECT body FROM note WHERE id = 'n1'") == "milk\neggs", "\(device.name)")
+                #expect(try device.string("SELECT tagID FROM noteTag WHERE noteID = 'n1'") == "t1", "\(device.name)")
+                // Written back without being queued again.
+                #expect(try device.sync.pendingChanges().isEmpty, "\(device.name)")
+            }
+
+            try b.execute("UPDATE note SET title = 'Shopping' WHERE id = 'n1'")
+            try await b.sync.sync()
+            try await a.sync.sync()
+            try await c.sync.sync()
+            #expect(try a.string("SELECT title FROM note WHERE id = 'n1'") == "Shopping")
+            #expect(try c.string("SELECT title FROM note WHERE id = 'n1'") == "Shopping")
+
+            // Deleting the tag cascades to the link here, and on the other devices.
+            try c.execute("DELETE FROM tag WHERE id = 't1'")
+            #expect(try c.count("noteTag") == 0)
+            try await c.sync.sync()
+            try await a.sync.sync()
+            try await b.sync.sync()
+            for device in [a, b] {
+                #expect(try device.count("tag") == 0, "\(device.name)")
+                #expect(try device.count("noteTag") == 0, "\(device.name)")
+                #expect(try device.count("note") == 1, "\(device.name)")
+            }
+            for device in [a, b, c] { await device.stop() }
+        }
+    }
+
+    @Test("more rows than one request holds go in as many batches, parents before children")
+    func manyBatches() async throws {
+        try await TestServer.with { server in
+            let a = try NotesDevice("a", username: "ada", server: server)
+            let b = try NotesDevice("b", username: "ada", server: server)
+            try await a.database.write { db in
+                // Children first in the transaction: the layer still sends their parents first.
+                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                for index in 0..<400 {
+                    try db.execute(
+                        sql: "INSERT INTO comment (id, noteID, text) VALUES (?, ?, 'c')",
+                        arguments: ["c\(index)", "n\(index)"])
+                }
+                for index in 0..<400 {
+                    try db.execute(sql: "INSERT INTO note (id, title) VALUES (?, 'n')", arguments: ["n\(index)"])
+                }
+            }
+            try await a.sync.sendChanges()
+            #expect(try a.sync.pendingChanges().isEmpty)
+            try await b.sync.sync()
+            #expect(try b.count("note") == 400)
+            #expect(try b.count("comment") == 400)
+            #expect(try b.sync.unappliedRecords().isEmpty)
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("a note deleted on one device takes its comments and links with it everywhere")
+    func cascadeAcrossDevices() async throws {
+        try await TestServer.with { server in
+            let a = try NotesDevice("a", username: "ada", server: server)
+            let b = try NotesDevice("b", username: "ada", server: server)
+            try await a.database.write { db in
+                try db.execute(sql: "INSERT INTO note (id, title) VALUES ('n1', 'Trip')")
+                try db.execute(sql: "INSERT INTO comment (id, noteID, text) VALUES ('c1', 'n1', 'book hotel')")
+                try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('t1', 'travel')")
+                try db.execute(sql: "INSERT INTO noteTag (id, noteID, tagID) VALUES ('l1', 'n1', 't1')")
+            }
+            try await a.sync.sync()
+            try await b.sync.sync()
+            #expect(try b.count("comment") == 1)
+            try b.execute("DELETE FROM note WHERE id = 'n1'")
+            try await b.sync.sync()
+            try await a.sync.sync()
+            #expect(try a.count("note") == 0)
+            #expect(try a.count("comment") == 0)
+            #expect(try a.count("noteTag") == 0)
+            #expect(try a.count("tag") == 1)
+            #expect(try a.sync.pendingChanges().isEmpty)
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("a BLOB over the threshold travels as an asset; an encrypted column never reaches the server in plain")
+    func assetsAndEncryption() async throws {
+        try await TestServer.with { server in
+            let a = try NotesDevice("a", username: "ada", server: server)
+            let b = try NotesDevice("b", username: "ada", server: server)
+            let picture = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try a.execute(
+                "INSERT INTO note (id, title, body, attachment) VALUES ('n1', 'Scan', 'secret diary words', ?)",
+                [picture])
+            try await a.sync.sync()
+            try await b.sync.sync()
+            let received = try await b.database.read { db in
+                try Data.fetchOne(db, sql: "SELECT attachment FROM note WHERE id = 'n1'")
+            }
+            #expect(received == picture)
+            #expect(try b.string("SELECT body FROM note WHERE id = 'n1'") == "secret diary words")
+            let stored = try await server.storedBytes()
+            #expect(stored.range(of: Data("secret diary words".utf8)) == nil)
+            #expect(stored.range(of: Data("Scan".utf8)) != nil)
+            await a.stop()
+            await b.stop()
+        }
+    }
+}
