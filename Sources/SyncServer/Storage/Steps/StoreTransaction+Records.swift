@@ -69,6 +69,9 @@ extension RecordStoreBackend {
 extension StoreTransaction {
     /// Reads what a modification touches and plans it (``RecordModificationPlanner``), under the
     /// owner's lock (`currentSeq` read under it).
+    /// - Parameter usage: the owner's storage in use and its limit, read in the same transaction; nil
+    ///   leaves the quota unchecked. A plan that would grow usage past the limit throws `quotaExceeded`
+    ///   (``StorageQuota``): nothing of the request is written.
     /// - Parameter assetIDs: ``AssetRules/namedAssetIDs(_:)`` of the request, when the caller read them
     ///   before the lock.
     func plan(
@@ -82,11 +85,13 @@ extension StoreTransaction {
             liveZones.insert(name)
         }
         let existing = try await storedRecords(owner: owner, keys: keys.filter { liveZones.contains($0.zoneName) })
-        return try RecordModificationPlanner.plan(
+        let plan = try RecordModificationPlanner.plan(
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: currentSeq, now: now.millisecondsSince1970, limits: limits, savedFields: savedFields,
             hierarchy: try await hierarchyContext(owner: owner, request: request, base: hierarchy),
-            assets: try await assets(ids: assetIDs ?? AssetRules.namedAssetIDs(request)), usage: usage)
+            assets: try await assets(ids: assetIDs ?? AssetRules.namedAssetIDs(request)))
+        if let usage { try plan.checkQuota(usage, isOwner: modifier == owner) }
+        return plan
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
