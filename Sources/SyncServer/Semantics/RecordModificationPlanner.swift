@@ -30,6 +30,10 @@ public enum RecordModificationPlanner {
         /// The size of the stored fields of every record the plan was made with (0 for one not stored):
         /// what its rows replace, so that counting usage need not read them again.
         public var storedBytes: [RecordKey: Int64] = [:]
+        /// Of the records ``storedBytes`` names, those whose stored version may hold deleteSelf
+        /// references (``ReferenceActions``): the store clears their entries of the reference index, and
+        /// knows that the others have none.
+        public var storedReferrers: Set<RecordKey> = []
 
         /// Plans the deletion of the live record `stored`, at the owner's next change number after `seq`
         /// (which it advances): its tombstone, which keeps the record's place so that whoever saw the
@@ -220,7 +224,9 @@ public enum RecordModificationPlanner {
         plan.saved.reserveCapacity(request.saves.count)
         plan.storedBytes.reserveCapacity(request.saves.count + request.deletes.count)
         for key in request.recordKeys where liveZones.contains(key.zoneName) {
-            plan.storedBytes[key] = Int64(existing[key]?.fields.count ?? 0)
+            let fields = existing[key]?.fields ?? Data()
+            plan.storedBytes[key] = Int64(fields.count)
+            if ReferenceActions.mayHoldDeleteSelf(fields) { plan.storedReferrers.insert(key) }
         }
         for (index, decision) in saveDecisions.enumerated() {
             let sent = request.saves[index]

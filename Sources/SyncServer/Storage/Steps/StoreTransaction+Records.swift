@@ -98,7 +98,8 @@ extension StoreTransaction {
     /// zones' and the owner's change numbers.
     func apply(_ plan: RecordModificationPlanner.Plan, owner: String, now: Date) async throws {
         let at = now.millisecondsSince1970
-        try await upsert(plan.rows, owner: owner, storedBytes: plan.storedBytes)
+        try await upsert(
+            plan.rows, owner: owner, storedBytes: plan.storedBytes, storedReferrers: plan.storedReferrers)
         let moves = try await moveDescendants(of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now)
         for share in plan.deletedShares {
             try await deleteShareRows(owner: owner, zoneName: share.zoneName, recordName: share.recordName)
