@@ -150,7 +150,9 @@ public enum RecordModificationPlanner {
     ///   - assets: the stored rows of the assets the saves name (``AssetRules/namedAssetIDs(_:)``), read in
     ///     the same transaction.
     ///
-    /// The quota is checked on the plan by the store (``Plan/checkQuota(_:isOwner:)``).
+    /// The plan's deletions take along what deleteSelf references make go (``ReferenceActions``), and
+    /// the quota is checked on the whole (``Plan/checkQuota(_:isOwner:)``): both need the store, which
+    /// does them after this.
     public static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, writer: String = "",
         liveZones: Set<String>,

@@ -77,3 +77,48 @@ enum ReferenceActions {
         return names
     }
 }
+
+extension RecordModificationPlanner.Plan {
+    /// The tombstones the plan writes, by key: deleted records and shares.
+    var deletedKeys: [RecordKey] {
+        rows.filter(\.isDeleted).map(\.key)
+    }
+
+    /// The records the plan saves that reference one of `targets` with `deleteSelf`, as saved.
+    /// - Parameter owner: the zones' owner.
+    func savedReferrers(of targets: Set<RecordKey>, owner: String) throws -> [StoredRecord] {
+        try rows.filter { row in
+            try ReferenceActions.entries(of: row, owner: owner).contains {
+                targets.contains(RecordKey(zoneName: $0.zoneName, recordName: $0.targetName))
+            }
+        }
+    }
+
+    /// Deletes `records`, which deleteSelf references take along, after the plan's other changes: each
+    /// as any deletion (``delete(_:seq:modifier:writer:now:)``), in key order. A record the plan saves
+    /// is saved, then deleted: its tombstone replaces the saved row (the answer still lists the save).
+    /// The others are live stored rows, which the plan learns the size of, for usage, and that they
+    /// hold references, for the index.
+    /// - Returns: the keys deleted, for the next level of the cascade.
+    mutating func cascade(deleting records: [StoredRecord], modifier: String, writer: String, now: Int64)
+        -> [RecordKey]
+    {
+        var byKey: [RecordKey: StoredRecord] = [:]
+        for record in records { byKey[record.key] = record }
+        let saved = Set(rows.lazy.filter { !$0.isDeleted && byKey[$0.key] != nil }.map(\.key))
+        if !saved.isEmpty { rows.removeAll { !$0.isDeleted && saved.contains($0.key) } }
+        var seq = endSeq
+        let ordered = byKey.values.sorted {
+            ($0.key.zoneName, $0.key.recordName) < ($1.key.zoneName, $1.key.recordName)
+        }
+        for record in ordered {
+            if !saved.contains(record.key) {
+                storedBytes[record.key] = Int64(record.fields.count)
+                storedReferrers.insert(record.key)
+            }
+            delete(record, seq: &seq, modifier: modifier, writer: writer, now: now)
+        }
+        endSeq = seq
+        return ordered.map(\.key)
+    }
+}
