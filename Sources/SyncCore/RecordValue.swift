@@ -45,7 +45,8 @@ public struct RecordValue: Sendable, Hashable {
 
         /// The record referred to.
         public var recordID: ID
-        /// The delete action. The server stores it; cascading deletes are not performed yet.
+        /// The delete action: with `deleteSelf`, deleting the record referred to (of the same zone)
+        /// deletes the record holding the reference too, on the server, in the same change.
         public var action: Action
 
         /// Creates a reference.

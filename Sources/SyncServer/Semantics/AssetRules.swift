@@ -30,11 +30,11 @@ enum AssetRules {
         _ recordID: RecordValue.ID, fields: [String: FieldValue], encoded: Data, live: StoredRecord?, owner: String,
         modifier: String, assets: [String: StoredAsset]
     ) throws(SyncError) -> [String]? {
-        let hadAssets = live.map { contains($0.fields, assetMarker) } ?? false
+        let hadAssets = live.map { FieldCoding.contains($0.fields, assetMarker) } ?? false
         // Most records name no asset: their encoded fields, which hold the marker for every asset value
         // (alone or in a list), say so in one scan of bytes, without copying each value out of the
         // dictionary (a fifth of planning an upload did).
-        guard contains(encoded, assetMarker), fields.values.contains(where: \.namesAsset) else {
+        guard FieldCoding.contains(encoded, assetMarker), fields.values.contains(where: \.namesAsset) else {
             return hadAssets ? [] : nil
         }
         let place = AssetPlace(owner: owner, key: RecordKey(recordID))
@@ -43,7 +43,7 @@ enum AssetRules {
             for reference in value.assetReferences {
                 named.insert(reference.assetID)
                 guard let asset = assets[reference.assetID] else {
-                    if let live, contains(live.fields, Array(reference.assetID.utf8)) { continue }
+                    if let live, FieldCoding.contains(live.fields, Array(reference.assetID.utf8)) { continue }
                     throw notUploaded(recordID, key: key, reference)
                 }
                 let usable = asset.record == place || (asset.record == nil && asset.uploader == modifier)
@@ -83,21 +83,4 @@ enum AssetRules {
     /// How an asset value begins in stored fields (``FieldCoding``): a string holding this text has its
     /// quotes escaped, so only an asset value matches.
     private static let assetMarker = Array(#""type":"asset""#.utf8)
-
-    /// Whether `data` contains `pattern` (searched in place: each saved record's stored fields are).
-    private static func contains(_ data: Data, _ pattern: [UInt8]) -> Bool {
-        data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
-            var index = 0
-            let last = bytes.count - pattern.count
-            while index <= last {
-                if bytes[index] == first && pattern.indices.allSatisfy({ bytes[index + $0] == pattern[$0] }) {
-                    return true
-                }
-                index += 1
-            }
-            return false
-        }
-    }
 }

@@ -30,6 +30,48 @@ public enum RecordModificationPlanner {
         /// The size of the stored fields of every record the plan was made with (0 for one not stored):
         /// what its rows replace, so that counting usage need not read them again.
         public var storedBytes: [RecordKey: Int64] = [:]
+        /// Of the records ``storedBytes`` names, those whose stored version may hold deleteSelf
+        /// references (``ReferenceActions``): the store clears their entries of the reference index, and
+        /// knows that the others have none.
+        public var storedReferrers: Set<RecordKey> = []
+
+        /// Plans the deletion of the live record `stored`, at the owner's next change number after `seq`
+        /// (which it advances): its tombstone, which keeps the record's place so that whoever saw the
+        /// record hears it went; the records below it in a shared hierarchy lose their way to the root;
+        /// and the share it is the root of goes with it, as in CloudKit.
+        mutating func delete(_ stored: StoredRecord, seq: inout Int64, modifier: String, writer: String, now: Int64) {
+            seq += 1
+            let row = StoredRecord(
+                key: stored.key, recordType: stored.recordType, fields: Data(),
+                changeTag: RecordModificationPlanner.changeTag(seq), createdAt: now, creator: modifier,
+                modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true, writer: writer,
+                parentName: stored.parentName, shareRoot: stored.shareRoot)
+            rows.append(row)
+            zoneSeqs[row.key.zoneName] = seq
+            if let root = stored.shareRoot {
+                rootChanges.append(.init(key: row.key, old: root, new: nil, includesRecord: false))
+            }
+            if let shareName = stored.shareName {
+                seq += 1
+                let share = RecordKey(zoneName: row.key.zoneName, recordName: shareName)
+                rows.append(
+                    StoredRecord(
+                        key: share, recordType: Share.recordType, fields: Data(),
+                        changeTag: RecordModificationPlanner.changeTag(seq), createdAt: now, creator: modifier,
+                        modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true, writer: writer,
+                        shareRoot: stored.shareRoot))
+                zoneSeqs[row.key.zoneName] = seq
+                deletedShares.append(share)
+            }
+        }
+
+        /// Throws `quotaExceeded` when writing the plan would grow `usage` past its limit
+        /// (``StorageQuota``): nothing of the request is written then.
+        /// - Parameter isOwner: whether the writer owns the account.
+        public func checkQuota(_ usage: StorageUsage, isOwner: Bool) throws {
+            try StorageQuota.check(
+                growth: StorageQuota.growth(of: rows, replacing: storedBytes), usage: usage, isOwner: isOwner)
+        }
 
         /// The response body: saved records with their stored fields spliced in (those of
         /// `desiredKeys`, when the request named them), or with none (`{}`).
@@ -107,15 +149,16 @@ public enum RecordModificationPlanner {
     ///   - hierarchy: what the store read of the records' hierarchies, and a participant's limits.
     ///   - assets: the stored rows of the assets the saves name (``AssetRules/namedAssetIDs(_:)``), read in
     ///     the same transaction.
-    ///   - usage: the owner's storage in use and its limit, read in the same transaction; nil leaves
-    ///     the quota unchecked. A plan that would grow usage past the limit throws `quotaExceeded`
-    ///     (``StorageQuota``): nothing of the request is written.
+    ///
+    /// The plan's deletions take along what deleteSelf references make go (``ReferenceActions``), and
+    /// the quota is checked on the whole (``Plan/checkQuota(_:isOwner:)``): both need the store, which
+    /// does them after this.
     public static func plan(
         _ request: ModifyRecordsRequest, owner: String, modifier: String? = nil, writer: String = "",
         liveZones: Set<String>,
         existing: [RecordKey: StoredRecord],
         currentSeq: Int64, now: Int64, limits: ServerLimits, savedFields: [Data]? = nil,
-        hierarchy: RecordHierarchy.Context = .init(), assets: [String: StoredAsset] = [:], usage: StorageUsage? = nil
+        hierarchy: RecordHierarchy.Context = .init(), assets: [String: StoredAsset] = [:]
     ) throws -> Plan {
         let modifier = modifier ?? owner
         // Chains are walked as the request leaves them; a save that fails leaves its record as stored,
@@ -183,7 +226,9 @@ public enum RecordModificationPlanner {
         plan.saved.reserveCapacity(request.saves.count)
         plan.storedBytes.reserveCapacity(request.saves.count + request.deletes.count)
         for key in request.recordKeys where liveZones.contains(key.zoneName) {
-            plan.storedBytes[key] = Int64(existing[key]?.fields.count ?? 0)
+            let fields = existing[key]?.fields ?? Data()
+            plan.storedBytes[key] = Int64(fields.count)
+            if ReferenceActions.mayHoldDeleteSelf(fields) { plan.storedReferrers.insert(key) }
         }
         for (index, decision) in saveDecisions.enumerated() {
             let sent = request.saves[index]
@@ -217,31 +262,8 @@ public enum RecordModificationPlanner {
             let recordID = request.deletes[index]
             switch decision {
             case .delete(let stored):
-                seq += 1
-                // The tombstone keeps the record's place, so that whoever saw the record hears it went.
-                let row = StoredRecord(
-                    key: RecordKey(recordID), recordType: stored.recordType, fields: Data(), changeTag: changeTag(seq),
-                    createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq, isDeleted: true,
-                    writer: writer, parentName: stored.parentName, shareRoot: stored.shareRoot)
-                plan.rows.append(row)
-                plan.zoneSeqs[row.key.zoneName] = seq
+                plan.delete(stored, seq: &seq, modifier: modifier, writer: writer, now: now)
                 plan.deleted.append(recordID)
-                if let root = stored.shareRoot {
-                    // The records below it lose their way to the root.
-                    plan.rootChanges.append(.init(key: row.key, old: root, new: nil, includesRecord: false))
-                }
-                if let shareName = stored.shareName {
-                    // Deleting a share's root deletes the share, as in CloudKit.
-                    seq += 1
-                    let share = RecordKey(zoneName: row.key.zoneName, recordName: shareName)
-                    plan.rows.append(
-                        StoredRecord(
-                            key: share, recordType: Share.recordType, fields: Data(), changeTag: changeTag(seq),
-                            createdAt: now, creator: modifier, modifiedAt: now, modifier: modifier, seq: seq,
-                            isDeleted: true, writer: writer, shareRoot: stored.shareRoot))
-                    plan.zoneSeqs[row.key.zoneName] = seq
-                    plan.deletedShares.append(share)
-                }
             case .failed(let error):
                 plan.failedDeletes.append(.init(recordID: recordID, error: error))
             case .save:
@@ -249,11 +271,6 @@ public enum RecordModificationPlanner {
             }
         }
         plan.endSeq = seq
-        if let usage {
-            try StorageQuota.check(
-                growth: StorageQuota.growth(of: plan.rows, replacing: existing), usage: usage,
-                isOwner: modifier == owner)
-        }
         return plan
     }
 

@@ -13,12 +13,12 @@ import SyncCore
 /// larger is refused as a whole (nothing of it is stored); one that leaves usage the same or smaller
 /// (deletes, smaller saves) always passes, even above the limit, so that a full account can free space.
 public enum StorageQuota {
-    /// How many bytes a modification adds: the fields of every row it writes less the fields of the
-    /// rows those replace (a row not in `existing`, such as a share's tombstone, replaces nothing, so
-    /// the growth is never understated).
-    static func growth(of rows: [StoredRecord], replacing existing: [RecordKey: StoredRecord]) -> Int64 {
+    /// How many bytes a modification adds: the fields of every row it writes less the stored fields
+    /// those replace, by size (a row not in `storedBytes`, such as a share's tombstone, replaces
+    /// nothing, so the growth is never understated).
+    static func growth(of rows: [StoredRecord], replacing storedBytes: [RecordKey: Int64]) -> Int64 {
         rows.reduce(0) { sum, row in
-            sum + Int64(row.fields.count) - Int64(existing[row.key]?.fields.count ?? 0)
+            sum + Int64(row.fields.count) - (storedBytes[row.key] ?? 0)
         }
     }
 

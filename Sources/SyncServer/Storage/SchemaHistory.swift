@@ -19,12 +19,19 @@ enum SchemaHistory {
         let sqlite: [(identifier: String, sql: String)]
         /// PostgreSQL's statements, run in one transaction.
         let postgres: [String]
+        /// What the version fills in with Swift, from rows earlier versions stored, written once over
+        /// the shared steps: run after the statements, in the same transaction (SQLite's last step's).
+        let fill: (@Sendable (any StoreTransaction) async throws -> Void)?
 
-        init(_ number: Int, _ name: String, sqlite: [(identifier: String, sql: String)], postgres: [String]) {
+        init(
+            _ number: Int, _ name: String, sqlite: [(identifier: String, sql: String)], postgres: [String],
+            fill: (@Sendable (any StoreTransaction) async throws -> Void)? = nil
+        ) {
             self.number = number
             self.name = name
             self.sqlite = sqlite
             self.postgres = postgres
+            self.fill = fill
         }
 
         /// The SQLite identifier of a version added from now on: its number and name.
@@ -569,5 +576,38 @@ enum SchemaHistory {
                 )
                 """,
             ]),
+        // The index of deleteSelf references (``ReferenceActions``): for each live record, the records
+        // of its zone it references with `deleteSelf`, found by the record deleted; filled from the
+        // records stored before, of which only those whose fields hold the action's bytes are decoded.
+        Version(
+            10, "deleteSelf references",
+            sqlite: [
+                (
+                    Version.sqliteIdentifier(10, "deleteSelf references"),
+                    """
+                    CREATE TABLE record_reference (
+                        owner TEXT NOT NULL,
+                        zone_name TEXT NOT NULL,
+                        target_name TEXT NOT NULL,
+                        record_name TEXT NOT NULL,
+                        PRIMARY KEY (owner, zone_name, target_name, record_name)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX record_reference_by_record ON record_reference(owner, zone_name, record_name);
+                    """
+                )
+            ],
+            postgres: [
+                """
+                CREATE TABLE record_reference (
+                    owner TEXT NOT NULL,
+                    zone_name TEXT NOT NULL,
+                    target_name TEXT NOT NULL,
+                    record_name TEXT NOT NULL,
+                    PRIMARY KEY (owner, zone_name, target_name, record_name)
+                )
+                """,
+                "CREATE INDEX record_reference_by_record ON record_reference(owner, zone_name, record_name)",
+            ],
+            fill: { try await $0.indexStoredReferences() }),
     ]
 }

@@ -113,4 +113,22 @@ public enum FieldCoding {
         let wanted = Set(desiredKeys)
         return encode(try decode(data).filter { wanted.contains($0.key) })
     }
+
+    /// Whether stored fields contain `pattern`, searched in place: each saved record's fields are, for
+    /// the markers of assets and of deleteSelf references, and most records hold neither.
+    static func contains(_ data: Data, _ pattern: [UInt8]) -> Bool {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == first && pattern.indices.allSatisfy({ bytes[index + $0] == pattern[$0] }) {
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
+    }
 }

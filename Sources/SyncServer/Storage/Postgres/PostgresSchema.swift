@@ -12,6 +12,8 @@ package enum PostgresSchema {
         var version: Int
         var name: String
         var statements: [String]
+        /// What the version fills in with Swift, after its statements (``SchemaHistory/Version/fill``).
+        var fill: (@Sendable (any StoreTransaction) async throws -> Void)?
     }
 
     /// The newest schema version this server knows.
@@ -22,7 +24,7 @@ package enum PostgresSchema {
 
     /// The schema's history (``SchemaHistory``) as PostgreSQL's migrations.
     static let migrations: [Migration] = SchemaHistory.versions.map {
-        Migration(version: $0.number, name: $0.name, statements: $0.postgres)
+        Migration(version: $0.number, name: $0.name, statements: $0.postgres, fill: $0.fill)
     }
 
     /// Brings the database's schema up to ``currentVersion``; refuses one that is newer.
@@ -89,6 +91,9 @@ package enum PostgresSchema {
                 )
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                if let fill = migration.fill {
+                    try await fill(PostgresTransaction(connection: connection, logger: logger))
                 }
                 try await connection.query(
                     "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))",

@@ -32,6 +32,7 @@ extension PostgresTransaction {
 
     func deleteAccountRows(owner: String) async throws {
         try await query("DELETE FROM record WHERE owner = \(owner)")
+        try await query("DELETE FROM record_reference WHERE owner = \(owner)")
         try await query("DELETE FROM zone WHERE owner = \(owner)")
         try await query("DELETE FROM share_membership WHERE owner = \(owner)")
         try await query("DELETE FROM share_participant WHERE owner = \(owner)")

@@ -69,8 +69,14 @@ public final class SQLiteRecordStore: RecordStoreBackend {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for version in SchemaHistory.versions {
-            for step in version.sqlite {
-                migrator.registerMigration(step.identifier) { db in try db.execute(sql: step.sql) }
+            for (index, step) in version.sqlite.enumerated() {
+                let fill = index == version.sqlite.count - 1 ? version.fill : nil
+                migrator.registerMigration(step.identifier) { db in
+                    try db.execute(sql: step.sql)
+                    guard let fill else { return }
+                    nonisolated(unsafe) let db = db
+                    try InlineExecutor.run { try await fill(SQLiteTransaction(db: db)) }
+                }
             }
         }
         return migrator
@@ -170,8 +176,9 @@ public final class SQLiteRecordStore: RecordStoreBackend {
     // MARK: Rows
 
     /// Writes record rows as they are, replacing the versions they follow, without counting them in any
-    /// usage (``StoreTransaction/upsert(_:owner:storedBytes:)`` counts them first). Public for `sync-bench
-    /// server`'s bare-SQLite reference, which times this statement alone on the same rows.
+    /// usage or indexing their references (``StoreTransaction/upsert(_:owner:storedBytes:storedReferrers:)``
+    /// does those). Public for `sync-bench server`'s bare-SQLite reference, which times this statement
+    /// alone on the same rows.
     public static func writeRows(_ rows: [StoredRecord], owner: String, _ db: Database) throws {
         let upsert = try db.cachedStatement(
             sql: """

@@ -28,7 +28,9 @@ extension SQLiteTransaction {
     }
 
     func deleteAccountRows(owner: String) throws {
-        for table in ["record", "zone", "share_membership", "share_participant", "share", "client_request"] {
+        for table in [
+            "record", "record_reference", "zone", "share_membership", "share_participant", "share", "client_request",
+        ] {
             try db.execute(sql: "DELETE FROM \(table) WHERE owner = ?", arguments: [owner])
         }
         try db.execute(

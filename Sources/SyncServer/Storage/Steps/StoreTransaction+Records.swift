@@ -67,8 +67,12 @@ extension RecordStoreBackend {
 }
 
 extension StoreTransaction {
-    /// Reads what a modification touches and plans it (``RecordModificationPlanner``), under the
-    /// owner's lock (`currentSeq` read under it).
+    /// Reads what a modification touches and plans it (``RecordModificationPlanner``), with the
+    /// deletions its deletions take along (``cascadeDeletions(in:owner:modifier:writer:now:)``), under
+    /// the owner's lock (`currentSeq` read under it).
+    /// - Parameter usage: the owner's storage in use and its limit, read in the same transaction; nil
+    ///   leaves the quota unchecked. A plan that would grow usage past the limit throws `quotaExceeded`
+    ///   (``StorageQuota``): nothing of the request is written.
     /// - Parameter assetIDs: ``AssetRules/namedAssetIDs(_:)`` of the request, when the caller read them
     ///   before the lock.
     func plan(
@@ -82,18 +86,25 @@ extension StoreTransaction {
             liveZones.insert(name)
         }
         let existing = try await storedRecords(owner: owner, keys: keys.filter { liveZones.contains($0.zoneName) })
-        return try RecordModificationPlanner.plan(
+        var plan = try RecordModificationPlanner.plan(
             request, owner: owner, modifier: modifier, writer: writer, liveZones: liveZones, existing: existing,
             currentSeq: currentSeq, now: now.millisecondsSince1970, limits: limits, savedFields: savedFields,
             hierarchy: try await hierarchyContext(owner: owner, request: request, base: hierarchy),
-            assets: try await assets(ids: assetIDs ?? AssetRules.namedAssetIDs(request)), usage: usage)
+            assets: try await assets(ids: assetIDs ?? AssetRules.namedAssetIDs(request)))
+        // The deletions the deleteSelf references make are the zone owner's, whoever asked for the ones
+        // that make them (``ReferenceActions``).
+        try await cascadeDeletions(
+            in: &plan, owner: owner, modifier: modifier, writer: writer, now: now.millisecondsSince1970)
+        if let usage { try plan.checkQuota(usage, isOwner: modifier == owner) }
+        return plan
     }
 
     /// Writes a plan: its rows, the records its hierarchy changes move, the shares it deletes, and the
     /// zones' and the owner's change numbers.
     func apply(_ plan: RecordModificationPlanner.Plan, owner: String, now: Date) async throws {
         let at = now.millisecondsSince1970
-        try await upsert(plan.rows, owner: owner, storedBytes: plan.storedBytes)
+        try await upsert(
+            plan.rows, owner: owner, storedBytes: plan.storedBytes, storedReferrers: plan.storedReferrers)
         let moves = try await moveDescendants(of: plan.rootChanges, owner: owner, seq: plan.endSeq, now: now)
         for share in plan.deletedShares {
             try await deleteShareRows(owner: owner, zoneName: share.zoneName, recordName: share.recordName)

@@ -4,9 +4,10 @@ import SyncCore
 /// Storage usage and the removal of deleted zones' records, once for every backend.
 ///
 /// Each zone row and each account row holds the bytes of its live records' fields (`used_bytes`);
-/// ``StoreTransaction/upsert(_:owner:storedBytes:)`` moves both in the transaction that writes the
-/// rows, under the owner's lock (``StoreTransaction/lockAccount(owner:)``), so the count stays exact
-/// with any number of writers; deleting a zone takes its bytes off the account's at once.
+/// ``StoreTransaction/upsert(_:owner:storedBytes:storedReferrers:)`` moves both in the transaction
+/// that writes the rows, under the owner's lock (``StoreTransaction/lockAccount(owner:)``), so the
+/// count stays exact with any number of writers; deleting a zone takes its bytes off the account's at
+/// once.
 extension RecordStoreBackend {
     public func storageUsage(owner: String) async throws -> StorageUsage {
         let defaultQuotaBytes = self.defaultQuotaBytes
@@ -54,13 +55,19 @@ extension StoreTransaction {
         return try await deleteRecordRows(owner: owner, zoneName: zoneName, fromSeq: fromSeq, limit: limit)
     }
 
-    /// Writes record rows (new ones, new versions, tombstones) as they are, and counts them in the
-    /// zones' and the owner's usage; `storedBytes` gives the size of what some of them replace, when
-    /// the caller read it already under the same lock.
-    func upsert(_ rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64] = [:]) async throws {
+    /// Writes record rows (new ones, new versions, tombstones) as they are, counts them in the zones'
+    /// and the owner's usage, and indexes their deleteSelf references. `storedBytes` gives the size of
+    /// what some of them replace, when the caller read it already under the same lock, and
+    /// `storedReferrers` which of those may hold deleteSelf references (the others hold none).
+    func upsert(
+        _ rows: [StoredRecord], owner: String, storedBytes: [RecordKey: Int64] = [:],
+        storedReferrers: Set<RecordKey> = []
+    ) async throws {
         guard !rows.isEmpty else { return }
         try await countUsage(of: rows, owner: owner, storedBytes: storedBytes)
         try await writeRecordRows(rows, owner: owner)
+        try await indexReferences(
+            of: rows, owner: owner, storedBytes: storedBytes, storedReferrers: storedReferrers)
     }
 
     /// Counts the rows about to be written in place of what they replace, in each zone's and the

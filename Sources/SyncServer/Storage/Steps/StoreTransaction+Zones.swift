@@ -75,6 +75,8 @@ extension StoreTransaction {
     func deleteZone(owner: String, zoneName: String, reason: ZoneDeletionReason, seq: Int64, now: Date) async throws {
         try await uncountZone(owner: owner, zoneName: zoneName)
         try await deleteMembershipChanges(owner: owner, zoneName: zoneName)
+        // Its references name nothing from now on (a zone made again under its name starts without them).
+        try await deleteReferences(owner: owner, zoneName: zoneName)
         // Its share goes with it: the participants see the zone leave their shared databases.
         try await deleteShareRows(owner: owner, zoneName: zoneName, recordName: nil)
         try await markZoneDeleted(

@@ -141,6 +141,20 @@ protocol StoreTransaction {
     /// Forgets the zone's logged membership changes.
     func deleteMembershipChanges(owner: String, zoneName: String) async throws
 
+    // MARK: Reference actions
+
+    /// The live records of the zone whose deleteSelf references name one of `targets`, by name, each
+    /// once (``ReferenceActions``).
+    func referrers(owner: String, zoneName: String, of targets: [String]) async throws -> [String]
+    /// Adds entries to the index of deleteSelf references (one already there stays as it is).
+    func insertReferences(_ entries: [ReferenceActions.Entry], owner: String) async throws
+    /// Removes the index entries of the records `keys` (the references they hold).
+    func deleteReferences(owner: String, from keys: [RecordKey]) async throws
+    /// Removes every index entry of a zone.
+    func deleteReferences(owner: String, zoneName: String) async throws
+    /// The live records of live zones, every account's, whose stored fields contain `bytes`.
+    func liveRecords(containing bytes: [UInt8]) async throws -> [(owner: String, row: StoredRecord)]
+
     // MARK: Shares
 
     /// A zone's shares: the one named `recordName`, or every one (by name) when it is nil.
