@@ -98,6 +98,12 @@ struct TableSyncTests {
                 try db.execute(sql: "INSERT INTO noteTag (id, noteID, tagID) VALUES ('l1', 'n1', 't1')")
             }
             try await a.sync.sync()
+            // The foreign key's ON DELETE CASCADE is a deleteSelf reference, which the server performs.
+            let raw = try await TestClient(baseURL: server.baseURL).signedIn(
+                username: "ada", password: "password of ada")
+            let zone = RecordZone.ID(zoneName: "Tables")
+            let stored = try await raw.lookupRecords([.init(recordName: "c1", zoneID: zone)])
+            #expect(stored.records.first?["noteID"]?.referenceValue?.action == .deleteSelf)
             try await b.sync.sync()
             #expect(try b.count("comment") == 1)
             try b.execute("DELETE FROM note WHERE id = 'n1'")
