@@ -164,7 +164,7 @@ let package = Package(
         // The same sync with the server in this process, for tests and previews.
         .target(
             name: "SyncTablesTesting",
-            dependencies: ["SyncClient", "SyncCore", "SyncServer", "SyncTables", "SyncTesting"],
+            dependencies: ["SyncClient", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         // docs/TABLES.md's example: notes with tags and attachments, built only on SyncTables.

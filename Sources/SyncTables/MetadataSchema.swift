@@ -78,6 +78,7 @@ enum MetadataSchema {
             changedAt REAL NOT NULL
         )
         """,
+        "CREATE INDEX IF NOT EXISTS synctables_pending_order ON synctables_pending (tableName, operation, changedAt)",
         "CREATE TABLE IF NOT EXISTS synctables_state (key TEXT PRIMARY KEY NOT NULL, value BLOB)",
         "CREATE TABLE IF NOT EXISTS synctables_tables (tableName TEXT PRIMARY KEY NOT NULL, columns TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS synctables_applying (flag INTEGER)",

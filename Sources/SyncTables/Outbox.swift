@@ -70,13 +70,15 @@ enum Outbox {
         return (row?["own"] ?? false, row?["shared"] ?? false)
     }
 
-    /// How many rows have changes not on the server.
+    /// How many rows have changes not on the server: the outbox's entries, and the rows changed since the
+    /// last fold that have none (few: the next write of the layer folds them).
     static func count(_ db: Database) throws -> Int {
         try Int.fetchOne(
             db,
             sql: """
-                SELECT COUNT(*) FROM (SELECT tableName, recordName FROM synctables_pending
-                    UNION SELECT tableName, recordName FROM synctables_changes)
+                SELECT (SELECT COUNT(*) FROM synctables_pending) + (SELECT COUNT(*) FROM (
+                    SELECT DISTINCT tableName, recordName FROM synctables_changes c WHERE NOT EXISTS (
+                        SELECT 1 FROM synctables_pending p WHERE p.tableName = c.tableName AND p.recordName = c.recordName)))
                 """) ?? 0
     }
 }

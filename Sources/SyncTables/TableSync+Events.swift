@@ -66,6 +66,33 @@ extension TableSync: SyncEngineDelegate {
         }
     }
 
+    /// The sealed version of the last record this device has of each row: an older one the server hands
+    /// back is refused as a rollback.
+    public func lastKnownSealedVersions(of recordIDs: [RecordValue.ID], syncEngine: SyncEngine) async
+        -> [RecordValue.ID: UInt64]
+    {
+        let wanted = Dictionary(recordIDs.map { ($0.recordName, $0) }, uniquingKeysWith: { a, _ in a })
+        let decoder = JSONDecoder()
+        return
+            (try? await database.read { db in
+                var versions: [Record.ID: UInt64] = [:]
+                for name in wanted.keys {
+                    for data in try Data.fetchAll(
+                        db,
+                        sql:
+                            "SELECT systemFields FROM synctables_metadata WHERE recordName = ? AND systemFields IS NOT NULL",
+                        arguments: [name])
+                    {
+                        guard let fields = try? decoder.decode(RecordValue.SystemFields.self, from: data),
+                            let id = wanted[name], fields.recordID == id, let version = fields.sealedVersion
+                        else { continue }
+                        versions[id] = max(versions[id] ?? 0, version)
+                    }
+                }
+                return versions
+            }) ?? [:]
+    }
+
     public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
         -> SyncEngine.RecordZoneChangeBatch?
     {

@@ -40,6 +40,11 @@ extension TableSync {
                 downloads[value.recordID] = await assetBytes(of: value, scope: scope)
             }
         }
+        for refused in event.failedRecordFetches {
+            // Never data: a sealed column the server sent in plain, a seal that does not open, a rollback.
+            logger.error("refused \(refused.recordID): \(refused.error)")
+            statusBroadcast.update { $0.lastError = "refused \(refused.recordID) from the server: \(refused.error)" }
+        }
         let me = await currentUserRecordName()
         let downloaded = downloads
         do {
@@ -50,11 +55,8 @@ extension TableSync {
                     let records = event.modifications.map(\.record.value).filter { $0.recordType != Share.recordType }
                         .sorted { self.rank(of: $0.recordType) < self.rank(of: $1.recordType) }
                     for record in records {
-                        if case .waiting(let reason) = try self.apply(
-                            record, downloaded: downloaded[record.recordID] ?? [:], db)
-                        {
-                            try self.keepUnapplied(record, reason: reason, db)
-                        }
+                        let outcome = try self.applyAlone(record, downloaded: downloaded[record.recordID] ?? [:], db)
+                        if case .waiting(let reason) = outcome { try self.keepUnapplied(record, reason: reason, db) }
                     }
                     let deletions = event.deletions.sorted {
                         self.rank(of: $0.recordType) > self.rank(of: $1.recordType)
@@ -73,6 +75,21 @@ extension TableSync {
     }
 
     func rank(of recordType: String) -> Int { schema(recordType: recordType)?.rank ?? Int.max }
+
+    /// ``apply(_:downloaded:_:)`` in a savepoint of its own: a record that cannot be written (a value its
+    /// column's constraints refuse) waits, saying why, and the others are written.
+    func applyAlone(_ record: RecordValue, downloaded: [String: Data], _ db: Database) throws -> Applied {
+        var outcome = Applied.written
+        do {
+            try db.inSavepoint {
+                outcome = try apply(record, downloaded: downloaded, db)
+                return .commit
+            }
+        } catch let error as DatabaseError {
+            outcome = .waiting("it could not be written: \(error.message ?? "\(error)")")
+        }
+        return outcome
+    }
 
     /// Writes one fetched record into its table, or says why it waits.
     func apply(_ record: RecordValue, downloaded: [String: Data], _ db: Database) throws -> Applied {
@@ -105,10 +122,11 @@ extension TableSync {
             }
         }
         let metadata = try Row.fetchOne(
-            db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+            cached: db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, record.recordID.recordName])
         let pending = try Row.fetchOne(
-            db, sql: "SELECT operation, changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+            cached: db,
+            sql: "SELECT operation, changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, record.recordID.recordName])
         if let pending, let current = try self.row(schema, record.recordID.recordName, db) {
             if pending["operation"] == "save" {
@@ -139,14 +157,14 @@ extension TableSync {
             return
         }
         let metadata = try Row.fetchOne(
-            db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+            cached: db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, name])
         let ancestor = (metadata?["serverFields"] as Data?).flatMap {
             try? JSONDecoder().decode(ServerFields.self, from: $0)
         }
         let editedAt =
             try Double.fetchOne(
-                db, sql: "SELECT changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+                cached: db, sql: "SELECT changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
                 arguments: [schema.name, name]) ?? Date().timeIntervalSince1970
         var values: RowValues = [schema.primaryKey: name.databaseValue]
         var digests: [String: String] = [:]
@@ -196,7 +214,7 @@ extension TableSync {
         try upsert(schema, merged, db)
         let now = Date().timeIntervalSince1970
         for value in lost {
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO synctables_conflicts (tableName, recordName, columnName, policy, kept, lost, lostFrom, at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -210,12 +228,12 @@ extension TableSync {
             RecordMapping.comparable(merged[$0] ?? .null) == RecordMapping.comparable(serverRow[$0] ?? .null)
         }
         if settled {
-            try db.execute(
+            try db.executeCached(
                 sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND operation = 'save'",
                 arguments: [schema.name, record.recordID.recordName])
         } else {
             // Sent again, merged: a version above the one on its way, so that its answer does not settle it.
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE synctables_pending SET version = version + 1 WHERE tableName = ? AND recordName = ?",
                 arguments: [schema.name, record.recordID.recordName])
         }
@@ -227,7 +245,7 @@ extension TableSync {
         let permission =
             zone.ownerName == RecordZone.ID.defaultOwnerName
             ? "owner" : (try Self.setting("permission:\(zone.ownerName)/\(zone.zoneName)", db) ?? "readOnly")
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO synctables_metadata (tableName, recordName, zoneName, ownerName, systemFields,
                     serverFields, serverModifiedAt, shareRecordName, permission)
@@ -249,7 +267,7 @@ extension TableSync {
         let columns = schema.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         guard
             let row = try Row.fetchOne(
-                db,
+                cached: db,
                 sql:
                     "SELECT \(columns) FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?",
                 arguments: [key])
@@ -261,7 +279,7 @@ extension TableSync {
 
     func exists(_ schema: TableSchema, _ key: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(
-            db,
+            cached: db,
             sql:
                 "SELECT EXISTS (SELECT 1 FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?)",
             arguments: [key]) ?? false
@@ -275,7 +293,7 @@ extension TableSync {
         let updates = columns.dropFirst().map {
             "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)"
         }
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO \(schema.name.quotedDatabaseIdentifier) (\(names.joined(separator: ", ")))
                 VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
@@ -286,32 +304,32 @@ extension TableSync {
     /// A record deleted on the server: its row goes (its children with it, by their foreign keys), or, if
     /// it had not arrived yet, it stops waiting. Unsent changes to it are kept in the conflict log.
     func applyDeletion(_ id: Record.ID, recordType: String, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql:
                 "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
             arguments: [recordType, id.recordName, id.zoneID.zoneName, id.zoneID.ownerName])
         guard let schema = schema(recordType: recordType) else { return }
         let pending = try String.fetchOne(
-            db, sql: "SELECT operation FROM synctables_pending WHERE tableName = ? AND recordName = ?",
+            cached: db, sql: "SELECT operation FROM synctables_pending WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, id.recordName])
         if pending == "save", let current = try row(schema, id.recordName, db) {
             let now = Date().timeIntervalSince1970
             for column in schema.valueColumns {
-                try db.execute(
+                try db.executeCached(
                     sql: """
                         INSERT INTO synctables_conflicts (tableName, recordName, columnName, policy, kept, lost, lostFrom, at)
                         VALUES (?, ?, ?, 'deletedOnServer', NULL, ?, 'device', ?)
                         """, arguments: [schema.name, id.recordName, column, current[column] ?? .null, now])
             }
         }
-        try db.execute(
+        try db.executeCached(
             sql:
                 "DELETE FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?",
             arguments: [id.recordName])
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, id.recordName])
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, id.recordName])
         try forgetRemovedRows(db)
@@ -323,11 +341,11 @@ extension TableSync {
         for schema in schemas where !schema.references.isEmpty {
             let table = schema.name.quotedDatabaseIdentifier
             let key = schema.primaryKey.quotedDatabaseIdentifier
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     DELETE FROM synctables_metadata WHERE tableName = ? AND recordName NOT IN (SELECT \(key) FROM \(table))
                     """, arguments: [schema.name])
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     DELETE FROM synctables_pending WHERE tableName = ? AND operation = 'save'
                         AND recordName NOT IN (SELECT \(key) FROM \(table))
@@ -339,7 +357,7 @@ extension TableSync {
 
     func keepUnapplied(_ record: RecordValue, reason: String, _ db: Database) throws {
         let stored = UnappliedRecord.Stored(systemFields: record.systemFields, fields: ServerFields(record))
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT OR REPLACE INTO synctables_unapplied (recordType, recordName, zoneName, ownerName, record, reason, receivedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -364,14 +382,14 @@ extension TableSync {
                 return stored.record
             }.sorted { rank(of: $0.recordType) < rank(of: $1.recordType) }
             for record in records where schema(recordType: record.recordType) != nil {
-                // Assets of a record that waited are fetched by the next start (``retryWaiting()``).
+                // Assets of a record that waited are downloaded first (``applyWaitingRecords()``).
                 if ServerFields(record).plain.values.contains(where: \.namesAsset)
                     || ServerFields(record).encrypted.values.contains(where: \.namesAsset)
                 {
                     continue
                 }
-                if try apply(record, downloaded: [:], db) == .written {
-                    try db.execute(
+                if try applyAlone(record, downloaded: [:], db) == .written {
+                    try db.executeCached(
                         sql:
                             "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
                         arguments: [
@@ -406,8 +424,8 @@ extension TableSync {
             try self.applying(db) {
                 for record in waiting.sorted(by: { self.rank(of: $0.recordType) < self.rank(of: $1.recordType) }) {
                     guard let bytes = downloaded[record.recordID] else { continue }
-                    if try self.apply(record, downloaded: bytes, db) == .written {
-                        try db.execute(
+                    if try self.applyAlone(record, downloaded: bytes, db) == .written {
+                        try db.executeCached(
                             sql:
                                 "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
                             arguments: [

@@ -47,37 +47,38 @@ extension TableSync {
         scope: DatabaseScope, skipping: [Record.ID: InFlight], _ options: SyncEngine.SendChangesOptions, _ db: Database
     ) throws -> (batch: SyncEngine.RecordZoneChangeBatch, flights: [Record.ID: InFlight])? {
         try Outbox.fold(db)
-        let saveOrder = schemas.map { "WHEN \($0.name.sqlLiteral) THEN \($0.rank)" }.joined(separator: " ")
-        let rows = try Row.fetchCursor(
-            db,
+        // Saves by table, parents first, then deletes, children first; each table's in the order made.
+        // One query per table and operation, along the outbox's index, stopping once the batch is full.
+        let saveOrder = schemas.sorted { $0.rank < $1.rank }.map { ($0.name, "save") }
+        let deleteOrder = schemas.sorted { $0.rank > $1.rank }.map { ($0.name, "delete") }
+        var entries: [PendingEntry] = []
+        let decoder = JSONDecoder()
+        let busy = Set(skipping.map { "\($0.value.table)\u{0}\($0.key.recordName)" })
+        let statement = try db.cachedStatement(
             sql: """
                 SELECT p.tableName, p.recordName, p.operation, p.version, p.changedAt,
                     m.zoneName, m.ownerName, m.systemFields, m.serverFields
                 FROM synctables_pending p LEFT JOIN synctables_metadata m USING (tableName, recordName)
-                WHERE p.heldBecause IS NULL
-                ORDER BY p.operation = 'delete',
-                    CASE p.operation WHEN 'delete' THEN -(CASE p.tableName \(saveOrder) ELSE 0 END)
-                        ELSE (CASE p.tableName \(saveOrder) ELSE 0 END) END,
-                    p.changedAt
+                WHERE p.tableName = ? AND p.operation = ? AND p.heldBecause IS NULL
+                ORDER BY p.changedAt
                 """)
-        var entries: [PendingEntry] = []
-        let decoder = JSONDecoder()
-        let busy = Set(skipping.map { "\($0.value.table)\u{0}\($0.key.recordName)" })
-        while entries.count < Self.batchSize, let row = try rows.next() {
-            if !busy.isEmpty, busy.contains("\(row["tableName"] as String)\u{0}\(row["recordName"] as String)") {
-                continue
+        scan: for (table, operation) in saveOrder + deleteOrder {
+            let rows = try Row.fetchCursor(statement, arguments: [table, operation])
+            while let row = try rows.next() {
+                guard entries.count < Self.batchSize else { break scan }
+                if !busy.isEmpty, busy.contains("\(table)\u{0}\(row["recordName"] as String)") { continue }
+                entries.append(
+                    PendingEntry(
+                        table: table, recordName: row["recordName"], isDelete: operation == "delete",
+                        version: row["version"], changedAt: row["changedAt"], zoneName: row["zoneName"],
+                        ownerName: row["ownerName"],
+                        systemFields: (row["systemFields"] as Data?).flatMap {
+                            try? decoder.decode(RecordValue.SystemFields.self, from: $0)
+                        },
+                        serverFields: (row["serverFields"] as Data?).flatMap {
+                            try? decoder.decode(ServerFields.self, from: $0)
+                        }))
             }
-            let entry = PendingEntry(
-                table: row["tableName"], recordName: row["recordName"], isDelete: row["operation"] == "delete",
-                version: row["version"], changedAt: row["changedAt"], zoneName: row["zoneName"],
-                ownerName: row["ownerName"],
-                systemFields: (row["systemFields"] as Data?).flatMap {
-                    try? decoder.decode(RecordValue.SystemFields.self, from: $0)
-                },
-                serverFields: (row["serverFields"] as Data?).flatMap {
-                    try? decoder.decode(ServerFields.self, from: $0)
-                })
-            entries.append(entry)
         }
         var saves: [Record] = []
         var deletes: [Record.ID] = []
@@ -104,7 +105,7 @@ extension TableSync {
             }
             if let problem = NameRules.problem(withName: entry.recordName, kind: "record name") {
                 // The server would refuse the whole batch: this row is held, saying why, and the others go.
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE synctables_pending SET heldBecause = ? WHERE tableName = ? AND recordName = ?",
                     arguments: [
                         "its key cannot name a record (\(problem)); give the row another key", entry.table,
@@ -114,7 +115,7 @@ extension TableSync {
             }
             guard
                 let row = try Row.fetchOne(
-                    db,
+                    cached: db,
                     sql:
                         "SELECT * FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?",
                     arguments: [entry.recordName])
@@ -128,7 +129,7 @@ extension TableSync {
                 zoneID = RecordZone.ID(zoneName: zoneName, ownerName: ownerName)
             } else {
                 zoneID = try zone(for: schema, row: row, placed: &placed, db)
-                try db.execute(
+                try db.executeCached(
                     sql: """
                         INSERT INTO synctables_metadata (tableName, recordName, zoneName, ownerName, permission)
                         VALUES (?, ?, ?, ?, 'owner') ON CONFLICT DO NOTHING
@@ -151,11 +152,11 @@ extension TableSync {
     }
 
     private func forget(_ entry: PendingEntry, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
             arguments: [entry.table, entry.recordName, entry.version])
         if entry.isDelete {
-            try db.execute(
+            try db.executeCached(
                 sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
                 arguments: [entry.table, entry.recordName])
         }
@@ -175,14 +176,15 @@ extension TableSync {
         {
             if let known = placed["\(parent.name)\u{0}\(parentKey)"] { return known }
             if let metadata = try Row.fetchOne(
-                db, sql: "SELECT zoneName, ownerName FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+                cached: db,
+                sql: "SELECT zoneName, ownerName FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
                 arguments: [parent.name, parentKey])
             {
                 return RecordZone.ID(zoneName: metadata["zoneName"], ownerName: metadata["ownerName"])
             }
             guard
                 let parentRow = try Row.fetchOne(
-                    db,
+                    cached: db,
                     sql:
                         "SELECT * FROM \(parent.name.quotedDatabaseIdentifier) WHERE \(parent.primaryKey.quotedDatabaseIdentifier) = ?",
                     arguments: [parentKey])
@@ -214,9 +216,13 @@ extension TableSync {
             }
             var field = mapping.field(column, current, zoneID: id.zoneID)
             if case .blob(let bytes) = current.storage, bytes.count > configuration.assetThreshold {
-                let directory = configuration.assetDirectory ?? FileManager.default.temporaryDirectory
-                let file = directory.appendingPathComponent("synctables-\(UUID().uuidString)")
-                try bytes.write(to: file, options: .atomic)
+                let file = assetDirectory.appendingPathComponent(UUID().uuidString)
+                guard
+                    FileManager.default.createFile(
+                        atPath: file.path, contents: bytes, attributes: [.posixPermissions: 0o600])
+                else {
+                    throw TableSyncError.refused("cannot write \(file.path) for the upload of \(schema.name).\(column)")
+                }
                 flight.files.append(file)
                 flight.blobDigests[column] = RecordMapping.digest(bytes)
                 field = Asset(fileURL: file).recordFieldValue
@@ -301,7 +307,7 @@ extension TableSync {
         var fields = ServerFields(saved)
         fields.blobDigests = flight.blobDigests
         let encoder = JSONEncoder()
-        try db.execute(
+        try db.executeCached(
             sql: """
                 UPDATE synctables_metadata SET systemFields = ?, serverFields = ?, serverModifiedAt = ?
                 WHERE tableName = ? AND recordName = ?
@@ -310,19 +316,19 @@ extension TableSync {
                 try encoder.encode(saved.systemFields), try encoder.encode(fields),
                 saved.modificationDate?.timeIntervalSince1970, flight.table, saved.recordID.recordName,
             ])
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
             arguments: [flight.table, saved.recordID.recordName, flight.version])
         // Deleted while its first save was on its way: the trigger saw no record to delete then.
         if let schema = schema(flight.table),
             try !Bool(
                 Int.fetchOne(
-                    db,
+                    cached: db,
                     sql:
                         "SELECT COUNT(*) FROM \(schema.name.quotedDatabaseIdentifier) WHERE \(schema.primaryKey.quotedDatabaseIdentifier) = ?",
                     arguments: [saved.recordID.recordName]) ?? 0 > 0)
         {
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO synctables_pending (tableName, recordName, operation, changedAt) VALUES (?, ?, 'delete', ?)
                     ON CONFLICT DO UPDATE SET operation = 'delete', version = version + 1
@@ -331,19 +337,19 @@ extension TableSync {
     }
 
     private func settleDelete(_ id: Record.ID, flight: InFlight, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
             arguments: [flight.table, id.recordName, flight.version])
         // Changed again since (saved anew): the record must be made again, so the metadata stays.
         if db.changesCount > 0 {
-            try db.execute(
+            try db.executeCached(
                 sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
                 arguments: [flight.table, id.recordName])
         }
     }
 
     func hold(_ table: String, _ recordName: String, because error: SyncError, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE synctables_pending SET heldBecause = ? WHERE tableName = ? AND recordName = ?",
             arguments: ["\(error.code): \(error.message)", table, recordName])
     }
@@ -363,7 +369,7 @@ extension TableSync {
         case .unknownItem:
             // Deleted on the server by another device after this one last fetched it: this device's row
             // is newer than the deletion, so it is sent again as a new record (nothing lost).
-            try db.execute(
+            try db.executeCached(
                 sql:
                     "UPDATE synctables_metadata SET systemFields = NULL, serverFields = NULL WHERE tableName = ? AND recordName = ?",
                 arguments: [flight.table, id.recordName])

@@ -69,6 +69,9 @@ public final class TableSync: Sendable {
     public let database: any DatabaseWriter
     public let container: Container
     public let configuration: Configuration
+    /// Where assets wait for their upload: ``Configuration/assetDirectory``, or a directory of this
+    /// process's own (mode 0700) in the temporary directory, so that no other user reads them.
+    let assetDirectory: URL
     let schemas: [TableSchema]
     let logger = Logger(label: "synctables")
 
@@ -103,6 +106,14 @@ public final class TableSync: Sendable {
         self.database = database
         self.container = container
         self.configuration = configuration
+        if let directory = configuration.assetDirectory {
+            assetDirectory = directory
+        } else {
+            assetDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "synctables-\(UUID().uuidString)")
+        }
+        try FileManager.default.createDirectory(
+            at: assetDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         schemas = try database.write { db in
             for statement in MetadataSchema.statements { try db.execute(sql: statement) }
             var earlier: [String: [String]] = [:]
@@ -128,6 +139,7 @@ public final class TableSync: Sendable {
     }
 
     deinit {
+        if configuration.assetDirectory == nil { try? FileManager.default.removeItem(at: assetDirectory) }
         observation.withLock { $0?.cancel() }
         statusBroadcast.finish()
     }
@@ -157,9 +169,17 @@ public final class TableSync: Sendable {
                 zoneSaved: try Self.setting("zoneSaved", db) == "1"
             )
         }
+        // A table's encrypted columns are sealed fields of its records' type: a plain value the server
+        // puts in their place, or an older seal than this device saw, is refused (`recordTampered`).
+        var sealed = container.sealedRecordTypes
+        for schema in schemas where !schema.table.encryptedColumns.isEmpty {
+            sealed.types[schema.table.recordType] = .fields(schema.table.encryptedColumns)
+        }
         func make(_ scope: DatabaseScope, _ state: SyncEngine.State.Serialization?) -> SyncEngine {
+            var database = container.database(with: scope)
+            database.sealedRecordTypes = sealed
             var engineConfiguration = SyncEngine.Configuration(
-                database: container.database(with: scope), stateSerialization: state, delegate: self)
+                database: database, stateSerialization: state, delegate: self)
             engineConfiguration.automaticallySync = configuration.automaticallySync
             return SyncEngine(engineConfiguration)
         }
@@ -266,6 +286,8 @@ public final class TableSync: Sendable {
             if current.shared.state.hasPendingUntrackedChanges != waiting.shared {
                 current.shared.state.hasPendingUntrackedChanges = waiting.shared
             }
+            let count = try Outbox.count(db)
+            statusBroadcast.update { $0.pendingCount = count }
         } catch {
             logger.error("reading the outbox failed: \(error)")
         }

@@ -1,7 +1,5 @@
 import Foundation
 import SyncClient
-import SyncCore
-import SyncServer
 import SyncTesting
 
 /// A sync server inside this process, for tests and previews: the same server code as `sync-server`,

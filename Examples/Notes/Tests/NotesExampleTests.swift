@@ -106,3 +106,89 @@ struct NotesExampleTests {
         }
     }
 }
+
+/// docs/TABLES.md's "Try it", run as written (its server is a test server here, its data directory a
+/// temporary one): a command the page gives that stops working fails here.
+@Suite struct TablesPageTests {
+    /// The page's shell lines after `## Try it`, up to the next heading.
+    static func tryIt() throws -> [String] {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../docs/TABLES.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        var lines: [String] = []
+        var within = false
+        var inside = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("## ") { within = line == "## Try it" }
+            guard within else { continue }
+            if line.hasPrefix("```") {
+                inside.toggle()
+            } else if inside, !line.isEmpty {
+                lines.append(line)
+            }
+        }
+        return lines
+    }
+
+    /// Splits a shell line into words: spaces separate, single and double quotes group.
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var started = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                started = true
+            } else if character == " " {
+                if started || !current.isEmpty { words.append(current) }
+                current = ""
+                started = false
+            } else {
+                current.append(character)
+            }
+        }
+        if started || !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    @Test("every command of docs/TABLES.md's \"Try it\" runs as written, and the desktop lists the laptop's note")
+    func pageCommands() async throws {
+        let lines = try Self.tryIt()
+        #expect(lines.first == "swift run sync-server")
+        try await withTemporaryDirectory("notes-page") { directory in
+            try await TestServer.with { server in
+                var environment: [String: String?] = ["XDG_DATA_HOME": directory]
+                var outputs: [String] = []
+                for line in lines.dropFirst() {
+                    let words = Self.words(line)
+                    switch words.first {
+                    case "swift":
+                        // The test's own build made the program.
+                        #expect(words == ["swift", "build", "--product", "notes"], "\(line)")
+                    case "export":
+                        for assignment in words.dropFirst() {
+                            let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+                            environment[parts[0]] = parts.count == 2 ? parts[1] : ""
+                        }
+                        // The page's server is `swift run sync-server`'s address; here, the test server's.
+                        #expect(environment["SYNCKIT_SERVER"] == "http://127.0.0.1:8080")
+                        environment["SYNCKIT_SERVER"] = server.baseURL
+                    case ".build/debug/notes":
+                        let outcome = try await ChildProcess.run(
+                            [NotesExampleTests.program] + words.dropFirst(), environment: environment)
+                        #expect(outcome.status == 0, "\(line): \(outcome.error)")
+                        outputs.append(outcome.output)
+                    default:
+                        Issue.record("docs/TABLES.md gives a command this test has no case for: \(line)")
+                    }
+                }
+                #expect(outputs.count == 4)
+                #expect(outputs.last(where: { $0.contains("Groceries") })?.contains("Groceries  #home") == true)
+                #expect(outputs.last == "Everything is synced.\n")
+            }
+        }
+    }
+}
