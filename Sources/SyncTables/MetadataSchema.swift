@@ -6,17 +6,18 @@ import GRDB
 /// - `synctables_metadata`: one row per synced row the server knows or is about to: its record's zone,
 ///   the last record the server returned (system fields and values), its share and the access this
 ///   account has. Join it to the app's tables by `tableName` and `recordName` (the row's key).
-/// - `synctables_changes`: what the triggers write in the app's own transactions, one row appended per
+/// - `synctables_changes`: what the triggers write in the app's own transactions, one short row appended per
 ///   change (the cheapest write SQLite has: no index, no conflict to look for), folded into the outbox by
 ///   the layer's next write of its own (``Outbox/fold(_:)``).
+/// - `synctables_tables`: each synced table's code in `synctables_changes`, and the columns it synced at the
+///   last start (to refuse a removed column).
 /// - `synctables_pending`: the outbox: one row per changed row, `save` or `delete`, with when it changed
 ///   and why it is held back, if it is.
 /// - `synctables_unapplied`: records fetched that cannot be written yet: their parent has not arrived, or
 ///   their table does not exist in this version of the app.
 /// - `synctables_conflicts`: every value a conflict overwrote, with what was kept.
 /// - `synctables_state`: the engines' states and the layer's settings.
-/// - `synctables_tables`: the columns each table synced at the last start (to refuse a removed column).
-/// - `synctables_applying`: holds a row only inside the layer's own writes, which the triggers skip.
+/// - `synctables_applying`: holds a row only inside the layer's own writes, which the read-only guards skip.
 enum MetadataSchema {
     static let statements = [
         """
@@ -72,15 +73,20 @@ enum MetadataSchema {
         """
         CREATE TABLE IF NOT EXISTS synctables_changes (
             seq INTEGER PRIMARY KEY,
-            tableName TEXT NOT NULL,
+            change INTEGER NOT NULL,
             recordName TEXT NOT NULL,
-            operation INTEGER NOT NULL,
             changedAt REAL NOT NULL
         )
         """,
         "CREATE INDEX IF NOT EXISTS synctables_pending_order ON synctables_pending (tableName, operation, changedAt)",
         "CREATE TABLE IF NOT EXISTS synctables_state (key TEXT PRIMARY KEY NOT NULL, value BLOB)",
-        "CREATE TABLE IF NOT EXISTS synctables_tables (tableName TEXT PRIMARY KEY NOT NULL, columns TEXT NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS synctables_tables (
+            tableName TEXT PRIMARY KEY NOT NULL,
+            columns TEXT NOT NULL,
+            code INTEGER NOT NULL UNIQUE
+        )
+        """,
         "CREATE TABLE IF NOT EXISTS synctables_applying (flag INTEGER)",
     ]
 
@@ -98,15 +104,19 @@ enum MetadataSchema {
         if guards { try installGuards(schemas, db) }
     }
 
-    /// A change, appended to `synctables_changes`: `1` a save of `row`'s key, `0` a delete.
-    private static func record(_ schema: TableSchema, _ row: String, _ operation: Int) -> String {
+    /// A change, appended to `synctables_changes` as little as can say it: the table's code
+    /// (``TableSchema/code``), positive for a save of `row`'s key and negative for a delete, the key, and the
+    /// time as SQLite keeps it (a Julian day; ``Outbox/fold(_:)`` makes it seconds since 1970).
+    private static func record(_ schema: TableSchema, _ row: String, delete: Bool) -> String {
         """
-        INSERT INTO synctables_changes (tableName, recordName, operation, changedAt)
-            VALUES (\(schema.name.sqlLiteral), \(row).\(schema.primaryKey.quotedDatabaseIdentifier), \(operation), \(now));
+        INSERT INTO synctables_changes (change, recordName, changedAt)
+            VALUES (\(delete ? -schema.code : schema.code), \(row).\(schema.primaryKey.quotedDatabaseIdentifier), julianday('now'));
         """
     }
 
-    /// Outside the layer's own writes (which hold a row in `synctables_applying`).
+    /// Outside the layer's own writes (which hold a row in `synctables_applying`). The change triggers do
+    /// not ask (a question on every row the app writes): the layer removes what its own writes appended
+    /// (``TableSync/applying(_:_:)``).
     private static let outside = "NOT EXISTS (SELECT 1 FROM synctables_applying)"
 
     private static func createTriggers(_ schema: TableSchema, _ db: Database) throws {
@@ -116,13 +126,13 @@ enum MetadataSchema {
         try db.execute(
             sql: """
                 CREATE TRIGGER \("\(prefix)_insert".quotedDatabaseIdentifier) AFTER INSERT ON \(table)
-                WHEN \(outside) BEGIN \(record(schema, "NEW", 1)) END;
+                BEGIN \(record(schema, "NEW", delete: false)) END;
                 CREATE TRIGGER \("\(prefix)_update".quotedDatabaseIdentifier) AFTER UPDATE ON \(table)
-                WHEN \(outside) BEGIN \(record(schema, "NEW", 1)) END;
+                BEGIN \(record(schema, "NEW", delete: false)) END;
                 CREATE TRIGGER \("\(prefix)_rekey".quotedDatabaseIdentifier) AFTER UPDATE OF \(key) ON \(table)
-                WHEN \(outside) AND OLD.\(key) IS NOT NEW.\(key) BEGIN \(record(schema, "OLD", 0)) END;
+                WHEN OLD.\(key) IS NOT NEW.\(key) BEGIN \(record(schema, "OLD", delete: true)) END;
                 CREATE TRIGGER \("\(prefix)_delete".quotedDatabaseIdentifier) AFTER DELETE ON \(table)
-                WHEN \(outside) BEGIN \(record(schema, "OLD", 0)) END;
+                BEGIN \(record(schema, "OLD", delete: true)) END;
                 """)
     }
 

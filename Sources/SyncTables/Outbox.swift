@@ -13,13 +13,14 @@ enum Outbox {
         try db.execute(
             sql: """
                 INSERT INTO synctables_pending (tableName, recordName, operation, changedAt)
-                SELECT tableName, recordName, CASE operation WHEN 0 THEN 'delete' ELSE 'save' END, changedAt
-                FROM synctables_changes WHERE true ORDER BY seq
+                SELECT t.tableName, c.recordName, CASE WHEN c.change < 0 THEN 'delete' ELSE 'save' END,
+                    (c.changedAt - 2440587.5) * 86400.0
+                FROM synctables_changes c JOIN synctables_tables t ON t.code = abs(c.change) ORDER BY c.seq
                 ON CONFLICT (tableName, recordName) DO UPDATE SET operation = excluded.operation,
                     version = version + 1, changedAt = excluded.changedAt, heldBecause = NULL;
                 DELETE FROM synctables_pending WHERE operation = 'delete'
-                    AND EXISTS (SELECT 1 FROM synctables_changes c
-                        WHERE c.tableName = synctables_pending.tableName AND c.recordName = synctables_pending.recordName)
+                    AND EXISTS (SELECT 1 FROM synctables_changes c JOIN synctables_tables t ON t.code = abs(c.change)
+                        WHERE t.tableName = synctables_pending.tableName AND c.recordName = synctables_pending.recordName)
                     AND NOT EXISTS (SELECT 1 FROM synctables_metadata m
                         WHERE m.tableName = synctables_pending.tableName AND m.recordName = synctables_pending.recordName
                         AND m.systemFields IS NOT NULL);
@@ -44,11 +45,17 @@ enum Outbox {
                     operation: PendingChange.Operation(rawValue: row["operation"]) ?? .save,
                     changedAt: Date(timeIntervalSince1970: row["changedAt"]), heldBecause: row["heldBecause"]))
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM synctables_changes ORDER BY seq") {
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT t.tableName, c.recordName, c.change, (c.changedAt - 2440587.5) * 86400.0 AS changedAt
+                FROM synctables_changes c JOIN synctables_tables t ON t.code = abs(c.change) ORDER BY c.seq
+                """)
+        {
             put(
                 PendingChange(
                     table: row["tableName"], recordName: row["recordName"],
-                    operation: row["operation"] == 0 ? .delete : .save,
+                    operation: (row["change"] as Int) < 0 ? .delete : .save,
                     changedAt: Date(timeIntervalSince1970: row["changedAt"]), heldBecause: nil))
         }
         return order.compactMap { entries[$0] }
@@ -77,8 +84,9 @@ enum Outbox {
             db,
             sql: """
                 SELECT (SELECT COUNT(*) FROM synctables_pending) + (SELECT COUNT(*) FROM (
-                    SELECT DISTINCT tableName, recordName FROM synctables_changes c WHERE NOT EXISTS (
-                        SELECT 1 FROM synctables_pending p WHERE p.tableName = c.tableName AND p.recordName = c.recordName)))
+                    SELECT DISTINCT t.tableName, c.recordName FROM synctables_changes c
+                    JOIN synctables_tables t ON t.code = abs(c.change) WHERE NOT EXISTS (
+                        SELECT 1 FROM synctables_pending p WHERE p.tableName = t.tableName AND p.recordName = c.recordName)))
                 """) ?? 0
     }
 }

@@ -27,6 +27,8 @@ struct TableSchema: Sendable {
     let parentColumn: String?
     /// Sent and applied in this order: a table comes after every table it references (0 for none).
     var rank = 0
+    /// The table's number in `synctables_changes` (from 1), kept in `synctables_tables` from start to start.
+    var code = 0
 
     /// The synced columns other than the primary key.
     var valueColumns: ArraySlice<String> { columns.dropFirst() }

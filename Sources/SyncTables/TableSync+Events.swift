@@ -71,20 +71,23 @@ extension TableSync: SyncEngineDelegate {
     public func lastKnownSealedVersions(of recordIDs: [RecordValue.ID], syncEngine: SyncEngine) async
         -> [RecordValue.ID: UInt64]
     {
-        let wanted = Dictionary(recordIDs.map { ($0.recordName, $0) }, uniquingKeysWith: { a, _ in a })
+        // Only the tables with encrypted columns have sealed records; each ID is looked up by its key in them.
+        let sealed = schemas.filter { !$0.table.encryptedColumns.isEmpty }.map(\.name)
+        guard !sealed.isEmpty else { return [:] }
         let decoder = JSONDecoder()
         return
             (try? await database.read { db in
-                var versions: [Record.ID: UInt64] = [:]
-                for name in wanted.keys {
-                    for data in try Data.fetchAll(
-                        db,
-                        sql:
-                            "SELECT systemFields FROM synctables_metadata WHERE recordName = ? AND systemFields IS NOT NULL",
-                        arguments: [name])
-                    {
-                        guard let fields = try? decoder.decode(RecordValue.SystemFields.self, from: data),
-                            let id = wanted[name], fields.recordID == id, let version = fields.sealedVersion
+                var versions: [RecordValue.ID: UInt64] = [:]
+                for id in recordIDs {
+                    for table in sealed {
+                        guard
+                            let data = try Data.fetchOne(
+                                cached: db,
+                                sql:
+                                    "SELECT systemFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+                                arguments: [table, id.recordName]),
+                            let fields = try? decoder.decode(RecordValue.SystemFields.self, from: data),
+                            fields.recordID == id, let version = fields.sealedVersion
                         else { continue }
                         versions[id] = max(versions[id] ?? 0, version)
                     }

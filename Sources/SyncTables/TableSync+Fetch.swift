@@ -240,7 +240,6 @@ extension TableSync {
     }
 
     func saveMetadata(schema: TableSchema, record: RecordValue, fields: ServerFields, _ db: Database) throws {
-        let encoder = JSONEncoder()
         let zone = record.recordID.zoneID
         let permission =
             zone.ownerName == RecordZone.ID.defaultOwnerName
@@ -257,7 +256,7 @@ extension TableSync {
                 """,
             arguments: [
                 schema.name, record.recordID.recordName, zone.zoneName, zone.ownerName,
-                try encoder.encode(record.systemFields), try encoder.encode(fields),
+                MetadataCoding.encode(record.systemFields), MetadataCoding.encode(fields),
                 record.modificationDate?.timeIntervalSince1970, record.share?.recordID.recordName, permission,
             ])
     }

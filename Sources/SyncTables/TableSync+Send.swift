@@ -306,14 +306,13 @@ extension TableSync {
     private func settleSave(_ saved: RecordValue, flight: InFlight, _ db: Database) throws {
         var fields = ServerFields(saved)
         fields.blobDigests = flight.blobDigests
-        let encoder = JSONEncoder()
         try db.executeCached(
             sql: """
                 UPDATE synctables_metadata SET systemFields = ?, serverFields = ?, serverModifiedAt = ?
                 WHERE tableName = ? AND recordName = ?
                 """,
             arguments: [
-                try encoder.encode(saved.systemFields), try encoder.encode(fields),
+                MetadataCoding.encode(saved.systemFields), MetadataCoding.encode(fields),
                 saved.modificationDate?.timeIntervalSince1970, flight.table, saved.recordID.recordName,
             ])
         try db.executeCached(

@@ -42,7 +42,7 @@ extension TableSync {
                 sql: """
                     UPDATE synctables_metadata SET systemFields = ?, shareRecordName = ? WHERE tableName = ? AND recordName = ?
                     """,
-                arguments: [try JSONEncoder().encode(saved.systemFields), share.recordName, table, key])
+                arguments: [MetadataCoding.encode(saved.systemFields), share.recordName, table, key])
         }
         return invitation
     }

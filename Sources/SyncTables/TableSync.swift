@@ -117,19 +117,33 @@ public final class TableSync: Sendable {
         schemas = try database.write { db in
             for statement in MetadataSchema.statements { try db.execute(sql: statement) }
             var earlier: [String: [String]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT tableName, columns FROM synctables_tables") {
+            var codes: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT tableName, columns, code FROM synctables_tables") {
                 let columns: String = row["columns"]
                 earlier[row["tableName"]] = (try? JSONDecoder().decode([String].self, from: Data(columns.utf8))) ?? []
+                codes[row["tableName"]] = row["code"]
             }
-            let schemas = try TableSchema.readAll(tables, earlier: earlier, db)
+            var schemas = try TableSchema.readAll(tables, earlier: earlier, db)
+            var next = (codes.values.max() ?? 0) + 1
+            for index in schemas.indices {
+                if let code = codes[schemas[index].name] {
+                    schemas[index].code = code
+                } else {
+                    schemas[index].code = next
+                    next += 1
+                }
+            }
             let shared = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM synctables_state WHERE key LIKE 'permission:%')")
             try MetadataSchema.install(schemas, guards: shared == true, db)
             for schema in schemas {
                 let columns = String(decoding: try JSONEncoder().encode(schema.columns), as: UTF8.self)
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO synctables_tables (tableName, columns) VALUES (?, ?)",
-                    arguments: [schema.name, columns])
+                    sql: """
+                        INSERT INTO synctables_tables (tableName, columns, code) VALUES (?, ?, ?)
+                        ON CONFLICT (tableName) DO UPDATE SET columns = excluded.columns
+                        """,
+                    arguments: [schema.name, columns, schema.code])
             }
             return schemas
         }
@@ -329,13 +343,16 @@ public final class TableSync: Sendable {
         return try? JSONDecoder().decode(SyncEngine.State.Serialization.self, from: data)
     }
 
-    /// Runs `body` in a write whose changes the triggers do not queue (what the server sent), after folding
-    /// the app's changes into the outbox (``Outbox/fold(_:)``).
+    /// Runs `body` in a write whose changes are not queued (what the server sent): the app's changes are
+    /// folded into the outbox first (``Outbox/fold(_:)``), and what the triggers append during `body` is
+    /// removed after it.
     func applying<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         try Outbox.fold(db)
         try db.execute(sql: "INSERT INTO synctables_applying (flag) VALUES (1)")
-        defer { try? db.execute(sql: "DELETE FROM synctables_applying") }
-        return try body()
+        let result = try body()
+        // What the triggers appended since the fold is this write's own: the app cannot write meanwhile.
+        try db.execute(sql: "DELETE FROM synctables_changes; DELETE FROM synctables_applying")
+        return result
     }
 
     /// This device's clock's offset from the server's (server minus device), learned from answers.

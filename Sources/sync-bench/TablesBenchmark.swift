@@ -18,7 +18,7 @@ struct TablesBenchmark: AsyncParsableCommand {
     var rows = 10_000
 
     @Option(help: "How many times to time the no-op sync and each batch of inserts.")
-    var repeats = 5
+    var repeats = 15
 
     @Option(help: "Path of the sync-server executable (default: next to this one).")
     var server: String?
@@ -93,15 +93,25 @@ struct TablesBenchmark: AsyncParsableCommand {
         await syncA.stop()
         await syncB.stop()
 
-        // The triggers' cost: the same inserts into the same schema, with and without the layer.
-        var plain: [Double] = []
-        var synced: [Double] = []
+        // The triggers' cost: the same inserts into the same schema, with and without the layer; and beside
+        // them what SQLite asks of any trigger: the same inserts with triggers that do nothing. Each in a new
+        // file, the three interleaved, so that the machine's drift touches them alike.
+        enum Variant: CaseIterable { case plain, emptyTriggers, layer }
+        var times: [Variant: [Double]] = [:]
         for round in 0..<repeats {
-            for withLayer in [false, true] {
-                let path = "\(directory)/inserts-\(round)-\(withLayer).sqlite"
-                let database = try DatabaseQueue(path: path)
+            for variant in Variant.allCases {
+                let database = try DatabaseQueue(path: "\(directory)/inserts-\(round)-\(variant).sqlite")
                 try await database.write { db in try db.execute(sql: Self.schema) }
-                if withLayer {
+                switch variant {
+                case .plain: break
+                case .emptyTriggers:
+                    try await database.write { db in
+                        for table in ["note", "comment"] {
+                            try db.execute(
+                                sql: "CREATE TRIGGER \(table)_nothing AFTER INSERT ON \(table) BEGIN SELECT 1; END")
+                        }
+                    }
+                case .layer:
                     var configuration = TableSync.Configuration()
                     configuration.automaticallySync = false
                     _ = try TableSync(
@@ -110,13 +120,16 @@ struct TablesBenchmark: AsyncParsableCommand {
                 }
                 let start = ContinuousClock.now
                 try await database.write { db in try Self.insert(notes, prefix: "r\(round)", db) }
-                let time = (ContinuousClock.now - start).inSeconds
-                if withLayer { synced.append(time) } else { plain.append(time) }
+                times[variant, default: []].append((ContinuousClock.now - start).inSeconds)
             }
         }
-        let ratio =
-            BenchResults.Figure(id: "", name: "", unit: "", better: .lower, runs: synced, target: nil).median
-            / BenchResults.Figure(id: "", name: "", unit: "", better: .lower, runs: plain, target: nil).median - 1
+        func median(_ runs: [Double]) -> Double {
+            BenchResults.Figure(id: "", name: "", unit: "", better: .lower, runs: runs, target: nil).median
+        }
+        let plain = times[.plain] ?? []
+        let synced = times[.layer] ?? []
+        let ratio = median(synced) / median(plain) - 1
+        let floor = median(times[.emptyTriggers] ?? []) / median(plain) - 1
 
         let key = "tables.\(rows)"
         results.add(
@@ -137,6 +150,10 @@ struct TablesBenchmark: AsyncParsableCommand {
         results.add(
             "\(key).inserts.synced.seconds", name: "\(rows) local inserts with the layer's triggers", unit: "s",
             better: .lower, runs: synced)
+        results.add(
+            "\(key).inserts.emptyTriggers.ratio",
+            name: "in-run reference: triggers that do nothing, beside the plain inserts", unit: "×", better: .lower,
+            runs: [floor])
         results.add(
             "\(key).inserts.cost.ratio", name: "the triggers' cost beside the plain inserts", unit: "×", better: .lower,
             runs: [ratio], target: 0.25)

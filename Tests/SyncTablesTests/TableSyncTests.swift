@@ -104,6 +104,18 @@ struct TableSyncTests {
             let zone = RecordZone.ID(zoneName: "Tables")
             let stored = try await raw.lookupRecords([.init(recordName: "c1", zoneID: zone)])
             #expect(stored.records.first?["noteID"]?.referenceValue?.action == .deleteSelf)
+            // The metadata keeps the server's record as it is: its system fields read back equal.
+            let kept = try #require(
+                try await a.database.read { db in
+                    try Data.fetchOne(db, sql: "SELECT systemFields FROM synctables_metadata WHERE recordName = 'c1'")
+                })
+            let system = try JSONDecoder().decode(RecordValue.SystemFields.self, from: kept)
+            let server = try #require(stored.records.first)
+            #expect(system.recordChangeTag == server.recordChangeTag)
+            #expect(system.modificationDate == server.modificationDate)
+            #expect(system.creationDate == server.creationDate)
+            #expect(system.recordID == server.recordID && system.recordType == "comment")
+            #expect(system.parent?.recordID.recordName == "n1")
             try await b.sync.sync()
             #expect(try b.count("comment") == 1)
             try b.execute("DELETE FROM note WHERE id = 'n1'")
@@ -114,6 +126,30 @@ struct TableSyncTests {
             #expect(try a.count("noteTag") == 0)
             #expect(try a.count("tag") == 1)
             #expect(try a.sync.pendingChanges().isEmpty)
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("with automatic sync, a row written on one device appears on the other with no call to sync")
+    func automaticSync() async throws {
+        try await TestServer.with { server in
+            var automatic = TableSync.Configuration()
+            automatic.automaticallySync = true
+            let a = try NotesDevice("a", username: "ada", server: server, configuration: automatic)
+            let b = try NotesDevice("b", username: "ada", server: server, configuration: automatic)
+            try a.execute("INSERT INTO note (id, title) VALUES ('n1', 'Pushed')")
+            try await waitUntil("device b has the note") {
+                try b.string("SELECT title FROM note WHERE id = 'n1'") == "Pushed"
+            } observed: {
+                "a: \(a.sync.status), b: \(b.sync.status)"
+            }
+            try b.execute("UPDATE note SET title = 'Pushed back' WHERE id = 'n1'")
+            try await waitUntil("device a has b's edit") {
+                try a.string("SELECT title FROM note WHERE id = 'n1'") == "Pushed back"
+            } observed: {
+                "a: \(a.sync.status), b: \(b.sync.status)"
+            }
             await a.stop()
             await b.stop()
         }
