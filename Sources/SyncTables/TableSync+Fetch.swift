@@ -303,10 +303,7 @@ extension TableSync {
     /// A record deleted on the server: its row goes (its children with it, by their foreign keys), or, if
     /// it had not arrived yet, it stops waiting. Unsent changes to it are kept in the conflict log.
     func applyDeletion(_ id: Record.ID, recordType: String, _ db: Database) throws {
-        try db.executeCached(
-            sql:
-                "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
-            arguments: [recordType, id.recordName, id.zoneID.zoneName, id.zoneID.ownerName])
+        try stopWaiting(id, recordType: recordType, db)
         guard let schema = schema(recordType: recordType) else { return }
         let pending = try String.fetchOne(
             cached: db, sql: "SELECT operation FROM synctables_pending WHERE tableName = ? AND recordName = ?",
@@ -354,6 +351,14 @@ extension TableSync {
 
     // MARK: Records that wait
 
+    /// A waiting record that was written, or deleted on the server, waits no more.
+    func stopWaiting(_ id: Record.ID, recordType: String, _ db: Database) throws {
+        try db.executeCached(
+            sql: """
+                DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?
+                """, arguments: [recordType, id.recordName, id.zoneID.zoneName, id.zoneID.ownerName])
+    }
+
     func keepUnapplied(_ record: RecordValue, reason: String, _ db: Database) throws {
         let stored = UnappliedRecord.Stored(systemFields: record.systemFields, fields: ServerFields(record))
         try db.executeCached(
@@ -388,13 +393,7 @@ extension TableSync {
                     continue
                 }
                 if try applyAlone(record, downloaded: [:], db) == .written {
-                    try db.executeCached(
-                        sql:
-                            "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
-                        arguments: [
-                            record.recordType, record.recordID.recordName, record.recordID.zoneID.zoneName,
-                            record.recordID.zoneID.ownerName,
-                        ])
+                    try stopWaiting(record.recordID, recordType: record.recordType, db)
                     progress = true
                 }
             }
@@ -424,13 +423,7 @@ extension TableSync {
                 for record in waiting.sorted(by: { self.rank(of: $0.recordType) < self.rank(of: $1.recordType) }) {
                     guard let bytes = downloaded[record.recordID] else { continue }
                     if try self.applyAlone(record, downloaded: bytes, db) == .written {
-                        try db.executeCached(
-                            sql:
-                                "DELETE FROM synctables_unapplied WHERE recordType = ? AND recordName = ? AND zoneName = ? AND ownerName = ?",
-                            arguments: [
-                                record.recordType, record.recordID.recordName, record.recordID.zoneID.zoneName,
-                                record.recordID.zoneID.ownerName,
-                            ])
+                        try self.stopWaiting(record.recordID, recordType: record.recordType, db)
                     }
                 }
                 try self.applyWaiting(db)
