@@ -83,7 +83,8 @@ struct TableSyncTests {
             try await a.sync.sync()
             for device in [a, b] {
                 #expect(try device.count("folder") == 0, "\(device.name)")
-                #expect(try device.strings("SELECT text || '/' || IFNULL(folderID, 'none') FROM item") == ["keep me/none"])
+                #expect(
+                    try device.strings("SELECT text || '/' || IFNULL(folderID, 'none') FROM item") == ["keep me/none"])
                 #expect(try device.sync.pendingChanges().isEmpty, "\(device.name)")
             }
             await a.stop()
