@@ -64,6 +64,8 @@ extension TableSync {
                     for deletion in deletions {
                         try self.applyDeletion(deletion.recordID, recordType: deletion.recordType, db)
                     }
+                    // Once a page: it reads every table with a foreign key.
+                    if !deletions.isEmpty { try self.forgetRemovedRows(db) }
                     try self.applyWaiting(db)
                 }
             }
@@ -301,7 +303,8 @@ extension TableSync {
     }
 
     /// A record deleted on the server: its row goes (its children with it, by their foreign keys), or, if
-    /// it had not arrived yet, it stops waiting. Unsent changes to it are kept in the conflict log.
+    /// it had not arrived yet, it stops waiting. Unsent changes to it are kept in the conflict log. The
+    /// caller forgets the rows the foreign keys took with it (``forgetRemovedRows(_:)``), once for a page.
     func applyDeletion(_ id: Record.ID, recordType: String, _ db: Database) throws {
         try stopWaiting(id, recordType: recordType, db)
         guard let schema = schema(recordType: recordType) else { return }
@@ -328,7 +331,6 @@ extension TableSync {
         try db.executeCached(
             sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
             arguments: [schema.name, id.recordName])
-        try forgetRemovedRows(db)
     }
 
     /// Metadata and outbox entries of rows the database's own foreign keys removed (a cascade): the
