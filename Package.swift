@@ -436,8 +436,15 @@ let package = Package(
         .testTarget(
             name: "SyncTablesTests",
             dependencies: [
-                "SyncClient", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTablesTesting", "SyncTesting",
-                "TestTraits", .product(name: "GRDB", package: "GRDB.swift"),
+                "SyncClient", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "TestTraits",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SyncTablesTestingTests",
+            dependencies: [
+                "SyncTables", "SyncTablesTesting", "SyncTesting", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

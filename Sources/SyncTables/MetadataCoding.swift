@@ -6,6 +6,16 @@ import SyncCore
 /// `JSONDecoder` reads back: fields as on the wire, system fields as their `Codable` conformance has them
 /// (dates as seconds since 2001).
 enum MetadataCoding {
+    /// The server fields a metadata row keeps, or nil for none (or a value no version wrote).
+    static func serverFields(_ data: Data?) -> ServerFields? {
+        data.flatMap { try? JSONDecoder().decode(ServerFields.self, from: $0) }
+    }
+
+    /// The system fields a metadata row keeps, or nil for none (or a value no version wrote).
+    static func systemFields(_ data: Data?) -> RecordValue.SystemFields? {
+        data.flatMap { try? JSONDecoder().decode(RecordValue.SystemFields.self, from: $0) }
+    }
+
     static func encode(_ fields: ServerFields) -> Data {
         var writer = JSONWriter(capacity: 64 + 96 * (fields.plain.count + fields.encrypted.count))
         writer.raw("{\"plain\":")

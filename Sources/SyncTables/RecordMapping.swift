@@ -29,8 +29,6 @@ typealias RowValues = [String: DatabaseValue]
 /// Rows to records and back, for one table.
 struct RecordMapping: Sendable {
     let schema: TableSchema
-    /// BLOB values longer than this are sent as assets.
-    let assetThreshold: Int
 
     /// The value of `column` in a record, or nil for NULL (a field left out). An asset's bytes are not
     /// read here (see ``TableSync``'s send): BLOBs come back as `.bytes`.
@@ -68,18 +66,51 @@ struct RecordMapping: Sendable {
         }
     }
 
-    /// The row the server's fields describe, for comparing (BLOBs as their digests).
-    func comparable(_ fields: ServerFields) -> RowValues {
-        var row: RowValues = [:]
-        for column in schema.columns {
-            let field = fields[column]
-            if case .asset = field {
+    /// The row the server's fields describe, its assets as their digests (their bytes are not on this
+    /// device): a conflict's ancestor.
+    func row(_ fields: ServerFields, key: String) -> RowValues {
+        var row: RowValues = [schema.primaryKey: key.databaseValue]
+        for column in schema.valueColumns {
+            if case .asset = fields[column] {
                 row[column] = fields.blobDigests[column].map { "blob:\($0)".databaseValue } ?? .null
             } else {
-                row[column] = Self.comparable(Self.databaseValue(field))
+                row[column] = Self.databaseValue(fields[column])
             }
         }
         return row
+    }
+
+    /// The row a fetched record's fields make, its assets from their downloaded bytes (with the digests the
+    /// metadata keeps), and the first asset column whose bytes did not arrive, if one did not (left out of
+    /// the row). A field the record lacks for a `NOT NULL` column is left out too: its sender does not have
+    /// the column, and the row keeps its default, or what it holds.
+    func row(_ fields: ServerFields, key: String, downloaded: [String: Data]) -> (
+        values: RowValues, digests: [String: String], missingAsset: String?
+    ) {
+        var values: RowValues = [schema.primaryKey: key.databaseValue]
+        var digests: [String: String] = [:]
+        var missing: String?
+        for column in schema.valueColumns {
+            let field = fields[column]
+            if case .asset = field {
+                guard let bytes = downloaded[column] else {
+                    missing = missing ?? column
+                    continue
+                }
+                values[column] = bytes.databaseValue
+                digests[column] = Self.digest(bytes)
+            } else if field == nil, schema.notNullColumns.contains(column) {
+                continue
+            } else {
+                values[column] = Self.databaseValue(field)
+            }
+        }
+        return (values, digests, missing)
+    }
+
+    /// The row the server's fields describe, for comparing (BLOBs as their digests).
+    func comparable(_ fields: ServerFields) -> RowValues {
+        Self.comparable(row(fields, key: ""))
     }
 
     /// A row's values for comparing: BLOBs as their digests.
@@ -88,6 +119,12 @@ struct RecordMapping: Sendable {
     static func comparable(_ value: DatabaseValue) -> DatabaseValue {
         if case .blob(let data) = value.storage { return "blob:\(digest(data))".databaseValue }
         return value
+    }
+
+    /// Whether a record names an asset, in a plain or an encrypted value.
+    static func namesAsset(_ record: RecordValue) -> Bool {
+        record.fields.values.contains(where: \.namesAsset)
+            || record.encryptedValues.values.contains(where: \.namesAsset)
     }
 
     static func digest(_ data: Data) -> String { Hexadecimal.lowercase(SHA256.hash(data: data)) }

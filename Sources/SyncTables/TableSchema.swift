@@ -17,8 +17,6 @@ struct TableSchema: Sendable {
     let primaryKey: String
     /// The synced columns, the primary key first, then in the table's order.
     let columns: [String]
-    /// The columns declared `BLOB`: sent as an asset above the threshold.
-    let blobColumns: Set<String>
     /// The columns declared `NOT NULL`: a record without their field (from a version of the app without
     /// the column) leaves them at their default, or as they are.
     let notNullColumns: Set<String>
@@ -59,14 +57,12 @@ struct TableSchema: Sendable {
             )
         }
         var columns = [key]
-        var blobs = Set<String>()
         var notNull = Set<String>()
         for column in info {
             guard let name: String = column["name"], name != key else { continue }
             if table.localColumns.contains(name) { continue }
             columns.append(name)
             if (column["notnull"] as Int? ?? 0) != 0 { notNull.insert(name) }
-            if (column["type"] as String? ?? "").uppercased().contains("BLOB") { blobs.insert(name) }
         }
         let all = Set(info.compactMap { $0["name"] as String? })
         for name in table.encryptedColumns.union(table.localColumns).sorted() where !all.contains(name) {
@@ -110,7 +106,7 @@ struct TableSchema: Sendable {
             parent = references[0].column
         }
         return TableSchema(
-            table: table, primaryKey: key, columns: columns, blobColumns: blobs, notNullColumns: notNull,
+            table: table, primaryKey: key, columns: columns, notNullColumns: notNull,
             references: references,
             parentColumn: parent)
     }

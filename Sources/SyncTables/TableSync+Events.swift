@@ -12,11 +12,7 @@ extension TableSync: SyncEngineDelegate {
         case .stateUpdate(let update):
             do {
                 let data = try JSONEncoder().encode(update.stateSerialization)
-                try await database.write { db in
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO synctables_state (key, value) VALUES (?, ?)",
-                        arguments: ["engine.\(scope)", data])
-                }
+                try await database.write { db in try Self.setSetting("engine.\(scope)", data, db) }
             } catch {
                 logger.error("saving the engine's state failed: \(error)")
             }
@@ -74,19 +70,18 @@ extension TableSync: SyncEngineDelegate {
         // Only the tables with encrypted columns have sealed records; each ID is looked up by its key in them.
         let sealed = schemas.filter { !$0.table.encryptedColumns.isEmpty }.map(\.name)
         guard !sealed.isEmpty else { return [:] }
-        let decoder = JSONDecoder()
         return
             (try? await database.read { db in
                 var versions: [RecordValue.ID: UInt64] = [:]
                 for id in recordIDs {
                     for table in sealed {
                         guard
-                            let data = try Data.fetchOne(
-                                cached: db,
-                                sql:
-                                    "SELECT systemFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
-                                arguments: [table, id.recordName]),
-                            let fields = try? decoder.decode(RecordValue.SystemFields.self, from: data),
+                            let fields = MetadataCoding.systemFields(
+                                try Data.fetchOne(
+                                    cached: db,
+                                    sql:
+                                        "SELECT systemFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+                                    arguments: [table, id.recordName])),
                             fields.recordID == id, let version = fields.sealedVersion
                         else { continue }
                         versions[id] = max(versions[id] ?? 0, version)

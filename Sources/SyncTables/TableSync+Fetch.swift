@@ -34,11 +34,7 @@ extension TableSync {
         var downloads: [Record.ID: [String: Data]] = [:]
         for modification in event.modifications where schema(recordType: modification.record.recordType) != nil {
             let value = modification.record.value
-            if value.fields.values.contains(where: \.namesAsset)
-                || value.encryptedValues.values.contains(where: \.namesAsset)
-            {
-                downloads[value.recordID] = await assetBytes(of: value, scope: scope)
-            }
+            if RecordMapping.namesAsset(value) { downloads[value.recordID] = await assetBytes(of: value, scope: scope) }
         }
         for refused in event.failedRecordFetches {
             // Never data: a sealed column the server sent in plain, a seal that does not open, a rollback.
@@ -98,119 +94,79 @@ extension TableSync {
         guard let schema = schema(recordType: record.recordType) else {
             return .waiting("this version of the app has no table for \(record.recordType) records")
         }
+        let name = record.recordID.recordName
         let fields = ServerFields(record)
-        var values: RowValues = [schema.primaryKey: record.recordID.recordName.databaseValue]
-        var digests: [String: String] = [:]
-        for column in schema.valueColumns {
-            let field = fields[column]
-            if case .asset = field {
-                guard let bytes = downloaded[column] else {
-                    return .waiting("its \(column) could not be downloaded yet")
-                }
-                values[column] = bytes.databaseValue
-                digests[column] = RecordMapping.digest(bytes)
-            } else if field == nil, schema.notNullColumns.contains(column) {
-                continue  // a column this record's sender does not have: its default, or what the row holds
-            } else {
-                values[column] = RecordMapping.databaseValue(field)
-            }
-        }
+        let server = RecordMapping(schema: schema).row(fields, key: name, downloaded: downloaded)
+        if let column = server.missingAsset { return .waiting("its \(column) could not be downloaded yet") }
         for reference in schema.references {
-            guard let key = values[reference.column], let parentKey = String.fromDatabaseValue(key),
+            guard let key = server.values[reference.column], let parentKey = String.fromDatabaseValue(key),
                 let parent = self.schema(reference.table)
             else { continue }
             if try !exists(parent, parentKey, db) {
                 return .waiting("its \(reference.column) \(parentKey) in \(reference.table) has not arrived")
             }
         }
-        let metadata = try Row.fetchOne(
-            cached: db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
-            arguments: [schema.name, record.recordID.recordName])
         let pending = try Row.fetchOne(
             cached: db,
             sql: "SELECT operation, changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
-            arguments: [schema.name, record.recordID.recordName])
-        if let pending, let current = try self.row(schema, record.recordID.recordName, db) {
+            arguments: [schema.name, name])
+        if let pending, let current = try self.row(schema, name, db) {
             if pending["operation"] == "save" {
-                let ancestor = (metadata?["serverFields"] as Data?).flatMap {
-                    try? JSONDecoder().decode(ServerFields.self, from: $0)
-                }
                 try writeMerge(
-                    schema: schema, record: record, server: values, ancestor: ancestor, current: current,
+                    schema: schema, record: record, server: server.values, current: current,
                     editedAt: pending["changedAt"], db)
             }
         } else if pending?["operation"] as String? == "delete" {
             // Deleted here and not yet sent: the delete goes out with the server's newer record's tag.
         } else {
-            try upsert(schema, values, db)
+            try upsert(schema, server.values, db)
         }
         var stored = fields
-        stored.blobDigests = digests
+        stored.blobDigests = server.digests
         try saveMetadata(schema: schema, record: record, fields: stored, db)
         return .written
     }
 
-    /// Settles a conflict with the server's record (from a fetch, or a save's `serverRecordChanged`).
+    /// Settles a conflict with the server's record (from a save's `serverRecordChanged`). A column whose
+    /// asset did not download keeps this device's value.
     func merge(server: RecordValue, downloaded: [String: Data], schema: TableSchema, _ db: Database) throws {
         let name = server.recordID.recordName
+        let fields = ServerFields(server)
         guard let current = try row(schema, name, db) else {
             // Deleted here meanwhile: the delete is sent with the server's record's tag.
-            try saveMetadata(schema: schema, record: server, fields: ServerFields(server), db)
+            try saveMetadata(schema: schema, record: server, fields: fields, db)
             return
-        }
-        let metadata = try Row.fetchOne(
-            cached: db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
-            arguments: [schema.name, name])
-        let ancestor = (metadata?["serverFields"] as Data?).flatMap {
-            try? JSONDecoder().decode(ServerFields.self, from: $0)
         }
         let editedAt =
             try Double.fetchOne(
                 cached: db, sql: "SELECT changedAt FROM synctables_pending WHERE tableName = ? AND recordName = ?",
                 arguments: [schema.name, name]) ?? Date().timeIntervalSince1970
-        var values: RowValues = [schema.primaryKey: name.databaseValue]
-        var digests: [String: String] = [:]
-        let fields = ServerFields(server)
-        for column in schema.valueColumns {
-            if case .asset = fields[column], let bytes = downloaded[column] {
-                values[column] = bytes.databaseValue
-                digests[column] = RecordMapping.digest(bytes)
-            } else {
-                values[column] = RecordMapping.databaseValue(fields[column])
-            }
-        }
-        try writeMerge(
-            schema: schema, record: server, server: values, ancestor: ancestor, current: current, editedAt: editedAt, db
-        )
+        let row = RecordMapping(schema: schema).row(fields, key: name, downloaded: downloaded)
+        try writeMerge(schema: schema, record: server, server: row.values, current: current, editedAt: editedAt, db)
         var stored = fields
-        stored.blobDigests = digests
+        stored.blobDigests = row.digests
         try saveMetadata(schema: schema, record: server, fields: stored, db)
     }
 
-    /// Merges this device's row with the server's by the table's policy, writes the result, logs what it
-    /// overwrote, and leaves the row queued only if the result differs from the server's.
+    /// Merges this device's row with the server's by the table's policy, against the ancestor (the server's
+    /// last record the metadata keeps), writes the result, logs what it overwrote, and leaves the row queued
+    /// only if the result differs from the server's. Columns the server's row leaves out keep this device's.
     private func writeMerge(
-        schema: TableSchema, record: RecordValue, server: RowValues, ancestor: ServerFields?, current: RowValues,
-        editedAt: Double, _ db: Database
+        schema: TableSchema, record: RecordValue, server: RowValues, current: RowValues, editedAt: Double,
+        _ db: Database
     ) throws {
-        var ancestorRow: RowValues?
-        if let ancestor {
-            var row: RowValues = [:]
-            for column in schema.columns {
-                if case .asset = ancestor[column] {
-                    row[column] = ancestor.blobDigests[column].map { "blob:\($0)".databaseValue } ?? .null
-                } else {
-                    row[column] = RecordMapping.databaseValue(ancestor[column])
-                }
-            }
-            row[schema.primaryKey] = current[schema.primaryKey]
-            ancestorRow = row
-        }
+        let name = record.recordID.recordName
+        let ancestor = MetadataCoding.serverFields(
+            try Data.fetchOne(
+                cached: db, sql: "SELECT serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
+                arguments: [schema.name, name]))
         var serverRow = server
         for column in schema.columns where serverRow[column] == nil { serverRow[column] = current[column] ?? .null }
         let conflict = RowConflict(
-            table: schema.name, recordName: record.recordID.recordName, ancestor: ancestorRow, client: current,
-            server: serverRow, clientEditedAt: Date(timeIntervalSince1970: editedAt + (try Self.clockOffset(db))),
+            table: schema.name, recordName: name,
+            ancestor: ancestor.map { RecordMapping(schema: schema).row($0, key: name) },
+            client: current, server: serverRow,
+            clientEditedAt: Date(timeIntervalSince1970: editedAt + (try Self.clockOffset(db))),
             serverModifiedAt: record.modificationDate)
         let (merged, lost) = ConflictMerge.resolve(schema.table.conflicts, conflict, columns: schema.columns)
         try upsert(schema, merged, db)
@@ -222,8 +178,8 @@ extension TableSync {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    schema.name, record.recordID.recordName, value.column, schema.table.conflicts.name,
-                    value.kept, value.lost, value.lostFrom.rawValue, now,
+                    schema.name, name, value.column, schema.table.conflicts.name, value.kept, value.lost,
+                    value.lostFrom.rawValue, now,
                 ])
         }
         let settled = schema.columns.allSatisfy {
@@ -232,12 +188,12 @@ extension TableSync {
         if settled {
             try db.executeCached(
                 sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND operation = 'save'",
-                arguments: [schema.name, record.recordID.recordName])
+                arguments: [schema.name, name])
         } else {
             // Sent again, merged: a version above the one on its way, so that its answer does not settle it.
             try db.executeCached(
                 sql: "UPDATE synctables_pending SET version = version + 1 WHERE tableName = ? AND recordName = ?",
-                arguments: [schema.name, record.recordID.recordName])
+                arguments: [schema.name, name])
         }
     }
 
@@ -376,25 +332,16 @@ extension TableSync {
     }
 
     /// Writes the waiting records that can be written now (their parent arrived, their table exists),
-    /// parents first, until none more can.
-    func applyWaiting(_ db: Database) throws {
+    /// parents first, until none more can. A record that names an asset waits for its bytes in
+    /// `downloaded` (``applyWaitingRecords()`` fetches them).
+    func applyWaiting(_ db: Database, downloaded: [Record.ID: [String: Data]] = [:]) throws {
         while true {
             var progress = false
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM synctables_unapplied")
-            let records = rows.compactMap { row -> RecordValue? in
-                guard let data = row["record"] as Data?,
-                    let stored = try? JSONDecoder().decode(UnappliedRecord.Stored.self, from: data)
-                else { return nil }
-                return stored.record
-            }.sorted { rank(of: $0.recordType) < rank(of: $1.recordType) }
+            let records = try waitingRecords(db).sorted { rank(of: $0.recordType) < rank(of: $1.recordType) }
             for record in records where schema(recordType: record.recordType) != nil {
-                // Assets of a record that waited are downloaded first (``applyWaitingRecords()``).
-                if ServerFields(record).plain.values.contains(where: \.namesAsset)
-                    || ServerFields(record).encrypted.values.contains(where: \.namesAsset)
-                {
-                    continue
-                }
-                if try applyAlone(record, downloaded: [:], db) == .written {
+                let bytes = downloaded[record.recordID]
+                if bytes == nil && RecordMapping.namesAsset(record) { continue }
+                if try applyAlone(record, downloaded: bytes ?? [:], db) == .written {
                     try stopWaiting(record.recordID, recordType: record.recordType, db)
                     progress = true
                 }
@@ -403,32 +350,25 @@ extension TableSync {
         }
     }
 
-    /// Writes waiting records that can be written now, downloading their assets first: at start (a
-    /// migration may have added their table) and after each fetch.
-    public func applyWaitingRecords() async throws {
-        let waiting = try await database.read { db in
-            try Data.fetchAll(db, sql: "SELECT record FROM synctables_unapplied").compactMap {
-                try? JSONDecoder().decode(UnappliedRecord.Stored.self, from: $0).record
-            }
+    /// The records that wait, as they arrived.
+    private func waitingRecords(_ db: Database) throws -> [RecordValue] {
+        try Data.fetchAll(db, sql: "SELECT record FROM synctables_unapplied").compactMap {
+            try? JSONDecoder().decode(UnappliedRecord.Stored.self, from: $0).record
         }
+    }
+
+    /// Writes waiting records that can be written now, downloading their assets first: after a fetch that
+    /// leaves records waiting, and for an app after the migration that adds their table.
+    public func applyWaitingRecords() async throws {
+        let waiting = try await database.read { db in try self.waitingRecords(db) }
         var downloads: [Record.ID: [String: Data]] = [:]
-        for record in waiting where schema(recordType: record.recordType) != nil {
-            if record.fields.values.contains(where: \.namesAsset)
-                || record.encryptedValues.values.contains(where: \.namesAsset)
-            {
-                downloads[record.recordID] = await assetBytes(of: record, scope: Self.scope(of: record.recordID.zoneID))
-            }
+        for record in waiting where schema(recordType: record.recordType) != nil && RecordMapping.namesAsset(record) {
+            downloads[record.recordID] = await assetBytes(of: record, scope: Self.scope(of: record.recordID.zoneID))
         }
         let downloaded = downloads
         try await database.write { db in
             try self.applying(db) {
-                for record in waiting.sorted(by: { self.rank(of: $0.recordType) < self.rank(of: $1.recordType) }) {
-                    guard let bytes = downloaded[record.recordID] else { continue }
-                    if try self.applyAlone(record, downloaded: bytes, db) == .written {
-                        try self.stopWaiting(record.recordID, recordType: record.recordType, db)
-                    }
-                }
-                try self.applyWaiting(db)
+                try self.applyWaiting(db, downloaded: downloaded)
                 try self.updateCounts(db)
             }
         }

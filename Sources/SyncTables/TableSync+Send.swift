@@ -52,7 +52,6 @@ extension TableSync {
         let saveOrder = schemas.sorted { $0.rank < $1.rank }.map { ($0.name, "save") }
         let deleteOrder = schemas.sorted { $0.rank > $1.rank }.map { ($0.name, "delete") }
         var entries: [PendingEntry] = []
-        let decoder = JSONDecoder()
         let busy = Set(skipping.map { "\($0.value.table)\u{0}\($0.key.recordName)" })
         let statement = try db.cachedStatement(
             sql: """
@@ -72,12 +71,8 @@ extension TableSync {
                         table: table, recordName: row["recordName"], isDelete: operation == "delete",
                         version: row["version"], changedAt: row["changedAt"], zoneName: row["zoneName"],
                         ownerName: row["ownerName"],
-                        systemFields: (row["systemFields"] as Data?).flatMap {
-                            try? decoder.decode(RecordValue.SystemFields.self, from: $0)
-                        },
-                        serverFields: (row["serverFields"] as Data?).flatMap {
-                            try? decoder.decode(ServerFields.self, from: $0)
-                        }))
+                        systemFields: MetadataCoding.systemFields(row["systemFields"]),
+                        serverFields: MetadataCoding.serverFields(row["serverFields"])))
             }
         }
         var saves: [Record] = []
@@ -105,12 +100,9 @@ extension TableSync {
             }
             if let problem = NameRules.problem(withName: entry.recordName, kind: "record name") {
                 // The server would refuse the whole batch: this row is held, saying why, and the others go.
-                try db.executeCached(
-                    sql: "UPDATE synctables_pending SET heldBecause = ? WHERE tableName = ? AND recordName = ?",
-                    arguments: [
-                        "its key cannot name a record (\(problem)); give the row another key", entry.table,
-                        entry.recordName,
-                    ])
+                try hold(
+                    entry.table, entry.recordName,
+                    because: "its key cannot name a record (\(problem)); give the row another key", db)
                 continue
             }
             guard
@@ -152,9 +144,7 @@ extension TableSync {
     }
 
     private func forget(_ entry: PendingEntry, _ db: Database) throws {
-        try db.executeCached(
-            sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
-            arguments: [entry.table, entry.recordName, entry.version])
+        try settle(entry.table, entry.recordName, version: entry.version, db)
         if entry.isDelete {
             try db.executeCached(
                 sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
@@ -205,7 +195,7 @@ extension TableSync {
         let server = entry.serverFields ?? ServerFields()
         for (key, field) in server.plain { value.replaceWithoutChange(field: key, by: field) }
         for (key, field) in server.encrypted { value.replaceWithoutChange(encrypted: key, by: field) }
-        let mapping = mapping(schema)
+        let mapping = RecordMapping(schema: schema)
         let ancestor = entry.systemFields == nil ? nil : mapping.comparable(server)
         for column in schema.valueColumns {
             let current: DatabaseValue = row[column] ?? .null
@@ -315,9 +305,7 @@ extension TableSync {
                 MetadataCoding.encode(saved.systemFields), MetadataCoding.encode(fields),
                 saved.modificationDate?.timeIntervalSince1970, flight.table, saved.recordID.recordName,
             ])
-        try db.executeCached(
-            sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
-            arguments: [flight.table, saved.recordID.recordName, flight.version])
+        try settle(flight.table, saved.recordID.recordName, version: flight.version, db)
         // Deleted while its first save was on its way: the trigger saw no record to delete then.
         if let schema = schema(flight.table),
             try !Bool(
@@ -336,11 +324,8 @@ extension TableSync {
     }
 
     private func settleDelete(_ id: Record.ID, flight: InFlight, _ db: Database) throws {
-        try db.executeCached(
-            sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
-            arguments: [flight.table, id.recordName, flight.version])
         // Changed again since (saved anew): the record must be made again, so the metadata stays.
-        if db.changesCount > 0 {
+        if try settle(flight.table, id.recordName, version: flight.version, db) {
             try db.executeCached(
                 sql: "DELETE FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
                 arguments: [flight.table, id.recordName])
@@ -348,9 +333,24 @@ extension TableSync {
     }
 
     func hold(_ table: String, _ recordName: String, because error: SyncError, _ db: Database) throws {
+        try hold(table, recordName, because: "\(error.code): \(error.message)", db)
+    }
+
+    /// Keeps a row's change out of the batches, saying why, until the row changes again.
+    func hold(_ table: String, _ recordName: String, because reason: String, _ db: Database) throws {
         try db.executeCached(
             sql: "UPDATE synctables_pending SET heldBecause = ? WHERE tableName = ? AND recordName = ?",
-            arguments: ["\(error.code): \(error.message)", table, recordName])
+            arguments: [reason, table, recordName])
+    }
+
+    /// Removes a row's outbox entry if it is still the one sent (`version`): a change made since stays.
+    /// Returns whether it was.
+    @discardableResult
+    private func settle(_ table: String, _ recordName: String, version: Int64, _ db: Database) throws -> Bool {
+        try db.executeCached(
+            sql: "DELETE FROM synctables_pending WHERE tableName = ? AND recordName = ? AND version = ?",
+            arguments: [table, recordName, version])
+        return db.changesCount > 0
     }
 
     private func settleFailedSave(

@@ -66,13 +66,10 @@ extension TableSync {
                     db,
                     sql:
                         "SELECT systemFields, serverFields FROM synctables_metadata WHERE tableName = ? AND recordName = ?",
-                    arguments: [schema.name, key]), let system = row["systemFields"] as Data?
+                    arguments: [schema.name, key]), let system = MetadataCoding.systemFields(row["systemFields"])
             else { return nil }
-            let decoder = JSONDecoder()
-            let fields = try (row["serverFields"] as Data?).map { try decoder.decode(ServerFields.self, from: $0) }
             return UnappliedRecord.Stored(
-                systemFields: try decoder.decode(RecordValue.SystemFields.self, from: system),
-                fields: fields ?? ServerFields()
+                systemFields: system, fields: MetadataCoding.serverFields(row["serverFields"]) ?? ServerFields()
             ).record
         }
     }

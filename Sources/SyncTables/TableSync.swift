@@ -31,7 +31,8 @@ public final class TableSync: Sendable {
         public var assetThreshold = 16 * 1024
         /// Sync on its own: send a moment after a local change, fetch when the server pushes one.
         public var automaticallySync = true
-        /// Where assets wait for their upload; by default the system's temporary directory.
+        /// Where assets wait for their upload; by default a directory of this process's own (mode 0700) in
+        /// the system's temporary directory, removed with the sync.
         public var assetDirectory: URL?
         /// Called before the rows of a zone the server deleted (or a share that ended) are removed from
         /// the database, with how many rows of each table go: export or copy them here. Return `false` to
@@ -163,10 +164,6 @@ public final class TableSync: Sendable {
 
     /// The table whose records are of `recordType`.
     func schema(recordType: String) -> TableSchema? { schemas.first { $0.table.recordType == recordType } }
-
-    func mapping(_ schema: TableSchema) -> RecordMapping {
-        RecordMapping(schema: schema, assetThreshold: configuration.assetThreshold)
-    }
 
     /// The account's own zone for the tables.
     public var zoneID: RecordZone.ID { RecordZone.ID(zoneName: configuration.zoneName) }
@@ -326,7 +323,7 @@ public final class TableSync: Sendable {
         try String.fetchOne(db, sql: "SELECT CAST(value AS TEXT) FROM synctables_state WHERE key = ?", arguments: [key])
     }
 
-    static func setSetting(_ key: String, _ value: String?, _ db: Database) throws {
+    static func setSetting(_ key: String, _ value: (any DatabaseValueConvertible)?, _ db: Database) throws {
         if let value {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO synctables_state (key, value) VALUES (?, ?)", arguments: [key, value])
