@@ -31,6 +31,11 @@ public final class TableSync: Sendable {
         public var assetThreshold = 16 * 1024
         /// Sync on its own: send a moment after a local change, fetch when the server pushes one.
         public var automaticallySync = true
+        /// When automatic sync sends and fetches (the debounce, the polls, the backoff).
+        public var schedulerPolicy = SyncScheduler.Policy.standard
+        /// What holds automatic sync's unhurried work back: by default low battery and a high load, each for
+        /// at most the policy's deferral. A test on a busy machine passes none.
+        public var schedulerProbes: [any ConditionProbe] = [PowerProbe(), LoadProbe()]
         /// Where assets wait for their upload; by default a directory of this process's own (mode 0700) in
         /// the system's temporary directory, removed with the sync.
         public var assetDirectory: URL?
@@ -85,7 +90,10 @@ public final class TableSync: Sendable {
     /// The changes in each engine's batches on their way, with the outbox version each was read at.
     let inFlight = Mutex<[DatabaseScope: [Record.ID: InFlight]]>([:])
     let statusBroadcast = ValueBroadcast(Status(), bufferingNewest: 8)
-    let observation = Mutex<AnyDatabaseCancellable?>(nil)
+    /// Follows the commits that leave changes for the outbox, and tells the engines.
+    private let outboxObserver = OutboxObserver()
+    /// Whether a count of the outbox for the status is on its way (``countLater()``).
+    private let countScheduled = Mutex(false)
     /// Whether this start made sure of the account's keys (``prepareKeys()``).
     let keysPrepared = Mutex(false)
 
@@ -148,6 +156,7 @@ public final class TableSync: Sendable {
             }
             return schemas
         }
+        outboxObserver.onChange = { [weak self] db in self?.notePending(db) }
         // Records that waited for a table this version has now (their assets wait for applyWaitingRecords()).
         try database.write { db in try self.applying(db) { try self.applyWaiting(db) } }
         refreshCounts()
@@ -155,7 +164,6 @@ public final class TableSync: Sendable {
 
     deinit {
         if configuration.assetDirectory == nil { try? FileManager.default.removeItem(at: assetDirectory) }
-        observation.withLock { $0?.cancel() }
         statusBroadcast.finish()
     }
 
@@ -192,6 +200,8 @@ public final class TableSync: Sendable {
             var engineConfiguration = SyncEngine.Configuration(
                 database: database, stateSerialization: state, delegate: self)
             engineConfiguration.automaticallySync = configuration.automaticallySync
+            engineConfiguration.schedulerPolicy = configuration.schedulerPolicy
+            engineConfiguration.schedulerProbes = configuration.schedulerProbes
             return SyncEngine(engineConfiguration)
         }
         let made = Engines(private: make(.private, states.private), shared: make(.shared, states.shared))
@@ -200,14 +210,8 @@ public final class TableSync: Sendable {
             made.private.state.add(pendingDatabaseChanges: [.saveZone(RecordZone(zoneID: zoneID))])
         }
         engines.withLock { $0 = made }
-        let observed = DatabaseRegionObservation(
-            tracking: Table("synctables_changes"), Table("synctables_pending"))
-        let cancellable = observed.start(in: database) { [weak self] error in
-            self?.logger.error("watching the outbox failed: \(error)")
-        } onChange: { [weak self] db in
-            self?.notePending(db)
-        }
-        observation.withLock { $0 = cancellable }
+        // Observed only while running: GRDB asks every observer about every statement the app runs.
+        try database.writeWithoutTransaction { db in db.add(transactionObserver: outboxObserver) }
         try database.read { db in
             notePending(db)
             try updateCounts(db)
@@ -218,10 +222,7 @@ public final class TableSync: Sendable {
     /// Stops the engines (work on its way is cancelled; what it did not finish stays pending). Local
     /// writes are still captured, and sent after the next ``start()``.
     public func stop() async {
-        observation.withLock {
-            $0?.cancel()
-            $0 = nil
-        }
+        try? await database.writeWithoutTransaction { db in db.remove(transactionObserver: self.outboxObserver) }
         guard
             let stopped = engines.withLock({ current -> Engines? in
                 defer { current = nil }
@@ -297,10 +298,28 @@ public final class TableSync: Sendable {
             if current.shared.state.hasPendingUntrackedChanges != waiting.shared {
                 current.shared.state.hasPendingUntrackedChanges = waiting.shared
             }
-            let count = try Outbox.count(db)
-            statusBroadcast.update { $0.pendingCount = count }
         } catch {
             logger.error("reading the outbox failed: \(error)")
+        }
+        countLater()
+    }
+
+    /// Counts the outbox for the status after the write that called this returned: counting the changes
+    /// not folded yet (each row once) would cost a large write as much again. One count waits at a time;
+    /// it starts by clearing its flag, so a commit during it asks for another.
+    private func countLater() {
+        guard
+            countScheduled.withLock({ scheduled in
+                defer { scheduled = true }
+                return !scheduled
+            })
+        else { return }
+        database.asyncRead { [weak self] result in
+            guard let self else { return }
+            self.countScheduled.withLock { $0 = false }
+            do { try self.updateCounts(result.get()) } catch {
+                self.logger.error("counting the outbox failed: \(error)")
+            }
         }
     }
 
