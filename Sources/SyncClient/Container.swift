@@ -73,8 +73,15 @@ public final class Container: Sendable {
                 return try await accounts.signIn(username: configuration.username, password: configuration.password)
                     .token
             } catch let error as SyncError where configuration.signUp && error.code == .notAuthenticated {
-                return try await accounts.signUp(username: configuration.username, password: configuration.password)
-                    .token
+                do {
+                    return try await accounts.signUp(
+                        username: configuration.username, password: configuration.password
+                    ).token
+                } catch let error as SyncError where error.code == .constraintViolation {
+                    // Another device of the same person signed up between the two: sign in to that account.
+                    return try await accounts.signIn(username: configuration.username, password: configuration.password)
+                        .token
+                }
             }
         }
         self.init(

@@ -26,11 +26,8 @@ public enum TestPostgres {
 
     /// The address of database `name` on the same server.
     public static func url(database name: String) throws -> String {
-        guard let url, var components = URLComponents(string: url) else {
-            throw TestPostgresError.notConfigured
-        }
-        components.path = "/" + name
-        return components.string!
+        guard let url else { throw TestPostgresError.notConfigured }
+        return try PostgresRecordStore.url(url, database: name)
     }
 
     /// A database name for a storage path, the same for the same path (a test that restarts a server
@@ -136,7 +133,8 @@ public enum TestPostgres {
         // postgres-nio warns when a lease comes before `run()` has begun, which is harmless here.
         logger.logLevel = .error
         let client = PostgresClient(
-            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
+            configuration: try await PostgresRecordStore.configuration(url: url, logger: logger),
+            backgroundLogger: logger)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await client.run() }
             try await client.withConnection { connection in try await body(connection, logger) }

@@ -170,24 +170,8 @@ struct InstancesBenchmark: AsyncParsableCommand {
         // Not on SQLite: PostgreSQL idles there, and a backend of its own ending (autovacuum's) took
         // the sum of its processes down, which printed as a negative share.
         var cpu = CPUReading(servers: servers, countsPostgres: onPostgres)
-        let uploadStart = ContinuousClock.now
-        let answers = try await withThrowingTaskGroup(of: (Int, [HTTPAnswer]).self) { group in
-            for (index, client) in accounts.enumerated() {
-                group.addTask {
-                    var answers: [HTTPAnswer] = []
-                    let upload = uploads[index]
-                    for body in upload.bodies {
-                        answers.append(
-                            try await client.send(
-                                .modifyRecords, ["scope": "private"], body: body,
-                                headers: [upload.writerHeader]))
-                    }
-                    return (index, answers)
-                }
-            }
-            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
-        }
-        let upload = Double(perClient * clients) / (ContinuousClock.now - uploadStart).inSeconds
+        let (answers, uploadSeconds) = try await PreparedUpload.sendAll(uploads, by: accounts)
+        let upload = Double(perClient * clients) / uploadSeconds
         let uploadCPU = cpu.next().perThousand(of: perClient * clients)
         for (index, upload) in uploads.enumerated() {
             try upload.check(answers[index] ?? [], client: index)

@@ -54,4 +54,28 @@ struct PreparedUpload: Sendable {
             }
         }
     }
+
+    /// Sends each client's upload at once, each client its requests in turn; the answers by client, and
+    /// the seconds from the first request to the last answer (check them with ``check(_:client:)`` after).
+    static func sendAll(_ uploads: [PreparedUpload], by clients: [TestClient]) async throws -> (
+        answers: [Int: [HTTPAnswer]], seconds: Double
+    ) {
+        let start = ContinuousClock.now
+        let answers = try await withThrowingTaskGroup(of: (Int, [HTTPAnswer]).self) { group in
+            for (index, client) in clients.enumerated() {
+                group.addTask {
+                    var answers: [HTTPAnswer] = []
+                    let upload = uploads[index]
+                    for body in upload.bodies {
+                        answers.append(
+                            try await client.send(
+                                .modifyRecords, ["scope": "private"], body: body, headers: [upload.writerHeader]))
+                    }
+                    return (index, answers)
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        return (answers, (ContinuousClock.now - start).inSeconds)
+    }
 }

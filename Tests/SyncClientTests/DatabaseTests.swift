@@ -143,6 +143,25 @@ struct DatabaseTests {
         #expect(failure?.message.contains("SYNCKIT_SERVER") == true)
     }
 
+    @Test("two devices signing up one new account at the same moment both end up signed in to it")
+    func simultaneousSignUp() async throws {
+        try await TestServer.with(transport: .inProcess) { server in
+            // Both find no account, and both ask to create it: held until both have asked.
+            let gate = server.faults.closeGate(pathPrefix: "/v1/accounts", method: .post)
+            let configuration = ContainerConfiguration(
+                serverURL: URL(string: server.baseURL)!, username: "ada", password: "correct horse", signUp: true)
+            let laptop = Container(identifier: "iCloud.com.example.Contacts", configuration: configuration)
+            let phone = Container(identifier: "iCloud.com.example.Contacts", configuration: configuration)
+            async let laptopUser = laptop.userRecordID()
+            async let phoneUser = phone.userRecordID()
+            try await waitUntil("both sign-ups reach the server") { gate.heldCount == 2 }
+            gate.open()
+            // One creates the account; the other is told the name is taken, and signs in to it.
+            let (first, second) = try await (laptopUser, phoneUser)
+            #expect(first == second)
+        }
+    }
+
     @Test("a wrong password and a missing account are told apart from a missing configuration")
     func wrongPassword() async throws {
         try await withContainer { server, container in

@@ -7,18 +7,35 @@ import Synchronization
 import TestTraits
 import Testing
 
-/// PostgreSQL itself restarted under two instances, 8 writing clients and two engines. It runs on a
-/// PostgreSQL of its own: stopping the shared one would fail every test running beside it.
-@Suite(
-    "PostgreSQL restarted under load", .aheadOfTheCrowd,
-    .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
-struct PostgresRestartTests {
+/// PostgreSQL itself lost under two instances, 8 writing clients and two engines: stopped and started
+/// again (``PostgresRestartTests``), or its primary killed under a cluster that fails over
+/// (``PostgresFailoverTests``). Each runs on a PostgreSQL of its own: losing the shared one would fail
+/// every test running beside it.
+enum DatabaseOutage {
     static let clients = 8
     static let batches = 24
     static let batch = 40
-    /// Each client writes this many batches, then waits until the database is stopped.
+    /// Each client writes this many batches, then waits until the database is lost.
     static let pausedAfter = batches / 3
     static let zone = RecordZone.ID(zoneName: "Load")
+
+    /// How the database is lost and comes back.
+    struct Disruption: Sendable {
+        enum Kind: Sendable {
+            /// Stopped until `recover` starts it: every request meanwhile is refused.
+            case stopped
+            /// The primary lost: every client is told to come back until the standby is promoted.
+            case failover
+            /// A planned switchover, done when `lose` returns: a client may be told to come back, or not.
+            case switchover
+        }
+
+        let kind: Kind
+        /// The maintenance database of the PostgreSQL the instances use.
+        let url: String
+        let lose: @Sendable () async throws -> Void
+        let recover: @Sendable () async throws -> Void
+    }
 
     /// What the writing clients saw.
     final class Log: Sendable {
@@ -34,19 +51,16 @@ struct PostgresRestartTests {
         var toldToRetry: Set<Int> = []
         /// Every other failure, which must not happen.
         var unexpected: [String] = []
-        /// Set once PostgreSQL is stopped: each client waits for it after a third of its batches, so
-        /// that every one of them writes while the database is down, however fast the others are.
-        var databaseStopped = false
+        /// Set once the database is lost: each client waits for it after a third of its batches, so
+        /// that every one of them writes while it is, however fast the others are.
+        var databaseLost = false
     }
 
-    @Test(
-        "PostgreSQL stopped and started while 8 clients write over 2 instances: requests fail with retryAfter, then recover; no acknowledged write is lost; the engines converge"
-    )
-    func restartUnderLoad() async throws {
-        let cluster = try await PostgresCluster.start()
-        defer { cluster.remove() }
-        let path = "restart-\(UUID())"
-        let (one, two) = try await TestPostgres.$override.withValue(cluster.url) {
+    /// Requests fail with `retryAfter` while the database is lost, then succeed; no acknowledged write is
+    /// lost; the engines converge; push flows between the instances again.
+    static func run(_ disruption: Disruption) async throws {
+        let path = "outage-\(UUID())"
+        let (one, two) = try await TestPostgres.$override.withValue(disruption.url) {
             try await TestServer.$backend.withValue(.postgres) {
                 (try await TestServer.start(storagePath: path), try await TestServer.start(storagePath: path))
             }
@@ -75,29 +89,36 @@ struct PostgresRestartTests {
                 let seen = observed.withLock { $0 }
                 return "\(seen.batchesDone) batches written, failures: \(seen.unexpected.prefix(3))"
             }
-            try await cluster.stop()
-            observed.withLock { $0.databaseStopped = true }
+            try await disruption.lose()
+            observed.withLock { $0.databaseLost = true }
 
-            // While the database is down: the clients are told to come back, and the engines' edits wait.
-            try await waitUntil("every writing client is told serviceUnavailable with retryAfter") {
-                observed.withLock { $0.toldToRetry.count } == Self.clients
-            } observed: {
-                let seen = observed.withLock { $0 }
-                return "told: \(seen.toldToRetry.sorted()), other failures: \(seen.unexpected.prefix(3))"
+            // While the database is lost: the clients are told to come back, and the engines' edits wait.
+            if disruption.kind != .switchover {
+                try await waitUntil("every writing client is told serviceUnavailable with retryAfter") {
+                    observed.withLock { $0.toldToRetry.count } == Self.clients
+                } observed: {
+                    let seen = observed.withLock { $0 }
+                    return "told: \(seen.toldToRetry.sorted()), other failures: \(seen.unexpected.prefix(3))"
+                }
             }
             for index in 0..<5 { laptop.save(id: "during-\(index)", name: "During \(index)") }
             phone.save(id: "before-0", name: "Renamed on the phone")
-            let refused = await #expect(throws: SyncError.self, "nothing is acknowledged while the database is down") {
-                try await laptop.engine.database.save(
-                    Record(recordType: "Contact", recordID: TestDevice.recordID("probe")))
+            if disruption.kind == .stopped {
+                let refused = await #expect(
+                    throws: SyncError.self, "nothing is acknowledged while the database is down"
+                ) {
+                    try await laptop.engine.database.save(
+                        Record(recordType: "Contact", recordID: TestDevice.recordID("probe")))
+                }
+                #expect(
+                    refused?.code == .serviceUnavailable && refused?.retryAfter == 2, "\(String(describing: refused))")
             }
-            #expect(refused?.code == .serviceUnavailable && refused?.retryAfter == 2, "\(String(describing: refused))")
             let laptopSend = Task { try await laptop.engine.sendChanges() }
             let phoneSend = Task { try await phone.engine.sendChanges() }
 
-            try await cluster.startServer()
+            try await disruption.recover()
             try await group.waitForAll()
-            // Each engine retries by itself; one whose retries ran out before the restart sends again.
+            // Each engine retries by itself; one whose retries ran out before the recovery sends again.
             if (try? await laptopSend.value) == nil { try await laptop.engine.sendChanges() }
             if (try? await phoneSend.value) == nil { try await phone.engine.sendChanges() }
         }
@@ -120,6 +141,18 @@ struct PostgresRestartTests {
         #expect(phone.names == expected)
         #expect(laptop.engine.state.pendingRecordZoneChanges.isEmpty)
         #expect(phone.engine.state.pendingRecordZoneChanges.isEmpty)
+
+        // Push between the instances again: both listen on the database that takes writes now.
+        try await waitUntil("instance 1's relay listens again") { one.pushRelay?.isListening == true }
+        try await waitUntil("instance 2's relay listens again") { two.pushRelay?.isListening == true }
+        var laptopClient = ada
+        laptopClient.deviceID = "laptop"
+        var phoneClient = try await TestClient(baseURL: two.baseURL).signedIn(username: "ada")
+        phoneClient.deviceID = "phone"
+        let socket = try await laptopClient.openPush()
+        try await phoneClient.saveZones("After")
+        #expect(await socket.next()?.message == PushMessage(event: .databaseChanged, scope: .private))
+        socket.close()
         try await one.stop()
         try await two.stop()
     }
@@ -133,8 +166,8 @@ struct PostgresRestartTests {
         var client = first
         for batch in 0..<batches {
             if batch == pausedAfter {
-                try await waitUntil("user\(index) is let on once the database is stopped", timeout: .seconds(300)) {
-                    observed.withLock { $0.databaseStopped }
+                try await waitUntil("user\(index) is let on once the database is lost", timeout: .seconds(300)) {
+                    observed.withLock { $0.databaseLost }
                 }
             }
             let records = (0..<Self.batch).map { item in
@@ -174,5 +207,22 @@ struct PostgresRestartTests {
             }
             if failed { return }
         }
+    }
+}
+
+@Suite(
+    "PostgreSQL restarted under load", .aheadOfTheCrowd,
+    .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+struct PostgresRestartTests {
+    @Test(
+        "PostgreSQL stopped and started while 8 clients write over 2 instances: requests fail with retryAfter, then recover; no acknowledged write is lost; the engines converge"
+    )
+    func restartUnderLoad() async throws {
+        let cluster = try await PostgresCluster.start()
+        defer { cluster.remove() }
+        try await DatabaseOutage.run(
+            .init(
+                kind: .stopped, url: cluster.url, lose: { try await cluster.stop() },
+                recover: { try await cluster.startServer() }))
     }
 }

@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
-import SyncServer
 import SyncTesting
 import Testing
+
+@testable import SyncServer
 
 /// The PostgreSQL schema's versions. Enabled only with a PostgreSQL (`SYNC_TEST_POSTGRES_URL`); without
 /// one these tests are reported as skipped, with the reason, and the server suites ran on SQLite only.
@@ -96,6 +97,11 @@ struct PostgresAddressTests {
             ("postgres://u:secret@h:5432", "names no database"),
             ("postgres://u:secret@h/db?sslmode=maybe", "sslmode 'maybe'"),
             ("postgres://u@h/db?timeout=3", "'timeout' is not a setting"),
+            ("postgres://u:secret@h1:5432,h2:99999/db", "'99999' is not a port"),
+            ("postgres://u:secret@h1,/db", "names no host"),
+            ("postgres://u:secret@[::1:5432/db", "does not close it"),
+            ("postgres://u:secret@h1,h2/db?target_session_attrs=standby", "target_session_attrs 'standby'"),
+            ("postgres://u:secret@h1,h2/db?host=/run/postgresql", "goes with one node"),
         ] {
             let error = await #expect(throws: SchemaError.self) {
                 try await PostgresRecordStore.connect(url: url, logger: logger)
@@ -107,6 +113,25 @@ struct PostgresAddressTests {
 }
 
 extension PostgresAddressTests {
+    @Test("several nodes of one cluster are read as libpq writes them (what pg_autoctl show uri prints)")
+    func severalNodes() throws {
+        let address = try PostgresURL.address(
+            "postgresql://ada:p%40ss@10.0.0.1:5433,[fd00::2],db-3.example:6000/sync%20db?target_session_attrs=read-write&sslmode=require"
+        )
+        #expect(address.endpoints.map(\.description) == ["10.0.0.1:5433", "[fd00::2]:5432", "db-3.example:6000"])
+        #expect(address.username == "ada" && address.password == "p@ss" && address.database == "sync db")
+        #expect(address.tls == .require && address.sessionAttributes == .readWrite && address.followsPrimary)
+        let one = try PostgresURL.address("postgres://ada@localhost/sync?host=/run/postgresql")
+        #expect(one.endpoints.map(\.description) == ["/run/postgresql/.s.PGSQL.5432"] && !one.followsPrimary)
+        #expect(
+            try PostgresURL.replacingDatabase(
+                in: "postgres://ada:pw@h1:1,h2:2/postgres?target_session_attrs=read-write", with: "sync_test_1")
+                == "postgres://ada:pw@h1:1,h2:2/sync_test_1?target_session_attrs=read-write")
+        #expect(
+            PostgresURL.redacted("postgres://ada:secret@h1:1,h2:2/db?sslmode=disable")
+                == "postgres://ada:REDACTED@h1:1,h2:2/db?sslmode=disable")
+    }
+
     @Test("a server whose database cannot be reached does not start, and says where it tried, without the password")
     func unreachableDatabase() async throws {
         var runner = SyncServerRunner(storagePath: "/nonexistent/never-used.sqlite")

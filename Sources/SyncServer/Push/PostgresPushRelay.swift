@@ -58,7 +58,7 @@ public final class PostgresPushRelay: PushFanOut, Service {
             while !Task.isCancelled {
                 let refetchFirst = missedSome
                 do {
-                    try await self.store.client.withConnection { connection in
+                    try await self.store.withConnection { connection in
                         try await connection.listen(on: Self.channel) { notifications in
                             self.listening.withLock { $0 = true }
                             defer { self.listening.withLock { $0 = false } }

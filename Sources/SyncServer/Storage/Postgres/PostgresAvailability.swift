@@ -77,9 +77,10 @@ enum PostgresAvailability {
             .sslUnsupported, .failedToAddSSLHandler:
             return true
         default:
-            // Class 08: connection exceptions; 57P01–57P03: the server shuts down or is starting.
+            // Class 08: connection exceptions; 57P01–57P03: the server shuts down or is starting; 25006: a
+            // write on a node that no longer takes them (a primary demoted by a failover or a switchover).
             let state = error.serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || state.hasPrefix("57P")
+            return state.hasPrefix("08") || state.hasPrefix("57P") || state == "25006"
         }
     }
 }

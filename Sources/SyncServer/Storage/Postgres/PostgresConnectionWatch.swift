@@ -25,6 +25,12 @@ final class PostgresConnectionWatch: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Told when a connection closes (its pool's node may be gone).
+    private let onClose: @Sendable () -> Void
+
+    init(onClose: @escaping @Sendable () -> Void = {}) {
+        self.onClose = onClose
+    }
 
     /// Runs `work` on `connection`; if the connection closes before `work` ends, fails with
     /// `serviceUnavailable` after ``grace`` unless `work` has ended by then.
@@ -46,6 +52,7 @@ final class PostgresConnectionWatch: Sendable {
             let id = connection.id
             let eventLoop = connection.eventLoop
             connection.closeFuture.whenComplete { _ in
+                self.onClose()
                 eventLoop.scheduleTask(in: Self.grace) { self.closed(id) }
             }
         }
@@ -71,7 +78,7 @@ final class PostgresConnectionWatch: Sendable {
 }
 
 /// A result that arrives once, from whichever comes first, to a waiter that may come before or after it.
-private final class Outcome<Value: Sendable>: Sendable {
+final class Outcome<Value: Sendable>: Sendable {
     private struct State {
         var result: Result<Value, any Error>?
         var waiter: CheckedContinuation<Value, any Error>?

@@ -16,30 +16,27 @@ import SyncCore
 /// global sequence would not do: a writer could take position 8, another 9 and commit first, and a
 /// reader handed 9 would never see 8.
 public final class PostgresRecordStore: RecordStoreBackend {
-    let client: PostgresClient
-    private let watch = PostgresConnectionWatch()
+    /// The pool of the node that takes writes (several nodes: the one that does now).
+    let primary: PostgresPrimary
     /// Where the store logs (its queries log at debug).
     public let logger: Logger
-    private let runTask: Task<Void, Never>
     /// The storage quota of accounts without one of their own, in bytes; nil for none.
     public let defaultQuotaBytes: Int64?
     /// How long a request waits for a connection: the pool keeps requests waiting while it cannot
     /// connect, and a client is better told to come back.
     let connectionWait: Duration
 
-    private init(
-        client: PostgresClient, logger: Logger, runTask: Task<Void, Never>, defaultQuotaBytes: Int64?,
-        connectionWait: Duration
-    ) {
-        self.client = client
+    private init(primary: PostgresPrimary, logger: Logger, defaultQuotaBytes: Int64?, connectionWait: Duration) {
+        self.primary = primary
         self.logger = logger
-        self.runTask = runTask
         self.defaultQuotaBytes = defaultQuotaBytes
         self.connectionWait = connectionWait
     }
 
-    /// Connects to the database at `url` (`postgres://user:password@host:port/database`), brings its
-    /// schema up to date and returns the store; ``close()`` ends its connections.
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`, or several
+    /// nodes of one cluster as libpq names them: `postgres://user@host1:port1,host2:port2/database`,
+    /// written to wherever the primary is now), brings its schema up to date and returns the store;
+    /// ``close()`` ends its connections.
     /// - Parameters:
     ///   - defaultQuotaBytes: the storage quota of accounts without one of their own (see
     ///     ``StorageQuota``); nil for none.
@@ -48,14 +45,12 @@ public final class PostgresRecordStore: RecordStoreBackend {
     public static func connect(
         url: String, logger: Logger, defaultQuotaBytes: Int64? = nil, connectionWait: Duration = .seconds(10)
     ) async throws -> PostgresRecordStore {
-        let configuration = try PostgresURL.configuration(url)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let runTask = Task { await client.run() }
+        let primary = PostgresPrimary(address: try PostgresURL.address(url), logger: logger)
         let store = PostgresRecordStore(
-            client: client, logger: logger, runTask: runTask, defaultQuotaBytes: defaultQuotaBytes,
-            connectionWait: connectionWait)
+            primary: primary, logger: logger, defaultQuotaBytes: defaultQuotaBytes, connectionWait: connectionWait)
         do {
-            try await PostgresSchema.migrate(client, logger: logger)
+            try await primary.start(within: PostgresSchema.connectTimeout)
+            try await PostgresSchema.migrate(primary.current().client, logger: logger)
         } catch {
             store.close()
             throw error
@@ -68,9 +63,17 @@ public final class PostgresRecordStore: RecordStoreBackend {
     /// Every schema version this server knows, in order (numbers may skip: branches merged).
     public static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version) }
 
-    /// The client settings for a database address, for tools that connect beside a store.
-    public static func configuration(url: String) throws -> PostgresClient.Configuration {
-        try PostgresURL.configuration(url)
+    /// The client settings for a database address, for tools that connect beside a store: of the node
+    /// that takes writes now, when the address names several.
+    public static func configuration(url: String, logger: Logger) async throws -> PostgresClient.Configuration {
+        let primary = PostgresPrimary(address: try PostgresURL.address(url), logger: logger)
+        return primary.address.clientConfiguration(
+            try await primary.writableNode(within: PostgresSchema.connectTimeout))
+    }
+
+    /// The same database address naming database `name` instead (its nodes and settings as written).
+    public static func url(_ url: String, database name: String) throws -> String {
+        try PostgresURL.replacingDatabase(in: url, with: name)
     }
 
     /// Lends a connection of the store's pool: for tests and tools that look at what is stored.
@@ -79,13 +82,23 @@ public final class PostgresRecordStore: RecordStoreBackend {
     )
         async throws -> Result
     {
-        try await PostgresAvailability.checked {
-            try await PostgresAvailability.leasing(within: self.connectionWait) { leased in
-                try await self.client.withConnection { connection in
-                    leased()
-                    return try await self.watch.run(on: connection) { try await body(connection) }
+        let pool = try primary.current()
+        do {
+            return try await PostgresAvailability.checked {
+                try await PostgresAvailability.leasing(within: self.connectionWait) { leased in
+                    try await pool.client.withConnection { connection in
+                        leased()
+                        return try await pool.watch.run(on: connection) { try await body(connection) }
+                    }
                 }
             }
+        } catch let error as SyncError where error.code == .serviceUnavailable {
+            // The node is gone or no longer takes writes: with several nodes, the primary is looked for.
+            primary.lost(generation: pool.generation)
+            throw error
+        } catch is CancellationError where !Task.isCancelled {
+            // Not this request's cancellation: its pool was closed under it, for another node's.
+            throw PostgresAvailability.unreachable
         }
     }
 
@@ -97,11 +110,11 @@ public final class PostgresRecordStore: RecordStoreBackend {
 
     /// Closes the connections.
     public func close() {
-        runTask.cancel()
+        primary.close()
     }
 
     deinit {
-        runTask.cancel()
+        primary.close()
     }
 
     // MARK: Accounts and sessions

@@ -48,7 +48,8 @@ package enum PostgresSchema {
         url: String, version: Int, logger: Logger, fill: @Sendable (PostgresConnection) async throws -> Void
     ) async throws {
         let client = PostgresClient(
-            configuration: try PostgresRecordStore.configuration(url: url), backgroundLogger: logger)
+            configuration: try await PostgresRecordStore.configuration(url: url, logger: logger),
+            backgroundLogger: logger)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await client.run() }
             try await client.withConnection { connection in
