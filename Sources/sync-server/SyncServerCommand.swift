@@ -34,7 +34,7 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     @Option(
         help: .init(
-            "A PostgreSQL database to store data in, instead of a SQLite file: postgres://user:password@host:port/database[?sslmode=disable|prefer|require]. Also read from $SYNC_SERVER_DATABASE, which keeps the password out of the process list.",
+            "A PostgreSQL database to store data in, instead of a SQLite file: postgres://user:password@host:port/database[?sslmode=disable|prefer|require]; a cluster's nodes as host1:port1,host2:port2 with target_session_attrs=read-write (writes go to whichever is the primary). Also read from $SYNC_SERVER_DATABASE, which keeps the password out of the process list.",
             valueName: "url"))
     var database: String?
 
