@@ -20,7 +20,7 @@ final class PostgresPrimary: Sendable {
         let client: PostgresClient
         let endpoint: PostgresAddress.Endpoint
         let generation: Int
-        /// Ends the work on a connection of this pool that closes under it, and tells ``lost(_:)``.
+        /// Ends the work on a connection of this pool that closes under it, and tells ``lost(generation:)``.
         let watch: PostgresConnectionWatch
         fileprivate let run: Task<Void, Never>
     }
