@@ -436,7 +436,8 @@ let package = Package(
         .testTarget(
             name: "SyncTablesTests",
             dependencies: [
-                "SyncClient", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "TestTraits",
+                "SyncClient", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "SyncTables", "SyncTesting",
+                "TestTraits",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

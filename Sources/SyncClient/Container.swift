@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncCrypto
 
 /// An app's data on a sync server: the counterpart of `CKContainer`, with its private and shared
 /// databases and its account.
@@ -63,9 +64,11 @@ public final class Container: Sendable {
     }
 
     /// A container set up by `configuration`; `sealedRecordTypes` declares the record types whose values are
-    /// always sealed.
+    /// always sealed; `keyDerivation` is how a new account's key is derived from the passphrase (a test or
+    /// a preview may pass cheaper parameters than the default).
     public convenience init(
-        identifier: String, configuration: ContainerConfiguration, sealedRecordTypes: SealedRecordTypes = .none
+        identifier: String, configuration: ContainerConfiguration, sealedRecordTypes: SealedRecordTypes = .none,
+        keyDerivation: ScryptParameters = .default
     ) {
         let accounts = AccountClient(serverURL: configuration.serverURL)
         let store = CredentialStore { [configuration] in
@@ -86,7 +89,8 @@ public final class Container: Sendable {
         }
         self.init(
             identifier: identifier, serverURL: configuration.serverURL, credentials: .store(store), deviceID: nil,
-            keyring: configuration.passphrase.map { Keyring(passphrase: $0) }, sealedRecordTypes: sealedRecordTypes,
+            keyring: configuration.passphrase.map { Keyring(passphrase: $0, parameters: keyDerivation) },
+            sealedRecordTypes: sealedRecordTypes,
             problem: nil)
     }
 

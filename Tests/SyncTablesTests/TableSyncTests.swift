@@ -174,7 +174,10 @@ struct TableSyncTests {
             let before = Date()
             // A connection the layer does not watch: its triggers capture the write all the same, which takes
             // the time the layer first sees it.
-            let other = try DatabaseQueue(path: a.path)
+            // As a second process would, it waits for the layer's own reads rather than fail at once.
+            var waits = GRDB.Configuration()
+            waits.busyMode = .timeout(60)
+            let other = try DatabaseQueue(path: a.path, configuration: waits)
             try await other.write { db in
                 try db.execute(sql: "INSERT INTO note (id, title) VALUES ('n2', 'from the shell')")
                 try db.execute(sql: "UPDATE note SET title = 'edited in the shell' WHERE id = 'n1'")
@@ -202,13 +205,14 @@ struct TableSyncTests {
             let a = try NotesDevice("a", username: "ada", server: server, configuration: automatic)
             let b = try NotesDevice("b", username: "ada", server: server, configuration: automatic)
             try a.execute("INSERT INTO note (id, title) VALUES ('n1', 'Pushed')")
-            try await waitUntil("device b has the note") {
+            // Generous: both devices sign in, make the account's keys and sync once first, on a busy machine.
+            try await waitUntil("device b has the note", timeout: .seconds(300)) {
                 try b.string("SELECT title FROM note WHERE id = 'n1'") == "Pushed"
             } observed: {
                 "a: \(a.sync.status), b: \(b.sync.status)"
             }
             try b.execute("UPDATE note SET title = 'Pushed back' WHERE id = 'n1'")
-            try await waitUntil("device a has b's edit") {
+            try await waitUntil("device a has b's edit", timeout: .seconds(300)) {
                 try a.string("SELECT title FROM note WHERE id = 'n1'") == "Pushed back"
             } observed: {
                 "a: \(a.sync.status), b: \(b.sync.status)"

@@ -35,8 +35,9 @@ final class PostgresPrimary: Sendable {
     let address: PostgresAddress
     private let logger: Logger
     private let state = Mutex(State())
-    /// How long one node may take to answer whether it takes writes.
-    static let probeTimeout: Duration = .seconds(5)
+    /// How long one node may take to answer whether it takes writes: long, as a node that answers ends a
+    /// search at once whatever the others do, and a busy machine may take seconds to start a connection.
+    static let probeTimeout: Duration = .seconds(20)
     /// The pause between two rounds over the nodes while none takes writes.
     static let searchPause: Duration = .milliseconds(250)
 
