@@ -78,15 +78,11 @@ struct PostgresAddress: Sendable, Equatable {
 
 enum PostgresURL {
     static func address(_ text: String) throws -> PostgresAddress {
-        guard let schemeEnd = text.range(of: "://"),
-            ["postgres", "postgresql"].contains(text[..<schemeEnd.lowerBound].lowercased())
+        guard let (scheme, authority, tail) = parts(of: text),
+            ["postgres://", "postgresql://"].contains(scheme.lowercased())
         else {
             throw problem(text, "it must start with postgres:// (postgres://user:password@host:port/database)")
         }
-        // The hosts are read here: Foundation's URL parser takes one host, and libpq's list has commas.
-        let rest = text[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
         let at = authority.lastIndex(of: "@")
         let hostList = at.map { authority[authority.index(after: $0)...] } ?? authority
         var endpoints: [PostgresAddress.Endpoint] = []
@@ -94,9 +90,7 @@ enum PostgresURL {
             endpoints.append(try endpoint(String(item), in: text))
         }
         // Everything else, as a URL with the first host alone.
-        let single =
-            text[..<schemeEnd.upperBound] + (at.map { authority[...$0] } ?? "") + "placeholder"
-            + rest[authorityEnd...]
+        let single = scheme + (at.map { authority[...$0] } ?? "") + "placeholder" + tail
         guard let components = URLComponents(string: String(single)) else {
             throw problem(text, "it is not a URL (postgres://user:password@host:port/database)")
         }
@@ -170,12 +164,20 @@ enum PostgresURL {
     /// The same address naming another database (every other part as written).
     static func replacingDatabase(in text: String, with database: String) throws -> String {
         _ = try address(text)
-        let schemeEnd = text.range(of: "://")!
+        let (scheme, authority, tail) = parts(of: text)!
+        let query = tail.firstIndex(of: "?").map { tail[$0...] } ?? ""
+        let encoded = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
+        return scheme + authority + "/" + encoded + query
+    }
+
+    /// The scheme with its `://`, the authority (`user:password@host1:port1,host2:port2`) and what follows
+    /// it (the path and query); nil without `://`. Cut here: Foundation's URL parser takes one host, and
+    /// libpq's list has commas.
+    private static func parts(of text: String) -> (scheme: Substring, authority: Substring, tail: Substring)? {
+        guard let schemeEnd = text.range(of: "://") else { return nil }
         let rest = text[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let query = rest[authorityEnd...].firstIndex(of: "?").map { rest[$0...] } ?? ""
-        let encoded = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
-        return String(text[..<authorityEnd]) + "/" + encoded + query
+        return (text[..<schemeEnd.upperBound], rest[..<authorityEnd], rest[authorityEnd...])
     }
 
     private static func problem(_ text: String, _ why: String) -> SchemaError {
@@ -184,10 +186,7 @@ enum PostgresURL {
 
     /// The address without its password, for messages and logs.
     static func redacted(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return "?" }
-        let rest = text[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
+        guard let (_, authority, _) = parts(of: text) else { return "?" }
         guard let at = authority.lastIndex(of: "@") else { return text }
         let userinfo = authority[..<at]
         guard let colon = userinfo.firstIndex(of: ":") else { return text }
