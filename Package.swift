@@ -355,7 +355,7 @@ let package = Package(
             name: "ContactsStoreTests",
             dependencies: [
                 "ContactsModel", "ContactsLocal", "ContactsStore", "ContactsTesting", "SyncCore", "SyncCrypto",
-                "SyncKit",
+                "SyncKit", "SyncServer", "TestTraits",
                 "SyncTesting", "VCard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -183,11 +183,15 @@ public enum SyncServerApplication {
 
 extension SyncServerApplication {
     /// The push hub for a server on `store`, and the services it needs: on PostgreSQL, where several
-    /// instances may serve one database, a relay that carries notices between them.
+    /// instances may serve one database, a relay that carries notices between them (over several
+    /// clusters, on the main one, which every instance reaches).
     public static func push(for store: any RecordStore, logger: Logger) async -> (hub: PushHub, services: [any Service])
     {
         let hub = PushHub()
-        guard let store = store as? PostgresRecordStore else { return (hub, []) }
+        // Over several clusters, every instance listens on the main one.
+        guard let store = (store as? ClusteredRecordStore)?.main ?? store as? PostgresRecordStore else {
+            return (hub, [])
+        }
         let relay = PostgresPushRelay(store: store, hub: hub, logger: logger)
         await hub.fanOut(to: relay)
         return (hub, [relay])

@@ -24,6 +24,11 @@ public struct SyncServerRunner: Sendable {
     /// A PostgreSQL database's address (`postgres://user@host:port/database`); when set, the server
     /// stores there, and several instances may serve the same database.
     public var databaseURL: String?
+    /// More PostgreSQL clusters to place accounts on, beside ``databaseURL`` (the cluster named `main`,
+    /// which holds the directory of which account lives where); none for one database.
+    public var clusters: [(name: String, url: String)] = []
+    /// Where new accounts go when there are ``clusters``.
+    public var placementRule: PlacementRule = .fewestAccounts
     public var host = "127.0.0.1"
     public var port = 8080
     /// Whether the server listens on TCP at ``host``:``port``. False serves ``unixSocketPath`` alone.
@@ -64,7 +69,16 @@ public struct SyncServerRunner: Sendable {
         }
         var logger = Logger(label: "sync-server")
         logger.logLevel = logLevel
-        if let databaseURL {
+        if let databaseURL, !clusters.isEmpty {
+            let store = try await ClusteredRecordStore.connect(
+                clusters: [("main", databaseURL)] + clusters, placementRule: placementRule, logger: logger,
+                defaultQuotaBytes: configuration.defaultQuotaBytes, connectionWait: configuration.databaseConnectionWait
+            )
+            defer { store.close() }
+            try await serve(
+                store: store, storageDescription: "PostgreSQL, clusters \(store.clusterNames.joined(separator: ", "))",
+                tls: tlsConfiguration, logger: logger)
+        } else if let databaseURL {
             let store: PostgresRecordStore
             do {
                 store = try await PostgresRecordStore.connect(

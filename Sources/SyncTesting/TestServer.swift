@@ -62,6 +62,15 @@ public final class TestServer: Sendable {
 
     /// The backend servers started in this task use: SQLite unless a test scope says otherwise.
     @TaskLocal public static var backend: Backend = .sqlite
+    /// On PostgreSQL, the names of more clusters the servers started in this task place accounts on
+    /// (``ClusteredRecordStore``, with the fewest accounts first), each a database of its own beside the
+    /// main one; none by default.
+    @TaskLocal public static var clusters: [String] = []
+    /// The clusters of PostgreSQL servers whose test gives none: `SYNC_TEST_CLUSTERS=b,c` runs every
+    /// PostgreSQL test over clusters (the main database and one per name), to check the routing.
+    private static var clustersOfEveryServer: [String] {
+        (ProcessInfo.processInfo.environment["SYNC_TEST_CLUSTERS"] ?? "").split(separator: ",").map(String.init)
+    }
 
     /// The port the server listens on; 0 for a server without a listener (``Transport/inProcess``).
     public let port: Int
@@ -153,14 +162,29 @@ public final class TestServer: Sendable {
         let store: any RecordStore
         switch backend {
         case .sqlite:
+            guard Self.clusters.isEmpty else {
+                throw SyncError(
+                    .internalError, "clusters are PostgreSQL's: run the test with TestServer.backend .postgres")
+            }
             store = try SQLiteRecordStore(path: path, defaultQuotaBytes: configuration.defaultQuotaBytes)
         case .postgres:
-            let name = TestPostgres.databaseName(for: path)
-            try await TestPostgres.createMigratedDatabase(name)
-            store = try await PostgresRecordStore.connect(
-                url: TestPostgres.url(database: name), logger: logger,
-                defaultQuotaBytes: configuration.defaultQuotaBytes, connectionWait: configuration.databaseConnectionWait
-            )
+            var stores: [(name: String, store: PostgresRecordStore)] = []
+            for cluster in ["main"] + (Self.clusters.isEmpty ? Self.clustersOfEveryServer : Self.clusters) {
+                let name = Self.databaseName(for: path, cluster: cluster)
+                try await TestPostgres.createMigratedDatabase(name)
+                stores.append(
+                    (
+                        cluster,
+                        try await PostgresRecordStore.connect(
+                            url: TestPostgres.url(database: name), logger: logger,
+                            defaultQuotaBytes: configuration.defaultQuotaBytes,
+                            connectionWait: configuration.databaseConnectionWait)
+                    ))
+            }
+            store =
+                stores.count == 1
+                ? stores[0].store
+                : try await ClusteredRecordStore(clusters: stores, placementRule: .fewestAccounts, logger: logger)
         }
         let (pushHub, pushServices) = await SyncServerApplication.push(for: store, logger: logger)
         if transport == .inProcess && !Self.everyServerListens {
@@ -245,8 +269,42 @@ public final class TestServer: Sendable {
             break
         case .postgres:
             (store as? PostgresRecordStore)?.close()
-            if ownsStorage { try await TestPostgres.dropDatabase(TestPostgres.databaseName(for: storagePath)) }
+            (store as? ClusteredRecordStore)?.close()
+            guard ownsStorage else { return }
+            for cluster in (store as? ClusteredRecordStore)?.clusterNames ?? ["main"] {
+                try await TestPostgres.dropDatabase(Self.databaseName(for: storagePath, cluster: cluster))
+            }
         }
+    }
+
+    /// Where `sync-server` and its admin commands find this server's storage, as options: `--storage`
+    /// with its file, or `--database` with its database and `--cluster NAME=URL` for each other cluster.
+    public func storageArguments() throws -> [String] {
+        guard backend == .postgres else { return ["--storage", storagePath] }
+        var arguments = ["--database", try databaseURL()]
+        for cluster in (store as? ClusteredRecordStore)?.clusterNames.dropFirst() ?? [] {
+            arguments += ["--cluster", "\(cluster)=\(try databaseURL(cluster: cluster))"]
+        }
+        return arguments
+    }
+
+    /// On PostgreSQL, the store of each database the server stores in: its own, or each cluster's (the
+    /// main one first).
+    public var postgresStores: [PostgresRecordStore] {
+        (store as? ClusteredRecordStore)?.clusterStores ?? [store as? PostgresRecordStore].compactMap { $0 }
+    }
+
+    /// On PostgreSQL, the address of the database of cluster `cluster` (`main`: the server's own), as
+    /// `sync-server --database` and `--cluster` take it.
+    public func databaseURL(cluster: String = "main") throws -> String {
+        try TestPostgres.url(database: Self.databaseName(for: storagePath, cluster: cluster))
+    }
+
+    /// The database of cluster `cluster` of a server whose storage is named by `path`: the main one is
+    /// the database named after the path.
+    private static func databaseName(for path: String, cluster: String) -> String {
+        let main = TestPostgres.databaseName(for: path)
+        return cluster == "main" ? main : main + "_" + cluster
     }
 }
 
@@ -314,7 +372,7 @@ extension TestServer {
     private func postgres<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
     ) async throws -> Result {
-        guard let store = store as? PostgresRecordStore else {
+        guard let store = (store as? ClusteredRecordStore)?.main ?? store as? PostgresRecordStore else {
             throw SyncError(.internalError, "this test server does not store in PostgreSQL")
         }
         return try await store.withConnection { try await body($0, store.logger) }

@@ -16,8 +16,48 @@ struct AdminAccountsCommand: AsyncParsableCommand {
             sessions; its username becomes free.
             """,
         subcommands: [
-            List.self, Disable.self, Enable.self, Delete.self, AccountsUsageCommand.self, AccountsSetQuotaCommand.self,
+            List.self, Disable.self, Enable.self, Delete.self, Move.self, AccountsUsageCommand.self,
+            AccountsSetQuotaCommand.self,
         ])
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move an account, with everything it owns, to another cluster while it keeps syncing.",
+            discussion: """
+                Moves the account's records, zones and their history, shares, assets, encryption settings \
+                and sessions. Its writes pause for the move: every instance answers them \
+                serviceUnavailable with a retry-after, which devices retry; nothing is lost, and devices \
+                need no new sign-in. A move that stops half way leaves the account where it was: run it \
+                again to finish. Needs the server's clusters (--database and --cluster, or --config).
+                """)
+
+        @Argument(help: "The account's username.")
+        var username: String
+
+        @Option(help: .init("The cluster to move it to (a --cluster name, or 'main').", valueName: "cluster"))
+        var to: String
+
+        @OptionGroup var storage: AdminStorageOptions
+
+        func run() async throws {
+            let report = try await storage.withStore { store, _ in
+                guard let clusters = store as? ClusteredRecordStore else {
+                    throw AdminError(
+                        "the server has one database, so there is nowhere to move an account to; give its clusters with --cluster NAME=URL (as the server takes them)"
+                    )
+                }
+                do {
+                    return try await clusters.move(username: username, to: to) { line in
+                        FileHandle.standardError.write(Data((line + "\n").utf8))
+                    }
+                } catch let error as SyncError where error.code != .internalError {
+                    throw AdminError(error.message)
+                }
+            }
+            let rows = report.rows.reduce(0) { $0 + $1.count }
+            print("moved \(report.username) from \(report.from) to \(report.to): \(rows) rows")
+        }
+    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -23,6 +23,13 @@ struct AdminStorageOptions: ParsableArguments {
             valueName: "url"))
     var database: String?
 
+    @Option(
+        name: .customLong("cluster"),
+        help: .init(
+            "Another PostgreSQL cluster of the server, as NAME=URL, as 'sync-server --cluster' takes it; once per cluster.",
+            valueName: "name=url"))
+    var clusters: [String] = []
+
     private var databaseURL: String? {
         database ?? ProcessInfo.processInfo.environment["SYNC_SERVER_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -35,11 +42,11 @@ struct AdminStorageOptions: ParsableArguments {
 
     /// Where the storage is: the options and $SYNC_SERVER_DATABASE first, then the configuration file,
     /// then the server's default file.
-    private func location() throws -> (storage: String, databaseURL: String?) {
+    private func location() throws -> (storage: String, databaseURL: String?, clusters: [String]) {
         if storage != nil || databaseURL != nil {
-            return (storage ?? SyncServerCommand.defaultStoragePath(), databaseURL)
+            return (storage ?? SyncServerCommand.defaultStoragePath(), databaseURL, clusters)
         }
-        guard let config else { return (SyncServerCommand.defaultStoragePath(), nil) }
+        guard let config else { return (SyncServerCommand.defaultStoragePath(), nil, clusters) }
         // The file's settings as options; only the storage's are an admin command's business.
         let options: [String]
         do {
@@ -56,14 +63,16 @@ struct AdminStorageOptions: ParsableArguments {
                     "\(config) sets both storage and database, which exclude each other (the server refuses to start so); remove one"
                 )
             }
-            return ("", database)
+            let fileClusters = options.indices.filter { options[$0] == "--cluster" && $0 + 1 < options.count }
+                .map { options[$0 + 1] }
+            return ("", database, fileClusters + clusters)
         }
         guard let file = setting("storage") else {
             throw AdminError(
                 "\(config) sets neither storage nor database: the server then uses \(SyncServerCommand.defaultStoragePath()); pass --storage with the file it uses"
             )
         }
-        return (file, nil)
+        return (file, nil, clusters)
     }
 
     /// Runs `body` with the store and a push hub whose notices reach the running servers'
@@ -72,7 +81,29 @@ struct AdminStorageOptions: ParsableArguments {
     func withStore<T>(_ body: (any RecordStore, PushHub) async throws -> T) async throws -> T {
         var logger = Logger(label: "sync-server-admin")
         logger.logLevel = .error
-        let (path, databaseURL) = try location()
+        let (path, databaseURL, clusterOptions) = try location()
+        if databaseURL == nil && !clusterOptions.isEmpty {
+            throw AdminError(
+                "--cluster needs --database: the main cluster, which holds the directory of which account lives where")
+        }
+        if let databaseURL, !clusterOptions.isEmpty {
+            let clusters: [(name: String, url: String)]
+            do {
+                clusters = try SyncServerCommand.clusterURLs(clusterOptions, database: databaseURL, placement: nil)
+            } catch let error as ValidationError {
+                throw AdminError(error.message)
+            }
+            let store: ClusteredRecordStore
+            do {
+                store = try await ClusteredRecordStore.connect(
+                    clusters: [("main", databaseURL)] + clusters, placementRule: .fewestAccounts, logger: logger)
+            } catch {
+                throw AdminError("\(error)")
+            }
+            defer { store.close() }
+            let (hub, _) = await SyncServerApplication.push(for: store, logger: logger)
+            return try await body(store, hub)
+        }
         if let databaseURL {
             let store: PostgresRecordStore
             do {

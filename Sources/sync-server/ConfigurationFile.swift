@@ -15,10 +15,13 @@ import Foundation
 /// ```
 ///
 /// A value may be put in double quotes; lines starting with `#` and blank lines are skipped. Options on
-/// the command line win over the file, so one instance of many can differ in a setting or two.
+/// the command line win over the file, so one instance of many can differ in a setting or two. A setting
+/// the command takes several times (`cluster = eu=postgres://…`) may be given on several lines.
 enum ConfigurationFile {
     /// The option that names the file.
     static let option = "--config"
+    /// The settings that may be given more than once.
+    static let repeatable: Set<String> = ["cluster"]
 
     /// `arguments` (the command line without the program's name) with the settings of the file that
     /// `--config` names put before them as options; unchanged without `--config`.
@@ -67,7 +70,7 @@ enum ConfigurationFile {
                     "\(file) line \(number): '\(name.prefix(80))' is not a setting; the settings are "
                         + known.sorted().joined(separator: ", "))
             }
-            if let first = seen[name] {
+            if let first = seen[name], !repeatable.contains(name) {
                 throw ValidationError("\(file) line \(number): '\(name)' is already set on line \(first)")
             }
             seen[name] = number

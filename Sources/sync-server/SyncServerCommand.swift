@@ -39,6 +39,19 @@ struct SyncServerCommand: AsyncParsableCommand {
     var database: String?
 
     @Option(
+        name: .customLong("cluster"),
+        help: .init(
+            "Another PostgreSQL cluster to place accounts on, as NAME=URL (the URL as --database takes it); give it once per cluster, beside --database, which is the cluster named 'main' and holds the directory of which account lives where. Every instance takes the same clusters.",
+            valueName: "name=url"))
+    var clusters: [String] = []
+
+    @Option(
+        help: .init(
+            "Where new accounts go when there are clusters: 'fewest' (the cluster with the fewest accounts) or a cluster's name. (default: fewest)",
+            valueName: "rule"))
+    var placement: String?
+
+    @Option(
         help:
             "The address to listen on. Use 0.0.0.0 only with TLS (--tls-certificate) or behind a TLS proxy. (default: 127.0.0.1)"
     )
@@ -186,6 +199,41 @@ struct SyncServerCommand: AsyncParsableCommand {
         return bytes == 0 ? nil : bytes
     }
 
+    /// The clusters `--cluster NAME=URL` gives, checked: each needs a name and an address, each name once,
+    /// and not 'main' (--database's); they need --database; `--placement` needs them and names one of them.
+    static func clusterURLs(_ options: [String], database: String?, placement: String?) throws
+        -> [(name: String, url: String)]
+    {
+        let clusters = try options.map { option -> (name: String, url: String) in
+            guard let equals = option.firstIndex(of: "="), option.startIndex != equals,
+                option.index(after: equals) != option.endIndex
+            else {
+                throw ValidationError(
+                    "--cluster takes NAME=URL, such as eu=postgres://sync@db-eu/sync; '\(option.prefix(80))' is not")
+            }
+            return (String(option[..<equals]), String(option[option.index(after: equals)...]))
+        }
+        if !clusters.isEmpty && database == nil {
+            throw ValidationError(
+                "--cluster needs --database: the main cluster, which holds the directory of which account lives where")
+        }
+        if clusters.contains(where: { $0.name == "main" }) {
+            throw ValidationError("the cluster 'main' is --database's; give the other clusters other names")
+        }
+        if let placement {
+            guard !clusters.isEmpty else {
+                throw ValidationError("--placement chooses among clusters; give them with --cluster NAME=URL")
+            }
+            let names = ["main"] + clusters.map(\.name)
+            guard placement == "fewest" || names.contains(placement) else {
+                throw ValidationError(
+                    "--placement must be 'fewest' or a cluster's name (\(names.joined(separator: ", "))); '\(placement)' is neither"
+                )
+            }
+        }
+        return clusters
+    }
+
     /// The options a configuration file may set: every option but `--config`, as spelled on the command line.
     static var settingNames: Set<String> {
         let properties = Mirror(reflecting: Self()).children.compactMap(\.label).map { $0.drop { $0 == "_" } }
@@ -209,6 +257,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         if databaseURL != nil && storage != nil {
             throw ValidationError("--storage (a SQLite file) and --database (PostgreSQL) exclude each other; pass one")
         }
+        _ = try Self.clusterURLs(clusters, database: databaseURL, placement: placement)
         guard SyncServerConfiguration.bcryptCosts.contains(bcryptCost) else {
             throw ValidationError("--bcrypt-cost must be between 4 and 31")
         }
@@ -274,6 +323,8 @@ struct SyncServerCommand: AsyncParsableCommand {
     func run() async throws {
         var runner = SyncServerRunner(storagePath: storage ?? Self.defaultStoragePath())
         runner.databaseURL = databaseURL
+        runner.clusters = try Self.clusterURLs(clusters, database: databaseURL, placement: placement)
+        runner.placementRule = placement.map(PlacementRule.init) ?? .fewestAccounts
         runner.host = host ?? "127.0.0.1"
         runner.port = port ?? 8080
         runner.listensOnTCP = listensOnTCP

@@ -11,11 +11,7 @@ import Testing
 struct AccountAdminTests {
     /// Runs `sync-server admin accounts <arguments>` on the storage of `server`.
     static func admin(_ arguments: [String], on server: TestServer) async throws -> (status: Int32, output: String) {
-        let storage =
-            server.backend == .postgres
-            ? ["--database", try TestPostgres.url(database: TestPostgres.databaseName(for: server.storagePath))]
-            : ["--storage", server.storagePath]
-        return try await ServerCommandTests.run(["admin", "accounts"] + arguments + storage)
+        try await ServerCommandTests.run(["admin", "accounts"] + arguments + server.storageArguments())
     }
 
     @Test(

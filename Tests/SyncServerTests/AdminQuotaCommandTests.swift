@@ -18,10 +18,7 @@ struct AdminQuotaCommandTests {
     func usageAndSetQuota() async throws {
         for backend in OnEveryBackend.backends {
             let path = TemporaryFiles.path("admin", extension: "sqlite")
-            let storage =
-                backend == .sqlite
-                ? ["--storage", path]
-                : ["--database-url", try TestPostgres.url(database: TestPostgres.databaseName(for: path))]
+            var storage: [String] = []
             defer {
                 TemporaryFiles.removeSQLite(path)
             }
@@ -29,6 +26,7 @@ struct AdminQuotaCommandTests {
                 // Ada stores 600 bytes of fields; Grace nothing.
                 var stored: Int64 = 0
                 let server = try await TestServer.start(storagePath: path, transport: .inProcess)
+                storage = try server.storageArguments()
                 do {
                     let ada = try await TestClient(baseURL: server.baseURL).signedUp(username: "ada")
                     _ = try await TestClient(baseURL: server.baseURL).signedUp(username: "grace")

@@ -101,23 +101,7 @@ enum PassphraseChange {
                 )
             }
         }
-        let sentShared = Dictionary(change.sharedZoneKeys.map { ($0.zoneID, $0.encryptionKey) }) { first, _ in first }
-        for zoneID in stored.sharedSlots.keys.sorted() where sentShared[zoneID] == nil {
-            throw conflict(
-                "the shared zone \(zoneID) holds a key of yours that this change does not wrap again (accepted meanwhile)"
-            )
-        }
-        for update in change.sharedZoneKeys {
-            guard let version = stored.sharedSlots[update.zoneID] else {
-                throw conflict(
-                    "the shared zone \(update.zoneID) holds no key of yours (or is no longer shared with you)")
-            }
-            guard version == update.encryptionKey.keyVersion else {
-                throw conflict(
-                    "your key of the shared zone \(update.zoneID) has version \(version) on the server, not \(update.encryptionKey.keyVersion)"
-                )
-            }
-        }
+        try checkSharedSlots(change.sharedZoneKeys, stored: stored.sharedSlots)
         if let storedPair = settings.keyPair {
             guard let keyPair = change.keyPair else {
                 throw conflict(
@@ -133,6 +117,28 @@ enum PassphraseChange {
         var next = change.settings
         next.keyPair = change.keyPair
         return .apply(next)
+    }
+
+    /// Checks that `sent` wraps again exactly the account's own slots of shares in `stored` (zone: the
+    /// slot's newest key version), each at its version.
+    static func checkSharedSlots(_ sent: [ZoneKeyUpdate], stored sharedSlots: [RecordZone.ID: Int]) throws {
+        let sentShared = Dictionary(sent.map { ($0.zoneID, $0.encryptionKey) }) { first, _ in first }
+        for zoneID in sharedSlots.keys.sorted() where sentShared[zoneID] == nil {
+            throw conflict(
+                "the shared zone \(zoneID) holds a key of yours that this change does not wrap again (accepted meanwhile)"
+            )
+        }
+        for update in sent {
+            guard let version = sharedSlots[update.zoneID] else {
+                throw conflict(
+                    "the shared zone \(update.zoneID) holds no key of yours (or is no longer shared with you)")
+            }
+            guard version == update.encryptionKey.keyVersion else {
+                throw conflict(
+                    "your key of the shared zone \(update.zoneID) has version \(version) on the server, not \(update.encryptionKey.keyVersion)"
+                )
+            }
+        }
     }
 
     private static func conflict(_ what: String) -> SyncError {

@@ -74,3 +74,29 @@ extension RecordStoreBackend {
         }
     }
 }
+
+/// The parts of a passphrase change that a store over several clusters runs on the clusters other than
+/// the account's own (``ClusteredRecordStore``): the account's slots of shares whose owners live there.
+extension RecordStoreBackend {
+    /// The account's own slots of accepted shares of owners in this store: zone, newest key version.
+    func sharedSlotVersions(user: String) async throws -> [RecordZone.ID: Int] {
+        try await read { transaction in
+            Dictionary(
+                try await transaction.sharedSlots(user: user).map { ($0.zoneID, $0.keyVersion) },
+                uniquingKeysWith: max)
+        }
+    }
+
+    /// Writes the account's slots of shares in this store wrapped again, under their owners' locks (in
+    /// name order, as ``changeEncryption(owner:_:now:)`` takes them).
+    func replaceSharedSlotKeys(_ updates: [ZoneKeyUpdate], user: String) async throws {
+        try await write { transaction in
+            for name in Set(updates.map(\.zoneID.ownerName)).sorted() {
+                _ = try await transaction.lockAccount(owner: name)
+            }
+            for update in updates {
+                try await transaction.setSharedSlotKey(update.encryptionKey, user: user, zoneID: update.zoneID)
+            }
+        }
+    }
+}
