@@ -43,7 +43,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         help: .init(
             "Another PostgreSQL cluster to place accounts on, as NAME=URL (the URL as --database takes it); give it once per cluster, beside --database, which is the cluster named 'main' and holds the directory of which account lives where. Every instance takes the same clusters.",
             valueName: "name=url"))
-    var clusters: [String] = []
+    var cluster: [String] = []
 
     @Option(
         help: .init(
@@ -257,7 +257,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         if databaseURL != nil && storage != nil {
             throw ValidationError("--storage (a SQLite file) and --database (PostgreSQL) exclude each other; pass one")
         }
-        _ = try Self.clusterURLs(clusters, database: databaseURL, placement: placement)
+        _ = try Self.clusterURLs(cluster, database: databaseURL, placement: placement)
         guard SyncServerConfiguration.bcryptCosts.contains(bcryptCost) else {
             throw ValidationError("--bcrypt-cost must be between 4 and 31")
         }
@@ -323,7 +323,7 @@ struct SyncServerCommand: AsyncParsableCommand {
     func run() async throws {
         var runner = SyncServerRunner(storagePath: storage ?? Self.defaultStoragePath())
         runner.databaseURL = databaseURL
-        runner.clusters = try Self.clusterURLs(clusters, database: databaseURL, placement: placement)
+        runner.clusters = try Self.clusterURLs(cluster, database: databaseURL, placement: placement)
         runner.placementRule = placement.map(PlacementRule.init) ?? .fewestAccounts
         runner.host = host ?? "127.0.0.1"
         runner.port = port ?? 8080

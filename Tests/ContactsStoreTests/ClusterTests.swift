@@ -126,6 +126,38 @@ struct ClusterTests {
     }
 
     @Test(
+        "after a move, until its old copy is deleted, nothing lists the account's shares twice: Grace's shared book once, her sync unchanged"
+    )
+    func oldCopyIsNotRead() async throws {
+        try await withPeople { people in
+            let (ada, grace) = (people.ada, people.grace)
+            let family = try ada.books.createBook(named: "Family")
+            try ada.contacts.add(Contact(name: "Mum"), to: family.zoneID)
+            try await ada.sync()
+            try await grace.books.acceptInvitation(
+                try await ada.books.shareBook(family, with: "grace", readOnly: false).description)
+            let adaID = try #require(try await people.store.account(username: "ada")).userRecordName
+            let graceID = try #require(try await people.store.account(username: "grace")).userRecordName
+
+            // The move waits (far longer than this test) before it deletes the old copy.
+            let move = Task { try await people.store.move(username: "ada", to: "second", settle: .seconds(3600)) }
+            try await waitUntil("Ada is placed on the second cluster") {
+                try await people.store.cluster(ofUsername: "ada") == "second"
+            }
+            #expect(try await people.store.rowCounts(of: adaID)["main", default: 0] > 0, "the old copy is there")
+            let shared = try await people.store.sharedZones(user: graceID)
+            #expect(shared.map(\.zoneName) == [family.zoneID.zoneName], "listed once: \(shared)")
+            try grace.edit("Mum") { $0.notes = "while the old copy stays" }
+            try await grace.sync()
+            try await ada.sync()
+            #expect(try ada.contact(named: "Mum").notes == "while the old copy stays")
+            #expect(try grace.store.books().filter { $0.name == "Family" }.count == 1)
+            move.cancel()
+            _ = await move.result
+        }
+    }
+
+    @Test(
         "Ada moved to the second cluster while her phone adds and syncs in a loop: every contact and photo is there after, on both devices, with no new sign-in; Grace's share of her book still works; nothing of Ada stays on the main cluster"
     )
     func moveWhileSyncing() async throws {

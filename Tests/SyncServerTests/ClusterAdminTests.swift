@@ -58,6 +58,28 @@ struct ClusterAdminTests {
                     var dad = RecordValue(recordType: "Note", recordID: .init(recordName: "r2", zoneID: contactsZone))
                     dad["name"] = .string("Dad")
                     try await ada.save([dad])
+                    // The server's configuration file names the clusters, one `cluster` line each.
+                    let config = TemporaryFiles.path("clusters", extension: "conf")
+                    defer { try? FileManager.default.removeItem(atPath: config) }
+                    try """
+                    database = \(try server.databaseURL())
+                    cluster = second=\(try server.databaseURL(cluster: "second"))
+                    """.write(toFile: config, atomically: true, encoding: .utf8)
+                    let listed = try await ServerCommandTests.run(["admin", "accounts", "list", "--config", config])
+                    #expect(listed.status == 0, "\(listed.output)")
+                    let usernames = listed.output.split(separator: "\n").dropFirst().compactMap {
+                        $0.split(separator: " ").first.map(String.init)
+                    }
+                    #expect(
+                        usernames == ["ada", "grace"], "each account once, from whichever cluster: \(listed.output)")
+                    // One database named twice would list its accounts twice, and place accounts on it twice.
+                    let twice = try await ServerCommandTests.run(
+                        ["admin", "accounts", "list"] + clusters + [
+                            "--cluster", "third=\(try server.databaseURL(cluster: "second"))",
+                        ])
+                    #expect(
+                        twice.status != 0 && twice.output.contains("clusters 'second' and 'third' are one database"),
+                        "\(twice.output)")
                     let counts = try await store.rowCounts(
                         of: try #require(try await store.account(username: "ada")).userRecordName)
                     #expect(counts["main"] == 0 && counts["second", default: 0] > 0, "\(counts)")

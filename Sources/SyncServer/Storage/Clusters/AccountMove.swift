@@ -63,7 +63,11 @@ extension ClusteredRecordStore {
                 rows = try await copyAccount(owner, from: source, to: targetStore, progress: progress)
             }
         } catch {
-            try? await directory.cancelMove(userRecordName: owner)
+            // Back where it was only when the old cluster surely still holds it (its copy did not
+            // commit); otherwise it stays marked as moving, and running the move again finishes it.
+            if (try? await source.account(userRecordName: owner)) != nil {
+                try? await directory.cancelMove(userRecordName: owner)
+            }
             forgetPlacement(of: owner)
             throw error
         }
@@ -72,11 +76,20 @@ extension ClusteredRecordStore {
         progress("'\(username)' is on cluster '\(target)' now; its old copy goes once every instance knows")
         if placement.cluster != target {
             try await Task.sleep(for: settle)
-            try await source.withConnection { connection in
-                for (table, condition) in AccountRows.tables.reversed() {
-                    try await connection.query(
-                        AccountRows.statement("DELETE FROM \(table) WHERE \(condition)", owner), logger: self.logger)
+            do {
+                try await source.withConnection { connection in
+                    for (table, condition) in AccountRows.tables.reversed() {
+                        try await connection.query(
+                            AccountRows.statement("DELETE FROM \(table) WHERE \(condition)", owner),
+                            logger: self.logger)
+                    }
                 }
+            } catch {
+                // Nothing reads it (lists keep each account's rows from its own cluster), and a move
+                // back to that cluster deletes it first.
+                progress(
+                    "the old copy on '\(placement.cluster)' could not be deleted (\(error)); it is not read, and a move back there deletes it"
+                )
             }
         }
         return AccountMoveReport(username: account.username, from: placement.cluster, to: target, rows: rows)

@@ -111,7 +111,25 @@ extension ClusteredRecordStore: RecordStore {
     }
 
     public func memberships(user: String) async throws -> [StoredShare] {
-        Array(try await everywhere { try await $0.memberships(user: user) }.joined())
+        try await gathered {
+            try await $0.memberships(user: user)
+        } owner: {
+            $0.owner
+        }
+    }
+
+    /// What `read` gives on every cluster, each answer kept only from the cluster its owner lives on: a
+    /// moved account's old copy, deleted a few seconds after its move, is never listed beside the new.
+    private func gathered<Item>(
+        _ read: (PostgresRecordStore) async throws -> [Item], owner: (Item) -> String
+    ) async throws -> [Item] {
+        var items: [Item] = []
+        for name in clusterNames {
+            for item in try await read(try store(name)) where try await clusterName(of: owner(item)) == name {
+                items.append(item)
+            }
+        }
+        return items
     }
 
     public func deleteAccount(userRecordName: String, at now: Date) async throws -> [String] {
@@ -303,8 +321,12 @@ extension ClusteredRecordStore: RecordStore {
     }
 
     public func sharedZones(user: String) async throws -> [SharedZone] {
-        try await everywhere { try await $0.sharedZones(user: user) }.joined()
-            .sorted { ($0.owner, $0.zoneName) < ($1.owner, $1.zoneName) }
+        try await gathered {
+            try await $0.sharedZones(user: user)
+        } owner: {
+            $0.owner
+        }
+        .sorted { ($0.owner, $0.zoneName) < ($1.owner, $1.zoneName) }
     }
 
     public func audience(owner: String, zoneNames: Set<String>) async throws -> Set<String> {

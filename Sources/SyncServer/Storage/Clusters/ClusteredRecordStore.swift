@@ -70,6 +70,16 @@ public final class ClusteredRecordStore: Sendable {
                 "--placement names '\(name)', which is not a cluster given; use 'fewest' or one of: \(names.joined(separator: ", "))"
             )
         }
+        var named: [String: String] = [:]
+        for (name, store) in clusters {
+            let identity = try await Self.identity(of: store)
+            if let other = named[identity] {
+                throw StartupError(
+                    "the clusters '\(other)' and '\(name)' are one database; give each cluster once, with a database of its own"
+                )
+            }
+            named[identity] = name
+        }
         self.clusterNames = names
         self.clusters = Dictionary(uniqueKeysWithValues: clusters.map { ($0.name, $0.store) })
         self.placementRule = placementRule
@@ -115,6 +125,20 @@ public final class ClusteredRecordStore: Sendable {
     /// Closes every cluster's connections.
     public func close() {
         for store in clusters.values { store.close() }
+    }
+
+    /// A random identifier the database keeps (made on first use): two names for one database (its
+    /// address written twice, or two addresses of its nodes) give the same.
+    private static func identity(of store: PostgresRecordStore) async throws -> String {
+        try await store.query(
+            "CREATE TABLE IF NOT EXISTS cluster_identity (id TEXT PRIMARY KEY)", logger: store.logger)
+        try await store.query(
+            """
+            INSERT INTO cluster_identity SELECT gen_random_uuid()::text
+            WHERE NOT EXISTS (SELECT 1 FROM cluster_identity) ON CONFLICT DO NOTHING
+            """, logger: store.logger)
+        return try await store.query("SELECT min(id) FROM cluster_identity", logger: store.logger)
+            .first?.decode(String.self) ?? ""
     }
 
     static func isValidName(_ name: String) -> Bool {
