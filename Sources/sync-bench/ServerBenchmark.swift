@@ -19,7 +19,8 @@ struct SyncBenchmark: AsyncParsableCommand {
             ServerBenchmark.self, InstancesBenchmark.self, EngineBenchmark.self, ContactsBenchmark.self,
             TUIBenchmark.self,
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
-            SoakBenchmark.self, TablesBenchmark.self, FailoverBenchmark.self, CompareCommand.self, ReportCommand.self,
+            SoakBenchmark.self, TablesBenchmark.self, FailoverBenchmark.self, MoveBenchmark.self, CompareCommand.self,
+            ReportCommand.self,
             ReferenceServerCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)

@@ -61,22 +61,31 @@ struct AdminAccountsCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print every account: username, user record name, created, sessions, disabled.")
+            abstract: "Print every account: username, user record name, created, sessions, disabled (and cluster).")
 
         @OptionGroup var storage: AdminStorageOptions
 
         func run() async throws {
-            let rows = try await storage.withStore { store, _ in try await store.accountSummaries() }
+            // Over clusters, each account's cluster too.
+            let (rows, clusters) = try await storage.withStore { store, _ in
+                let rows = try await store.accountSummaries()
+                var clusters: [String: String] = [:]
+                if let store = store as? ClusteredRecordStore {
+                    for row in rows { clusters[row.userRecordName] = try await store.cluster(ofUsername: row.username) }
+                }
+                return (rows, clusters)
+            }
             let dates = ISO8601DateFormatter()
+            let clustered = !clusters.isEmpty
             let table =
-                [["USERNAME", "USER RECORD NAME", "CREATED", "SESSIONS", "DISABLED"]]
+                [["USERNAME", "USER RECORD NAME", "CREATED", "SESSIONS", "DISABLED"] + (clustered ? ["CLUSTER"] : [])]
                 + rows.map {
                     [
                         $0.username, $0.userRecordName, dates.string(from: $0.createdAt), String($0.sessionCount),
                         $0.isDisabled ? "yes" : "no",
-                    ]
+                    ] + (clustered ? [clusters[$0.userRecordName] ?? "?"] : [])
                 }
-            let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
+            let widths = table[0].indices.map { column in table.map { $0[column].count }.max() ?? 0 }
             for row in table {
                 let cells = zip(row, widths).map { cell, width in
                     cell.padding(toLength: width, withPad: " ", startingAt: 0)

@@ -67,11 +67,11 @@ struct ClusterAdminTests {
                     """.write(toFile: config, atomically: true, encoding: .utf8)
                     let listed = try await ServerCommandTests.run(["admin", "accounts", "list", "--config", config])
                     #expect(listed.status == 0, "\(listed.output)")
-                    let usernames = listed.output.split(separator: "\n").dropFirst().compactMap {
-                        $0.split(separator: " ").first.map(String.init)
-                    }
+                    let rows = listed.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+                    #expect(rows.first?.last == "CLUSTER", "\(listed.output)")
                     #expect(
-                        usernames == ["ada", "grace"], "each account once, from whichever cluster: \(listed.output)")
+                        rows.dropFirst().map { [$0.first ?? "", $0.last ?? ""] } == [["ada", "second"], ["grace", "second"]],
+                        "each account once, with its cluster: \(listed.output)")
                     // One database named twice would list its accounts twice, and place accounts on it twice.
                     let twice = try await ServerCommandTests.run(
                         ["admin", "accounts", "list"] + clusters + [
