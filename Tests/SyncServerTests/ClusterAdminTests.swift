@@ -70,7 +70,9 @@ struct ClusterAdminTests {
                     let rows = listed.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
                     #expect(rows.first?.last == "CLUSTER", "\(listed.output)")
                     #expect(
-                        rows.dropFirst().map { [$0.first ?? "", $0.last ?? ""] } == [["ada", "second"], ["grace", "second"]],
+                        rows.dropFirst().map { [$0.first ?? "", $0.last ?? ""] } == [
+                            ["ada", "second"], ["grace", "second"],
+                        ],
                         "each account once, with its cluster: \(listed.output)")
                     // One database named twice would list its accounts twice, and place accounts on it twice.
                     let twice = try await ServerCommandTests.run(
