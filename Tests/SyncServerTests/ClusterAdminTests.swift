@@ -90,6 +90,48 @@ struct ClusterAdminTests {
         }
     }
 
+    @Test(
+        "a server of one database started again with a second cluster keeps its accounts where they are, signed in; new accounts go to the cluster with fewer"
+    )
+    func oneDatabaseGainsACluster() async throws {
+        try await TestServer.$backend.withValue(.postgres) {
+            let path = TemporaryFiles.path("gains-a-cluster", extension: "sqlite")
+            let before = try await TestServer.start(storagePath: path)
+            let ada: TestClient
+            do {
+                ada = try await TestClient(baseURL: before.baseURL).signedUp(username: "ada")
+                try await ada.saveZones("Contacts")
+                try await before.stop()
+            } catch {
+                try? await before.stop()
+                throw error
+            }
+            let after = try await TestServer.$clusters.withValue(["second"]) {
+                try await TestServer.start(storagePath: path)
+            }
+            do {
+                let store = try #require(after.store as? ClusteredRecordStore)
+                #expect(try await store.cluster(ofUsername: "ada") == "main", "placed where it was")
+                var again = ada
+                again.baseURL = after.baseURL
+                #expect(try await again.listZones().map(\.zoneID.zoneName) == ["Contacts"], "the same session")
+                _ = try await TestClient(baseURL: after.baseURL).signedUp(username: "grace")
+                #expect(try await store.cluster(ofUsername: "grace") == "second")
+                let taken = await syncError {
+                    _ = try await TestClient(baseURL: after.baseURL).signedUp(username: "ADA")
+                }
+                #expect(taken?.code == .constraintViolation, "a username is one account over every cluster")
+            } catch {
+                try? await after.stop()
+                throw error
+            }
+            try await after.stop()
+            for database in [TestPostgres.databaseName(for: path), TestPostgres.databaseName(for: path) + "_second"] {
+                try await TestPostgres.dropDatabase(database)
+            }
+        }
+    }
+
     @Test("the server refuses clusters without --database, the name main, and a placement that names no cluster")
     func options() async throws {
         for (arguments, message) in [

@@ -34,17 +34,47 @@ struct AccountDirectory: Sendable {
             )
             """, logger: store.logger)
         for (name, cluster) in clusters {
-            let accounts = try await cluster.query(
-                "SELECT user_record_name, username_folded FROM account", logger: cluster.logger
-            ).decode((String, String).self)
-            for (userRecordName, folded) in accounts {
-                try await store.query(
-                    """
-                    INSERT INTO account_placement (user_record_name, username_folded, cluster)
-                    VALUES (\(userRecordName), \(folded), \(name)) ON CONFLICT DO NOTHING
-                    """, logger: store.logger)
+            // Each start counts; only a cluster holding accounts the directory does not place is read.
+            let held = try await count("SELECT COUNT(*) FROM account", on: cluster)
+            let placed = try await count(
+                "SELECT COUNT(*) FROM account_placement WHERE cluster = \(name)", on: store)
+            guard held != placed else { continue }
+            try await cluster.withConnection { connection in
+                var names: [String] = []
+                var folded: [String] = []
+                func flush() async throws {
+                    try await store.query(
+                        """
+                        INSERT INTO account_placement (user_record_name, username_folded, cluster)
+                        SELECT u, f, \(name) FROM unnest(\(names)::text[], \(folded)::text[]) AS t(u, f)
+                        ON CONFLICT DO NOTHING
+                        """, logger: store.logger)
+                    names.removeAll(keepingCapacity: true)
+                    folded.removeAll(keepingCapacity: true)
+                }
+                for try await (userRecordName, usernameFolded) in try await connection.query(
+                    "SELECT user_record_name, username_folded FROM account", logger: store.logger
+                ).decode((String, String).self) {
+                    names.append(userRecordName)
+                    folded.append(usernameFolded)
+                    if names.count == 10_000 { try await flush() }
+                }
+                if !names.isEmpty { try await flush() }
+            }
+            let unplaced =
+                held - (try await count("SELECT COUNT(*) FROM account_placement WHERE cluster = \(name)", on: store))
+            if unplaced > 0 {
+                // Its username is another cluster's account (two servers' databases joined), or the
+                // account is being moved here right now. Its requests go to the account the directory names.
+                store.logger.warning(
+                    "cluster '\(name)' holds \(unplaced) accounts the directory places on another cluster; a username is one account over every cluster, so those are not reachable",
+                    metadata: ["cluster": "\(name)"])
             }
         }
+    }
+
+    private func count(_ statement: PostgresQuery, on store: PostgresRecordStore) async throws -> Int64 {
+        try await store.query(statement, logger: store.logger).first?.decode(Int64.self) ?? 0
     }
 
     func placement(userRecordName: String) async throws -> Placement? {
