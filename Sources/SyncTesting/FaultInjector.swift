@@ -17,6 +17,9 @@ public struct FaultPlan: Sendable, Hashable {
     /// Handle the request, then close the connection without answering: the change is applied
     /// but the client never hears so (retry with the same `clientRequestID` must be harmless).
     public var dropResponse: Double
+    /// Stop the request's work with a `CancellationError` inside the server, the connection left open: as
+    /// a request under way does when its database pool closes for a failover.
+    public var cancelInside: Double
     /// The `retryAfter` sent with injected 503 and 429 answers, in seconds.
     public var retryAfter: Double
     /// Only requests whose path starts with this are affected.
@@ -24,12 +27,13 @@ public struct FaultPlan: Sendable, Hashable {
 
     public init(
         serviceUnavailable: Double = 0, rateLimited: Double = 0, dropRequest: Double = 0, dropResponse: Double = 0,
-        retryAfter: Double = 0.05, pathPrefix: String = Endpoint.databasePaths
+        cancelInside: Double = 0, retryAfter: Double = 0.05, pathPrefix: String = Endpoint.databasePaths
     ) {
         self.serviceUnavailable = serviceUnavailable
         self.rateLimited = rateLimited
         self.dropRequest = dropRequest
         self.dropResponse = dropResponse
+        self.cancelInside = cancelInside
         self.retryAfter = retryAfter
         self.pathPrefix = pathPrefix
     }
@@ -52,9 +56,12 @@ public struct FaultCounts: Sendable, Hashable {
     public var rateLimited = 0
     public var droppedRequests = 0
     public var droppedResponses = 0
+    public var cancelledInside = 0
 
     /// Every injected failure.
-    public var failures: Int { serviceUnavailable + rateLimited + droppedRequests + droppedResponses }
+    public var failures: Int {
+        serviceUnavailable + rateLimited + droppedRequests + droppedResponses + cancelledInside
+    }
 }
 
 /// Injects faults into a test server's requests, following a ``FaultPlan`` that tests may change at any time,
@@ -118,6 +125,7 @@ public final class FaultInjector: Sendable {
         case rateLimited(Double)
         case dropRequest
         case dropResponse
+        case cancelInside
     }
 
     func arrived(_ request: String) {
@@ -150,6 +158,11 @@ public final class FaultInjector: Sendable {
             if roll < threshold {
                 state.counts.droppedResponses += 1
                 return .dropResponse
+            }
+            threshold += plan.cancelInside
+            if roll < threshold {
+                state.counts.cancelledInside += 1
+                return .cancelInside
             }
             return nil
         }
@@ -188,6 +201,8 @@ public struct FaultInjectionMiddleware: RouterMiddleware {
         case .dropResponse:
             _ = try await next(request, context)
             try await context.channel.close()
+            throw CancellationError()
+        case .cancelInside:
             throw CancellationError()
         }
     }

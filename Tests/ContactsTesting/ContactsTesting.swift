@@ -45,6 +45,9 @@ public let testPassphrase = "orbit maple quiet lantern"
 /// Cheap scrypt parameters: a debug build derives the default ones in about a second.
 public let cheapKeyDerivation = try! ScryptParameters(costN: 1 << 10, blockSizeR: 8, parallelismP: 1)
 
+/// A device of the tests. With automatic sync it sends and fetches at once, whatever the machine's load:
+/// holding work under load (``LoadProbe``) for up to a minute is `SyncWhenBusyTests`' to test, and would
+/// outlast the waits of tests running beside a busy suite.
 public func openDevice(
     _ name: String, directory: String, server: TestServer, automaticallySync: Bool = false,
     clock: @escaping @Sendable () -> Date = { Date() }
@@ -52,5 +55,6 @@ public func openDevice(
     try ContactsDevice(
         .init(
             dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
-            automaticallySync: automaticallySync, keyDerivation: cheapKeyDerivation, clock: clock))
+            automaticallySync: automaticallySync, keyDerivation: cheapKeyDerivation, clock: clock,
+            holdsWorkUnderLoad: false))
 }

@@ -54,13 +54,16 @@ struct AccountAdminTests {
             let lines = list.output.split(separator: "\n").map {
                 $0.split(separator: " ", omittingEmptySubsequences: true)
             }
+            // Over clusters (SYNC_TEST_CLUSTERS), each account's cluster is a sixth column.
+            let clustered = server.store is ClusteredRecordStore
             #expect(
-                lines.first.map { $0.joined(separator: " ") } == "USERNAME USER RECORD NAME CREATED SESSIONS DISABLED")
+                lines.first.map { $0.joined(separator: " ") }
+                    == "USERNAME USER RECORD NAME CREATED SESSIONS DISABLED" + (clustered ? " CLUSTER" : ""))
             let adaRow = try #require(lines.first { $0.first == "ada" })
             let adaID = try #require(try await server.store.account(username: "ada")).userRecordName
-            #expect(adaRow.count == 5 && adaRow[1] == Substring(adaID))
+            #expect(adaRow.count == (clustered ? 6 : 5) && adaRow[1] == Substring(adaID))
             #expect(adaRow[3] == "1" && adaRow[4] == "yes", "\(list.output)")
-            #expect(lines.first { $0.first == "grace" }?.last == "no")
+            #expect(lines.first { $0.first == "grace" }?[4] == "no")
 
             let enabled = try await Self.admin(["enable", "ada"], on: server)
             #expect(enabled.status == 0, "\(enabled.output)")

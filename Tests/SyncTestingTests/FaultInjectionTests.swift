@@ -54,6 +54,13 @@ struct FaultInjectionTests {
         server.faults.plan = FaultPlan(rateLimited: 1)
         #expect(try await ada.send(.post, "/v1/databases/private/zones/list").status == 429)
 
+        // Work stopped inside the server (as a closed database pool stops it) is a 503 to retry, not a 500.
+        server.faults.plan = FaultPlan(cancelInside: 1)
+        let cancelled = try await ada.send(.post, "/v1/databases/private/zones/list")
+        #expect(cancelled.status == 503 && cancelled.error?.code == .serviceUnavailable, "\(cancelled.status)")
+        #expect(cancelled.error?.retryAfter == 1)
+        #expect(server.faults.counts.cancelledInside == 1)
+
         server.faults.plan = FaultPlan(dropRequest: 1)
         await #expect(throws: (any Error).self) {
             _ = try await ada.modifyRecords(ModifyRecordsRequest(saves: [record("Lost")]))

@@ -29,6 +29,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.response(for: SyncError(.limitExceeded, "the request body is too large"))
         } catch let error as HTTPError {
             return Self.response(for: Self.syncError(from: error, request: request), status: error.status)
+        } catch is CancellationError {
+            // The request's work was stopped under it: its connection closed (nobody reads this), the
+            // server shuts down, or a database pool closed for a failover. A client still waiting retries.
+            context.logger.debug("request cancelled", metadata: ["path": "\(request.uri.path)"])
+            return Self.response(for: Self.cancelled)
         } catch {
             // The full description: postgres-nio's plain one hides the server's message, which the
             // operator reading this log needs. It masks the bound values, but PostgreSQL's detail may
@@ -40,6 +45,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     .internalError,
                     "the server failed to handle this request; try again, and report it if it keeps happening"))
         }
+    }
+
+    /// What a request whose work was stopped under it is told.
+    static var cancelled: SyncError {
+        SyncError(
+            .serviceUnavailable, "the server stopped this request before it finished; try again shortly",
+            retryAfter: 1)
     }
 
     /// The error body; `status` overrides the code's usual status (an unknown route is a 404, say).
