@@ -69,6 +69,8 @@ enum DatabaseOutage {
 
         // Ada's laptop on instance 1 and phone on instance 2, in sync before the load begins.
         let ada = try await TestClient(baseURL: one.baseURL).signedUp(username: "ada")
+        // Writes of its own show when an instance takes writes again after the disruption.
+        let prober = try await TestClient(baseURL: one.baseURL).signedUp(username: "prober")
         let laptop = TestDevice(name: "laptop", server: one, client: ada)
         let phone = TestDevice(name: "phone", server: two, client: ada)
         for index in 0..<10 { laptop.save(id: "before-\(index)", name: "Before \(index)") }
@@ -117,6 +119,15 @@ enum DatabaseOutage {
             let phoneSend = Task { try await phone.engine.sendChanges() }
 
             try await disruption.recover()
+            // What follows does not retry as clients do: first each instance takes writes again (it finds
+            // the new primary moments after the cluster says it is writable, and answers 503 meanwhile).
+            for url in instances {
+                var probe = prober
+                probe.baseURL = url
+                try await waitUntil("the instance at \(url) takes writes again", timeout: .seconds(120)) {
+                    (try? await probe.saveZones("Probe")) != nil
+                }
+            }
             try await group.waitForAll()
             // Each engine retries by itself; one whose retries ran out before the recovery sends again.
             if (try? await laptopSend.value) == nil { try await laptop.engine.sendChanges() }
