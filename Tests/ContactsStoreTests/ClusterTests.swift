@@ -93,10 +93,22 @@ struct ClusterTests {
             #expect(try await photo(grace, of: "Mum") == mumPhoto, "Ada's photo reaches Grace's cluster's device")
 
             // Grace writes into Ada's book, which lives on Ada's cluster, with a photo she uploads.
+            let adaID = try #require(try await people.store.account(username: "ada")).userRecordName
+            let graceID = try #require(try await people.store.account(username: "grace")).userRecordName
+            let (adaBefore, graceBefore) = (
+                try await people.store.storageUsage(owner: adaID).usedBytes,
+                try await people.store.storageUsage(owner: graceID).usedBytes
+            )
             _ = try grace.interchange.importVCards(
                 TestPhotos.card("Cousin", v3: cousinPhoto), into: try book(grace, "Family").zoneID)
             try grace.edit("Mum") { $0.notes = "birthday in May" }
             try await grace.sync()
+            // The photo moved to Ada's cluster with the save, and counts in Ada's storage, not Grace's.
+            let adaAfter = try await people.store.storageUsage(owner: adaID).usedBytes
+            let graceAfter = try await people.store.storageUsage(owner: graceID).usedBytes
+            #expect(adaAfter - adaBefore >= Int64(cousinPhoto.count), "Ada's usage: \(adaBefore) → \(adaAfter)")
+            #expect(
+                graceAfter - graceBefore < Int64(cousinPhoto.count), "Grace's usage: \(graceBefore) → \(graceAfter)")
             try await adaPhone.sync()
             #expect(try names(adaPhone, in: "Family") == ["Cousin", "Mum"])
             #expect(try adaPhone.contact(named: "Mum").notes == "birthday in May")

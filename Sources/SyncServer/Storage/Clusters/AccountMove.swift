@@ -147,41 +147,6 @@ extension ClusteredRecordStore {
             return copied
         }
     }
-
-    /// Before a participant's save into a zone on another cluster: the uploads it names that the
-    /// participant made on its own cluster move to the zone's, where the save checks and attaches them
-    /// (an asset lives with the record that names it). Their size stops counting in the participant's
-    /// storage.
-    func carryUploads(of modifier: String, namedBy request: ModifyRecordsRequest, to target: PostgresRecordStore)
-        async throws
-    {
-        guard clusterNames.count > 1 else { return }
-        let ids = AssetRules.namedAssetIDs(request)
-        guard !ids.isEmpty else { return }
-        let homeName = try await clusterName(of: modifier)
-        let home = try store(homeName)
-        guard home !== target else { return }
-        let targetName = clusterNames.first { clusters[$0] === target }!
-        for id in ids where try await target.asset(id: id) == nil {
-            guard let asset = try await home.asset(id: id), asset.uploader == modifier, asset.record == nil else {
-                continue
-            }
-            try await home.transaction { homeConnection in
-                try await target.transaction { targetConnection in
-                    for (table, condition) in AccountRows.asset {
-                        _ = try await AccountRows.copy(
-                            table: table, condition: condition, key: id, from: homeConnection, to: targetConnection,
-                            logger: self.logger)
-                    }
-                }
-                try await homeConnection.query("DELETE FROM asset WHERE id = \(id)", logger: self.logger)
-                try await homeConnection.query(
-                    "UPDATE account SET used_bytes = used_bytes - \(asset.size) WHERE user_record_name = \(modifier)",
-                    logger: self.logger)
-            }
-            remember(id, on: targetName)
-        }
-    }
 }
 
 /// The rows an account owns on a cluster, table by table in an order that keeps foreign keys, each

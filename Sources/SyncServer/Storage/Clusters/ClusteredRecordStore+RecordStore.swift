@@ -158,10 +158,12 @@ extension ClusteredRecordStore: RecordStore {
         now: Date, hierarchyAccess: [String: RecordHierarchy.Access]
     ) async throws -> RecordModificationOutcome {
         try await owning(owner) { store in
-            try await carryUploads(of: modifier, namedBy: request, to: store)
-            return try await store.modifyRecords(
+            let uploads = try await carryUploads(of: modifier, namedBy: request, to: store)
+            let outcome = try await store.modifyRecords(
                 owner: owner, modifier: modifier, writer: writer, request: request, limits: limits, now: now,
                 hierarchyAccess: hierarchyAccess)
+            try await adoptUploads(uploads, of: modifier, owner: owner, on: store)
+            return outcome
         }
     }
 
