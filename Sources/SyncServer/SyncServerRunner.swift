@@ -79,22 +79,9 @@ public struct SyncServerRunner: Sendable {
                 store: store, storageDescription: "PostgreSQL, clusters \(store.clusterNames.joined(separator: ", "))",
                 tls: tlsConfiguration, logger: logger)
         } else if let databaseURL {
-            let store: PostgresRecordStore
-            do {
-                store = try await PostgresRecordStore.connect(
-                    url: databaseURL, logger: logger, defaultQuotaBytes: configuration.defaultQuotaBytes,
-                    connectionWait: configuration.databaseConnectionWait)
-            } catch let error as SchemaError {
-                throw StartupError(error.description)
-            } catch let error as SyncError where error.code == .serviceUnavailable {
-                throw StartupError(
-                    "cannot connect to the database at \(PostgresURL.redacted(databaseURL)) within \(PostgresSchema.connectTimeout.components.seconds) s; check that PostgreSQL runs there and takes this user, password and database"
-                )
-            } catch {
-                throw StartupError(
-                    "cannot use the database: \(String(reflecting: error)); check that PostgreSQL runs and the address is right"
-                )
-            }
+            let store = try await PostgresRecordStore.connectToServe(
+                url: databaseURL, logger: logger, defaultQuotaBytes: configuration.defaultQuotaBytes,
+                connectionWait: configuration.databaseConnectionWait)
             defer { store.close() }
             try await serve(
                 store: store, storageDescription: "PostgreSQL", tls: tlsConfiguration, logger: logger)

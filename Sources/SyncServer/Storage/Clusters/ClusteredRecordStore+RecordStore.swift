@@ -103,11 +103,17 @@ extension ClusteredRecordStore: RecordStore {
 
     public func accountSummaries() async throws -> [AccountSummary] {
         try await everywhere { try await $0.accountSummaries() }.joined()
-            .sorted {
-                (PostgresRecordStore.folded($0.username), $0.userRecordName) < (
-                    PostgresRecordStore.folded($1.username), $1.userRecordName
-                )
-            }
+            .sorted(by: Self.byUsername(\.username, \.userRecordName))
+    }
+
+    /// The order of the stores' lists of accounts: by username as they fold it, then user record name.
+    private static func byUsername<Account>(
+        _ username: KeyPath<Account, String>, _ userRecordName: KeyPath<Account, String>
+    ) -> (Account, Account) -> Bool {
+        { first, second in
+            (PostgresRecordStore.folded(first[keyPath: username]), first[keyPath: userRecordName])
+                < (PostgresRecordStore.folded(second[keyPath: username]), second[keyPath: userRecordName])
+        }
     }
 
     public func memberships(user: String) async throws -> [StoredShare] {
@@ -258,11 +264,7 @@ extension ClusteredRecordStore: RecordStore {
             return try await store(placement.cluster).accountStorage(username: username)
         }
         return try await everywhere { try await $0.accountStorage(username: nil) }.joined()
-            .sorted {
-                (PostgresRecordStore.folded($0.username), $0.userRecordName) < (
-                    PostgresRecordStore.folded($1.username), $1.userRecordName
-                )
-            }
+            .sorted(by: Self.byUsername(\.username, \.userRecordName))
     }
 
     public func setQuota(username: String, _ quota: AccountQuota) async throws -> AccountStorage? {

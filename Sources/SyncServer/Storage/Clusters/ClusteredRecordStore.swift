@@ -98,21 +98,9 @@ public final class ClusteredRecordStore: Sendable {
         var stores: [(name: String, store: PostgresRecordStore)] = []
         do {
             for (name, url) in clusters {
-                let store: PostgresRecordStore
-                do {
-                    store = try await PostgresRecordStore.connect(
-                        url: url, logger: logger, defaultQuotaBytes: defaultQuotaBytes, connectionWait: connectionWait)
-                } catch let error as SchemaError {
-                    throw StartupError("cluster '\(name)': \(error.description)")
-                } catch let error as SyncError where error.code == .serviceUnavailable {
-                    throw StartupError(
-                        "cannot connect to cluster '\(name)' at \(PostgresURL.redacted(url)) within \(PostgresSchema.connectTimeout.components.seconds) s; check that PostgreSQL runs there and takes this user, password and database"
-                    )
-                } catch {
-                    throw StartupError(
-                        "cannot use cluster '\(name)': \(String(reflecting: error)); check that PostgreSQL runs and the address is right"
-                    )
-                }
+                let store = try await PostgresRecordStore.connectToServe(
+                    url: url, cluster: name, logger: logger, defaultQuotaBytes: defaultQuotaBytes,
+                    connectionWait: connectionWait)
                 stores.append((name, store))
             }
             return try await ClusteredRecordStore(clusters: stores, placementRule: placementRule, logger: logger)

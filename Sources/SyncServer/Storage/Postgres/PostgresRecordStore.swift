@@ -58,6 +58,29 @@ public final class PostgresRecordStore: RecordStoreBackend {
         return store
     }
 
+    /// Connects as ``connect(url:logger:defaultQuotaBytes:connectionWait:)`` does for a server about to
+    /// serve, turning what stops it into a `StartupError` that names the database (`cluster`: which of
+    /// several it is) and what to check.
+    static func connectToServe(
+        url: String, cluster: String? = nil, logger: Logger, defaultQuotaBytes: Int64?, connectionWait: Duration
+    ) async throws -> PostgresRecordStore {
+        let subject = cluster.map { "cluster '\($0)'" } ?? "the database"
+        do {
+            return try await connect(
+                url: url, logger: logger, defaultQuotaBytes: defaultQuotaBytes, connectionWait: connectionWait)
+        } catch let error as SchemaError {
+            throw StartupError((cluster.map { "cluster '\($0)': " } ?? "") + error.description)
+        } catch let error as SyncError where error.code == .serviceUnavailable {
+            throw StartupError(
+                "cannot connect to \(subject) at \(PostgresURL.redacted(url)) within \(PostgresSchema.connectTimeout.components.seconds) s; check that PostgreSQL runs there and takes this user, password and database"
+            )
+        } catch {
+            throw StartupError(
+                "cannot use \(subject): \(String(reflecting: error)); check that PostgreSQL runs and the address is right"
+            )
+        }
+    }
+
     /// The newest schema version this server knows; a database at a newer one is refused.
     public static var schemaVersion: Int { PostgresSchema.currentVersion }
     /// Every schema version this server knows, in order (numbers may skip: branches merged).
