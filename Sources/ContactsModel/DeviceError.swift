@@ -79,9 +79,44 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case noFromHeader
     /// A `From:` header without exactly one address (the header, shortened).
     case noSingleAddress(String)
+    /// The fingerprint a person typed is not the key the server gives for the account.
+    case fingerprintMismatch(username: String, safetyNumber: String)
+    /// An account without a public key cannot be verified yet.
+    case noKeyToVerify(String)
+    /// `cancel` for someone who accepted already.
+    case invitationAccepted(book: String, username: String)
+    /// No pending invitation from (or matching) the text.
+    case noInvitation(String)
+    /// Several pending invitations from one owner: the invitation text picks one.
+    case ambiguousInvitation(String, count: Int)
+    /// A permission change to the permission the person has.
+    case samePermission(username: String, permission: String)
+    /// Text that is not a recovery key (the reason).
+    case unreadableRecoveryKey(String)
+    /// A well-formed recovery key that is not the account's.
+    case wrongRecoveryKey
+    /// The account has no recovery key.
+    case noRecoveryKey
 
     public var description: String {
         switch self {
+        case .fingerprintMismatch(let username, let safetyNumber):
+            "that is not the safety number of \"\(username)\"'s key as the server gives it (\(safetyNumber)): nothing was verified. Check that you compared with \"\(username)\" themselves (`contacts account fingerprint` on their device); if it still differs, the server may be impersonating them: do not share with this account"
+        case .noKeyToVerify(let username):
+            "\"\(username)\" has no account key yet (they have not synced with a passphrase), so there is nothing to verify; verify once they have synced"
+        case .invitationAccepted(let book, let username):
+            "\"\(username)\" accepted \"\(book)\" already: to take it away, run contacts book unshare"
+        case .noInvitation(let text):
+            "no invitation for this account matches \(text.debugDescription): `contacts book invitations` lists them"
+        case .ambiguousInvitation(let owner, let count):
+            "\(count) invitations from \"\(owner)\" are waiting: give the invitation itself, as `contacts book invitations` prints it"
+        case .unreadableRecoveryKey(let reason): reason
+        case .wrongRecoveryKey:
+            "this is not the account's recovery key; nothing was changed. Check each word (the server counts wrong keys and, after a few, makes you wait)"
+        case .noRecoveryKey:
+            "this account has no recovery key, so it cannot be recovered; only resetting its encrypted data is left (contacts account reset-encryption), which deletes its contacts on the server"
+        case .samePermission(let username, let permission):
+            "\"\(username)\" is \(permission) already; nothing was changed"
         case .notSignedIn: "not signed in: sign in first"
         case .wrongPassphrase:
             "the passphrase does not open this account's encrypted contacts: give the one your other devices use, or, if it is lost, reset the account's encryption (which deletes the contacts on the server and uploads this device's)"

@@ -202,6 +202,14 @@ extension ContactStore {
                     CREATE INDEX outboxShared ON outbox(key) WHERE \(OutboxEntry.scopeCondition(.shared));
                     """)
         }
+        migrator.registerMigration("v16: other accounts' public keys as this device saw and verified them") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE knownKey (
+                        userRecordName TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL, publicKey BLOB NOT NULL,
+                        verifiedAt REAL, changedAt REAL, refusedKey BLOB, notice TEXT) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

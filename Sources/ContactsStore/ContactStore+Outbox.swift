@@ -220,8 +220,23 @@ extension ContactStore {
         }
     }
 
-    private static func outbox(_ db: GRDB.Database, sql: String) throws -> [OutboxEntry] {
-        try Row.fetchAll(db, sql: sql + " ORDER BY key").compactMap(OutboxEntry.init(row:))
+    private static func outbox(_ db: GRDB.Database, sql: String, arguments: StatementArguments = [])
+        throws -> [OutboxEntry]
+    {
+        try Row.fetchAll(db, sql: sql + " ORDER BY key", arguments: arguments).compactMap(OutboxEntry.init(row:))
+    }
+
+    /// The record changes queued for one book.
+    static func pendingRecordChanges(in zoneID: RecordZone.ID, _ db: GRDB.Database) throws
+        -> [SyncEngine.PendingRecordZoneChange]
+    {
+        try outbox(
+            db, sql: "SELECT key, kind, version, zoneName, ownerName FROM outbox WHERE zoneName = ? AND ownerName = ?",
+            arguments: [zoneID.zoneName, zoneID.ownerName]
+        ).compactMap { entry in
+            guard case .record(let change) = entry.change else { return nil }
+            return change
+        }
     }
 
     /// Whether the outbox holds record changes for `scope`'s database.

@@ -71,7 +71,7 @@ extension Container {
             var wrapped = false
             request.rootRecord = nil
             request.shareRecordName = share.recordName
-            let keys = try await publicKeys(
+            let (keys, _) = try await checkedPublicKeys(
                 of: share.participants.filter { $0.role == .privateUser && $0.acceptanceStatus != .removed })
             for index in request.participants.indices {
                 let name = request.participants[index].userRecordName
@@ -150,6 +150,22 @@ extension Container {
         try await privateClient.shareMetadata(ShareTokenRequest(token: invitation.token))
     }
 
+    /// The shares this account is invited to by name and has neither accepted nor declined, each with
+    /// its owner's identity and public key as the server gives them (compare its
+    /// ``KeyFingerprint`` with the owner before accepting). Accept one with
+    /// ``accept(_:)`` and ``ShareInvitation/init(serverURL:token:secret:)`` of its token.
+    public func invitations() async throws -> [ShareMetadata] {
+        try await privateClient.invitations().invitations
+    }
+
+    /// Turns down an invitation by name: the share can no longer be accepted with it (its owner invites
+    /// this account again to undo that). Throws `unknownItem` for an invitation not open to this account,
+    /// `invalidArguments` for a share it accepted (leave it instead: delete its zone from
+    /// ``sharedCloudDatabase``).
+    public func decline(_ invitation: ShareInvitation) async throws {
+        try await privateClient.declineShare(ShareTokenRequest(token: invitation.token))
+    }
+
     /// Accepts a share (`CKContainer.accept(_:)`): its zone appears in ``sharedCloudDatabase``. For
     /// an encrypted zone the keys the owner wrapped to this account's public key are opened here, as
     /// coming from the owner's public key in the share's metadata (which this account pins from now on),
@@ -161,6 +177,9 @@ extension Container {
         let sharedZoneID = metadata.share.zoneID
         let sharedClient = DatabaseClient(database: sharedCloudDatabase)
         let ownerKey = metadata.ownerIdentity.publicKey.flatMap { AccountIdentityKey.isPublicKey($0) ? $0 : nil }
+        // The owner's key as the server gives it now is the one this share's keys are opened with and
+        // pinned to: one other than the key verified for the owner is refused before anything is accepted.
+        if let ownerKey { try keyring?.knownKeys?.check(metadata.ownerIdentity, publicKey: ownerKey) }
         var key: RecordZone.EncryptionKey?
         if let invitationKey = metadata.share.invitationKey, let secret = invitation.secret {
             guard let keyring else {

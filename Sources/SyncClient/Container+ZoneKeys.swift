@@ -21,14 +21,22 @@ extension Container {
         /// The participants the chain was wrapped to now, by user record name.
         public var wrappedTo: Set<String>
         /// Participants who cannot be given the keys yet: their accounts publish no public key (they have
-        /// not signed in with this version and their passphrase). By user name.
+        /// not signed in with this version and their passphrase), or a key other than the one verified
+        /// for them (``refusedKeys``). By user name.
         public var waitingForKeys: [String]
+        /// Participants whose verified key the server no longer gives: they hold no newer key version until
+        /// their new key is verified (``KnownKeys``).
+        public var refusedKeys: [KeyChange]
 
-        public init(newestVersion: Int?, rotated: Bool, wrappedTo: Set<String>, waitingForKeys: [String]) {
+        public init(
+            newestVersion: Int?, rotated: Bool, wrappedTo: Set<String>, waitingForKeys: [String],
+            refusedKeys: [KeyChange] = []
+        ) {
             self.newestVersion = newestVersion
             self.rotated = rotated
             self.wrappedTo = wrappedTo
             self.waitingForKeys = waitingForKeys
+            self.refusedKeys = refusedKeys
         }
     }
 
@@ -76,7 +84,7 @@ extension Container {
             share = try await self.share(for: zoneID)
         }
         let targets = (share?.participants ?? []).filter { $0.role == .privateUser && $0.acceptanceStatus != .removed }
-        let publicKeys = try await publicKeys(of: targets)
+        let (publicKeys, refused) = try await checkedPublicKeys(of: targets)
         let keyed = Set(targets.map(\.userRecordName).filter { publicKeys[$0] != nil })
         var rotated = false
         var mustRotate = forceRotation
@@ -91,7 +99,8 @@ extension Container {
         }
         guard let share else {
             return ZoneKeyUpkeep(
-                newestVersion: chain.newest.version, rotated: rotated, wrappedTo: [], waitingForKeys: [])
+                newestVersion: chain.newest.version, rotated: rotated, wrappedTo: [], waitingForKeys: [],
+                refusedKeys: refused)
         }
         var wrappedTo: Set<String> = []
         var invitees: [SaveShareRequest.Invitee] = []
@@ -123,20 +132,39 @@ extension Container {
         }
         return ZoneKeyUpkeep(
             newestVersion: chain.newest.version, rotated: rotated, wrappedTo: wrappedTo,
-            waitingForKeys: targets.filter { publicKeys[$0.userRecordName] == nil }.map(\.username).sorted())
+            waitingForKeys: targets.filter { publicKeys[$0.userRecordName] == nil }.map(\.username).sorted(),
+            refusedKeys: refused)
     }
 
-    /// The published public keys of `participants`, by user record name; those without a usable one are
-    /// left out.
-    func publicKeys(of participants: [ShareParticipant]) async throws -> [String: Data] {
-        guard !participants.isEmpty else { return [:] }
+    /// The published public keys of `participants`, by user record name, each checked against the keys
+    /// this device knows (``Keyring/knownKeys``); those without a usable one, or whose verified key
+    /// changed (returned as refused), are left out.
+    func checkedPublicKeys(of participants: [ShareParticipant]) async throws -> (
+        keys: [String: Data], refused: [KeyChange]
+    ) {
+        guard !participants.isEmpty else { return ([:], []) }
         let client = DatabaseClient(database: privateCloudDatabase)
         let found = try await client.lookupUsers(LookupUsersRequest(usernames: participants.map(\.username)))
         let wanted = Set(participants.map(\.userRecordName))
         var keys: [String: Data] = [:]
+        var refused: [KeyChange] = []
         for user in found.users where wanted.contains(user.userRecordName) {
-            if let key = user.publicKey, AccountIdentityKey.isPublicKey(key) { keys[user.userRecordName] = key }
+            guard let key = user.publicKey, AccountIdentityKey.isPublicKey(key) else { continue }
+            if let change = try keyring?.knownKeys?.refusal(of: user, publicKey: key) {
+                refused.append(change)
+            } else {
+                keys[user.userRecordName] = key
+            }
         }
-        return keys
+        return (keys, refused)
+    }
+
+    /// Checks the key the server gives for `account` against the keys this device knows, as sharing
+    /// with them would: throws `permissionFailure` (``SyncError/Reason/verifiedKeyChanged``) when it is
+    /// not the one verified for them. Does nothing for an account without a key, or without
+    /// ``Keyring/knownKeys``.
+    public func checkPublicKey(of account: AccountInfo) throws {
+        guard let key = account.publicKey, AccountIdentityKey.isPublicKey(key) else { return }
+        try keyring?.knownKeys?.check(account, publicKey: key)
     }
 }

@@ -173,6 +173,10 @@ extension SyncError {
         /// before, it was changed (or the encrypted data reset) on another device: the device needs
         /// the new one, and keeps its data and pending changes until then.
         public static let passphraseRejected = Reason(rawValue: "passphraseRejected")
+        /// `permissionFailure`, from the client library, never the server: the public key the server gave
+        /// for an account differs from the one this device's person verified for it. Nothing is shared
+        /// with that key, and no share is accepted as coming from it, until the person verifies again.
+        public static let verifiedKeyChanged = Reason(rawValue: "verifiedKeyChanged")
 
         /// Whether signing in again is the only way on: the token will never be accepted again.
         public var endsSession: Bool {

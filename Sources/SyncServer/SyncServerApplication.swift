@@ -70,6 +70,9 @@ public enum SyncServerApplication {
         signedIn.on(.createKeyPair, use: encryption.createKeyPair)
         signedIn.on(.changeEncryption, use: encryption.change)
         signedIn.on(.resetEncryption, use: encryption.reset)
+        let recovery = AccountRecoveryRoutes(store: store, configuration: configuration, body: body)
+        signedIn.on(.setUpRecovery, use: recovery.setUp)
+        signedIn.on(.openRecovery, use: recovery.open)
         PushRoute(
             pushHub: pushHub, store: store, sessions: sessions,
             maximumSockets: configuration.maximumPushSocketsPerAccount
@@ -95,6 +98,8 @@ public enum SyncServerApplication {
         signedIn.on(.deleteShare, use: shares.delete)
         signedIn.on(.shareMetadata, use: shares.metadata)
         signedIn.on(.acceptShare, use: shares.accept)
+        signedIn.on(.declineShare, use: shares.decline)
+        signedIn.on(.invitations, use: shares.invitations)
         // Last, so that it runs only for requests no route took (see the type).
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router

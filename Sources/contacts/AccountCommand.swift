@@ -23,8 +23,10 @@ struct AccountCommand: AsyncParsableCommand {
             the next), else asked for without echo.
             """,
         subcommands: [
-            SignUp.self, SignIn.self, SignOut.self, Status.self, ShowPassphrase.self, ChangePassphrase.self,
-            ResetEncryption.self, ChangePassword.self, Sessions.self, Revoke.self, Delete.self,
+            SignUp.self, SignIn.self, SignOut.self, Status.self, Fingerprint.self, ShowPassphrase.self,
+            ChangePassphrase.self,
+            RecoveryKeyCommand.self, Recover.self, ResetEncryption.self, ChangePassword.self, Sessions.self,
+            Revoke.self, Delete.self,
         ])
 
     struct Credentials: ParsableArguments {
@@ -40,7 +42,8 @@ struct AccountCommand: AsyncParsableCommand {
             let device = try await Session.open(global, needsServer: true)
             if creatingAccount {
                 let passphrase = try Secret.passphrase(generateIfEmpty: true)
-                try await device.account.signUp(username: username, password: password, passphrase: passphrase.text)
+                let recoveryKey = try await device.account.signUp(
+                    username: username, password: password, passphrase: passphrase.text)
                 print("signed up and signed in as \(username)")
                 if passphrase.generated {
                     warn(
@@ -48,6 +51,7 @@ struct AccountCommand: AsyncParsableCommand {
                     )
                     print(passphrase.text)
                 }
+                if let recoveryKey { RecoveryKeyCommand.show(recoveryKey, replaced: false) }
             } else {
                 let passphrase = try Secret.passphrase(generateIfEmpty: false)
                 try await device.account.signIn(username: username, password: password, passphrase: passphrase.text)
@@ -121,6 +125,26 @@ struct AccountCommand: AsyncParsableCommand {
             } else {
                 print("not signed in")
             }
+        }
+    }
+
+    struct Fingerprint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fingerprint",
+            abstract: "Show this account's key fingerprint, to read to the people you share with.",
+            discussion: """
+                Prints the safety number (six groups of five digits) and the same fingerprint as words. Read \
+                either to someone you share books with, in person or on a call: they record it with \
+                `contacts book verify BOOK YOUR-NAME NUMBER`. It comes from this device's own key, not from \
+                the server, and stays the same until the account's encrypted data is reset.
+                """)
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let device = try await Session.open(global, needsServer: true)
+            let fingerprint = try await device.books.accountFingerprint()
+            print(fingerprint.safetyNumber)
+            print(fingerprint.words)
         }
     }
 

@@ -4,6 +4,7 @@ import ContactsStore
 import Foundation
 import SyncClient
 import SyncCore
+import SyncCrypto
 
 /// `contacts book …`: address books, and sharing them with other accounts on the same server.
 struct BookCommand: AsyncParsableCommand {
@@ -16,14 +17,18 @@ struct BookCommand: AsyncParsableCommand {
             `contacts book share` prints; both of you see each other's changes. A book that two \
             owners named alike is written NAME@OWNER.
 
+            Before sharing, compare safety numbers: each of you runs `contacts account fingerprint` and \
+            reads it to the other, who records it with `contacts book verify BOOK PERSON NUMBER`; a key \
+            that changes after that is refused.
+
             Example: contacts book create Family
-                     contacts book share Family --with grace > invitation.txt
-                     contacts book accept "$(cat invitation.txt)"     (on Grace's device)
+                     contacts book share Family --with grace
+                     contacts book invitations                        (on Grace's device)
+                     contacts book accept ada                         (on Grace's device)
             """,
         subcommands: [
-            List.self, Create.self, Rename.self, Delete.self, Share.self, Accept.self, Participants.self, Unshare.self,
-            RotateKey.self,
-            Leave.self,
+            List.self, Create.self, Rename.self, Delete.self, Share.self, Invitations.self, Accept.self, Decline.self,
+            Cancel.self, Participants.self, Verify.self, Permission.self, Unshare.self, RotateKey.self, Leave.self,
         ])
 
     struct List: AsyncParsableCommand {
@@ -129,13 +134,27 @@ struct BookCommand: AsyncParsableCommand {
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "accept",
-            abstract: "Accept a book someone shared with you (the invitation they sent), then sync it.")
+            abstract: "Accept a book someone shared with you (their invitation, or their name), then sync it.",
+            discussion: """
+                `contacts book invitations` lists what waits for you, with each sender's safety number: \
+                compare it with them first. A sender whose verified key changed is refused.
+                """)
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The invitation, as `contacts book share` printed it.") var invitation: String
+        @Argument(help: "The invitation, as `contacts book share` printed it, or the account that sent it.")
+        var invitation: String
 
         func run() async throws {
             let device = try await Session.open(global, needsServer: true)
-            let book = try await device.books.acceptInvitation(invitation)
+            var text = invitation
+            if (try? ShareInvitation(invitation)) == nil {
+                let waiting = try await device.books.receivedInvitation(invitation)
+                warn(
+                    "\(waiting.owner.terminalSafe)'s safety number: \(waiting.ownerFingerprint?.safetyNumber ?? "none") (\(waiting.ownerTrust.text))"
+                )
+                text = waiting.invitation.description
+            }
+            let book = try await device.books.acceptInvitation(text)
+            Session.sayWarnings(device)
             let count = try device.reader.bookCounts()[book.zoneID] ?? 0
             print(
                 "accepted \"\(book.name.terminalSafe)\" from \(book.ownerText) (\(book.accessText), \(contactCount(count)))"
@@ -146,7 +165,9 @@ struct BookCommand: AsyncParsableCommand {
     struct Participants: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "participants",
-            abstract: "Who has a book: each account, what they may do, and whether they accepted.")
+            abstract:
+                "Who has a book: each account, what they may do, whether they accepted, their safety number and whether you verified it."
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The book's name.") var name: String
         @Flag(help: "Show what this device knows without syncing first.") var noSync = false
@@ -159,11 +180,15 @@ struct BookCommand: AsyncParsableCommand {
                 print("\"\(book.name.terminalSafe)\" is not shared")
                 return
             }
+            let keys = try await device.books.personKeys(of: book, online: !noSync)
             for participant in book.participants {
+                let key = keys.first { $0.participant.userRecordName == participant.userRecordName }
                 let columns = [
                     participant.username.terminalSafe,
                     participant.role == .owner ? "owner" : participant.permission.text,
                     participant.acceptanceStatus.rawValue,
+                    key.map { $0.fingerprint?.safetyNumber ?? "no key" } ?? "you",
+                    key?.trust.text ?? "",
                 ]
                 print(columns.joined(separator: "\t"))
             }
@@ -246,15 +271,5 @@ extension AddressBook {
         let others = sharedWith
         guard isOwn, !others.isEmpty else { return "" }
         return "shared with " + others.map { $0.username.terminalSafe }.joined(separator: ", ")
-    }
-}
-
-extension ShareParticipant.Permission {
-    var text: String {
-        switch self {
-        case .none: "none"
-        case .readOnly: "read-only"
-        case .readWrite: "read-write"
-        }
     }
 }

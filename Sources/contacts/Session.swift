@@ -5,6 +5,7 @@ import ContactsStore
 import Foundation
 import SyncClient
 import SyncCore
+import SyncCrypto
 
 #if canImport(Glibc)
     import Glibc
@@ -56,8 +57,14 @@ enum Session {
             try await device.account.signIn(
                 username: account.username, password: account.password, passphrase: account.passphrase)
         } catch let error as SyncError where error.code == .notAuthenticated || error.code == .unknownItem {
-            try await device.account.signUp(
+            // The local account's recovery key is shown once and kept nowhere: not beside the passphrase.
+            if let recoveryKey = try await device.account.signUp(
                 username: account.username, password: account.password, passphrase: account.passphrase)
+            {
+                warn(
+                    "made this machine's account; its recovery key opens your contacts if the data directory's passphrase is lost (shown this once, kept nowhere; write it down): \(recoveryKey.text)"
+                )
+            }
         }
     }
 
@@ -77,10 +84,10 @@ enum Session {
     static func syncBeforeReading(_ device: ContactsDevice) async {
         do {
             try await device.sync()
-            sayServerWarning(device)
+            sayWarnings(device)
         } catch {
             warn("not synced, showing what this device knows: \(CLIWords.say(error))")
-            sayServerWarning(device)
+            sayWarnings(device)
         }
     }
 
@@ -88,19 +95,27 @@ enum Session {
     static func syncAfterEdit(_ device: ContactsDevice) async {
         do {
             try await device.sync()
-            sayServerWarning(device)
+            sayWarnings(device)
         } catch {
             let pending = (try? device.reader.pendingCount()) ?? 0
             warn("saved on this device; not synced yet (\(pending) change(s) pending): \(CLIWords.say(error))")
-            sayServerWarning(device)
+            sayWarnings(device)
         }
     }
 }
 
 extension Session {
-    /// Says, after a sync, that the server is older than this app needs, if it is (asked once per command).
-    static func sayServerWarning(_ device: ContactsDevice) {
+    /// Says, after a sync, that the server is older than this app needs, if it is (asked once per command);
+    /// each account key that changed since the last command (once); and, at every command until the person
+    /// verifies again, each verified key the server no longer gives.
+    static func sayWarnings(_ device: ContactsDevice) {
         if let warning = device.status.serverWarning { warn("warning: " + warning.terminalSafe) }
+        let refused = (try? device.reader.refusedKeys()) ?? []
+        for notice in (try? device.reader.takeKeyNotices()) ?? []
+        where !refused.contains(where: { $0.description == notice }) {
+            warn("warning: " + notice.terminalSafe)
+        }
+        for change in refused { warn("KEY CHANGED: " + change.description.terminalSafe) }
     }
 }
 

@@ -30,10 +30,10 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
         } catch {
-            Session.sayServerWarning(device)
+            Session.sayWarnings(device)
             throw CommandFailure("sync failed: \(CLIWords.say(error))")
         }
-        Session.sayServerWarning(device)
+        Session.sayWarnings(device)
         let after = try device.reader.count()
         let pending = try device.reader.pendingCount()
         print("synced: \(after) contacts (\(after - before >= 0 ? "+" : "")\(after - before)), \(pending) pending")

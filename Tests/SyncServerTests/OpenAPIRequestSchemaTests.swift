@@ -154,6 +154,7 @@ struct OpenAPIRequestSchemaTests {
         "deleteShare": #"{"zoneID":{"zoneName":"Gone","ownerName":"__defaultOwner__"},"shareRecordName":"share-gone"}"#,
         "fetchShareMetadata": #"{"token":"SHARE_TOKEN"}"#,
         "acceptShare": #"{"token":"SHARE_TOKEN","encryptionKey":{"keyVersion":1,"wrappedKey":"AQID"}}"#,
+        "declineShare": #"{"token":"SHARE_TOKEN"}"#,
         "createAccount": #"{"username":"walker","password":"long enough"}"#,
         "createSession": #"{"username":"walker","password":"long enough","deviceLabel":"walker's laptop"}"#,
         "changePassword": #"{"oldPassword":"correct horse battery","newPassword":"correct horse battery"}"#,
@@ -171,6 +172,13 @@ struct OpenAPIRequestSchemaTests {
         "sharedZoneKeys":[],"keyPair":{"publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","wrappedPrivateKey":"AgID"}}
         """,
         "resetEncryptedData": "{}",
+        "putAccountRecovery": """
+        {"expectedKeyVersion":1,"setup":{"recovery":{"publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        "keyTag":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="},"sealedAccountKey":"AQID",
+        "verifierHash":"A5BYxvLAy0ksUzsKTRTvd8wPeKvMztUofYShogEc+4E="}}
+        """,
+        // The verifier whose SHA-256 the body above sets up.
+        "openAccountRecovery": #"{"verifier":"AQID"}"#,
         "fetchDatabaseChanges": #"{"since":"DATABASE_TOKEN","resultsLimit":5}"#,
         "fetchZoneChanges":
             #"{"zoneID":{"zoneName":"Contacts","ownerName":"__defaultOwner__"},"since":"ZONE_TOKEN","resultsLimit":5,"excludingWriter":"w","desiredKeys":["name"]}"#,
@@ -286,6 +294,31 @@ struct OpenAPIRequestSchemaTests {
                 switch operation.id {
                 case "deleteAccount":
                     return try await anonymous.signedUp(username: "doomed-\(UUID().uuidString.prefix(8))")
+                case "declineShare":
+                    // Each decline by someone newly invited (Grace keeps her place).
+                    let invited = try await anonymous.signedUp(username: "invited-\(UUID().uuidString.prefix(8))")
+                    _ = try await ada.saveShare(
+                        SaveShareRequest(
+                            zoneID: contactsZone,
+                            participants: [
+                                .init(userRecordName: graceID, permission: .readWrite),
+                                .init(
+                                    userRecordName: try await invited.account().userRecordName, permission: .readOnly),
+                            ]))
+                    return invited
+                case "putAccountRecovery", "openAccountRecovery":
+                    let client = try await anonymous.signedUp(username: "recover-\(UUID().uuidString.prefix(8))")
+                    #expect(
+                        try await client.send(
+                            .put, "/v1/account/encryption",
+                            body: Data(try #require(Self.validBodies["putAccountEncryption"]).utf8)
+                        ).status == 201)
+                    #expect(
+                        try await client.send(
+                            .put, "/v1/account/encryption/recovery",
+                            body: Data(try #require(Self.validBodies["putAccountRecovery"]).utf8)
+                        ).status == 200)
+                    return client
                 case "changeAccountEncryption":
                     let client = try await anonymous.signedUp(username: "rewrap-\(UUID().uuidString.prefix(8))")
                     let settings = try #require(Self.validBodies["putAccountEncryption"])

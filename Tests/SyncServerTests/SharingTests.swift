@@ -85,6 +85,61 @@ struct SharingTests {
         }
     }
 
+    @Test(
+        "invitations: each invitee lists only their own waiting ones; a decline is for good; the owner, someone who accepted, a stranger and a forged token cannot decline"
+    )
+    func invitationsAndDecline() async throws {
+        try await withServer { _, anonymous in
+            let people = try await SharingPeople(anonymous)
+            try await setUp(people)
+            func waiting(_ client: TestClient) async throws -> [String] {
+                try await client.call(.invitations, as: InvitationsResponse.self).invitations.map(\.share.token)
+            }
+            func decline(_ client: TestClient, _ token: String) async -> SyncError.Code? {
+                do {
+                    let _: [String: String] = try await client.call(.declineShare, ShareTokenRequest(token: token))
+                    return nil
+                } catch let error as SyncError {
+                    return error.code
+                } catch {
+                    return .internalError
+                }
+            }
+            let share = try await share(people, grace: .readWrite, bob: .readOnly)
+            #expect(try await waiting(people.grace) == [share.token])
+            #expect(try await waiting(people.bob) == [share.token])
+            #expect(try await waiting(people.eve).isEmpty, "a stranger sees nobody's invitations")
+            #expect(try await waiting(people.ada).isEmpty, "an owner is not invited to her own share")
+            let listed = try await people.grace.call(.invitations, as: InvitationsResponse.self).invitations
+            #expect(listed.first?.ownerIdentity.username == "ada")
+            #expect(listed.first?.participantPermission == .readWrite)
+
+            #expect(await decline(people.ada, share.token) == .invalidArguments, "the owner deletes the share instead")
+            #expect(await decline(people.eve, share.token) == .unknownItem, "a stranger learns nothing")
+            #expect(await decline(people.grace, "AAAAAAAAAAAAAAAAAAAAAA") == .unknownItem)
+            #expect(await decline(people.grace, "../../etc/passwd") == .unknownItem)
+
+            // Bob declines: his invitation is gone, and the token no longer opens the share for him.
+            #expect(await decline(people.bob, share.token) == nil)
+            #expect(try await waiting(people.bob).isEmpty)
+            #expect(await decline(people.bob, share.token) == .unknownItem)
+            await #expect(throws: SyncError.self) { try await people.bob.acceptShare(token: share.token) }
+            await #expect(throws: SyncError.self) { try await people.bob.shareMetadata(token: share.token) }
+            let after = try await people.ada.fetchShare(familyZone)
+            #expect(after.participants.first { $0.username == "bob" }?.acceptanceStatus == .removed)
+
+            // Grace accepts; declining afterwards is refused (she leaves instead), and she is listed no more.
+            try await people.grace.acceptShare(token: share.token)
+            #expect(try await waiting(people.grace).isEmpty)
+            #expect(await decline(people.grace, share.token) == .invalidArguments)
+            #expect(try await people.grace.listZones(scope: .shared).map(\.zoneID) == [people.family])
+
+            // Invited again by the owner, Bob is waiting again.
+            _ = try await self.share(people, grace: .readWrite, bob: .readOnly)
+            #expect(try await waiting(people.bob) == [share.token])
+        }
+    }
+
     @Test("a read-only participant reads everything and changes nothing")
     func readOnly() async throws {
         try await withServer { _, anonymous in

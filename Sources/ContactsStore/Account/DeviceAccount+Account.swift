@@ -1,6 +1,7 @@
 import ContactsModel
 import Foundation
 import SyncCore
+import SyncCrypto
 import SyncKit
 
 /// The account: signing up, in and out, the passphrase, and deleting data here or on the server.
@@ -11,11 +12,14 @@ extension DeviceAccount {
     }
 
     /// Creates an account on the server and signs this device in to it. `passphrase` encrypts the
-    /// account's contacts; the server never sees it.
-    public func signUp(username: String, password: String, passphrase: String) async throws {
+    /// account's contacts; the server never sees it. Returns the account's recovery key, made now, to show
+    /// the person once (nil when the server could not keep one: the account works without it).
+    @discardableResult
+    public func signUp(username: String, password: String, passphrase: String) async throws -> RecoveryKey? {
         let session = try await AccountClient(serverURL: options.serverURL).signUp(
             username: username, password: password, deviceLabel: sessionLabel)
         try await adopt(session: session, username: username, passphrase: passphrase)
+        return try? await setUpRecoveryKey()
     }
 
     /// Signs this device in. A `passphrase` that does not open the account's encrypted contacts ends the
@@ -35,7 +39,7 @@ extension DeviceAccount {
         await replaceEngine()
     }
 
-    private func adopt(session: SessionInfo, username: String, passphrase: String) async throws {
+    func adopt(session: SessionInfo, username: String, passphrase: String) async throws {
         do {
             try await unlock(passphrase, token: session.token)
         } catch {

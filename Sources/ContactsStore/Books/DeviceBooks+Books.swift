@@ -87,6 +87,8 @@ extension DeviceBooks {
         guard account.userRecordName != (try store.setting(.userRecordName)) else {
             throw DeviceError.shareWithSelf(username)
         }
+        // A key other than the one verified for them is refused here, loudly, before anything is shared.
+        try container.checkPublicKey(of: account)
         guard try account.publicKey != nil || store.setting(.passphrase) == nil else {
             // The book's keys are wrapped to each participant's public key, which an account gets when one
             // of its devices first signs in with this version and its passphrase.
@@ -195,14 +197,14 @@ extension DeviceBooks {
 
     /// A container for the sharing calls, signed in as this device, with its keyring (an encrypted
     /// book's keys are wrapped to each participant's public key).
-    private func sharingContainer() throws -> Container {
+    func sharingContainer() throws -> Container {
         Container(
             identifier: "contacts", serverURL: options.serverURL, credentials: .store(credentials),
             deviceID: try store.setting(.deviceID), keyring: try store.setting(.passphrase).map(keyring),
             sealedRecordTypes: ContactsDevice.sealedRecordTypes)
     }
 
-    private func checkShareable(_ book: AddressBook) throws {
+    func checkShareable(_ book: AddressBook) throws {
         guard book.isOwn else {
             throw DeviceError.notOwnerToShare(book: book.name, owner: book.ownerUsername)
         }
@@ -213,13 +215,13 @@ extension DeviceBooks {
     }
 
     /// The people a share keeps (the owner and those removed aside), as a changed share names them.
-    private static func invitees(of share: Share?) -> [SaveShareRequest.Invitee] {
+    static func invitees(of share: Share?) -> [SaveShareRequest.Invitee] {
         (share?.participants ?? []).filter { $0.role == .privateUser && $0.acceptanceStatus != .removed }.map {
             .init(userRecordName: $0.userRecordName, permission: $0.permission)
         }
     }
 
-    private func keepParticipants(_ participants: [ShareParticipant], of book: AddressBook) throws {
+    func keepParticipants(_ participants: [ShareParticipant], of book: AddressBook) throws {
         try write { transaction in
             guard var kept = try ContactStore.book(book.zoneID, transaction.db) else { return }
             kept.participants = participants
@@ -228,7 +230,7 @@ extension DeviceBooks {
         announce(.contactsChanged)
     }
 
-    private static func sameServer(_ a: URL, _ b: URL) -> Bool {
+    static func sameServer(_ a: URL, _ b: URL) -> Bool {
         func key(_ url: URL) -> String {
             var text = url.absoluteString.lowercased()
             while text.hasSuffix("/") { text.removeLast() }

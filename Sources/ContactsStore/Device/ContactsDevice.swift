@@ -203,7 +203,17 @@ public final class ContactsDevice: Sendable {
                 return Data(base64Encoded: String(kept.dropFirst(id.count + 1)))
             },
             save: { id, key in try? store.setSetting(.derivedAccountKey, id + ":" + key.base64EncodedString()) })
-        return Keyring(passphrase: passphrase, parameters: options.keyDerivation, derivedKeys: derivedKeys)
+        let knownKeys = KnownKeys(
+            load: { try store.knownKey($0) }, save: { try store.saveKnownKey($0) },
+            changed: { [weak self] change in
+                try? store.noteKeyChange(change)
+                self?.announce(
+                    change.isRefused
+                        ? .failure(change.description, date: Date()) : .event("warning: \(change)", date: Date()))
+                self?.refreshStatusCounts()
+            })
+        return Keyring(
+            passphrase: passphrase, parameters: options.keyDerivation, derivedKeys: derivedKeys, knownKeys: knownKeys)
     }
 
     // MARK: Activity
@@ -224,10 +234,13 @@ public final class ContactsDevice: Sendable {
     /// Reads the conflict and tamper counts again for ``statusUpdates`` (after each write: two counts of small
     /// tables).
     func refreshStatusCounts() {
-        guard let conflicts = try? store.conflictCount(), let tampered = try? store.tamperedCount() else { return }
+        guard let conflicts = try? store.conflictCount(), let tampered = try? store.tamperedCount(),
+            let refused = try? store.refusedKeys()
+        else { return }
         statusBroadcast.update { status in
             status.conflictCount = conflicts
             status.tamperedCount = tampered
+            status.refusedKeys = refused.map(\.description)
         }
     }
 

@@ -1,6 +1,23 @@
 import ContactsModel
 import Foundation
 import SyncCore
+import SyncKit
+
+/// Whose account key the person verified, and which verified keys changed, as an app shows them.
+public struct KeyTrust: Sendable, Equatable {
+    /// User record names of accounts whose verified key the server still gives.
+    public var verified: Set<String> = []
+    /// User record names of accounts whose verified key changed (refused until verified again).
+    public var refused: Set<String> = []
+    /// What to tell the person of each refused key.
+    public var warnings: [String] = []
+
+    public init(verified: Set<String> = [], refused: Set<String> = [], warnings: [String] = []) {
+        self.verified = verified
+        self.refused = refused
+        self.warnings = warnings
+    }
+}
 
 /// What an app reads from a device: contacts, books, conflicts, settings and counts. Each call reads in a
 /// transaction of its own, so a call sees one consistent store; nothing here writes (edits go through
@@ -65,6 +82,27 @@ public struct ContactsReader: Sendable {
 
     /// Changes saved on this device that the server has not confirmed.
     public func pendingCount() throws -> Int { try store.pendingCount() }
+
+    /// Accounts whose verified key the server no longer gives (refused until verified again).
+    public func refusedKeys() throws -> [KeyChange] { try store.refusedKeys() }
+
+    /// Notices of account keys that changed since they were last shown; they are marked shown.
+    public func takeKeyNotices() throws -> [String] { try store.takeKeyNotices() }
+
+    /// Other accounts' keys as this device knows them, by user record name.
+    public func knownKeys() throws -> [String: KnownKey] { try store.knownKeys() }
+
+    /// What the app shows of other accounts' keys: the accounts whose key the person verified (and the
+    /// server still gives), by user record name, and what to say of each verified key the server no
+    /// longer gives.
+    public func keyTrust() throws -> KeyTrust {
+        let refused = try store.refusedKeys()
+        let refusedNames = Set(refused.map(\.previous.userRecordName))
+        return KeyTrust(
+            verified: Set(try store.knownKeys().values.filter { $0.isVerified }.map(\.userRecordName))
+                .subtracting(refusedNames),
+            refused: Set(refusedNames), warnings: refused.map(\.description))
+    }
     /// The conflict log, newest first.
     public func conflicts() throws -> [ContactConflict] { try store.conflicts() }
     /// How many entries the conflict log holds.

@@ -187,5 +187,9 @@ extension ContactsDevice {
             book.access = mine?.permission == .readWrite ? .readWrite : .readOnly
         }
         try ContactStore.putBook(book, db)
+        // Made read-only: what this device queued for the book is refused now, before it is sent.
+        if record != nil, !book.isOwn, !book.canEdit {
+            _ = try refuseQueued(in: zoneID, bookName: book.name, owner: book.ownerUsername, transaction)
+        }
     }
 }

@@ -102,17 +102,17 @@ extension ContactsDevice {
         }
     }
 
-    /// The owner made the book read-only since `change` was queued: it cannot be sent. It is dropped from
-    /// the outbox (the next fetch of a changed contact brings the owner's version), the book is marked
-    /// read-only, and the status says why.
+    /// The owner made the book read-only since `change` was queued: the server refused it. It is refused
+    /// here as a change found before sending is (``refuseUnsendable(_:in:device:now:_:)``), and the status
+    /// says why.
     private static func refused(
         _ change: SyncEngine.PendingRecordZoneChange, _ error: SyncError, _ transaction: ContactStore.Transaction
     ) throws {
-        try transaction.settle(.record(change))
         if var book = try ContactStore.book(change.recordID.zoneID, transaction.db), !book.isOwn {
             book.access = .readOnly
             try ContactStore.putBook(book, transaction.db)
         }
+        try refuseUnsendable(change, device: nil, now: Date(), transaction)
         try ContactStore.setSetting(.lastError, "\(error)", transaction.db)
     }
 }

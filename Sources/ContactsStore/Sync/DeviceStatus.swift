@@ -25,6 +25,9 @@ public struct DeviceStatus: Sendable, Equatable {
     public var conflictCount = 0
     /// Records refused as tampered with, kept for inspection.
     public var tamperedCount = 0
+    /// Accounts whose verified public key the server no longer gives, each as what to tell the person:
+    /// nothing is shared with them or accepted from them until they verify again.
+    public var refusedKeys: [String] = []
     /// Set when the server is older than this app needs (``ContactsDevice/serverRequirement``): what to tell the user.
     public var serverWarning: String?
 

@@ -11,8 +11,8 @@ enum AppEvent: Sendable {
     /// The list's rows, the books, the conflict log and the count of records refused as tampered, read again
     /// from the store; `notes` describe what sync changed in the rows.
     case rowsLoaded(
-        [ContactList.Row], books: [AddressBook], conflicts: [ContactConflict], tampered: Int, notes: [String],
-        select: UUID?, seconds: Double)
+        [ContactList.Row], books: [AddressBook], conflicts: [ContactConflict], tampered: Int, keys: KeyTrust,
+        notes: [String], select: UUID?, seconds: Double)
     case rowsFailed(String)
     /// A manual back up or refresh ended; the error's message if it failed.
     case manualSyncFinished(SyncWork, error: String?)

@@ -86,6 +86,8 @@ public struct AppState: Sendable {
     public internal(set) var conflicts: [ContactConflict] = []
     /// How many records sync refused as tampered (``TamperedRecord``); the status pane shows a nonzero count.
     public var tamperedCount = 0
+    /// Whose account key the person verified, and verified keys that changed (the status pane says so).
+    public var keys = KeyTrust()
     /// The selected contact, loaded on demand (the list holds names only).
     public var details: Contact?
     public var mode: Mode = .browsing

@@ -282,12 +282,14 @@ extension ContactsApp {
                 let books = try store.books()
                 let conflicts = try store.conflicts()
                 let tampered = try store.tamperedCount()
+                let keys = try store.keyTrust()
                 let notes = previous.map { ContactsApp.describeChanges(from: $0, to: rows) } ?? []
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 inbox.post(
                     .rowsLoaded(
-                        rows, books: books, conflicts: conflicts, tampered: tampered, notes: notes, select: select,
+                        rows, books: books, conflicts: conflicts, tampered: tampered, keys: keys, notes: notes,
+                        select: select,
                         seconds: seconds))
             } catch {
                 inbox.post(.rowsFailed(TUIWords.say(error)))

@@ -164,6 +164,7 @@ public final class ContactsApp {
             // The conflict log or the tampered records changed: the panels read them again.
             if let previous = deviceStatus,
                 status.conflictCount != previous.conflictCount || status.tamperedCount != previous.tamperedCount
+                    || status.refusedKeys != previous.refusedKeys
             {
                 requestReload()
             }
@@ -172,13 +173,14 @@ public final class ContactsApp {
                 state.message = AppState.Message("Warning: " + warning, isError: true)
             }
             deviceStatus = status
-        case .rowsLoaded(let rows, let books, let conflicts, let tampered, let notes, let select, let seconds):
+        case .rowsLoaded(let rows, let books, let conflicts, let tampered, let keys, let notes, let select, let seconds):
             reloadInFlight = false
             nextReload = .now + .seconds(max(0.1, seconds * 3))
             state.replaceRows(rows, selecting: select)
             state.replaceBooks(books)
             state.replaceConflicts(conflicts)
             state.tamperedCount = tampered
+            state.keys = keys
             // The selected contact may have changed too.
             state.details = nil
             missingDetails = nil
@@ -242,6 +244,7 @@ extension AppState {
         state.books = try store.books()
         state.conflicts = try store.conflicts()
         state.tamperedCount = try store.tamperedCount()
+        state.keys = try store.keyTrust()
         if let firstRows, rows.count >= firstRows { state.list.isComplete = false }
         return state
     }

@@ -43,7 +43,7 @@ extension Renderer {
             let style = isSelected ? Theme.selected : CellStyle.plain
             grid.put(name.padded(toWidth: inner), row: row, column: frame.column + 2, maxWidth: inner, style: style)
             grid.put(
-                access(of: book) ?? (book.isDefault ? "yours (default)" : "yours"), row: row,
+                access(of: book, keys: state.keys) ?? (book.isDefault ? "yours (default)" : "yours"), row: row,
                 column: frame.column + 2 + nameWidth + 1,
                 maxWidth: inner - nameWidth - 1, style: isSelected ? Theme.selected : Theme.muted)
             row += 1
@@ -68,16 +68,26 @@ extension Renderer {
         }
     }
 
-    /// Who shares a book and how: "ada's, read-only", "shared with grace, tom (read-only)"; nil for one of
-    /// one's own books that nobody else has.
-    static func access(of book: AddressBook) -> String? {
+    /// Who shares a book and how: "ada's ✓, read-only", "shared with grace ✓, tom (read-only)"; nil for one
+    /// of one's own books that nobody else has. Each person's name is marked "✓" when the person verified
+    /// their key, and "KEY CHANGED" when their verified key changed.
+    static func access(of book: AddressBook, keys: KeyTrust = KeyTrust()) -> String? {
+        func mark(_ userRecordName: String?) -> String {
+            guard let userRecordName else { return "" }
+            if keys.refused.contains(userRecordName) { return " KEY CHANGED" }
+            return keys.verified.contains(userRecordName) ? " ✓" : ""
+        }
         guard book.isOwn else {
-            return "\(book.ownerUsername.map { "\($0)'s" } ?? "shared with you"), "
+            let owner = book.participants.first { $0.role == .owner }?.userRecordName
+            return "\(book.ownerUsername.map { "\($0)'s\(mark(owner))" } ?? "shared with you"), "
                 + (book.canEdit ? "read-write" : "read-only")
         }
         let others = book.sharedWith
         guard !others.isEmpty else { return nil }
-        let names = others.map { "\($0.username)\($0.permission == .readOnly ? " (read-only)" : "")" }
+        let names = others.map {
+            "\($0.username)\(mark($0.userRecordName))\($0.permission == .readOnly ? " (read-only)" : "")"
+                + ($0.acceptanceStatus == .pending ? " (invited)" : "")
+        }
         return "shared with " + names.joined(separator: ", ")
     }
 }

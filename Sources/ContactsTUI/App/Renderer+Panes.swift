@@ -198,11 +198,15 @@ extension Renderer {
                         + " refused as tampered: see contacts tampered",
                     style: Theme.error, maxLines: 2)
             ]
+        // A verified account key the server no longer gives: loud, until the person verifies again.
+        let keys = state.keys.warnings.prefix(1).map {
+            LabeledText(label: "Keys", value: $0, style: Theme.error, maxLines: 3)
+        }
         let entries: [LabeledText] =
             [
                 LabeledText(label: "State", value: stateText, style: stateStyle, maxLines: 3),
                 LabeledText(label: "Pending", value: pending, style: status.pendingChanges > 0 ? Theme.busy : .plain),
-            ] + tampered + conflicts + [
+            ] + keys + tampered + conflicts + [
                 LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
                 LabeledText(label: "Last sync", value: lastSync),
                 LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),

@@ -26,6 +26,13 @@ extension Keyring {
         return identity
     }
 
+    /// The account's public key, as this device's own private key proves it (not as the server says it):
+    /// what ``KeyFingerprint`` shows the person to read to the people they share with. Makes the key pair
+    /// when the account has none.
+    public func accountPublicKey(for database: Database) async throws -> Data {
+        try await identityKey(client: DatabaseClient(database: database)).publicKey
+    }
+
     /// The key pair `stored` as the server keeps it, its private half opened with `accountKey`.
     static func opened(_ stored: AccountKeyPair, with accountKey: AccountKey) throws -> AccountIdentityKey {
         do {

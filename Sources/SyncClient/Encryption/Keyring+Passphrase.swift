@@ -30,16 +30,24 @@ extension Keyring {
         throw SyncError(.internalError, "unreachable: the last attempt returns or throws")
     }
 
-    private func changeOnce(to newPassphrase: String, client: DatabaseClient, shared: DatabaseClient) async throws
-        -> AccountEncryptionSettings
-    {
+    /// One attempt. `recovered` is the old account key when a recovery key opened it (the passphrase is
+    /// lost); `newRecovery` replaces the account's recovery key (a recovery does: the one used is spent).
+    func changeOnce(
+        to newPassphrase: String, recovered: AccountKey? = nil, newRecovery: RecoveryKey? = nil,
+        client: DatabaseClient, shared: DatabaseClient
+    ) async throws -> AccountEncryptionSettings {
         guard let wire = try await client.encryptionSettings() else {
             throw SyncError(
                 .unknownItem,
                 "this account has no encrypted data yet, so it has no passphrase to change; the passphrase this device has is the one the first encrypted save sets up"
             )
         }
-        let oldKey = try await accountKey(client: client)
+        let oldKey: AccountKey
+        if let recovered {
+            oldKey = recovered
+        } else {
+            oldKey = try await accountKey(client: client)
+        }
         guard oldKey.keyVersion == wire.keyVersion else {
             // The key held is of older settings: another device changed the passphrase since.
             forget()
@@ -94,7 +102,9 @@ extension Keyring {
         let request = EncryptionChangeRequest(
             expectedKeyVersion: wire.keyVersion,
             settings: Self.wire(settings),
-            zoneKeys: zoneKeys, sharedZoneKeys: sharedZoneKeys, keyPair: keyPair)
+            zoneKeys: zoneKeys, sharedZoneKeys: sharedZoneKeys, keyPair: keyPair,
+            recovery: try await recoverySetup(
+                replacing: wire.recovery, with: newRecovery, oldKey: oldKey, newKey: newKey, client: client))
         let stored: AccountEncryptionSettings
         do {
             stored = try await client.changeEncryption(request)

@@ -36,9 +36,12 @@ public final class Keyring: Sendable, Hashable {
         }
     }
 
-    private let passphrase: String
+    let passphrase: String
     private let parameters: ScryptParameters
     private let derivedKeys: DerivedKeys?
+    /// The other accounts' public keys this device saw and verified: every key the server hands out is
+    /// checked against them before a zone's keys are wrapped to it or a share is accepted from it.
+    public let knownKeys: KnownKeys?
     /// The account keys this keyring derived, by derivation: forgetting keys (a changed zone, a reset)
     /// fetches the settings again, and must not cost another scrypt run when they are the same.
     private let derivedHere = Mutex<[String: Data]>([:])
@@ -46,11 +49,16 @@ public final class Keyring: Sendable, Hashable {
 
     /// A keyring opening encrypted values with `passphrase`. `parameters` set the cost of deriving
     /// the account key when this device is the account's first to encrypt (tests pass cheap ones).
-    /// `derivedKeys`, when given, keeps the derived account key for the next process.
-    public init(passphrase: String, parameters: ScryptParameters = .default, derivedKeys: DerivedKeys? = nil) {
+    /// `derivedKeys`, when given, keeps the derived account key for the next process; `knownKeys`, when
+    /// given, pins other accounts' public keys (without it, every key the server gives is taken as it is).
+    public init(
+        passphrase: String, parameters: ScryptParameters = .default, derivedKeys: DerivedKeys? = nil,
+        knownKeys: KnownKeys? = nil
+    ) {
         self.passphrase = passphrase
         self.parameters = parameters
         self.derivedKeys = derivedKeys
+        self.knownKeys = knownKeys
     }
 
     /// Whether this keyring holds the account's key pair: ``unlock(for:)`` made sure the account has one.
@@ -261,7 +269,7 @@ public final class Keyring: Sendable, Hashable {
         derivedKeys?.save(derivationID, key.rawBytes)
     }
 
-    private static func settings(_ wire: AccountEncryptionSettings) throws -> EncryptionSettings {
+    static func settings(_ wire: AccountEncryptionSettings) throws -> EncryptionSettings {
         try EncryptionSettings(
             salt: wire.salt,
             parameters: try ScryptParameters(

@@ -123,6 +123,18 @@ package struct DatabaseClient: Sendable {
         try await post(.changeEncryption, request)
     }
 
+    /// Stores a new recovery key for the account.
+    package func setUpRecovery(_ request: RecoveryKeyRequest) async throws -> AccountEncryptionSettings {
+        try decode(
+            AccountEncryptionSettings.self,
+            try await send(.setUpRecovery, body: Array(try JSONEncoder().encode(request))))
+    }
+
+    /// The account key sealed to the recovery key whose verifier the request shows.
+    package func openRecovery(_ request: RecoveryOpenRequest) async throws -> RecoveryOpenResponse {
+        try await post(.openRecovery, request)
+    }
+
     /// Deletes the account's encryption settings and every zone with encrypted values.
     package func resetEncryption() async throws {
         _ = try await send(.resetEncryption, body: Array("{}".utf8))

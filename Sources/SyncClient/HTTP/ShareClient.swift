@@ -27,4 +27,12 @@ extension DatabaseClient {
     package func acceptShare(_ request: ShareTokenRequest) async throws -> ShareMetadata {
         try await post(.acceptShare, request)
     }
+
+    package func declineShare(_ request: ShareTokenRequest) async throws {
+        _ = try await send(.declineShare, body: Array(try JSONEncoder().encode(request)))
+    }
+
+    package func invitations() async throws -> InvitationsResponse {
+        try decode(InvitationsResponse.self, try await send(.invitations, body: nil))
+    }
 }

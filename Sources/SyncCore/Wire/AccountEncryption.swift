@@ -39,13 +39,17 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
     /// settings a conflict carries) once a device has published one with
     /// `PUT /v1/account/encryption/key-pair`. Requests that store settings leave it out.
     public var keyPair: AccountKeyPair?
+    /// The account's recovery key's public half and its tag, in answers only, once a device set one up
+    /// (`PUT /v1/account/encryption/recovery`): a passphrase change seals the new account key to it.
+    public var recovery: AccountRecovery?
 
     /// Creates settings. Values outside their ranges are refused where they are decoded (the
     /// server answers `invalidArguments`); ``problem`` tells beforehand.
     public init(
         salt: Data, costN: Int, blockSizeR: Int, parallelismP: Int, keyVersion: Int, verifier: Data,
-        keyPair: AccountKeyPair? = nil
+        keyPair: AccountKeyPair? = nil, recovery: AccountRecovery? = nil
     ) {
+        self.recovery = recovery
         self.salt = salt
         self.costN = costN
         self.blockSizeR = blockSizeR
@@ -55,16 +59,17 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
         self.keyPair = keyPair
     }
 
-    /// These settings without the key pair: what derives the account key, which two devices
-    /// compare to tell whether they set up the same account key.
+    /// These settings without the key pair and the recovery key: what derives the account key, which two
+    /// devices compare to tell whether they set up the same account key.
     public var withoutKeyPair: AccountEncryptionSettings {
         var settings = self
         settings.keyPair = nil
+        settings.recovery = nil
         return settings
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier, keyPair
+        case salt, costN, blockSizeR, parallelismP, keyVersion, verifier, keyPair, recovery
     }
 
     /// Decodes settings, refusing any member outside its range (the error names the member).
@@ -77,6 +82,7 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
         keyVersion = try container.decode(Int.self, forKey: .keyVersion)
         verifier = try container.decode(Data.self, forKey: .verifier)
         keyPair = try container.decodeIfPresentNotNull(AccountKeyPair.self, forKey: .keyPair)
+        recovery = try container.decodeIfPresentNotNull(AccountRecovery.self, forKey: .recovery)
         for key in CodingKeys.allCases {
             if let problem = problem(of: key) {
                 throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
@@ -116,6 +122,8 @@ public struct AccountEncryptionSettings: Codable, Sendable, Hashable {
                 : "the verifier is \(verifier.count) bytes long; send \(Self.range(Self.verifierByteCountRange)) bytes"
         case .keyPair:
             keyPair?.problem
+        case .recovery:
+            nil
         }
     }
 
@@ -197,5 +205,115 @@ public struct EncryptedDataResetResponse: Codable, Sendable, Hashable {
 
     public init(deletedZoneIDs: [RecordZone.ID]) {
         self.deletedZoneIDs = deletedZoneIDs
+    }
+}
+
+/// The public half of an account's recovery key and the tag that binds it to the account (an HMAC under
+/// the account key), as ``AccountEncryptionSettings/recovery`` answers them.
+public struct AccountRecovery: Codable, Sendable, Hashable {
+    /// The recovery key pair's X25519 public key, 32 bytes.
+    public var publicKey: Data
+    /// HMAC-SHA256 of the public key under the account key, 32 bytes: only the account's devices make it.
+    public var keyTag: Data
+
+    public init(publicKey: Data, keyTag: Data) {
+        self.publicKey = publicKey
+        self.keyTag = keyTag
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case publicKey, keyTag
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        publicKey = try container.decode(Data.self, forKey: .publicKey)
+        keyTag = try container.decode(Data.self, forKey: .keyTag)
+        if let problem = AccountKeyPair.problem(publicKey: publicKey) {
+            throw DecodingError.dataCorruptedError(forKey: .publicKey, in: container, debugDescription: problem)
+        }
+        guard keyTag.count == 32 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .keyTag, in: container, debugDescription: "the key tag is \(keyTag.count) bytes long; send 32")
+        }
+    }
+}
+
+/// A recovery key as a device sends it: the public key and its tag (``AccountRecovery``), the account key
+/// sealed to the public key (opaque to the server), and the SHA-256 of the recovery key's verifier, which
+/// the server compares a shown verifier's with before it hands the sealed key out.
+///
+/// In `PUT /v1/account/encryption/recovery` (a new recovery key: every member), and in a passphrase
+/// change (`POST /v1/account/encryption/change`), where the new account key is sealed again to the
+/// account's recovery key: `verifierHash` is then left out and the public key is the stored one, unless
+/// the change replaces the recovery key (after a recovery).
+public struct RecoverySetup: Codable, Sendable, Hashable {
+    /// Lengths of ``sealedAccountKey``, in bytes.
+    public static let sealedAccountKeyByteCountRange: ClosedRange<Int> = 1...512
+
+    public var recovery: AccountRecovery
+    public var sealedAccountKey: Data
+    /// 32 bytes; nil keeps the stored one (the recovery key is the same).
+    public var verifierHash: Data?
+
+    public init(recovery: AccountRecovery, sealedAccountKey: Data, verifierHash: Data?) {
+        self.recovery = recovery
+        self.sealedAccountKey = sealedAccountKey
+        self.verifierHash = verifierHash
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case recovery, sealedAccountKey, verifierHash
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recovery = try container.decode(AccountRecovery.self, forKey: .recovery)
+        sealedAccountKey = try container.decode(Data.self, forKey: .sealedAccountKey)
+        verifierHash = try container.decodeIfPresentNotNull(Data.self, forKey: .verifierHash)
+        guard Self.sealedAccountKeyByteCountRange.contains(sealedAccountKey.count) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .sealedAccountKey, in: container,
+                debugDescription:
+                    "the sealed account key is \(sealedAccountKey.count) bytes long; send 1 to \(Self.sealedAccountKeyByteCountRange.upperBound) bytes"
+            )
+        }
+        if let verifierHash, verifierHash.count != 32 {
+            throw DecodingError.dataCorruptedError(
+                forKey: .verifierHash, in: container,
+                debugDescription: "the verifier hash is \(verifierHash.count) bytes long; send 32 (SHA-256)")
+        }
+    }
+}
+
+/// The body of `PUT /v1/account/encryption/recovery`: a new recovery key for the account whose current
+/// account key version is `expectedKeyVersion` (the account key it seals).
+public struct RecoveryKeyRequest: Codable, Sendable, Hashable {
+    public var expectedKeyVersion: Int
+    public var setup: RecoverySetup
+
+    public init(expectedKeyVersion: Int, setup: RecoverySetup) {
+        self.expectedKeyVersion = expectedKeyVersion
+        self.setup = setup
+    }
+}
+
+/// The body of `POST /v1/account/encryption/recovery/open`: the recovery key's verifier, 32 bytes.
+public struct RecoveryOpenRequest: Codable, Sendable, Hashable {
+    public var verifier: Data
+
+    public init(verifier: Data) {
+        self.verifier = verifier
+    }
+}
+
+/// The answer of `POST /v1/account/encryption/recovery/open`: the account key sealed to the recovery key.
+public struct RecoveryOpenResponse: Codable, Sendable, Hashable {
+    public var keyVersion: Int
+    public var sealedAccountKey: Data
+
+    public init(keyVersion: Int, sealedAccountKey: Data) {
+        self.keyVersion = keyVersion
+        self.sealedAccountKey = sealedAccountKey
     }
 }

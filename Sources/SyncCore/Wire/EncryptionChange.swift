@@ -21,11 +21,15 @@ public struct EncryptionChangeRequest: Codable, Sendable, Hashable {
     /// key must be the stored one. Required when the account has a key pair; one sent for an
     /// account that has none is published with the change.
     public var keyPair: AccountKeyPair?
+    /// The new account key sealed to the account's recovery key (``RecoverySetup``): required when the
+    /// account has one. With a `verifierHash`, it replaces the recovery key (a recovery does so).
+    public var recovery: RecoverySetup?
 
     public init(
         expectedKeyVersion: Int, settings: AccountEncryptionSettings, zoneKeys: [ZoneKeyUpdate],
-        sharedZoneKeys: [ZoneKeyUpdate], keyPair: AccountKeyPair?
+        sharedZoneKeys: [ZoneKeyUpdate], keyPair: AccountKeyPair?, recovery: RecoverySetup? = nil
     ) {
+        self.recovery = recovery
         self.expectedKeyVersion = expectedKeyVersion
         self.settings = settings
         self.zoneKeys = zoneKeys
@@ -34,7 +38,7 @@ public struct EncryptionChangeRequest: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case expectedKeyVersion, settings, zoneKeys, sharedZoneKeys, keyPair
+        case expectedKeyVersion, settings, zoneKeys, sharedZoneKeys, keyPair, recovery
     }
 
     /// Decodes a change; `keyPair` may be left out but not sent as `null`.
@@ -45,6 +49,7 @@ public struct EncryptionChangeRequest: Codable, Sendable, Hashable {
         zoneKeys = try container.decode([ZoneKeyUpdate].self, forKey: .zoneKeys)
         sharedZoneKeys = try container.decode([ZoneKeyUpdate].self, forKey: .sharedZoneKeys)
         keyPair = try container.decodeIfPresentNotNull(AccountKeyPair.self, forKey: .keyPair)
+        recovery = try container.decodeIfPresentNotNull(RecoverySetup.self, forKey: .recovery)
         if let problem = RecordZone.EncryptionKey.problem(keyVersion: expectedKeyVersion) {
             throw DecodingError.dataCorruptedError(
                 forKey: .expectedKeyVersion, in: container, debugDescription: problem)

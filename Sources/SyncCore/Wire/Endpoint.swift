@@ -43,6 +43,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let createKeyPair = Endpoint(.put, "/v1/account/encryption/key-pair")
     public static let changeEncryption = Endpoint(.post, "/v1/account/encryption/change")
     public static let resetEncryption = Endpoint(.post, "/v1/account/encryption/reset")
+    public static let setUpRecovery = Endpoint(.put, "/v1/account/encryption/recovery")
+    public static let openRecovery = Endpoint(.post, "/v1/account/encryption/recovery/open")
     /// The push socket (a WebSocket).
     public static let push = Endpoint(.get, "/v1/push")
 
@@ -71,14 +73,17 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let deleteShare = Endpoint(.post, "/v1/shares/delete")
     public static let shareMetadata = Endpoint(.post, "/v1/shares/metadata")
     public static let acceptShare = Endpoint(.post, "/v1/shares/accept")
+    public static let declineShare = Endpoint(.post, "/v1/shares/decline")
+    public static let invitations = Endpoint(.get, "/v1/shares/invitations")
 
     /// Every endpoint.
     public static let all: [Endpoint] = [
         health, limits, createAccount, signIn, signOut, account, changePassword, deleteAccount, sessions,
         endSession, endOtherSessions, usage, encryptionSettings, createEncryptionSettings, createKeyPair,
-        changeEncryption, resetEncryption, push, listZones, modifyZones, fetchDatabaseChanges, modifyRecords,
+        changeEncryption, resetEncryption, setUpRecovery, openRecovery, push, listZones, modifyZones,
+        fetchDatabaseChanges, modifyRecords,
         fetchZoneChanges, lookupRecords, downloadAsset, createUpload, uploadStatus, appendToUpload, lookupUsers,
-        saveShare, fetchShare, deleteShare, shareMetadata, acceptShare,
+        saveShare, fetchShare, deleteShare, shareMetadata, acceptShare, declineShare, invitations,
     ]
 
     /// The path with each `:name` replaced by `parameters[name]`, percent-encoded as one path segment.

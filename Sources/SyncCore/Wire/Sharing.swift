@@ -313,3 +313,14 @@ public struct LookupUsersResponse: Codable, Sendable, Hashable {
         self.failures = failures
     }
 }
+
+/// `GET /v1/shares/invitations`: the shares the caller is invited to by name and has neither accepted
+/// nor declined, each as its metadata (with its token, to accept or decline it, and its owner's public
+/// key, to compare with the owner before accepting), by owner and zone.
+public struct InvitationsResponse: Codable, Sendable, Hashable {
+    public var invitations: [ShareMetadata]
+
+    public init(invitations: [ShareMetadata]) {
+        self.invitations = invitations
+    }
+}

@@ -175,6 +175,33 @@ struct ShareRoutes {
         return try body.response(try await metadata(of: share, for: user))
     }
 
+    /// `POST /v1/shares/decline`: an invited participant turns the invitation down; it cannot be
+    /// accepted afterwards (the owner invites them again to undo it).
+    func decline(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let device = try DatabaseRoutes.deviceID(request)
+        let decline = try await body.decode(ShareTokenRequest.self, from: request)
+        guard ShareRules.isWellFormed(token: decline.token) else { throw ShareRules.notOpen }
+        let share = try await store.updateShare(token: decline.token, actor: user, now: Date()) {
+            try ShareRules.declined($0, by: user)
+        }
+        await audience.notify(owner: share.owner, zoneNames: [share.zoneName], by: user, device: device)
+        return try body.response(EmptyResponse())
+    }
+
+    /// `GET /v1/shares/invitations`: the shares the caller is invited to and has not answered.
+    func invitations(_ request: Request, context: SyncRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var invitations: [ShareMetadata] = []
+        for share in try await store.memberships(user: user) {
+            guard let participant = share.participant(user), participant.role == .privateUser,
+                participant.status == .pending
+            else { continue }
+            invitations.append(try await metadata(of: share, for: user))
+        }
+        return try body.response(InvitationsResponse(invitations: invitations))
+    }
+
     /// The record name of the share a save names: the zone-wide share's, a hierarchy's given name,
     /// or a new one for a new hierarchy. Checks the root sent with it.
     private static func shareRecordName(of save: SaveShareRequest, owner: String) throws -> String {

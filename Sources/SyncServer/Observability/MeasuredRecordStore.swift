@@ -80,6 +80,16 @@ struct MeasuredRecordStore: RecordStore {
     func publicKey(owner: String) async throws -> Data? {
         try await timed("publicKey") { try await base.publicKey(owner: owner) }
     }
+    func setRecovery(owner: String, expectedKeyVersion: Int, _ recovery: StoredRecovery) async throws
+        -> AccountEncryptionSettings
+    {
+        try await timed("setRecovery") {
+            try await base.setRecovery(owner: owner, expectedKeyVersion: expectedKeyVersion, recovery)
+        }
+    }
+    func recovery(owner: String) async throws -> StoredRecovery? {
+        try await timed("recovery") { try await base.recovery(owner: owner) }
+    }
     func changeEncryption(owner: String, _ change: EncryptionChangeRequest, now: Date) async throws
         -> (settings: AccountEncryptionSettings, applied: Bool)
     {

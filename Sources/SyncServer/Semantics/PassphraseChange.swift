@@ -18,14 +18,17 @@ enum PassphraseChange {
         /// The shared zones where the account accepted a share and has an own slot, with the
         /// slot's newest key version.
         var sharedSlots: [RecordZone.ID: Int]
+        /// The account's recovery key, if it has one.
+        var recovery: StoredRecovery? = nil
     }
 
     /// What to do.
     enum Decision: Equatable {
         /// The change was applied already (a retry): answer the stored settings, write nothing.
         case retry(AccountEncryptionSettings)
-        /// Write these settings (with the key pair to store) and the keys of the request.
-        case apply(AccountEncryptionSettings)
+        /// Write these settings (with the key pair to store), the keys of the request and, when the account
+        /// has or gets one, the recovery key with the new account key sealed to it.
+        case apply(AccountEncryptionSettings, recovery: StoredRecovery?)
     }
 
     /// Checks the request before anything is read; throws `invalidArguments` or
@@ -116,7 +119,36 @@ enum PassphraseChange {
         }
         var next = change.settings
         next.keyPair = change.keyPair
-        return .apply(next)
+        return .apply(next, recovery: try recovery(change.recovery, stored: stored.recovery))
+    }
+
+    /// The recovery key to store with the change: a recovery key the account has must get the new account key
+    /// sealed to it (the same public key), unless the change replaces it (a verifier hash sent).
+    static func recovery(_ sent: RecoverySetup?, stored: StoredRecovery?) throws -> StoredRecovery? {
+        guard let sent else {
+            if stored != nil {
+                throw conflict(
+                    "this account has a recovery key (perhaps set up meanwhile); seal the new account key to it as recovery"
+                )
+            }
+            return nil
+        }
+        if let hash = sent.verifierHash {
+            return StoredRecovery(recovery: sent.recovery, sealedAccountKey: sent.sealedAccountKey, verifierHash: hash)
+        }
+        guard let stored else {
+            throw SyncError(
+                .invalidArguments,
+                "recovery: this account has no recovery key to seal the new account key to; send verifierHash to set one up"
+            )
+        }
+        guard sent.recovery.publicKey == stored.recovery.publicKey else {
+            throw conflict(
+                "recovery.recovery.publicKey is not the account's recovery key (it was replaced meanwhile); seal the new account key to the one the settings give"
+            )
+        }
+        return StoredRecovery(
+            recovery: sent.recovery, sealedAccountKey: sent.sealedAccountKey, verifierHash: stored.verifierHash)
     }
 
     /// Checks that `sent` wraps again exactly the account's own slots of shares in `stored` (zone: the

@@ -173,6 +173,22 @@ public enum ShareRules {
         return share
     }
 
+    /// The share after an invited participant declined it: removed, as if they had left. Throws
+    /// `unknownItem` for anyone not invited (or who declined or left already), `invalidArguments` for
+    /// the owner and for someone who accepted (they leave instead).
+    static func declined(_ share: StoredShare, by user: String) throws -> StoredShare {
+        guard let participant = share.participant(user), participant.status != .removed else { throw notOpen }
+        guard participant.role != .owner else {
+            throw SyncError(.invalidArguments, "you own this share; stop sharing it instead of declining it")
+        }
+        guard participant.status == .pending else {
+            throw SyncError(
+                .invalidArguments,
+                "you accepted this share already; leave it instead (delete its zone from your shared database)")
+        }
+        return try left(share, by: user)
+    }
+
     /// The answer for a share someone may not open: the same as for one that does not exist.
     static let notOpen = SyncError(
         .unknownItem, "there is no share with this URL open to you; ask its owner for a new invitation")

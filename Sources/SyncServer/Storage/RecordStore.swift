@@ -65,6 +65,12 @@ public protocol RecordStore: Sendable, ShareStore, AccountStore, QuotaStore, Cha
     func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation
     /// The account's public key, or nil when it has no key pair (or no such account).
     func publicKey(owner: String) async throws -> Data?
+    /// Stores a new recovery key for the account, whose account key version must be the request's
+    /// (`serverRecordChanged` with the stored settings otherwise); answers the settings now stored.
+    func setRecovery(owner: String, expectedKeyVersion: Int, _ recovery: StoredRecovery) async throws
+        -> AccountEncryptionSettings
+    /// The account's recovery key as stored, the sealed account key and verifier hash included.
+    func recovery(owner: String) async throws -> StoredRecovery?
     /// A passphrase change, checked by ``PassphraseChange`` against what is stored and applied in
     /// one transaction: the new settings, the zones' keys (each zone a change other devices
     /// see), the own slots of accepted shares, the key pair. Returns the settings now stored and

@@ -609,5 +609,27 @@ enum SchemaHistory {
                 "CREATE INDEX record_reference_by_record ON record_reference(owner, zone_name, record_name)",
             ],
             fill: { try await $0.indexStoredReferences() }),
+        // An account's recovery key: its public half and tag (which every device sees), the account key
+        // sealed to it, and the hash of its verifier (which only a request showing the verifier gets past).
+        Version(
+            11, "recovery keys",
+            sqlite: [
+                (
+                    Version.sqliteIdentifier(11, "recovery keys"),
+                    """
+                    ALTER TABLE encryption_settings ADD COLUMN recovery_public_key BLOB;
+                    ALTER TABLE encryption_settings ADD COLUMN recovery_key_tag BLOB;
+                    ALTER TABLE encryption_settings ADD COLUMN recovery_sealed_key BLOB;
+                    ALTER TABLE encryption_settings ADD COLUMN recovery_verifier_hash BLOB;
+                    """
+                )
+            ],
+            postgres: [
+                """
+                ALTER TABLE encryption_settings ADD COLUMN recovery_public_key BYTEA,
+                    ADD COLUMN recovery_key_tag BYTEA, ADD COLUMN recovery_sealed_key BYTEA,
+                    ADD COLUMN recovery_verifier_hash BYTEA
+                """
+            ]),
     ]
 }

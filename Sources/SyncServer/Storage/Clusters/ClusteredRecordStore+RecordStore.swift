@@ -214,6 +214,18 @@ extension ClusteredRecordStore: RecordStore {
         try await owning(owner) { try await $0.publicKey(owner: owner) }
     }
 
+    public func setRecovery(owner: String, expectedKeyVersion: Int, _ recovery: StoredRecovery) async throws
+        -> AccountEncryptionSettings
+    {
+        try await owning(owner) {
+            try await $0.setRecovery(owner: owner, expectedKeyVersion: expectedKeyVersion, recovery)
+        }
+    }
+
+    public func recovery(owner: String) async throws -> StoredRecovery? {
+        try await owning(owner) { try await $0.recovery(owner: owner) }
+    }
+
     /// The change on the account's own cluster, with the slots of shares whose owners live there; the
     /// slots of shares on other clusters are checked first (the change must cover them as it covers the
     /// others) and written after, once the account's cluster holds the new settings. A retry writes them

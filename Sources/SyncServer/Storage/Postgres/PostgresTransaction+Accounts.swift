@@ -57,21 +57,49 @@ extension PostgresTransaction {
     // MARK: Encryption
 
     func encryptionSettings(owner: String, forUpdate: Bool) async throws -> AccountEncryptionSettings? {
-        for (salt, costN, blockSizeR, parallelismP, keyVersion, verifier, publicKey, wrappedPrivateKey)
+        for (
+            salt, costN, blockSizeR, parallelismP, keyVersion, verifier, publicKey, wrappedPrivateKey, recoveryKey,
+            recoveryTag
+        )
             in try await query(
                 """
                 SELECT salt, cost_n, block_size_r, parallelism_p, key_version, verifier, public_key,
-                    wrapped_private_key
+                    wrapped_private_key, recovery_public_key, recovery_key_tag
                 FROM encryption_settings WHERE user_record_name = \(owner) \(unescaped: forUpdate ? "FOR UPDATE" : "")
                 """
-            ).decode((Data, Int64, Int64, Int64, Int64, Data, Data?, Data?).self)
+            ).decode((Data, Int64, Int64, Int64, Int64, Data, Data?, Data?, Data?, Data?).self)
         {
             return AccountEncryptionSettings(
                 salt: salt, costN: Int(costN), blockSizeR: Int(blockSizeR), parallelismP: Int(parallelismP),
                 keyVersion: Int(keyVersion), verifier: verifier,
-                keyPair: AccountKeyPair(storedPublicKey: publicKey, wrappedPrivateKey: wrappedPrivateKey))
+                keyPair: AccountKeyPair(storedPublicKey: publicKey, wrappedPrivateKey: wrappedPrivateKey),
+                recovery: AccountRecovery(storedPublicKey: recoveryKey, keyTag: recoveryTag))
         }
         return nil
+    }
+
+    func recovery(owner: String) async throws -> StoredRecovery? {
+        for (publicKey, tag, sealed, hash) in try await query(
+            """
+            SELECT recovery_public_key, recovery_key_tag, recovery_sealed_key, recovery_verifier_hash
+            FROM encryption_settings WHERE user_record_name = \(owner)
+            """
+        ).decode((Data?, Data?, Data?, Data?).self) {
+            guard let recovery = AccountRecovery(storedPublicKey: publicKey, keyTag: tag), let sealed, let hash
+            else { return nil }
+            return StoredRecovery(recovery: recovery, sealedAccountKey: sealed, verifierHash: hash)
+        }
+        return nil
+    }
+
+    func setRecovery(_ recovery: StoredRecovery, owner: String) async throws {
+        try await query(
+            """
+            UPDATE encryption_settings SET recovery_public_key = \(recovery.recovery.publicKey),
+                recovery_key_tag = \(recovery.recovery.keyTag), recovery_sealed_key = \(recovery.sealedAccountKey),
+                recovery_verifier_hash = \(recovery.verifierHash)
+            WHERE user_record_name = \(owner)
+            """)
     }
 
     func insertEncryptionSettings(_ settings: AccountEncryptionSettings, owner: String, at: Int64) async throws

@@ -62,7 +62,35 @@ extension SQLiteTransaction {
         return AccountEncryptionSettings(
             salt: row["salt"], costN: row["cost_n"], blockSizeR: row["block_size_r"],
             parallelismP: row["parallelism_p"], keyVersion: row["key_version"], verifier: row["verifier"],
-            keyPair: AccountKeyPair(storedPublicKey: row["public_key"], wrappedPrivateKey: row["wrapped_private_key"]))
+            keyPair: AccountKeyPair(storedPublicKey: row["public_key"], wrappedPrivateKey: row["wrapped_private_key"]),
+            recovery: AccountRecovery(storedPublicKey: row["recovery_public_key"], keyTag: row["recovery_key_tag"]))
+    }
+
+    func recovery(owner: String) throws -> StoredRecovery? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT recovery_public_key, recovery_key_tag, recovery_sealed_key, recovery_verifier_hash
+                    FROM encryption_settings WHERE user_record_name = ?
+                    """, arguments: [owner]),
+            let recovery = AccountRecovery(storedPublicKey: row[0], keyTag: row[1]),
+            let sealed: Data = row[2], let hash: Data = row[3]
+        else { return nil }
+        return StoredRecovery(recovery: recovery, sealedAccountKey: sealed, verifierHash: hash)
+    }
+
+    func setRecovery(_ recovery: StoredRecovery, owner: String) throws {
+        try db.execute(
+            sql: """
+                UPDATE encryption_settings SET recovery_public_key = ?, recovery_key_tag = ?, recovery_sealed_key = ?,
+                    recovery_verifier_hash = ?
+                WHERE user_record_name = ?
+                """,
+            arguments: [
+                recovery.recovery.publicKey, recovery.recovery.keyTag, recovery.sealedAccountKey,
+                recovery.verifierHash, owner,
+            ])
     }
 
     func insertEncryptionSettings(_ settings: AccountEncryptionSettings, owner: String, at: Int64) throws -> Bool {

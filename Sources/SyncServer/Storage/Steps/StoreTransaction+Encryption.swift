@@ -24,6 +24,37 @@ extension RecordStoreBackend {
         }
     }
 
+    /// Stores a new recovery key for the account whose account key version is `expectedKeyVersion`; answers
+    /// the settings then stored, or throws `serverRecordChanged` with them (the passphrase changed meanwhile)
+    /// or `unknownItem` (no settings).
+    public func setRecovery(owner: String, expectedKeyVersion: Int, _ recovery: StoredRecovery) async throws
+        -> AccountEncryptionSettings
+    {
+        try await write { transaction in
+            _ = try await transaction.lockAccount(owner: owner)
+            guard var settings = try await transaction.encryptionSettings(owner: owner, forUpdate: true) else {
+                throw SyncError(
+                    .unknownItem,
+                    "this account has no encryption settings yet, so there is no account key to recover; set up encrypted data first"
+                )
+            }
+            guard settings.keyVersion == expectedKeyVersion else {
+                throw SyncError(
+                    .serverRecordChanged,
+                    "the passphrase was changed on another device: the account key version is \(settings.keyVersion), not \(expectedKeyVersion); seal the current account key (derive it from the included settings)",
+                    serverEncryptionSettings: settings)
+            }
+            try await transaction.setRecovery(recovery, owner: owner)
+            settings.recovery = recovery.recovery
+            return settings
+        }
+    }
+
+    /// The account's recovery key as stored, the sealed account key included.
+    public func recovery(owner: String) async throws -> StoredRecovery? {
+        try await readStatement { try await $0.recovery(owner: owner) }
+    }
+
     public func createKeyPair(owner: String, _ keyPair: AccountKeyPair) async throws -> KeyPairCreation {
         // The settings are held: of two devices publishing at once, one stores and the other is told.
         try await write { transaction in
@@ -51,13 +82,19 @@ extension RecordStoreBackend {
             let stored = PassphraseChange.Stored(
                 settings: try await transaction.encryptionSettings(owner: owner, forUpdate: true),
                 zoneKeys: try await transaction.zoneKeys(owner: owner),
-                sharedSlots: Dictionary(slots.map { ($0.zoneID, $0.keyVersion) }, uniquingKeysWith: max))
-            let next: AccountEncryptionSettings
+                sharedSlots: Dictionary(slots.map { ($0.zoneID, $0.keyVersion) }, uniquingKeysWith: max),
+                recovery: try await transaction.recovery(owner: owner))
+            var next: AccountEncryptionSettings
             switch try PassphraseChange.decide(change, stored: stored) {
             case .retry(let settings): return (settings, false)
-            case .apply(let settings): next = settings
+            case .apply(let settings, let recovery):
+                next = settings
+                try await transaction.replaceEncryptionSettings(next, owner: owner)
+                if let recovery {
+                    try await transaction.setRecovery(recovery, owner: owner)
+                    next.recovery = recovery.recovery
+                }
             }
-            try await transaction.replaceEncryptionSettings(next, owner: owner)
             // Each zone's key is a change of the zone, as a key a zone gains is: devices see it.
             var seq = try await transaction.lockAccount(owner: owner).current
             for update in change.zoneKeys {

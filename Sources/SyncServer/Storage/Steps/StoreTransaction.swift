@@ -41,8 +41,12 @@ protocol StoreTransaction {
     func insertEncryptionSettings(_ settings: AccountEncryptionSettings, owner: String, at: Int64) async throws
         -> Bool
     func setKeyPair(_ keyPair: AccountKeyPair, owner: String) async throws
-    /// Writes every field of the settings, key pair included, over the stored ones.
+    /// Writes every field of the settings, key pair included, over the stored ones (not the recovery key).
     func replaceEncryptionSettings(_ settings: AccountEncryptionSettings, owner: String) async throws
+    /// The account's recovery key, sealed account key and verifier hash included; nil when it has none.
+    func recovery(owner: String) async throws -> StoredRecovery?
+    /// Stores the account's recovery key over the one it had (the settings' row must exist).
+    func setRecovery(_ recovery: StoredRecovery, owner: String) async throws
     /// The keys of the owner's live zones that have one, by zone name.
     func zoneKeys(owner: String) async throws -> [String: RecordZone.EncryptionKey]
     func setZoneWrappedKey(_ wrappedKey: Data, owner: String, zoneName: String, seq: Int64, at: Int64) async throws

@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import SyncCore
+import SyncKit
+
+/// Other accounts' public keys as this device saw them (``KnownKey``), whether the person verified each,
+/// a verified key the server no longer gives (refused until verified again), and the notices of changed
+/// keys not yet shown.
+extension ContactStore {
+    /// The key this device knows for an account, or nil.
+    package func knownKey(_ userRecordName: String) throws -> KnownKey? {
+        try queue.read { db in try Self.knownKey(userRecordName, db) }
+    }
+
+    /// Every key this device knows, by user record name.
+    package func knownKeys() throws -> [String: KnownKey] {
+        try queue.read { db in
+            var keys: [String: KnownKey] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM knownKey") {
+                let key = Self.knownKey(row)
+                keys[key.userRecordName] = key
+            }
+            return keys
+        }
+    }
+
+    /// The accounts whose verified key the server no longer gives: nothing is shared with them or accepted
+    /// from them until the person verifies again. By username.
+    package func refusedKeys() throws -> [KeyChange] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM knownKey WHERE refusedKey IS NOT NULL ORDER BY username").map {
+                row in
+                let known = Self.knownKey(row)
+                var current = known
+                current.publicKey = row["refusedKey"]
+                current.verifiedAt = nil
+                return KeyChange(previous: known, current: current)
+            }
+        }
+    }
+
+    /// Keeps the key seen for an account: a new key (not the one kept) is marked changed, and clears a
+    /// refusal of that key.
+    package func saveKnownKey(_ key: KnownKey, now: Date = Date()) throws {
+        try write { transaction in
+            let db = transaction.db
+            let kept = try Row.fetchOne(
+                db, sql: "SELECT * FROM knownKey WHERE userRecordName = ?", arguments: [key.userRecordName])
+            let keptKey: Data? = kept?["publicKey"]
+            let changedAt: Double? =
+                keptKey == nil || keptKey == key.publicKey ? kept?["changedAt"] : now.timeIntervalSince1970
+            let refusedKey: Data? = kept?["refusedKey"]
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO knownKey
+                    (userRecordName, username, publicKey, verifiedAt, changedAt, refusedKey, notice)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    key.userRecordName, key.username, key.publicKey, key.verifiedAt?.timeIntervalSince1970, changedAt,
+                    refusedKey == key.publicKey ? nil : refusedKey, kept?["notice"] as String?,
+                ])
+        }
+    }
+
+    /// Notes a changed key: a refused one is kept beside the verified one until the person verifies; either
+    /// leaves a notice for the next command or screen to show.
+    package func noteKeyChange(_ change: KeyChange) throws {
+        try write { transaction in
+            try transaction.db.execute(
+                sql: "UPDATE knownKey SET refusedKey = ?, notice = ? WHERE userRecordName = ?",
+                arguments: [
+                    change.isRefused ? change.current.publicKey : nil, change.description,
+                    change.previous.userRecordName,
+                ])
+        }
+    }
+
+    /// The notices of changed keys not shown yet, which are then marked shown.
+    package func takeKeyNotices() throws -> [String] {
+        try write { transaction in
+            let db = transaction.db
+            let notices = try String.fetchAll(
+                db, sql: "SELECT notice FROM knownKey WHERE notice IS NOT NULL ORDER BY username")
+            if !notices.isEmpty { try db.execute(sql: "UPDATE knownKey SET notice = NULL WHERE notice IS NOT NULL") }
+            return notices
+        }
+    }
+
+    static func knownKey(_ userRecordName: String, _ db: GRDB.Database) throws -> KnownKey? {
+        try Row.fetchOne(db, sql: "SELECT * FROM knownKey WHERE userRecordName = ?", arguments: [userRecordName])
+            .map(knownKey)
+    }
+
+    private static func knownKey(_ row: Row) -> KnownKey {
+        KnownKey(
+            userRecordName: row["userRecordName"], username: row["username"], publicKey: row["publicKey"],
+            verifiedAt: (row["verifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import SyncCore
+import SyncCrypto
+
+/// The account's recovery key (``RecoveryKey``): set up by a device that holds the account key, kept sealed
+/// to the newest account key by every passphrase change, and used on a device whose person lost the
+/// passphrase to set a new one without losing a record, a book or a share.
+extension Keyring {
+    /// Makes a new recovery key for the account, replacing the one it had, and returns it: show it once;
+    /// nothing keeps it.
+    func setUpRecovery(client: DatabaseClient) async throws -> RecoveryKey {
+        let accountKey = try await accountKey(client: client)
+        let recoveryKey = RecoveryKey.generate()
+        let setup = try Self.setup(
+            recoveryKey, sealing: accountKey, userRecordName: try await userRecordName(client: client))
+        do {
+            _ = try await client.setUpRecovery(
+                RecoveryKeyRequest(expectedKeyVersion: accountKey.keyVersion, setup: setup))
+        } catch let error as SyncError where error.code == .serverRecordChanged {
+            forget()
+            throw Self.changedElsewhere
+        }
+        return recoveryKey
+    }
+
+    /// Opens the account key with `recoveryKey` and makes this keyring's passphrase the account's, as a
+    /// passphrase change does (every key wrapped again, nothing sealed again), with a new recovery key, which
+    /// it returns: the one used is spent.
+    ///
+    /// - Throws: `permissionFailure` for a recovery key that is not the account's (the server counts it, and
+    ///   after a few answers `requestRateLimited`); `unknownItem` when the account has no recovery key.
+    func recover(with recoveryKey: RecoveryKey, client: DatabaseClient, shared: DatabaseClient) async throws -> (
+        settings: AccountEncryptionSettings, recoveryKey: RecoveryKey
+    ) {
+        let newRecovery = RecoveryKey.generate()
+        for attempt in 1...3 {
+            let opened = try await client.openRecovery(RecoveryOpenRequest(verifier: recoveryKey.verifier))
+            guard let wire = try await client.encryptionSettings() else {
+                throw SyncError(.unknownItem, "this account has no encrypted data, so there is nothing to recover")
+            }
+            let oldKey: AccountKey
+            do {
+                oldKey = try recoveryKey.open(
+                    opened.sealedAccountKey, userRecordName: try await userRecordName(client: client),
+                    settings: try Self.settings(wire))
+            } catch let error as EncryptionError {
+                throw SyncError(.internalError, "the account cannot be recovered with this key: \(error.message)")
+            }
+            do {
+                let settings = try await changeOnce(
+                    to: passphrase, recovered: oldKey, newRecovery: newRecovery, client: client, shared: shared)
+                return (settings, newRecovery)
+            } catch let error as SyncError where error.code == .constraintViolation && attempt < 3 {
+                // A device made a zone or accepted a share meanwhile: open and change again.
+                continue
+            }
+        }
+        throw SyncError(.internalError, "unreachable: the last attempt returns or throws")
+    }
+
+    /// What a passphrase change sends of the recovery key: a new one (`newRecovery`), or the account's
+    /// (`current`) with the new account key sealed to it, after checking that the account's devices bound it
+    /// to the account (a server that swapped in a public key of its own would get the new account key).
+    func recoverySetup(
+        replacing current: AccountRecovery?, with newRecovery: RecoveryKey?, oldKey: AccountKey, newKey: AccountKey,
+        client: DatabaseClient
+    ) async throws -> RecoverySetup? {
+        let userRecordName = try await userRecordName(client: client)
+        if let newRecovery { return try Self.setup(newRecovery, sealing: newKey, userRecordName: userRecordName) }
+        guard let current else { return nil }
+        guard RecoveryKey.checkTag(current.keyTag, recoveryPublicKey: current.publicKey, by: oldKey) else {
+            throw SyncError(
+                .internalError,
+                "the account's recovery key, as the server gives it, is not one this account's devices set up: the server altered it, so the new passphrase's key is not sealed to it and the passphrase was not changed; set up a new recovery key (contacts account recovery-key), then change the passphrase"
+            )
+        }
+        return RecoverySetup(
+            recovery: AccountRecovery(
+                publicKey: current.publicKey,
+                keyTag: RecoveryKey.tag(recoveryPublicKey: current.publicKey, by: newKey)),
+            sealedAccountKey: try Self.sealed(newKey, to: current.publicKey, userRecordName: userRecordName),
+            verifierHash: nil)
+    }
+
+    /// A new recovery key as the server keeps it, sealing `accountKey`.
+    private static func setup(_ recoveryKey: RecoveryKey, sealing accountKey: AccountKey, userRecordName: String)
+        throws -> RecoverySetup
+    {
+        RecoverySetup(
+            recovery: AccountRecovery(
+                publicKey: recoveryKey.publicKey,
+                keyTag: RecoveryKey.tag(recoveryPublicKey: recoveryKey.publicKey, by: accountKey)),
+            sealedAccountKey: try sealed(accountKey, to: recoveryKey.publicKey, userRecordName: userRecordName),
+            verifierHash: RecoveryKey.verifierHash(recoveryKey.verifier))
+    }
+
+    private static func sealed(_ accountKey: AccountKey, to publicKey: Data, userRecordName: String) throws -> Data {
+        do {
+            return try RecoveryKey.seal(accountKey, to: publicKey, userRecordName: userRecordName)
+        } catch let error as EncryptionError {
+            throw SyncError(.internalError, error.message)
+        }
+    }
+}
