@@ -1,6 +1,7 @@
 import ContactsModel
 import Foundation
 import SyncCore
+import SyncCrypto
 import SyncKit
 
 /// Whose account key the person verified, and which verified keys changed, as an app shows them.
@@ -11,11 +12,17 @@ public struct KeyTrust: Sendable, Equatable {
     public var refused: Set<String> = []
     /// What to tell the person of each refused key.
     public var warnings: [String] = []
+    /// The safety number of each account key this device knows, by user record name.
+    public var safetyNumbers: [String: String] = [:]
 
-    public init(verified: Set<String> = [], refused: Set<String> = [], warnings: [String] = []) {
+    public init(
+        verified: Set<String> = [], refused: Set<String> = [], warnings: [String] = [],
+        safetyNumbers: [String: String] = [:]
+    ) {
         self.verified = verified
         self.refused = refused
         self.warnings = warnings
+        self.safetyNumbers = safetyNumbers
     }
 }
 
@@ -98,10 +105,11 @@ public struct ContactsReader: Sendable {
     public func keyTrust() throws -> KeyTrust {
         let refused = try store.refusedKeys()
         let refusedNames = Set(refused.map(\.previous.userRecordName))
+        let known = try store.knownKeys().values
         return KeyTrust(
-            verified: Set(try store.knownKeys().values.filter { $0.isVerified }.map(\.userRecordName))
-                .subtracting(refusedNames),
-            refused: Set(refusedNames), warnings: refused.map(\.description))
+            verified: Set(known.filter { $0.isVerified }.map(\.userRecordName)).subtracting(refusedNames),
+            refused: refusedNames, warnings: refused.map(\.description),
+            safetyNumbers: Dictionary(known.map { ($0.userRecordName, $0.fingerprint.safetyNumber) }) { a, _ in a })
     }
     /// The conflict log, newest first.
     public func conflicts() throws -> [ContactConflict] { try store.conflicts() }

@@ -19,6 +19,12 @@ extension Renderer {
                 : "Leave \(book.name)? It leaves all your devices. [y/N]"
             tail += TextFormatting.wrap(question, width: inner).map { ($0, CellStyle(bold: true)) }
         }
+        // The selected book's people: each one's safety number, and whether it was verified.
+        if panel.step == .choosing, let book = state.selectedBook(panel) {
+            for line in keyLines(of: book, keys: state.keys) {
+                tail += TextFormatting.wrap(line.text, width: inner).map { ($0, line.style) }
+            }
+        }
         if panel.isBusy { tail.append(("Working…", Theme.muted)) }
         if let notice = panel.notice {
             let text = notice.isError ? "\(theme.failed) \(notice.text)" : notice.text
@@ -65,6 +71,20 @@ extension Renderer {
                 Rect(row: row, column: column + used, width: fieldWidth, height: 1), style: CellStyle(underline: true))
             grid.put(text, row: row, column: column + used, maxWidth: fieldWidth, style: CellStyle(underline: true))
             grid.restyle(Rect(row: row, column: column + used + cursor, width: 1, height: 1), style: Theme.cursor)
+        }
+    }
+
+    /// One line for each person of `book` but its reader: their safety number as this device knows it, and
+    /// whether it is verified (`contacts book verify`), or that their verified key changed.
+    static func keyLines(of book: AddressBook, keys: KeyTrust) -> [(text: String, style: CellStyle)] {
+        let people = book.isOwn ? book.sharedWith : book.participants.filter { $0.role == .owner }
+        return people.map { person in
+            let number = keys.safetyNumbers[person.userRecordName] ?? "no key seen yet"
+            if keys.refused.contains(person.userRecordName) {
+                return ("\(person.username): KEY CHANGED since you verified it; verify again", Theme.error)
+            }
+            let state = keys.verified.contains(person.userRecordName) ? "verified" : "not verified"
+            return ("\(person.username): \(number) (\(state))", Theme.muted)
         }
     }
 

@@ -103,6 +103,37 @@ struct BookKeysTests {
         #expect(contact.name == "Cousin" && book == family.zoneID)
     }
 
+    @Test(
+        "the books panel marks verified people, shows the selected book's safety numbers, and says KEY CHANGED for a verified key that changed; the status pane says it in the error colour"
+    )
+    func keyMarks() throws {
+        var state = panelState()
+        state.keys = KeyTrust(
+            verified: ["_ada"], refused: ["_tom"],
+            warnings: ["tom's account key CHANGED and you had verified the old one"],
+            safetyNumbers: [
+                "_ada": "04417 93026 51190 27745 60312 88514", "_tom": "11111 22222 33333 44444 55555 66666",
+            ])
+        state.books[1].participants = [
+            ShareParticipant(
+                userRecordName: "_ada", username: "ada", role: .owner, permission: .readWrite,
+                acceptanceStatus: .accepted)
+        ]
+        let text = Renderer.render(state).text
+        #expect(text.contains("ada's ✓, read-write"), "\(text)")
+        #expect(text.contains("shared with tom KEY CHANGED (read-only) (invited)"), "\(text)")
+        // Family (Ada's, verified) selected: her safety number, verified.
+        Fixtures.press([.character("j")], on: &state)
+        #expect(Renderer.render(state).text.contains("ada: 04417 93026 51190 27745 60312 88514 (verified)"))
+        // Friends (own, shared with Tom): his key changed.
+        Fixtures.press([.character("j")], on: &state)
+        #expect(Renderer.render(state).text.contains("tom: KEY CHANGED since you verified it; verify again"))
+        // The status pane, behind the panel, says it too.
+        Fixtures.press([.escape], on: &state)
+        let screen = Renderer.render(state).text
+        #expect(screen.contains("Keys") && screen.contains("tom's account key CHANGED"), "\(screen)")
+    }
+
     @Test("B lists the books with owner and access; n, r, s, S, u, A and x ask for what they need and become effects")
     func panelActions() {
         var state = panelState()
