@@ -74,6 +74,10 @@ extension ContactStore {
             guard let book = try book(recordID.zoneID, db) else { return nil }
             return book.record(base: try serverRecord(named: recordID.recordName, db))
         }
+        if VerifiedKeyRecord.isRecord(recordID) {
+            guard let key = try knownKey(VerifiedKeyRecord.userRecordName(of: recordID), db) else { return nil }
+            return VerifiedKeyRecord.record(key, base: try serverRecord(named: recordID.recordName, db))
+        }
         if ContactConflict.isConflictRecord(recordID) {
             guard let id = ContactConflict.id(of: recordID) else { return nil }
             return try conflict(id, db)?.record

@@ -42,25 +42,37 @@ extension ContactStore {
     /// Keeps the key seen for an account: a new key (not the one kept) is marked changed, and clears a
     /// refusal of that key.
     package func saveKnownKey(_ key: KnownKey, now: Date = Date()) throws {
-        try write { transaction in
-            let db = transaction.db
-            let kept = try Row.fetchOne(
-                db, sql: "SELECT * FROM knownKey WHERE userRecordName = ?", arguments: [key.userRecordName])
-            let keptKey: Data? = kept?["publicKey"]
-            let changedAt: Double? =
-                keptKey == nil || keptKey == key.publicKey ? kept?["changedAt"] : now.timeIntervalSince1970
-            let refusedKey: Data? = kept?["refusedKey"]
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO knownKey
-                    (userRecordName, username, publicKey, verifiedAt, changedAt, refusedKey, notice)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    key.userRecordName, key.username, key.publicKey, key.verifiedAt?.timeIntervalSince1970, changedAt,
-                    refusedKey == key.publicKey ? nil : refusedKey, kept?["notice"] as String?,
-                ])
+        try write { transaction in try Self.putKnownKey(key, now: now, transaction.db) }
+    }
+
+    static func putKnownKey(_ key: KnownKey, now: Date = Date(), _ db: GRDB.Database) throws {
+        let kept = try Row.fetchOne(
+            db, sql: "SELECT * FROM knownKey WHERE userRecordName = ?", arguments: [key.userRecordName])
+        let keptKey: Data? = kept?["publicKey"]
+        let changedAt: Double? =
+            keptKey == nil || keptKey == key.publicKey ? kept?["changedAt"] : now.timeIntervalSince1970
+        let refusedKey: Data? = kept?["refusedKey"]
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO knownKey
+                (userRecordName, username, publicKey, verifiedAt, changedAt, refusedKey, notice)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                key.userRecordName, key.username, key.publicKey, key.verifiedAt?.timeIntervalSince1970, changedAt,
+                refusedKey == key.publicKey ? nil : refusedKey, kept?["notice"] as String?,
+            ])
+    }
+
+    /// A verification another device of the account made (its record fetched): kept when it is newer than
+    /// what this device knows of that account, so that every device refuses what the person refused.
+    static func mergeVerification(_ record: RecordValue, _ db: GRDB.Database) throws {
+        guard let fetched = VerifiedKeyRecord.knownKey(in: record), let verifiedAt = fetched.verifiedAt else { return }
+        try putServerRecord(record, named: record.recordID.recordName, db)
+        if let kept = try knownKey(fetched.userRecordName, db), let keptAt = kept.verifiedAt, keptAt >= verifiedAt {
+            return
         }
+        try putKnownKey(fetched, db)
     }
 
     /// Notes a changed key: a refused one is kept beside the verified one until the person verifies; either

@@ -156,6 +156,7 @@ extension ContactStore {
             try db.execute(
                 sql: """
                     DELETE FROM serverRecord; DELETE FROM contact; DELETE FROM outbox; DELETE FROM conflict;
+                    DELETE FROM knownKey;
                     DELETE FROM book WHERE NOT (zoneName = 'Contacts' AND ownerName = '__defaultOwner__');
                     DELETE FROM bookNumber WHERE n != \(ContactStore.defaultBookNumber)
                     """)

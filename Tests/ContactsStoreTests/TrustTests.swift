@@ -91,6 +91,17 @@ struct TrustTests {
             #expect(try ada.store.knownKeys().values.allSatisfy { !$0.isVerified })
             try await ada.books.verifyKey(of: "grace", in: shared, confirmation: graceFingerprint.words)
             #expect(try await ada.books.personKeys(of: shared, online: true).first?.trust == .verified)
+            // Ada's phone learns the verification (a sealed record of her default book), so it refuses too.
+            try await people.adaPhone.sync()
+            let graceRecordName = try #require(try grace.store.setting(.userRecordName))
+            let phoneKnows = try #require(try people.adaPhone.store.knownKey(graceRecordName))
+            #expect(phoneKnows.isVerified)
+            #expect(phoneKnows.fingerprint == graceFingerprint)
+            #expect(
+                try await people.adaPhone.books.personKeys(
+                    of: try people.adaPhone.store.resolveBook("Family"), online: true
+                )
+                .first?.trust == .verified)
 
             // The server now gives another key for Grace than the one Ada verified.
             let graceName = try #require(try grace.store.setting(.userRecordName))

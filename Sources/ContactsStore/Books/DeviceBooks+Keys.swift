@@ -93,10 +93,13 @@ extension DeviceBooks {
         guard fingerprint.matches(confirmation) else {
             throw DeviceError.fingerprintMismatch(username: account.username, safetyNumber: fingerprint.safetyNumber)
         }
-        try store.saveKnownKey(
-            KnownKey(
-                userRecordName: account.userRecordName, username: account.username, publicKey: key,
-                verifiedAt: Date()))
+        // Kept here, and as a sealed record for the account's other devices.
+        let verified = KnownKey(
+            userRecordName: account.userRecordName, username: account.username, publicKey: key, verifiedAt: Date())
+        try write { transaction in
+            try ContactStore.putKnownKey(verified, transaction.db)
+            try transaction.enqueue(.record(.saveRecord(VerifiedKeyRecord.recordID(of: verified.userRecordName))))
+        }
         device.refreshStatusCounts()
         if isSignedIn { try? await sync() }
         return fingerprint

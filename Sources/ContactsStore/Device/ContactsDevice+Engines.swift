@@ -9,6 +9,7 @@ extension ContactsDevice {
     /// device that saved it), a book's name, a conflict log entry. A plain value in one is a forgery.
     public static let sealedRecordTypes = SealedRecordTypes([
         Contact.recordType: .all, AddressBook.recordType: .all, ContactConflict.recordType: .all,
+        VerifiedKeyRecord.recordType: .all,
     ])
 
     /// The device's photo images.

@@ -32,6 +32,8 @@ extension ContactsDevice {
                     }
                 case Share.recordType:
                     try Self.applyShare(record, zoneID: record.recordID.zoneID, me: userRecordName, transaction)
+                case VerifiedKeyRecord.recordType:
+                    try ContactStore.mergeVerification(record, transaction.db)
                 default: continue
                 }
             }

@@ -47,6 +47,17 @@ extension ContactsDevice {
                 let recordID = failure.record.recordID
                 let isBook = AddressBook.isBookRecord(recordID)
                 switch failure.error.code {
+                case .serverRecordChanged where VerifiedKeyRecord.isRecord(recordID):
+                    // Another device verified the same person: the newer verification is kept, and sent when
+                    // it is this device's.
+                    if let serverRecord = failure.error.serverRecordValue {
+                        try ContactStore.mergeVerification(serverRecord, db)
+                        if try ContactStore.knownKey(VerifiedKeyRecord.userRecordName(of: recordID), db)?.verifiedAt
+                            != VerifiedKeyRecord.knownKey(in: serverRecord)?.verifiedAt
+                        {
+                            try transaction.enqueue(.record(.saveRecord(recordID)))
+                        }
+                    }
                 case .serverRecordChanged where isBook && failure.error.serverRecordValue != nil:
                     // Renamed on two devices at once: this device's name, sent over the server's. (Without the
                     // server's record, refused as tampered, nothing is sent again: the next fetch says more.)
@@ -97,7 +108,7 @@ extension ContactsDevice {
     ) throws {
         if let id = UUID(canonical: recordID.recordName) {
             try ContactStore.putServerRecord(record, for: id, db)
-        } else if AddressBook.isBookRecord(recordID) {
+        } else if AddressBook.isBookRecord(recordID) || VerifiedKeyRecord.isRecord(recordID) {
             try ContactStore.putServerRecord(record, named: recordID.recordName, db)
         }
     }
