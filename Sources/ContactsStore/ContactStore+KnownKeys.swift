@@ -39,27 +39,23 @@ extension ContactStore {
         }
     }
 
-    /// Keeps the key seen for an account: a new key (not the one kept) is marked changed, and clears a
-    /// refusal of that key.
-    package func saveKnownKey(_ key: KnownKey, now: Date = Date()) throws {
-        try write { transaction in try Self.putKnownKey(key, now: now, transaction.db) }
+    /// Keeps the key seen for an account, and clears a refusal of that key.
+    package func saveKnownKey(_ key: KnownKey) throws {
+        try write { transaction in try Self.putKnownKey(key, transaction.db) }
     }
 
-    static func putKnownKey(_ key: KnownKey, now: Date = Date(), _ db: GRDB.Database) throws {
+    static func putKnownKey(_ key: KnownKey, _ db: GRDB.Database) throws {
         let kept = try Row.fetchOne(
-            db, sql: "SELECT * FROM knownKey WHERE userRecordName = ?", arguments: [key.userRecordName])
-        let keptKey: Data? = kept?["publicKey"]
-        let changedAt: Double? =
-            keptKey == nil || keptKey == key.publicKey ? kept?["changedAt"] : now.timeIntervalSince1970
+            db, sql: "SELECT refusedKey, notice FROM knownKey WHERE userRecordName = ?",
+            arguments: [key.userRecordName])
         let refusedKey: Data? = kept?["refusedKey"]
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO knownKey
-                (userRecordName, username, publicKey, verifiedAt, changedAt, refusedKey, notice)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO knownKey (userRecordName, username, publicKey, verifiedAt, refusedKey, notice)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                key.userRecordName, key.username, key.publicKey, key.verifiedAt?.timeIntervalSince1970, changedAt,
+                key.userRecordName, key.username, key.publicKey, key.verifiedAt?.timeIntervalSince1970,
                 refusedKey == key.publicKey ? nil : refusedKey, kept?["notice"] as String?,
             ])
     }

@@ -207,7 +207,7 @@ extension ContactStore {
                 sql: """
                     CREATE TABLE knownKey (
                         userRecordName TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL, publicKey BLOB NOT NULL,
-                        verifiedAt REAL, changedAt REAL, refusedKey BLOB, notice TEXT) WITHOUT ROWID;
+                        verifiedAt REAL, refusedKey BLOB, notice TEXT) WITHOUT ROWID;
                     """)
         }
         return migrator

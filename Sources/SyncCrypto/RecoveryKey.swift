@@ -134,18 +134,22 @@ public struct RecoveryKey: Sendable, Hashable {
 
     /// Binds `recoveryPublicKey` to the account: an HMAC under the account key, which only its devices hold.
     public static func tag(recoveryPublicKey: Data, by accountKey: AccountKey) -> Data {
-        var context = AssociatedData(purpose: "SyncCrypto.recoveryPublicKey")
-        context.append(UInt32(accountKey.keyVersion))
-        context.append(recoveryPublicKey)
-        return Data(HMAC<SHA256>.authenticationCode(for: context.bytes, using: accountKey.key))
+        Data(
+            HMAC<SHA256>.authenticationCode(
+                for: tagContext(recoveryPublicKey, accountKey).bytes, using: accountKey.key))
     }
 
     /// Whether `tag` binds `recoveryPublicKey` to the account whose key is `accountKey`.
     public static func checkTag(_ tag: Data, recoveryPublicKey: Data, by accountKey: AccountKey) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(
+            tag, authenticating: tagContext(recoveryPublicKey, accountKey).bytes, using: accountKey.key)
+    }
+
+    private static func tagContext(_ recoveryPublicKey: Data, _ accountKey: AccountKey) -> AssociatedData {
         var context = AssociatedData(purpose: "SyncCrypto.recoveryPublicKey")
         context.append(UInt32(accountKey.keyVersion))
         context.append(recoveryPublicKey)
-        return HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: context.bytes, using: accountKey.key)
+        return context
     }
 
     private static func info(userRecordName: String, version: UInt32) -> AssociatedData {

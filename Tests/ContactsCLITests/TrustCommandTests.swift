@@ -101,4 +101,40 @@ struct TrustCommandTests {
             }
         }
     }
+
+    @Test(
+        "the zero-setup account shows its recovery key once, keeps it nowhere, and recover sets a new passphrase on it"
+    )
+    func localAccountRecovery() async throws {
+        try await withTemporaryDirectory { temporary in
+            let directory = temporary + "/contacts"
+            var program = ContactsProgram(dataDirectory: directory)
+            defer { program.stopLocalServer() }
+            let first = try await program.run(["add", "--name", "Ada Lovelace"])
+            #expect(first.status == 0, "\(first.error)")
+            let line = try #require(
+                first.error.split(separator: "\n").first { $0.contains("recovery key") }.map(String.init),
+                "\(first.error)")
+            let recoveryKey = try #require(line.split(separator: " ").last.map(String.init))
+            #expect(recoveryKey.split(separator: "-").count == 9, "\(line)")
+            let second = try await program.run(["list"])
+            #expect(!second.error.contains("recovery key"), "shown once: \(second.error)")
+            // Kept nowhere in the data directory.
+            let enumerator = FileManager.default.enumerator(atPath: directory)
+            while let relative = enumerator?.nextObject() as? String {
+                guard let data = FileManager.default.contents(atPath: directory + "/" + relative) else { continue }
+                #expect(
+                    data.range(of: Data(recoveryKey.utf8)) == nil, "the recovery key is written in \(relative)")
+            }
+
+            program.environment["CONTACTS_RECOVERY_KEY"] = recoveryKey
+            program.environment["CONTACTS_NEW_PASSPHRASE"] = "a new local passphrase"
+            let recovered = try await program.run(["account", "recover"])
+            #expect(recovered.status == 0, "\(recovered.error)")
+            let shown = try await program.run(["account", "passphrase"])
+            #expect(shown.output.trimmingCharacters(in: .whitespacesAndNewlines) == "a new local passphrase")
+            let other = try await program.run(["--device", "laptop", "list"])
+            #expect(other.status == 0 && other.output.contains("Ada Lovelace"), "\(other.error)")
+        }
+    }
 }
