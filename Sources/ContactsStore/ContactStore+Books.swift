@@ -157,5 +157,11 @@ extension ContactStore.Transaction {
         for entry in try ContactStore.conflicts(in: book.zoneID, db) {
             try enqueue(.record(.saveRecord(entry.recordID)))
         }
+        // The default book also carries the person's verifications (``VerifiedKeyRecord``).
+        if book.zoneID == Contact.zoneID {
+            for key in try ContactStore.verifiedKeys(db) {
+                try enqueue(.record(.saveRecord(VerifiedKeyRecord.recordID(of: key.userRecordName))))
+            }
+        }
     }
 }

@@ -12,6 +12,21 @@ extension ContactStore {
         try queue.read { db in try Self.knownKey(userRecordName, db) }
     }
 
+    /// The key kept for `account` as ``KnownKeys/load`` wants it: by user record name, else a verified one
+    /// kept for the same username under another record name.
+    package func knownKey(for account: AccountInfo) throws -> KnownKey? {
+        try queue.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT * FROM knownKey
+                    WHERE userRecordName = ? OR (username = ? COLLATE NOCASE AND verifiedAt IS NOT NULL)
+                    ORDER BY userRecordName = ? DESC LIMIT 1
+                    """, arguments: [account.userRecordName, account.username, account.userRecordName]
+            ).map(Self.knownKey)
+        }
+    }
+
     /// Every key this device knows, by user record name.
     package func knownKeys() throws -> [String: KnownKey] {
         try queue.read { db in
@@ -28,27 +43,26 @@ extension ContactStore {
     /// from them until the person verifies again. By username.
     package func refusedKeys() throws -> [KeyChange] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM knownKey WHERE refusedKey IS NOT NULL ORDER BY username").map {
-                row in
-                let known = Self.knownKey(row)
-                var current = known
-                current.publicKey = row["refusedKey"]
-                current.verifiedAt = nil
-                return KeyChange(previous: known, current: current)
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM knownKey WHERE refusedKey IS NOT NULL ORDER BY username")
+                .compactMap {
+                    row in
+                    let known = Self.knownKey(row)
+                    guard let refused = known.refusedKey else { return nil }
+                    let current = KnownKey(
+                        userRecordName: known.userRecordName, username: known.username, publicKey: refused)
+                    return KeyChange(previous: known, current: current)
+                }
         }
     }
 
-    /// Keeps the key seen for an account, and clears a refusal of that key.
+    /// Keeps the key seen for an account, its refusal (if any) as the key says.
     package func saveKnownKey(_ key: KnownKey) throws {
         try write { transaction in try Self.putKnownKey(key, transaction.db) }
     }
 
     static func putKnownKey(_ key: KnownKey, _ db: GRDB.Database) throws {
-        let kept = try Row.fetchOne(
-            db, sql: "SELECT refusedKey, notice FROM knownKey WHERE userRecordName = ?",
-            arguments: [key.userRecordName])
-        let refusedKey: Data? = kept?["refusedKey"]
+        let notice = try String.fetchOne(
+            db, sql: "SELECT notice FROM knownKey WHERE userRecordName = ?", arguments: [key.userRecordName])
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO knownKey (userRecordName, username, publicKey, verifiedAt, refusedKey, notice)
@@ -56,7 +70,7 @@ extension ContactStore {
                 """,
             arguments: [
                 key.userRecordName, key.username, key.publicKey, key.verifiedAt?.timeIntervalSince1970,
-                refusedKey == key.publicKey ? nil : refusedKey, kept?["notice"] as String?,
+                key.refusedKey, notice,
             ])
     }
 
@@ -95,6 +109,11 @@ extension ContactStore {
         }
     }
 
+    /// The keys the person verified.
+    static func verifiedKeys(_ db: GRDB.Database) throws -> [KnownKey] {
+        try Row.fetchAll(db, sql: "SELECT * FROM knownKey WHERE verifiedAt IS NOT NULL").map(knownKey)
+    }
+
     static func knownKey(_ userRecordName: String, _ db: GRDB.Database) throws -> KnownKey? {
         try Row.fetchOne(db, sql: "SELECT * FROM knownKey WHERE userRecordName = ?", arguments: [userRecordName])
             .map(knownKey)
@@ -103,6 +122,7 @@ extension ContactStore {
     private static func knownKey(_ row: Row) -> KnownKey {
         KnownKey(
             userRecordName: row["userRecordName"], username: row["username"], publicKey: row["publicKey"],
-            verifiedAt: (row["verifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
+            verifiedAt: (row["verifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) },
+            refusedKey: row["refusedKey"])
     }
 }

@@ -179,7 +179,11 @@ extension Container {
         let ownerKey = metadata.ownerIdentity.publicKey.flatMap { AccountIdentityKey.isPublicKey($0) ? $0 : nil }
         // The owner's key as the server gives it now is the one this share's keys are opened with and
         // pinned to: one other than the key verified for the owner is refused before anything is accepted.
-        if let ownerKey { try keyring?.knownKeys?.check(metadata.ownerIdentity, publicKey: ownerKey) }
+        if let ownerKey {
+            try keyring?.knownKeys?.check(metadata.ownerIdentity, publicKey: ownerKey)
+        } else {
+            try keyring?.knownKeys?.checkMissingKey(of: metadata.ownerIdentity)
+        }
         var key: RecordZone.EncryptionKey?
         if let invitationKey = metadata.share.invitationKey, let secret = invitation.secret {
             guard let keyring else {

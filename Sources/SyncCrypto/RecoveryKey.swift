@@ -145,6 +145,30 @@ public struct RecoveryKey: Sendable, Hashable {
             tag, authenticating: tagContext(recoveryPublicKey, accountKey).bytes, using: accountKey.key)
     }
 
+    /// Binds the recovery key to the account it was made for: an HMAC under a key only the recovery key
+    /// derives, over the account's user record name and public key (which a passphrase change never
+    /// replaces). Made once, at setup; a recovery checks it, so that an account key a server made up and
+    /// sealed to the recovery key's public half (anyone can seal to it) is refused.
+    public func bindingTag(userRecordName: String, accountPublicKey: Data) -> Data {
+        Data(
+            HMAC<SHA256>.authenticationCode(
+                for: Self.bindingContext(userRecordName, accountPublicKey).bytes, using: derived("binding")))
+    }
+
+    /// Whether `tag` is this recovery key's ``bindingTag(userRecordName:accountPublicKey:)``.
+    public func checkBinding(_ tag: Data, userRecordName: String, accountPublicKey: Data) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(
+            tag, authenticating: Self.bindingContext(userRecordName, accountPublicKey).bytes,
+            using: derived("binding"))
+    }
+
+    private static func bindingContext(_ userRecordName: String, _ accountPublicKey: Data) -> AssociatedData {
+        var context = AssociatedData(purpose: "SyncCrypto.recoveryBinding")
+        context.append(userRecordName)
+        context.append(accountPublicKey)
+        return context
+    }
+
     private static func tagContext(_ recoveryPublicKey: Data, _ accountKey: AccountKey) -> AssociatedData {
         var context = AssociatedData(purpose: "SyncCrypto.recoveryPublicKey")
         context.append(UInt32(accountKey.keyVersion))

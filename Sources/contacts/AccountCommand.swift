@@ -51,7 +51,13 @@ struct AccountCommand: AsyncParsableCommand {
                     )
                     print(passphrase.text)
                 }
-                if let recoveryKey { RecoveryKeyCommand.show(recoveryKey, replaced: false) }
+                if let recoveryKey {
+                    RecoveryKeyCommand.show(recoveryKey, replaced: false)
+                } else {
+                    warn(
+                        "no recovery key could be made now (the server may be older than this app); make one with `contacts account recovery-key`"
+                    )
+                }
             } else {
                 let passphrase = try Secret.passphrase(generateIfEmpty: false)
                 try await device.account.signIn(username: username, password: password, passphrase: passphrase.text)

@@ -59,6 +59,12 @@ extension AccountCommand {
             let name: String
             let password: String
             if let local {
+                // Started as other commands start it, without signing in with the passphrase being replaced.
+                do {
+                    _ = try await local.ensureRunning()
+                } catch let error as LocalServerError {
+                    throw CommandFailure(CLIWords.say(error))
+                }
                 let account = try local.account()
                 (name, password) = (account.username, account.password)
             } else {

@@ -127,6 +127,8 @@ struct TrustCommandTests {
                     data.range(of: Data(recoveryKey.utf8)) == nil, "the recovery key is written in \(relative)")
             }
 
+            // The server stopped: recover starts it, as any command does.
+            program.stopLocalServer()
             program.environment["CONTACTS_RECOVERY_KEY"] = recoveryKey
             program.environment["CONTACTS_NEW_PASSPHRASE"] = "a new local passphrase"
             let recovered = try await program.run(["account", "recover"])

@@ -5,6 +5,7 @@ import Foundation
 import SyncCore
 import SyncCrypto
 import SyncKit
+import SyncServer
 import SyncTesting
 import Testing
 
@@ -392,6 +393,106 @@ struct TrustTests {
                 try await ada.sync()
                 #expect(try ada.store.contacts().map(\.name).contains("Written after recovery"))
             }
+        }
+    }
+
+    @Test(
+        "a server that makes up an account, key pair and all, and seals its key to the recovery key's public half is refused by the recovery; nothing changes"
+    )
+    func fabricatedAccountRefusedAtRecovery() async throws {
+        try await withPeople { people in
+            let ada = people.ada
+            let recoveryKey = try await ada.account.setUpRecoveryKey()
+            try ada.contacts.add(Contact(name: "Mum"))
+            try await ada.sync()
+            let adaName = try #require(try ada.store.setting(.userRecordName))
+            let store = people.server.store
+            let kept = try #require(try await store.recovery(owner: adaName))
+
+            // The server replaces the account's encryption with its own, and seals its own account key to the
+            // recovery key's public half, with the binding and verifier hash it kept.
+            _ = try await store.resetEncryptedData(owner: adaName, now: Date())
+            let (fake, fakeKey) = try EncryptionSettings.create(
+                passphrase: "the server's",
+                parameters: try ScryptParameters(costN: 1024, blockSizeR: 8, parallelismP: 1))
+            let wire = AccountEncryptionSettings(
+                salt: fake.salt, costN: fake.parameters.costN, blockSizeR: fake.parameters.blockSizeR,
+                parallelismP: fake.parameters.parallelismP, keyVersion: fake.keyVersion, verifier: fake.verifier)
+            #expect(try await store.createEncryptionSettings(owner: adaName, wire, now: Date()) == nil)
+            let serverPair = AccountIdentityKey.generate()
+            _ = try await store.createKeyPair(
+                owner: adaName,
+                AccountKeyPair(
+                    publicKey: serverPair.publicKey, wrappedPrivateKey: serverPair.wrappedPrivateKey(by: fakeKey)))
+            _ = try await store.setRecovery(
+                owner: adaName, expectedKeyVersion: fake.keyVersion,
+                StoredRecovery(
+                    recovery: kept.recovery,
+                    sealedAccountKey: try RecoveryKey.seal(
+                        fakeKey, to: kept.recovery.publicKey, userRecordName: adaName),
+                    verifierHash: kept.verifierHash))
+
+            try await withTemporaryDirectory { directory in
+                let newDevice = try openDevice("ada-new", directory: directory, server: people.server)
+                let refused = await #expect(throws: SyncError.self) {
+                    try await newDevice.account.recover(
+                        username: "ada", password: "correct horse battery", recoveryKey: recoveryKey.text,
+                        newPassphrase: "taken over")
+                }
+                #expect(
+                    refused?.message.contains("not the one this recovery key was made for") == true, "\(refused as Any)"
+                )
+                #expect(!newDevice.isSignedIn)
+                #expect(
+                    try await store.encryptionSettings(owner: adaName)?.keyVersion == fake.keyVersion, "nothing changed"
+                )
+            }
+        }
+    }
+
+    @Test(
+        "known keys: a verified person named anew by the server (another record name, the same username) is refused; the verified key given again ends a refusal"
+    )
+    func renamedAndRestoredKeys() async throws {
+        try await withPeople { people in
+            let (ada, grace) = (people.ada, people.grace)
+            let family = try ada.books.createBook(named: "Family")
+            let invitation = try await ada.books.shareBook(family, with: "grace", readOnly: false)
+            try await grace.books.acceptInvitation(invitation.description)
+            let graceFingerprint = try await grace.books.accountFingerprint()
+            try await ada.books.verifyKey(
+                of: "grace", in: try ada.store.resolveBook("Family"), confirmation: graceFingerprint.safetyNumber)
+            let graceName = try #require(try grace.store.setting(.userRecordName))
+            let realKey = try #require(try ada.store.knownKey(graceName)?.publicKey)
+
+            // The same username under another record name, with another key: the verified one is found and the
+            // new one refused.
+            let keyring = Keyring(
+                passphrase: "unused",
+                knownKeys: KnownKeys(
+                    load: { try ada.store.knownKey(for: $0) }, save: { try ada.store.saveKnownKey($0) },
+                    changed: { _ in }))
+            let container = Container(
+                identifier: "contacts", serverURL: URL(string: people.server.baseURL)!, credentials: .token("unused"),
+                keyring: keyring)
+            let impostor = AccountInfo(userRecordName: "_impostor", username: "Grace", publicKey: Self.forgedKey)
+            let error = #expect(throws: SyncError.self) { try container.checkPublicKey(of: impostor) }
+            #expect(error?.reason == .verifiedKeyChanged)
+            #expect(try ada.store.knownKey("_impostor") == nil, "nothing kept of the impostor")
+
+            // A refusal of Grace's key, then the server gives the verified key again: the refusal ends.
+            var verified = try #require(try ada.store.knownKey(graceName))
+            verified.publicKey = Self.forgedKey
+            try ada.store.saveKnownKey(verified)
+            try await ada.sync()
+            #expect(try ada.store.refusedKeys().count == 1)
+            verified = try #require(try ada.store.knownKey(graceName))
+            verified.publicKey = realKey
+            try ada.store.saveKnownKey(verified)
+            #expect(try ada.store.refusedKeys().count == 1, "still refused until the server gives it")
+            try await ada.sync()
+            #expect(try ada.store.refusedKeys().isEmpty)
+            #expect(ada.status.refusedKeys.isEmpty)
         }
     }
 }

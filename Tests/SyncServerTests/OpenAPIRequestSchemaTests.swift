@@ -174,7 +174,7 @@ struct OpenAPIRequestSchemaTests {
         "resetEncryptedData": "{}",
         "putAccountRecovery": """
         {"expectedKeyVersion":1,"setup":{"recovery":{"publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-        "keyTag":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="},"sealedAccountKey":"AQID",
+        "keyTag":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","bindingTag":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="},"sealedAccountKey":"AQID",
         "verifierHash":"A5BYxvLAy0ksUzsKTRTvd8wPeKvMztUofYShogEc+4E="}}
         """,
         // The verifier whose SHA-256 the body above sets up.

@@ -17,7 +17,8 @@ struct RecoveryRouteTests {
     private static func setup(verifier: Data, publicKey: UInt8 = 7) -> RecoverySetup {
         RecoverySetup(
             recovery: AccountRecovery(
-                publicKey: Data(repeating: publicKey, count: 32), keyTag: Data(repeating: 9, count: 32)),
+                publicKey: Data(repeating: publicKey, count: 32), keyTag: Data(repeating: 9, count: 32),
+                bindingTag: Data(repeating: 5, count: 32)),
             sealedAccountKey: Data([6, 0, 0, 0, 1, 42]), verifierHash: Data(SHA256.hash(data: verifier)))
     }
 

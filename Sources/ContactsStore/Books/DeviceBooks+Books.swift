@@ -106,15 +106,31 @@ extension DeviceBooks {
 
     /// Stops sharing one of the person's books with `username` (with nobody left, the share is deleted).
     public func unshareBook(_ book: AddressBook, from username: String) async throws {
+        let (container, current, removed) = try await sharedPerson(username, of: book)
+        try await remove(removed, from: book, share: current, container: container)
+    }
+
+    /// One of this account's books' share, and the person `username` in it (not removed), with the container
+    /// that changes it.
+    func sharedPerson(_ username: String, of book: AddressBook) async throws -> (
+        container: Container, share: Share, person: ShareParticipant
+    ) {
         try checkShareable(book)
         let container = try sharingContainer()
         guard let current = try await container.share(for: book.zoneID),
-            let removed = AddressBook.sharedWith(current.participants).first(where: {
+            let person = AddressBook.sharedWith(current.participants).first(where: {
                 AddressBook.sameName($0.username, username)
             })
         else {
             throw DeviceError.notSharedWith(book: book.name, username: username)
         }
+        return (container, current, person)
+    }
+
+    /// Takes `removed` out of the book's share `current` (with nobody left, the share is deleted).
+    func remove(_ removed: ShareParticipant, from book: AddressBook, share current: Share, container: Container)
+        async throws
+    {
         let rest = Self.invitees(of: current).filter { $0.userRecordName != removed.userRecordName }
         if rest.isEmpty && current.publicPermission == .none {
             try await container.deleteShare(for: book.zoneID)

@@ -33,16 +33,11 @@ extension DeviceBooks {
         let known = try store.knownKeys()
         return try await container.invitations().map { metadata in
             let ownerKey = metadata.ownerIdentity.publicKey
-            let kept = known[metadata.ownerIdentity.userRecordName]
-            let trust: PersonKey.Trust =
-                ownerKey == nil
-                ? .noKey
-                : kept?.isVerified == true
-                    ? (kept?.publicKey == ownerKey ? .verified : .changedSinceVerified) : .unverified
             return ReceivedInvitation(
                 metadata: metadata,
                 invitation: ShareInvitation(serverURL: options.serverURL, token: metadata.share.token, secret: nil),
-                ownerFingerprint: ownerKey.map(KeyFingerprint.init(publicKey:)), ownerTrust: trust)
+                ownerFingerprint: ownerKey.map(KeyFingerprint.init(publicKey:)),
+                ownerTrust: Self.trust(in: known[metadata.ownerIdentity.userRecordName], of: ownerKey))
         }
     }
 
@@ -87,30 +82,18 @@ extension DeviceBooks {
 
     /// Withdraws the invitation of `username` to one of this account's books, before they accept it.
     public func cancelInvitation(_ book: AddressBook, for username: String) async throws {
-        try checkShareable(book)
-        let container = try sharingContainer()
-        guard let current = try await container.share(for: book.zoneID),
-            let person = AddressBook.sharedWith(current.participants).first(where: {
-                AddressBook.sameName($0.username, username)
-            })
-        else { throw DeviceError.notSharedWith(book: book.name, username: username) }
+        let (container, current, person) = try await sharedPerson(username, of: book)
         guard person.acceptanceStatus == .pending else {
             throw DeviceError.invitationAccepted(book: book.name, username: person.username)
         }
-        try await unshareBook(book, from: person.username)
+        try await remove(person, from: book, share: current, container: container)
     }
 
     /// Makes `username` read-only or read-write in one of this account's books. The server holds the new
     /// permission at once for every device of theirs; their devices learn it at their next fetch (a push
     /// says so), and a read-only person's changes not yet sent stay in their conflict log.
     public func setPermission(_ book: AddressBook, for username: String, readOnly: Bool) async throws {
-        try checkShareable(book)
-        let container = try sharingContainer()
-        guard let current = try await container.share(for: book.zoneID),
-            let person = AddressBook.sharedWith(current.participants).first(where: {
-                AddressBook.sameName($0.username, username)
-            })
-        else { throw DeviceError.notSharedWith(book: book.name, username: username) }
+        let (container, current, person) = try await sharedPerson(username, of: book)
         let permission: ShareParticipant.Permission = readOnly ? .readOnly : .readWrite
         guard person.permission != permission else {
             throw DeviceError.samePermission(username: person.username, permission: permission.text)

@@ -54,21 +54,20 @@ extension DeviceBooks {
             }
         }
         let known = try store.knownKeys()
-        let refused = Dictionary(try store.refusedKeys().map { ($0.previous.userRecordName, $0) }) { a, _ in a }
         return people.map { person in
             let kept = known[person.userRecordName]
             let key = current[person.userRecordName] ?? kept?.publicKey
-            let trust: PersonKey.Trust
-            if key == nil {
-                trust = .noKey
-            } else if let kept, kept.isVerified {
-                trust =
-                    refused[person.userRecordName] != nil || key != kept.publicKey ? .changedSinceVerified : .verified
-            } else {
-                trust = .unverified
-            }
-            return PersonKey(participant: person, fingerprint: key.map(KeyFingerprint.init(publicKey:)), trust: trust)
+            return PersonKey(
+                participant: person, fingerprint: key.map(KeyFingerprint.init(publicKey:)),
+                trust: Self.trust(in: kept, of: key))
         }
+    }
+
+    /// How far the key `key` the server gives for someone is to be trusted, from what this device keeps.
+    static func trust(in kept: KnownKey?, of key: Data?) -> PersonKey.Trust {
+        guard let key else { return .noKey }
+        guard let kept, kept.isVerified else { return .unverified }
+        return kept.refusedKey == nil && kept.publicKey == key ? .verified : .changedSinceVerified
     }
 
     /// Records that the person compared `username`'s key with them: `confirmation` is the safety number
@@ -78,17 +77,7 @@ extension DeviceBooks {
     public func verifyKey(of username: String, in book: AddressBook, confirmation: String) async throws
         -> KeyFingerprint
     {
-        guard
-            let person = book.participants.first(where: {
-                AddressBook.sameName($0.username, username) && $0.acceptanceStatus != .removed
-            })
-        else { throw DeviceError.notSharedWith(book: book.name, username: username) }
-        let container = try sharingContainer()
-        guard
-            case .success(let account)? = try await container.userIdentities(forUsernames: [person.username])[
-                person.username], account.userRecordName == person.userRecordName
-        else { throw DeviceError.noSuchAccount(username) }
-        guard let key = account.publicKey else { throw DeviceError.noKeyToVerify(account.username) }
+        let (account, key) = try await currentKey(of: username, in: book)
         let fingerprint = KeyFingerprint(publicKey: key)
         guard fingerprint.matches(confirmation) else {
             throw DeviceError.fingerprintMismatch(username: account.username, safetyNumber: fingerprint.safetyNumber)
@@ -107,16 +96,23 @@ extension DeviceBooks {
 
     /// The fingerprint the server gives now for `username` of `book`, to show before verifying.
     public func currentFingerprint(of username: String, in book: AddressBook) async throws -> KeyFingerprint {
+        KeyFingerprint(publicKey: try await currentKey(of: username, in: book).key)
+    }
+
+    /// The account of `username`, a person of `book`, and the key the server gives for it now.
+    private func currentKey(of username: String, in book: AddressBook) async throws -> (
+        account: AccountInfo, key: Data
+    ) {
         guard
             let person = book.participants.first(where: {
                 AddressBook.sameName($0.username, username) && $0.acceptanceStatus != .removed
             })
         else { throw DeviceError.notSharedWith(book: book.name, username: username) }
-        let container = try sharingContainer()
         guard
-            case .success(let account)? = try await container.userIdentities(forUsernames: [person.username])[
-                person.username], let key = account.publicKey
-        else { throw DeviceError.noKeyToVerify(person.username) }
-        return KeyFingerprint(publicKey: key)
+            case .success(let account)? = try await sharingContainer().userIdentities(forUsernames: [person.username])[
+                person.username], account.userRecordName == person.userRecordName
+        else { throw DeviceError.noSuchAccount(username) }
+        guard let key = account.publicKey else { throw DeviceError.noKeyToVerify(account.username) }
+        return (account, key)
     }
 }

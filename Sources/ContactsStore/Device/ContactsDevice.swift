@@ -204,7 +204,12 @@ public final class ContactsDevice: Sendable {
             },
             save: { id, key in try? store.setSetting(.derivedAccountKey, id + ":" + key.base64EncodedString()) })
         let knownKeys = KnownKeys(
-            load: { try store.knownKey($0) }, save: { try store.saveKnownKey($0) },
+            load: { try store.knownKey(for: $0) },
+            save: { [weak self] key in
+                try store.saveKnownKey(key)
+                // A refusal that ends leaves the status.
+                self?.refreshStatusCounts()
+            },
             changed: { [weak self] change in
                 try? store.noteKeyChange(change)
                 self?.announce(

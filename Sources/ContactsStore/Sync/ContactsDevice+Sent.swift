@@ -56,6 +56,8 @@ extension ContactsDevice {
                             != VerifiedKeyRecord.knownKey(in: serverRecord)?.verifiedAt
                         {
                             try transaction.enqueue(.record(.saveRecord(recordID)))
+                        } else {
+                            try transaction.settle(.record(.saveRecord(recordID)))
                         }
                     }
                 case .serverRecordChanged where isBook && failure.error.serverRecordValue != nil:

@@ -104,7 +104,8 @@ extension Keyring {
             settings: Self.wire(settings),
             zoneKeys: zoneKeys, sharedZoneKeys: sharedZoneKeys, keyPair: keyPair,
             recovery: try await recoverySetup(
-                replacing: wire.recovery, with: newRecovery, oldKey: oldKey, newKey: newKey, client: client))
+                replacing: wire.recovery, with: newRecovery, oldKey: oldKey, newKey: newKey,
+                accountPublicKey: wire.keyPair?.publicKey, client: client))
         let stored: AccountEncryptionSettings
         do {
             stored = try await client.changeEncryption(request)

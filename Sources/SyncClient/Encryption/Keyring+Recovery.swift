@@ -10,9 +10,11 @@ extension Keyring {
     /// nothing keeps it.
     func setUpRecovery(client: DatabaseClient) async throws -> RecoveryKey {
         let accountKey = try await accountKey(client: client)
+        let identity = try await identityKey(client: client)
         let recoveryKey = RecoveryKey.generate()
         let setup = try Self.setup(
-            recoveryKey, sealing: accountKey, userRecordName: try await userRecordName(client: client))
+            recoveryKey, sealing: accountKey, userRecordName: try await userRecordName(client: client),
+            accountPublicKey: identity.publicKey)
         do {
             _ = try await client.setUpRecovery(
                 RecoveryKeyRequest(expectedKeyVersion: accountKey.keyVersion, setup: setup))
@@ -38,11 +40,25 @@ extension Keyring {
             guard let wire = try await client.encryptionSettings() else {
                 throw SyncError(.unknownItem, "this account has no encrypted data, so there is nothing to recover")
             }
+            let userRecordName = try await userRecordName(client: client)
+            // The account must be the one the recovery key was made for: its key pair, bound at setup (a server
+            // can seal an account key of its own making to the recovery key's public half, never bind it).
+            guard let keyPair = wire.keyPair, let recovery = wire.recovery,
+                recoveryKey.checkBinding(
+                    recovery.bindingTag, userRecordName: userRecordName, accountPublicKey: keyPair.publicKey)
+            else {
+                throw SyncError(
+                    .internalError,
+                    "the account the server gives is not the one this recovery key was made for (its key pair does not match): nothing was changed; the server may have replaced it"
+                )
+            }
             let oldKey: AccountKey
             do {
                 oldKey = try recoveryKey.open(
-                    opened.sealedAccountKey, userRecordName: try await userRecordName(client: client),
-                    settings: try Self.settings(wire))
+                    opened.sealedAccountKey, userRecordName: userRecordName, settings: try Self.settings(wire))
+                // The account key must open the account's own private key, which the server cannot make.
+                _ = try AccountIdentityKey(
+                    unwrapping: keyPair.wrappedPrivateKey, publicKey: keyPair.publicKey, with: oldKey)
             } catch let error as EncryptionError {
                 throw SyncError(.internalError, "the account cannot be recovered with this key: \(error.message)")
             }
@@ -63,10 +79,17 @@ extension Keyring {
     /// to the account (a server that swapped in a public key of its own would get the new account key).
     func recoverySetup(
         replacing current: AccountRecovery?, with newRecovery: RecoveryKey?, oldKey: AccountKey, newKey: AccountKey,
-        client: DatabaseClient
+        accountPublicKey: Data?, client: DatabaseClient
     ) async throws -> RecoverySetup? {
         let userRecordName = try await userRecordName(client: client)
-        if let newRecovery { return try Self.setup(newRecovery, sealing: newKey, userRecordName: userRecordName) }
+        if let newRecovery {
+            // The account's own key pair (the old account key opened it in the change).
+            guard let accountPublicKey else {
+                throw SyncError(.internalError, "this account has no key pair to bind a new recovery key to")
+            }
+            return try Self.setup(
+                newRecovery, sealing: newKey, userRecordName: userRecordName, accountPublicKey: accountPublicKey)
+        }
         guard let current else { return nil }
         guard RecoveryKey.checkTag(current.keyTag, recoveryPublicKey: current.publicKey, by: oldKey) else {
             throw SyncError(
@@ -77,19 +100,21 @@ extension Keyring {
         return RecoverySetup(
             recovery: AccountRecovery(
                 publicKey: current.publicKey,
-                keyTag: RecoveryKey.tag(recoveryPublicKey: current.publicKey, by: newKey)),
+                keyTag: RecoveryKey.tag(recoveryPublicKey: current.publicKey, by: newKey),
+                bindingTag: current.bindingTag),
             sealedAccountKey: try Self.sealed(newKey, to: current.publicKey, userRecordName: userRecordName),
             verifierHash: nil)
     }
 
     /// A new recovery key as the server keeps it, sealing `accountKey`.
-    private static func setup(_ recoveryKey: RecoveryKey, sealing accountKey: AccountKey, userRecordName: String)
-        throws -> RecoverySetup
-    {
+    private static func setup(
+        _ recoveryKey: RecoveryKey, sealing accountKey: AccountKey, userRecordName: String, accountPublicKey: Data
+    ) throws -> RecoverySetup {
         RecoverySetup(
             recovery: AccountRecovery(
                 publicKey: recoveryKey.publicKey,
-                keyTag: RecoveryKey.tag(recoveryPublicKey: recoveryKey.publicKey, by: accountKey)),
+                keyTag: RecoveryKey.tag(recoveryPublicKey: recoveryKey.publicKey, by: accountKey),
+                bindingTag: recoveryKey.bindingTag(userRecordName: userRecordName, accountPublicKey: accountPublicKey)),
             sealedAccountKey: try sealed(accountKey, to: recoveryKey.publicKey, userRecordName: userRecordName),
             verifierHash: RecoveryKey.verifierHash(recoveryKey.verifier))
     }

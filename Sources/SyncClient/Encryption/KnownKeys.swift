@@ -10,12 +10,18 @@ public struct KnownKey: Sendable, Hashable {
     public var publicKey: Data
     /// When the person verified this key; nil when they never did (it is trusted on first use).
     public var verifiedAt: Date?
+    /// The other key the server last gave for this verified account, refused; nil when the server gives
+    /// the verified key (again), or once the person verifies a key.
+    public var refusedKey: Data?
 
-    public init(userRecordName: String, username: String, publicKey: Data, verifiedAt: Date? = nil) {
+    public init(
+        userRecordName: String, username: String, publicKey: Data, verifiedAt: Date? = nil, refusedKey: Data? = nil
+    ) {
         self.userRecordName = userRecordName
         self.username = username
         self.publicKey = publicKey
         self.verifiedAt = verifiedAt
+        self.refusedKey = refusedKey
     }
 
     public var fingerprint: KeyFingerprint { KeyFingerprint(publicKey: publicKey) }
@@ -29,13 +35,16 @@ public struct KnownKey: Sendable, Hashable {
 /// (``KeyChange``); a changed key of a verified account is refused (``SyncError/Reason/verifiedKeyChanged``)
 /// until the person verifies the new one. Keep it on the device, never on the server.
 public struct KnownKeys: Sendable {
-    public var load: @Sendable (_ userRecordName: String) throws -> KnownKey?
+    /// The key kept for `account`: by its user record name, or else a verified key kept for the same
+    /// username (case aside) under another record name, so that a server that names the person anew is
+    /// not believed.
+    public var load: @Sendable (_ account: AccountInfo) throws -> KnownKey?
     public var save: @Sendable (_ key: KnownKey) throws -> Void
     /// Told of every change of a known key, refused or taken.
     public var changed: @Sendable (_ change: KeyChange) -> Void
 
     public init(
-        load: @escaping @Sendable (_ userRecordName: String) throws -> KnownKey?,
+        load: @escaping @Sendable (_ account: AccountInfo) throws -> KnownKey?,
         save: @escaping @Sendable (_ key: KnownKey) throws -> Void,
         changed: @escaping @Sendable (_ change: KeyChange) -> Void
     ) {
@@ -50,17 +59,31 @@ public struct KnownKeys: Sendable {
         if let refused = try refusal(of: account, publicKey: publicKey) { throw refused.refusal }
     }
 
+    /// Throws, as ``check(_:publicKey:)`` does, when the server gives no usable key for `account` but the
+    /// person verified one: a share is not accepted as coming from nobody in their name.
+    func checkMissingKey(of account: AccountInfo) throws {
+        guard let known = try load(account), known.isVerified else { return }
+        var error = SyncError(
+            .permissionFailure,
+            "the server gives no account key for \(account.username), whose key you verified (safety number \(known.fingerprint.safetyNumber)): nothing is accepted from them until it gives that key again; the server may be impersonating them"
+        )
+        error.reason = .verifiedKeyChanged
+        throw error
+    }
+
     /// The change of a verified key that the key the server gave for `account` is, or nil when the key
     /// may be used (it is kept: first seen, the same, or changed for an account never verified).
     func refusal(of account: AccountInfo, publicKey: Data) throws -> KeyChange? {
         let seen = KnownKey(userRecordName: account.userRecordName, username: account.username, publicKey: publicKey)
-        guard var known = try load(account.userRecordName) else {
+        guard var known = try load(account) else {
             try save(seen)
             return nil
         }
-        guard known.publicKey != publicKey else {
-            if known.username != account.username {
+        if known.userRecordName == account.userRecordName, known.publicKey == publicKey {
+            // The verified key again: a refusal of another key is over.
+            if known.username != account.username || known.refusedKey != nil {
                 known.username = account.username
+                known.refusedKey = nil
                 try save(known)
             }
             return nil

@@ -215,26 +215,31 @@ public struct AccountRecovery: Codable, Sendable, Hashable {
     public var publicKey: Data
     /// HMAC-SHA256 of the public key under the account key, 32 bytes: only the account's devices make it.
     public var keyTag: Data
+    /// HMAC-SHA256 under a key only the recovery key derives, over the account's user record name and
+    /// public key, 32 bytes: made at setup and kept as it is by passphrase changes.
+    public var bindingTag: Data
 
-    public init(publicKey: Data, keyTag: Data) {
+    public init(publicKey: Data, keyTag: Data, bindingTag: Data) {
         self.publicKey = publicKey
         self.keyTag = keyTag
+        self.bindingTag = bindingTag
     }
 
     private enum CodingKeys: String, CodingKey {
-        case publicKey, keyTag
+        case publicKey, keyTag, bindingTag
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         publicKey = try container.decode(Data.self, forKey: .publicKey)
         keyTag = try container.decode(Data.self, forKey: .keyTag)
+        bindingTag = try container.decode(Data.self, forKey: .bindingTag)
         if let problem = AccountKeyPair.problem(publicKey: publicKey) {
             throw DecodingError.dataCorruptedError(forKey: .publicKey, in: container, debugDescription: problem)
         }
-        guard keyTag.count == 32 else {
+        for (key, tag) in [(CodingKeys.keyTag, keyTag), (.bindingTag, bindingTag)] where tag.count != 32 {
             throw DecodingError.dataCorruptedError(
-                forKey: .keyTag, in: container, debugDescription: "the key tag is \(keyTag.count) bytes long; send 32")
+                forKey: key, in: container, debugDescription: "the tag is \(tag.count) bytes long; send 32")
         }
     }
 }

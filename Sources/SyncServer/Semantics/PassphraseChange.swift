@@ -44,6 +44,11 @@ enum PassphraseChange {
             throw SyncError(
                 .invalidArguments, "settings.keyPair: send the key pair as the request's keyPair, not in the settings")
         }
+        guard change.settings.recovery == nil else {
+            throw SyncError(
+                .invalidArguments,
+                "settings.recovery: send the recovery key as the request's recovery, not in the settings")
+        }
         var own = Set<String>()
         for (index, update) in change.zoneKeys.enumerated() {
             try RequestValidation.validate(update.zoneID, owner: owner, context: "zoneKeys[\(index)].zoneID")
@@ -147,8 +152,11 @@ enum PassphraseChange {
                 "recovery.recovery.publicKey is not the account's recovery key (it was replaced meanwhile); seal the new account key to the one the settings give"
             )
         }
+        // The same recovery key: its binding to the account stays as it was made (only it can make one).
+        var recovery = sent.recovery
+        recovery.bindingTag = stored.recovery.bindingTag
         return StoredRecovery(
-            recovery: sent.recovery, sealedAccountKey: sent.sealedAccountKey, verifierHash: stored.verifierHash)
+            recovery: recovery, sealedAccountKey: sent.sealedAccountKey, verifierHash: stored.verifierHash)
     }
 
     /// Checks that `sent` wraps again exactly the account's own slots of shares in `stored` (zone: the

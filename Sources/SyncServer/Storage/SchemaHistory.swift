@@ -619,6 +619,7 @@ enum SchemaHistory {
                     """
                     ALTER TABLE encryption_settings ADD COLUMN recovery_public_key BLOB;
                     ALTER TABLE encryption_settings ADD COLUMN recovery_key_tag BLOB;
+                    ALTER TABLE encryption_settings ADD COLUMN recovery_binding_tag BLOB;
                     ALTER TABLE encryption_settings ADD COLUMN recovery_sealed_key BLOB;
                     ALTER TABLE encryption_settings ADD COLUMN recovery_verifier_hash BLOB;
                     """
@@ -627,7 +628,8 @@ enum SchemaHistory {
             postgres: [
                 """
                 ALTER TABLE encryption_settings ADD COLUMN recovery_public_key BYTEA,
-                    ADD COLUMN recovery_key_tag BYTEA, ADD COLUMN recovery_sealed_key BYTEA,
+                    ADD COLUMN recovery_key_tag BYTEA, ADD COLUMN recovery_binding_tag BYTEA,
+                    ADD COLUMN recovery_sealed_key BYTEA,
                     ADD COLUMN recovery_verifier_hash BYTEA
                 """
             ]),

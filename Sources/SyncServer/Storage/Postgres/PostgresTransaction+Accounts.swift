@@ -59,33 +59,35 @@ extension PostgresTransaction {
     func encryptionSettings(owner: String, forUpdate: Bool) async throws -> AccountEncryptionSettings? {
         for (
             salt, costN, blockSizeR, parallelismP, keyVersion, verifier, publicKey, wrappedPrivateKey, recoveryKey,
-            recoveryTag
+            recoveryTag, bindingTag
         )
             in try await query(
                 """
                 SELECT salt, cost_n, block_size_r, parallelism_p, key_version, verifier, public_key,
-                    wrapped_private_key, recovery_public_key, recovery_key_tag
+                    wrapped_private_key, recovery_public_key, recovery_key_tag, recovery_binding_tag
                 FROM encryption_settings WHERE user_record_name = \(owner) \(unescaped: forUpdate ? "FOR UPDATE" : "")
                 """
-            ).decode((Data, Int64, Int64, Int64, Int64, Data, Data?, Data?, Data?, Data?).self)
+            ).decode((Data, Int64, Int64, Int64, Int64, Data, Data?, Data?, Data?, Data?, Data?).self)
         {
             return AccountEncryptionSettings(
                 salt: salt, costN: Int(costN), blockSizeR: Int(blockSizeR), parallelismP: Int(parallelismP),
                 keyVersion: Int(keyVersion), verifier: verifier,
                 keyPair: AccountKeyPair(storedPublicKey: publicKey, wrappedPrivateKey: wrappedPrivateKey),
-                recovery: AccountRecovery(storedPublicKey: recoveryKey, keyTag: recoveryTag))
+                recovery: AccountRecovery(storedPublicKey: recoveryKey, keyTag: recoveryTag, bindingTag: bindingTag))
         }
         return nil
     }
 
     func recovery(owner: String) async throws -> StoredRecovery? {
-        for (publicKey, tag, sealed, hash) in try await query(
+        for (publicKey, tag, binding, sealed, hash) in try await query(
             """
-            SELECT recovery_public_key, recovery_key_tag, recovery_sealed_key, recovery_verifier_hash
+            SELECT recovery_public_key, recovery_key_tag, recovery_binding_tag, recovery_sealed_key,
+                recovery_verifier_hash
             FROM encryption_settings WHERE user_record_name = \(owner)
             """
-        ).decode((Data?, Data?, Data?, Data?).self) {
-            guard let recovery = AccountRecovery(storedPublicKey: publicKey, keyTag: tag), let sealed, let hash
+        ).decode((Data?, Data?, Data?, Data?, Data?).self) {
+            guard let recovery = AccountRecovery(storedPublicKey: publicKey, keyTag: tag, bindingTag: binding),
+                let sealed, let hash
             else { return nil }
             return StoredRecovery(recovery: recovery, sealedAccountKey: sealed, verifierHash: hash)
         }
@@ -96,7 +98,8 @@ extension PostgresTransaction {
         try await query(
             """
             UPDATE encryption_settings SET recovery_public_key = \(recovery.recovery.publicKey),
-                recovery_key_tag = \(recovery.recovery.keyTag), recovery_sealed_key = \(recovery.sealedAccountKey),
+                recovery_key_tag = \(recovery.recovery.keyTag), recovery_binding_tag = \(recovery.recovery.bindingTag),
+                recovery_sealed_key = \(recovery.sealedAccountKey),
                 recovery_verifier_hash = \(recovery.verifierHash)
             WHERE user_record_name = \(owner)
             """)

@@ -63,7 +63,9 @@ extension SQLiteTransaction {
             salt: row["salt"], costN: row["cost_n"], blockSizeR: row["block_size_r"],
             parallelismP: row["parallelism_p"], keyVersion: row["key_version"], verifier: row["verifier"],
             keyPair: AccountKeyPair(storedPublicKey: row["public_key"], wrappedPrivateKey: row["wrapped_private_key"]),
-            recovery: AccountRecovery(storedPublicKey: row["recovery_public_key"], keyTag: row["recovery_key_tag"]))
+            recovery: AccountRecovery(
+                storedPublicKey: row["recovery_public_key"], keyTag: row["recovery_key_tag"],
+                bindingTag: row["recovery_binding_tag"]))
     }
 
     func recovery(owner: String) throws -> StoredRecovery? {
@@ -71,11 +73,12 @@ extension SQLiteTransaction {
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT recovery_public_key, recovery_key_tag, recovery_sealed_key, recovery_verifier_hash
+                    SELECT recovery_public_key, recovery_key_tag, recovery_binding_tag, recovery_sealed_key,
+                        recovery_verifier_hash
                     FROM encryption_settings WHERE user_record_name = ?
                     """, arguments: [owner]),
-            let recovery = AccountRecovery(storedPublicKey: row[0], keyTag: row[1]),
-            let sealed: Data = row[2], let hash: Data = row[3]
+            let recovery = AccountRecovery(storedPublicKey: row[0], keyTag: row[1], bindingTag: row[2]),
+            let sealed: Data = row[3], let hash: Data = row[4]
         else { return nil }
         return StoredRecovery(recovery: recovery, sealedAccountKey: sealed, verifierHash: hash)
     }
@@ -83,13 +86,13 @@ extension SQLiteTransaction {
     func setRecovery(_ recovery: StoredRecovery, owner: String) throws {
         try db.execute(
             sql: """
-                UPDATE encryption_settings SET recovery_public_key = ?, recovery_key_tag = ?, recovery_sealed_key = ?,
-                    recovery_verifier_hash = ?
+                UPDATE encryption_settings SET recovery_public_key = ?, recovery_key_tag = ?, recovery_binding_tag = ?,
+                    recovery_sealed_key = ?, recovery_verifier_hash = ?
                 WHERE user_record_name = ?
                 """,
             arguments: [
-                recovery.recovery.publicKey, recovery.recovery.keyTag, recovery.sealedAccountKey,
-                recovery.verifierHash, owner,
+                recovery.recovery.publicKey, recovery.recovery.keyTag, recovery.recovery.bindingTag,
+                recovery.sealedAccountKey, recovery.verifierHash, owner,
             ])
     }
 
