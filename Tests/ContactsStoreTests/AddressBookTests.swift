@@ -10,23 +10,6 @@ import Testing
 /// Ada (two devices) shares "Family" read-write and "Work" read-only with Grace (one device).
 @Suite("Contacts: address books and sharing")
 struct AddressBookTests {
-    /// Ada's two devices and Grace's one, on one server.
-    private struct People {
-        var server: TestServer
-        var ada: ContactsDevice
-        var adaPhone: ContactsDevice
-        var grace: ContactsDevice
-    }
-
-    private func withPeople(_ body: (People) async throws -> Void) async throws {
-        try await withContactsDevices { server, directory, devices in
-            let grace = try openDevice("grace", directory: directory, server: server)
-            try await grace.account.signUp(
-                username: "grace", password: "another good password", passphrase: "grace's own words")
-            try await body(People(server: server, ada: devices[0], adaPhone: devices[1], grace: grace))
-        }
-    }
-
     private func book(_ device: ContactsDevice, _ name: String) throws -> AddressBook {
         try device.store.resolveBook(name)
     }
@@ -69,7 +52,7 @@ struct AddressBookTests {
         "Ada shares Family read-write and Work read-only with Grace: edits flow both ways in Family, Work refuses Grace's, removal takes Family away, Grace's own book stays hers"
     )
     func sharing() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, adaPhone, grace) = (people.ada, people.adaPhone, people.grace)
             let family = try ada.books.createBook(named: "Family")
             let work = try ada.books.createBook(named: "Work")
@@ -145,7 +128,7 @@ struct AddressBookTests {
         "book keys: only the owner rotates; Grace reads what Ada writes after a rotation; Grace leaving makes Ada's next sync rotate, once"
     )
     func bookKeys() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, adaPhone, grace) = (people.ada, people.adaPhone, people.grace)
             let family = try ada.books.createBook(named: "Family")
             try ada.contacts.add(Contact(name: "Mum"), to: family.zoneID)
@@ -183,7 +166,7 @@ struct AddressBookTests {
 
     @Test("an invitation for another server, a garbled one, or one withdrawn is refused with what to do")
     func badInvitations() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let family = try people.ada.books.createBook(named: "Family")
             let invitation = try await people.ada.books.shareBook(family, with: "grace", readOnly: false)
             await #expect(throws: DeviceError.self) {
@@ -205,7 +188,7 @@ struct AddressBookTests {
         "a contact of the same ID in Grace's own book and in Ada's shared one: Grace's stays hers, untouched; the event log says why"
     )
     func sameIDInTwoBooks() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let card =
                 "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:urn:uuid:5E1F3C2A-0000-4000-8000-0000000000AA\r\nFN:Shared Friend\r\nEND:VCARD\r\n"
             _ = try people.grace.interchange.importVCards(card)

@@ -1,10 +1,30 @@
 import ContactsModel
 import ContactsStore
+import ContactsTesting
 import Foundation
 import SyncCrypto
 import SyncServer
 import SyncTesting
 import Testing
+
+/// Ada's two devices (signed up by ``withContactsDevices``) and Grace's one, on one server: the people of
+/// the sharing tests.
+struct BookPeople {
+    var server: TestServer
+    var ada: ContactsDevice
+    var adaPhone: ContactsDevice
+    var grace: ContactsDevice
+}
+
+/// Runs `body` with ``BookPeople`` on a fresh server.
+func withBookPeople(_ body: (BookPeople) async throws -> Void) async throws {
+    try await withContactsDevices { server, directory, devices in
+        let grace = try openDevice("grace", directory: directory, server: server)
+        try await grace.account.signUp(
+            username: "grace", password: "another good password", passphrase: "grace's own words")
+        try await body(BookPeople(server: server, ada: devices[0], adaPhone: devices[1], grace: grace))
+    }
+}
 
 /// The size of the file at `path` in bytes; 0 when there is none.
 func fileBytes(_ path: String) -> Int {

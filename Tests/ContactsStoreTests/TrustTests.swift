@@ -19,22 +19,6 @@ import Testing
 /// it (by recording another key as the verified one, which is what the device compares against).
 @Suite("Contacts: keys people verify, invitations, permissions")
 struct TrustTests {
-    private struct People {
-        var server: TestServer
-        var ada: ContactsDevice
-        var adaPhone: ContactsDevice
-        var grace: ContactsDevice
-    }
-
-    private func withPeople(_ body: (People) async throws -> Void) async throws {
-        try await withContactsDevices { server, directory, devices in
-            let grace = try openDevice("grace", directory: directory, server: server)
-            try await grace.account.signUp(
-                username: "grace", password: "another good password", passphrase: "grace's own words")
-            try await body(People(server: server, ada: devices[0], adaPhone: devices[1], grace: grace))
-        }
-    }
-
     private func adaClient(_ server: TestServer) async throws -> TestClient {
         try await TestClient(baseURL: server.baseURL).signedIn(username: "ada", password: "correct horse battery")
     }
@@ -65,7 +49,7 @@ struct TrustTests {
         "verification: each side's fingerprint is what the other sees; a wrong number verifies nothing; a key other than the verified one is refused for wraps and shares, loudly, until verified again"
     )
     func verifiedKeyRefused() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, grace) = (people.ada, people.grace)
             let family = try ada.books.createBook(named: "Family")
             try ada.contacts.add(Contact(name: "Mum"), to: family.zoneID)
@@ -166,7 +150,7 @@ struct TrustTests {
         "a key that changes for someone never verified is taken with a warning; the owner's key at acceptance, once verified, is refused when the server gives another"
     )
     func unverifiedChangeAndAcceptance() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, grace) = (people.ada, people.grace)
             let family = try ada.books.createBook(named: "Family")
             try ada.contacts.add(Contact(name: "Mum"), to: family.zoneID)
@@ -214,7 +198,7 @@ struct TrustTests {
         "invitations: listed with the sender's fingerprint, accepted by the sender's name, declined and cancelled for good"
     )
     func invitations() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, grace) = (people.ada, people.grace)
             let family = try ada.books.createBook(named: "Family")
             let work = try ada.books.createBook(named: "Work")
@@ -270,7 +254,7 @@ struct TrustTests {
         "permission: read-only at once on the server; the person's queued writes are refused before sending and kept in their conflict log; read-write again lets them write"
     )
     func permissionDowngrade() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, grace) = (people.ada, people.grace)
             let family = try ada.books.createBook(named: "Family")
             let mum = Contact(name: "Mum", organization: "Home")
@@ -326,7 +310,7 @@ struct TrustTests {
         "recovery: a wrong or garbled key changes nothing; the right one on a new device sets a new passphrase with every book and share intact, through a passphrase change made since; the key used is spent"
     )
     func recovery() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, grace) = (people.ada, people.grace)
             let recoveryKey = try await ada.account.setUpRecoveryKey()
             let family = try ada.books.createBook(named: "Family")
@@ -400,7 +384,7 @@ struct TrustTests {
         "a server that makes up an account, key pair and all, and seals its key to the recovery key's public half is refused by the recovery; nothing changes"
     )
     func fabricatedAccountRefusedAtRecovery() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let ada = people.ada
             let recoveryKey = try await ada.account.setUpRecoveryKey()
             try ada.contacts.add(Contact(name: "Mum"))
@@ -454,7 +438,7 @@ struct TrustTests {
         "known keys: a verified person named anew by the server (another record name, the same username) is refused; the verified key given again ends a refusal"
     )
     func renamedAndRestoredKeys() async throws {
-        try await withPeople { people in
+        try await withBookPeople { people in
             let (ada, grace) = (people.ada, people.grace)
             let family = try ada.books.createBook(named: "Family")
             let invitation = try await ada.books.shareBook(family, with: "grace", readOnly: false)

@@ -18,12 +18,19 @@ extension Keyring {
     func changePassphrase(to newPassphrase: String, client: DatabaseClient, shared: DatabaseClient) async throws
         -> AccountEncryptionSettings
     {
-        // A device can make a zone, accept a share or publish a key pair while this runs: the server then
-        // refuses the change (changing nothing) and it is made again from what the server holds.
-        for attempt in 1...3 {
+        try await Self.retryingConflicts {
+            try await changeOnce(to: newPassphrase, client: client, shared: shared)
+        }
+    }
+
+    /// Runs a change of the account's encryption up to three times: a device can make a zone, accept a share
+    /// or publish a key pair while it runs, and the server then refuses it (`constraintViolation`, changing
+    /// nothing); `attempt` reads what the server holds again each time.
+    static func retryingConflicts<T>(_ attempt: () async throws -> T) async throws -> T {
+        for number in 1...3 {
             do {
-                return try await changeOnce(to: newPassphrase, client: client, shared: shared)
-            } catch let error as SyncError where error.code == .constraintViolation && attempt < 3 {
+                return try await attempt()
+            } catch let error as SyncError where error.code == .constraintViolation && number < 3 {
                 continue
             }
         }

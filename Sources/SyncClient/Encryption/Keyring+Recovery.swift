@@ -35,7 +35,8 @@ extension Keyring {
         settings: AccountEncryptionSettings, recoveryKey: RecoveryKey
     ) {
         let newRecovery = RecoveryKey.generate()
-        for attempt in 1...3 {
+        // Opened again at each attempt: a device may have made a zone or accepted a share meanwhile.
+        let settings = try await Self.retryingConflicts {
             let opened = try await client.openRecovery(RecoveryOpenRequest(verifier: recoveryKey.verifier))
             guard let wire = try await client.encryptionSettings() else {
                 throw SyncError(.unknownItem, "this account has no encrypted data, so there is nothing to recover")
@@ -56,22 +57,15 @@ extension Keyring {
             do {
                 oldKey = try recoveryKey.open(
                     opened.sealedAccountKey, userRecordName: userRecordName, settings: try Self.settings(wire))
-                // The account key must open the account's own private key, which the server cannot make.
-                _ = try AccountIdentityKey(
-                    unwrapping: keyPair.wrappedPrivateKey, publicKey: keyPair.publicKey, with: oldKey)
             } catch let error as EncryptionError {
                 throw SyncError(.internalError, "the account cannot be recovered with this key: \(error.message)")
             }
-            do {
-                let settings = try await changeOnce(
-                    to: passphrase, recovered: oldKey, newRecovery: newRecovery, client: client, shared: shared)
-                return (settings, newRecovery)
-            } catch let error as SyncError where error.code == .constraintViolation && attempt < 3 {
-                // A device made a zone or accepted a share meanwhile: open and change again.
-                continue
-            }
+            // The account key must open the account's own private key, which the server cannot make.
+            _ = try Self.opened(keyPair, with: oldKey)
+            return try await changeOnce(
+                to: passphrase, recovered: oldKey, newRecovery: newRecovery, client: client, shared: shared)
         }
-        throw SyncError(.internalError, "unreachable: the last attempt returns or throws")
+        return (settings, newRecovery)
     }
 
     /// What a passphrase change sends of the recovery key: a new one (`newRecovery`), or the account's
