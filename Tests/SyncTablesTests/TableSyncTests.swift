@@ -171,7 +171,10 @@ struct TableSyncTests {
             let a = try NotesDevice("a", username: "ada", server: server)
             let b = try NotesDevice("b", username: "ada", server: server)
             try a.execute("INSERT INTO note (id, title) VALUES ('n1', 'from the app')")
-            let before = Date()
+            // SQLite's clock (`julianday('now')`) keeps milliseconds: the earliest time the triggers can write is
+            // this moment cut to its millisecond, less the Julian day's rounding.
+            let now = Date().timeIntervalSince1970
+            let before = Date(timeIntervalSince1970: (now * 1000).rounded(.down) / 1000 - 0.0001)
             // A connection the layer does not watch: its triggers capture the write all the same, which takes
             // the time the layer first sees it.
             // As a second process would, it waits for the layer's own reads rather than fail at once.
