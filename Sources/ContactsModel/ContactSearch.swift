@@ -125,13 +125,10 @@ public struct ContactSearch: Sendable, Equatable {
             var segmentEnd = segment
             while segmentEnd < end && bytes[segmentEnd] != Tag.separator { segmentEnd += 1 }
             if segmentEnd > segment, let needle = term.needle(in: bytes[segment]) {
-                let isName = bytes[segment] == Tag.name
-                var rank: Int?
-                if let position = Self.firstIndex(of: needle, in: bytes, from: segment + 1, to: segmentEnd) {
-                    rank = !isName ? 3 : position == segment + 1 ? 0 : bytes[position - 1] == 0x20 ? 1 : 2
-                } else if isFuzzy && isName && Self.hasInOrder(needle, bytes, from: segment + 1, to: segmentEnd) {
-                    rank = 4
-                }
+                let rank =
+                    bytes[segment] == Tag.name
+                    ? Self.nameRank(of: needle, bytes, from: segment + 1, to: segmentEnd, fuzzy: isFuzzy)
+                    : Self.firstIndex(of: needle, in: bytes, from: segment + 1, to: segmentEnd) != nil ? 3 : nil
                 if let rank {
                     best = min(best ?? rank, rank)
                     // The name comes first: once it is looked through, no other field does better than 3.
@@ -141,6 +138,33 @@ public struct ContactSearch: Sendable, Equatable {
             segment = segmentEnd + 1
         }
         return best
+    }
+
+    /// How well the name alone matches, for a list that holds the names' sort keys but not the other fields:
+    /// `bytes[start..<end]` is a name's sort key (``Contact/sortKey(_:)``). The rank is what
+    /// ``rank(bytes:from:to:bookName:)`` gives when every word is found in the name; nil when a word is not,
+    /// or is scoped to another field: the whole search text decides those.
+    public func nameRank(bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        var total = 0
+        for term in terms {
+            guard let needle = term.needle(in: Tag.name),
+                let rank = Self.nameRank(of: needle, bytes, from: start, to: end, fuzzy: isFuzzy)
+            else { return nil }
+            total += rank
+        }
+        return total
+    }
+
+    /// How well the name in `bytes[start..<end]` holds `needle`: 0 when it starts with it, 1 when a word of it
+    /// does, 2 when it has it inside, 4 (a fuzzy search) when it has its letters in order; nil otherwise. A
+    /// control character counts as a space, as the search text writes it (``Contact/searchText``).
+    static func nameRank(
+        of needle: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, fuzzy: Bool
+    ) -> Int? {
+        if let position = firstIndex(of: needle, in: bytes, from: start, to: end) {
+            return position == start ? 0 : bytes[position - 1] <= 0x20 ? 1 : 2
+        }
+        return fuzzy && hasInOrder(needle, bytes, from: start, to: end) ? 4 : nil
     }
 
     /// Where `needle` first appears in `bytes[start..<end]`.
@@ -234,11 +258,26 @@ extension Contact {
     /// tag, which the text after the name never does), returned as it is.
     package static func searchText(nameKey: String, stored: String) -> String {
         if stored.utf8.first == ContactSearch.Tag.name { return stored }
-        var bytes: [UInt8] = [ContactSearch.Tag.name]
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(1 + nameKey.utf8.count + stored.utf8.count)
-        bytes += oneLine(nameKey).utf8
-        bytes += stored.utf8
+        appendSearchText(nameKey: nameKey.utf8, stored: stored.utf8, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends to `bytes` the ``searchText`` of a contact whose name's sort key is `nameKey` and whose stored
+    /// text is `stored`, as ``searchText(nameKey:stored:)`` makes it, for a search that reads the store's
+    /// columns in place.
+    package static func appendSearchText(
+        nameKey: some Collection<UInt8>, stored: some Collection<UInt8>, to bytes: inout [UInt8]
+    ) {
+        if stored.first == ContactSearch.Tag.name {
+            bytes += stored
+            return
+        }
+        bytes.append(ContactSearch.Tag.name)
+        // A control character is one byte of UTF-8, and no other scalar has a byte below 0x20 (``oneLine(_:)``).
+        for byte in nameKey { bytes.append(byte < 0x20 ? 0x20 : byte) }
+        bytes += stored
     }
 
     /// `text` folded for searching, on one line and without the byte that separates segments.

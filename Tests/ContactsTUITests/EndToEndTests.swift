@@ -33,6 +33,13 @@ struct EndToEndTests {
         try await world.waitFor(a, "Backed up.")
         try await world.waitFor(b, "› Grace Hopper")
         try await world.waitFor(b, "work: grace@example.org")
+        // A search by a field the list does not hold (her email): the store looks, and B shows her.
+        try b.send("/")
+        try b.send("example.org", literal: true)
+        try await world.waitFor(b, "/example.org · 1 of 1")
+        try await world.waitFor(b, "› Grace Hopper")
+        try b.send("Escape")
+        try await world.waitFor(b, "┌─ Contacts · 1 ─")
 
         // Edit.
         try a.send("e")

@@ -37,6 +37,17 @@ public struct ContactsReader: Sendable {
     public func contact(withEmail address: String) throws -> Contact? { try store.contact(withEmail: address) }
     /// Names, sort keys and books of the contacts in list order (the first `limit` when given).
     public func summaries(limit: Int? = nil) throws -> [ContactSummary] { try store.summaries(limit: limit) }
+    /// The list's contacts packed column by column, in list order (the first `limit` when given).
+    public func listing(limit: Int? = nil) throws -> ContactListing { try store.listing(limit: limit) }
+    /// Hands `body` each contact `search` finds in any field (as ``contacts(matching:in:)`` does), with its
+    /// sort key and rank, in the table's order, until it returns false or `isCancelled` says so; only those
+    /// of `book` when given.
+    public func forEachMatch(
+        of search: ContactSearch, in book: RecordZone.ID? = nil, isCancelled: () -> Bool = { false },
+        _ body: (_ id: UUID, _ sortKey: UnsafeBufferPointer<UInt8>, _ rank: Int) throws -> Bool
+    ) throws {
+        try store.forEachMatch(of: search, in: book, isCancelled: isCancelled, body)
+    }
     /// How many contacts there are.
     public func count() throws -> Int { try store.count() }
     /// The contact whose ID is `text` or starts with it.

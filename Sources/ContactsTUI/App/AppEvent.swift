@@ -11,9 +11,13 @@ enum AppEvent: Sendable {
     /// The list's rows, the books, the conflict log and the count of records refused as tampered, read again
     /// from the store; `notes` describe what sync changed in the rows.
     case rowsLoaded(
-        [ContactList.Row], books: [AddressBook], conflicts: [ContactConflict], tampered: Int, keys: KeyTrust,
+        ContactListing, books: [AddressBook], conflicts: [ContactConflict], tampered: Int, keys: KeyTrust,
         notes: [String], select: UUID?, seconds: Double)
     case rowsFailed(String)
+    /// Every field's matches of the list's search of `generation` (``EveryFieldSearch``); nil when it was
+    /// cancelled for a newer one.
+    case everyFieldSearched([Int]?, generation: Int)
+    case everyFieldFailed(String)
     /// A manual back up or refresh ended; the error's message if it failed.
     case manualSyncFinished(SyncWork, error: String?)
     case dataDeleted(DeleteDataPrompt.Target, error: String?)

@@ -96,6 +96,9 @@ public struct AppState: Sendable {
     public var status = SyncStatus()
     public var log = EventLog()
     public var message: Message?
+    /// Whether searches look through every field after the names (the app runs ``EveryFieldSearch`` for
+    /// ``ContactList/pendingSearch``); the list's title says so while they do.
+    public var searchesEveryField = false
     /// The device's name, shown in the status pane's title.
     public var deviceName: String
     /// The time "5 s ago" is measured from; the app sets it before each frame.
@@ -169,8 +172,18 @@ public struct AppState: Sendable {
     }
 
     /// Replaces the list's rows, keeping the search and, if it is still there, the selection.
+    public mutating func replaceRows(_ rows: ContactListing, selecting id: UUID? = nil) {
+        list.replaceRows(rows, selecting: id ?? list.selected?.id, viewport: layout.listRows)
+    }
+
+    /// Replaces the list's rows with `rows`, in display order.
     public mutating func replaceRows(_ rows: [ContactList.Row], selecting id: UUID? = nil) {
         list.replaceRows(rows, selecting: id ?? list.selected?.id, viewport: layout.listRows)
+    }
+
+    /// Shows every field's matches of the list's search of `generation` (``EveryFieldSearch``).
+    public mutating func showEveryField(_ positions: [Int], generation: Int) {
+        list.showEveryField(positions, generation: generation, viewport: layout.listRows)
     }
 
     // MARK: Outcomes of effects

@@ -4,8 +4,10 @@ import Foundation
 import SyncCore
 
 /// The contact list: every contact's name in display order, the search that narrows it, the selection, and
-/// how far it is scrolled. Only names and search texts are held (not whole contacts), so 100,000 contacts
-/// cost a few tens of MB.
+/// how far it is scrolled. The list holds what it shows and what a search by name looks through, packed
+/// (``ContactsStore/ContactListing``, about 60 bytes a contact); the other fields stay in the store. A search
+/// is answered at once from the names, then from every field once the store has looked (``EveryFieldSearch``,
+/// which the app runs in the background and hands back with ``showEveryField(_:generation:viewport:)``).
 public struct ContactList: Sendable {
     /// One contact in the list.
     public struct Row: Sendable, Hashable, Identifiable {
@@ -15,40 +17,34 @@ public struct ContactList: Sendable {
         public var sortKey: String
         /// The book the contact is in.
         public var book: RecordZone.ID
-        /// What a search looks through (``ContactsModel/Contact/searchText``).
-        public var searchText: String
         /// Whether the contact has a photo (marked in the list).
         public var hasPhoto = false
 
         /// A row for `name`.
-        public init(id: UUID = UUID(), name: String, book: RecordZone.ID = Contact.zoneID) {
-            self.init(
-                id: id, name: name, sortKey: Contact.sortKey(name), book: book,
-                searchText: Contact(id: id, name: name).searchText)
+        public init(id: UUID = UUID(), name: String, book: RecordZone.ID = Contact.zoneID, hasPhoto: Bool = false) {
+            self.init(id: id, name: name, sortKey: Contact.sortKey(name), book: book, hasPhoto: hasPhoto)
         }
 
         /// A row with a sort key computed elsewhere.
-        public init(
-            id: UUID, name: String, sortKey: String, book: RecordZone.ID = Contact.zoneID, searchText: String
-        ) {
+        public init(id: UUID, name: String, sortKey: String, book: RecordZone.ID, hasPhoto: Bool) {
             self.id = id
             self.name = name
             self.sortKey = sortKey
             self.book = book
-            self.searchText = searchText
-        }
-
-        /// The row of a store summary.
-        public init(_ summary: ContactSummary) {
-            self.init(
-                id: summary.id, name: summary.name, sortKey: summary.sortKey, book: summary.zoneID,
-                searchText: summary.searchText)
-            hasPhoto = summary.hasPhoto
+            self.hasPhoto = hasPhoto
         }
     }
 
+    /// A search whose matches in every field the list still waits for.
+    public struct PendingSearch: Sendable {
+        public var search: ContactSearch
+        public var book: RecordZone.ID?
+        /// The list's ``generation`` the matches are for: the rows and the book as they were asked for.
+        public var generation: Int
+    }
+
     /// Every contact, in display order: folded for case and accents, so "Ángel" sorts with "angel".
-    public private(set) var rows: [Row]
+    public private(set) var rows: ContactListing
     /// The search as typed; empty when the list is not narrowed.
     public private(set) var query = ""
     /// The one book shown; nil shows every book.
@@ -56,19 +52,36 @@ public struct ContactList: Sendable {
     /// The positions in ``rows`` of the contacts shown; nil shows them all.
     private var matches: [Int]?
     private var matchedSearch: ContactSearch?
+    /// The positions the names alone matched, which a longer search narrows (every field's matches are
+    /// not narrowed by name: the word may be in another field).
+    private var nameMatches: [Int]?
     /// The books' names, for `book:` words.
     public var bookNames: [RecordZone.ID: String] = [:]
-    /// Built at the first search, as most sessions never search.
-    private var index: SearchIndex?
     /// The selected row, counted among the shown rows.
     public private(set) var selection = 0
     /// The first shown row on screen.
     public private(set) var scroll = 0
     /// False while the list holds only the first rows, read for a quick first screen; the rest follow.
     public var isComplete = true
+    /// Counts the changes of rows, search and book: every field's matches are shown only for the generation
+    /// they were looked for.
+    public private(set) var generation = 0
+    /// The search to run through every field, until its matches are shown.
+    public private(set) var pendingSearch: PendingSearch?
 
     /// A list of `rows`, which must be in display order; the first is selected.
     public init(rows: [Row] = []) {
+        var listing = ContactListing()
+        for row in rows {
+            listing.append(
+                id: row.id, name: Array(row.name.utf8), sortKey: Array(row.sortKey.utf8), book: row.book,
+                hasPhoto: row.hasPhoto)
+        }
+        self.init(listing)
+    }
+
+    /// A list of the store's `rows`; the first is selected.
+    public init(_ rows: ContactListing) {
         self.rows = rows
     }
 
@@ -82,7 +95,10 @@ public struct ContactList: Sendable {
 
     /// The shown row at `position`.
     public func row(at position: Int) -> Row {
-        rows[matches?[position] ?? position]
+        let index = matches?[position] ?? position
+        return Row(
+            id: rows.ids[index], name: rows.name(at: index), sortKey: rows.sortKey(at: index),
+            book: rows.book(at: index), hasPhoto: rows.hasPhoto(at: index))
     }
 
     /// The selected contact, if the list shows any.
@@ -111,40 +127,54 @@ public struct ContactList: Sendable {
         scroll = max(0, min(scroll, count - height))
     }
 
+    /// Selects the shown row at `position` where the selection was on screen, `offset` rows below the
+    /// first: the selected contact stays in its place while others come and go around it.
+    private mutating func select(_ position: Int, keepingOffset offset: Int, viewport: Int) {
+        selection = max(0, min(position, count - 1))
+        scroll = selection - offset
+        scrollToSelection(viewport: viewport)
+    }
+
     // MARK: Searching
 
     /// Narrows the list to the contacts `query` finds (``ContactsModel/ContactSearch``: every word, anywhere
     /// or where its scope says, case and accents aside, or a name with the word's letters in order), the best
     /// matches first (names that start with the words, then names with a word that does, …), and selects the
-    /// first. An empty query shows
-    /// every contact again, with the selected contact still selected.
+    /// first. The names answer at once; every field's matches follow (``pendingSearch``). An empty query
+    /// shows every contact again, with the selected contact still selected.
     public mutating func search(_ query: String, viewport: Int) {
         guard query != self.query else { return }
         let keep = selected?.id
         self.query = query
         guard let search = ContactSearch(query, fuzzy: true) else {
-            matches = bookMatches()
-            matchedSearch = nil
+            refilter()
             select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
             return
         }
-        let narrowing = matches != nil && matchedSearch.map { search.narrows($0) } == true
-        matches = searchIndex().matches(search, among: narrowing ? matches : bookMatches(), bookName: bookName(of:))
+        let narrowing = nameMatches != nil && matchedSearch.map { search.narrows($0) } == true
+        generation += 1
+        nameMatches = NameSearch.matches(search, in: rows, among: narrowing ? nameMatches : bookMatches())
+        matches = nameMatches
         matchedSearch = search
+        pendingSearch = PendingSearch(search: search, book: book, generation: generation)
         scroll = 0
         select(0, viewport: viewport)
     }
 
-    /// The index, built at the first search, as most sessions never search.
-    private mutating func searchIndex() -> SearchIndex {
-        if let index { return index }
-        let built = SearchIndex(texts: rows.lazy.map(\.searchText))
-        index = built
-        return built
+    /// Shows every field's matches of the search of `generation` (``EveryFieldSearch``), if the list has
+    /// not changed since; the selected contact stays selected unless the selection is still the first row.
+    public mutating func showEveryField(_ positions: [Int], generation: Int, viewport: Int) {
+        guard generation == self.generation, pendingSearch != nil else { return }
+        let keep = selection == 0 ? nil : selected?.id
+        let offset = selection - scroll
+        matches = positions
+        pendingSearch = nil
+        select(keep.flatMap(position(of:)) ?? 0, keepingOffset: keep == nil ? 0 : offset, viewport: viewport)
     }
 
-    private func bookName(of position: Int) -> String? {
-        bookNames[rows[position].book]
+    /// Stops waiting for every field's matches (the search failed): the names' matches stay.
+    public mutating func giveUpEveryField() {
+        pendingSearch = nil
     }
 
     /// Shows only the contacts of `book` (every book when nil), keeping the search and, if still shown,
@@ -158,36 +188,46 @@ public struct ContactList: Sendable {
 
     /// The positions of the chosen book's rows; nil when every book is shown.
     private func bookMatches() -> [Int]? {
-        guard let book else { return nil }
-        return rows.indices.filter { rows[$0].book == book }
+        book.map { rows.indices(inBook: $0) }
     }
 
-    /// Applies the book and the search to the rows again.
+    /// Applies the book and the search to the rows again; every field's matches are asked for again.
     private mutating func refilter() {
+        generation += 1
         guard let search = ContactSearch(query, fuzzy: true) else {
             matches = bookMatches()
+            matchedSearch = nil
+            nameMatches = nil
+            pendingSearch = nil
             return
         }
-        matches = searchIndex().matches(search, among: bookMatches(), bookName: bookName(of:))
+        nameMatches = NameSearch.matches(search, in: rows, among: bookMatches())
+        matches = nameMatches
         matchedSearch = search
+        pendingSearch = PendingSearch(search: search, book: book, generation: generation)
     }
 
     /// The shown position of the contact `id`, if shown.
     public func position(of id: UUID) -> Int? {
-        guard let matches else { return rows.firstIndex { $0.id == id } }
-        return matches.firstIndex { rows[$0].id == id }
+        guard let matches else { return rows.ids.firstIndex(of: id) }
+        return matches.firstIndex { rows.ids[$0] == id }
     }
 
     // MARK: Reloading
 
     /// Replaces the rows (after sync or an edit changed the store), keeping the search, and selects `id` if
-    /// it is still there; otherwise the selection stays at the same position.
-    public mutating func replaceRows(_ rows: [Row], selecting id: UUID?, viewport: Int) {
+    /// it is still there, in the same place on screen; otherwise the selection stays at the same position.
+    public mutating func replaceRows(_ rows: ContactListing, selecting id: UUID?, viewport: Int) {
         let previous = selection
+        let offset = selection - scroll
         self.rows = rows
         isComplete = true
-        index = nil
         refilter()
-        select(id.flatMap(position(of:)) ?? previous, viewport: viewport)
+        select(id.flatMap(position(of:)) ?? previous, keepingOffset: offset, viewport: viewport)
+    }
+
+    /// Replaces the rows with `rows`, which must be in display order.
+    public mutating func replaceRows(_ rows: [Row], selecting id: UUID?, viewport: Int) {
+        replaceRows(ContactList(rows: rows).rows, selecting: id, viewport: viewport)
     }
 }

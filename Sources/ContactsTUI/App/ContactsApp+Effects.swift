@@ -278,7 +278,7 @@ extension ContactsApp {
         Task.detached {
             let start = ContinuousClock.now
             do {
-                let rows = try store.summaries().map(ContactList.Row.init)
+                let rows = try store.listing()
                 let books = try store.books()
                 let conflicts = try store.conflicts()
                 let tampered = try store.tamperedCount()
@@ -298,33 +298,53 @@ extension ContactsApp {
     }
 
     /// What sync changed in the list, for the event log: contacts received, removed and renamed, with their
-    /// record IDs; a summary when there are many.
-    nonisolated static func describeChanges(from old: [ContactList.Row], to new: [ContactList.Row]) -> [String] {
-        let before = Dictionary(old.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let after = Dictionary(new.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+    /// record IDs; a summary when there are many. Both lists are in list order, so they are walked side by
+    /// side, with nothing held beside them but what changed: a contact renamed to another sort key is met
+    /// once on each side, and found by its ID among the few that changed.
+    public nonisolated static func describeChanges(from old: ContactListing, to new: ContactListing) -> [String] {
+        var added: [Int] = []
+        var removed: [Int] = []
+        var renamed: [(was: Int, is: Int)] = []
+        var i = 0
+        var j = 0
+        while i < old.count || j < new.count {
+            let order = i == old.count ? 1 : j == new.count ? -1 : ContactListing.order(old, i, new, j)
+            if order == 0 {
+                if old.name(at: i) != new.name(at: j) { renamed.append((i, j)) }
+                i += 1
+                j += 1
+            } else if order > 0 {
+                added.append(j)
+                j += 1
+            } else {
+                removed.append(i)
+                i += 1
+            }
+        }
+        let removedByID = Dictionary(removed.map { (old.ids[$0], $0) }, uniquingKeysWith: { a, _ in a })
+        let moved = added.compactMap { index in removedByID[new.ids[index]].map { (was: $0, is: index) } }
+        if !moved.isEmpty {
+            let movedNew = Set(moved.map(\.is))
+            let movedOld = Set(moved.map(\.was))
+            added.removeAll { movedNew.contains($0) }
+            removed.removeAll { movedOld.contains($0) }
+            renamed = (renamed + moved.filter { old.name(at: $0.was) != new.name(at: $0.is) }).sorted { $0.is < $1.is }
+        }
+        func record(_ rows: ContactListing, _ index: Int) -> String {
+            recordName(rows.ids[index], in: rows.book(at: index))
+        }
         var notes: [String] = []
-        var added = 0
-        var removed = 0
-        var renamed = 0
-        for row in new {
-            guard let name = before[row.id] else {
-                added += 1
-                if added <= 3 { notes.append("received \(row.name) (\(recordName(row.id, in: row.book)))") }
-                continue
-            }
-            if name != row.name {
-                renamed += 1
-                if renamed <= 3 {
-                    notes.append("renamed by sync: \(name) → \(row.name) (\(recordName(row.id, in: row.book)))")
-                }
-            }
+        for index in added.prefix(3) { notes.append("received \(new.name(at: index)) (\(record(new, index)))") }
+        for change in renamed.prefix(3) {
+            notes.append(
+                "renamed by sync: \(old.name(at: change.was)) → \(new.name(at: change.is)) (\(record(new, change.is)))")
         }
-        for row in old where after[row.id] == nil {
-            removed += 1
-            if removed <= 3 { notes.append("removed by sync: \(row.name) (\(recordName(row.id, in: row.book)))") }
+        for index in removed.prefix(3) {
+            notes.append("removed by sync: \(old.name(at: index)) (\(record(old, index)))")
         }
-        if added > 3 || removed > 3 || renamed > 3 {
-            notes.append("sync changed the list: \(added) received, \(renamed) renamed, \(removed) removed")
+        if added.count > 3 || removed.count > 3 || renamed.count > 3 {
+            notes.append(
+                "sync changed the list: \(added.count) received, \(renamed.count) renamed, \(removed.count) removed")
         }
         return notes
     }

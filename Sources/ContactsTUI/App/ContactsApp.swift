@@ -36,6 +36,10 @@ public final class ContactsApp {
     var nextReload = ContinuousClock.now
     /// A selected contact that the store no longer has, so that it is not asked for again and again.
     var missingDetails: UUID?
+    /// The search through every field that runs (its list generation), at most one at a time; and whether
+    /// it should stop because a newer search is wanted.
+    var everyFieldSearchRunning: Int?
+    let everyFieldCancel = EveryFieldCancel()
 
     /// An app for `device`. `startupProblem` says why it opened without a server, for the status pane;
     /// `serverKeeper` keeps the zero-setup local server running while the app is open.
@@ -47,6 +51,7 @@ public final class ContactsApp {
         self.serverKeeper = serverKeeper
         self.terminal = terminal ?? CursesTerminal(inputTimeout: 50)
         state = AppState(width: 0, height: 0, deviceName: device.name)
+        state.searchesEveryField = true
         if let startupProblem {
             state.status.startupProblem = SyncStatus.Failure(date: Date(), message: startupProblem)
             state.log.append(EventLog.Entry(date: Date(), text: startupProblem, isError: true))
@@ -69,6 +74,7 @@ public final class ContactsApp {
             unicode: terminal.supportsUnicode, firstRows: max(500, size.rows * 4))
         loaded.status = state.status
         loaded.log = state.log
+        loaded.searchesEveryField = true
         state = loaded
         if !state.list.isComplete { requestReload() }
         refreshFromStore()
@@ -79,6 +85,7 @@ public final class ContactsApp {
             for event in events { apply(event) }
             if !events.isEmpty { refreshFromStore() }
             startReloadIfDue()
+            startEveryFieldSearchIfWanted()
             if ContinuousClock.now - lastTick >= .seconds(1) {
                 // Ages ("5 s ago") and the store's counts move on even when nothing is reported.
                 lastTick = ContinuousClock.now
@@ -194,6 +201,14 @@ public final class ContactsApp {
             reloadInFlight = false
             state.log.append(
                 EventLog.Entry(date: Date(), text: "could not read the contacts: \(message)", isError: true))
+        case .everyFieldSearched(let positions, let generation):
+            everyFieldSearchRunning = nil
+            if let positions { state.showEveryField(positions, generation: generation) }
+        case .everyFieldFailed(let message):
+            everyFieldSearchRunning = nil
+            state.list.giveUpEveryField()
+            state.log.append(
+                EventLog.Entry(date: Date(), text: "could not search every field: \(message)", isError: true))
         case .manualSyncFinished(let work, let error):
             finishManualSync(work, error: error)
         case .dataDeleted(let target, let error):
@@ -239,8 +254,9 @@ extension AppState {
     public static func loading(
         from store: ContactsReader, width: Int, height: Int, deviceName: String, unicode: Bool, firstRows: Int? = nil
     ) throws -> AppState {
-        let rows = try store.summaries(limit: firstRows).map(ContactList.Row.init)
-        var state = AppState(width: width, height: height, rows: rows, deviceName: deviceName, unicode: unicode)
+        let rows = try store.listing(limit: firstRows)
+        var state = AppState(width: width, height: height, deviceName: deviceName, unicode: unicode)
+        state.list = ContactList(rows)
         state.books = try store.books()
         state.conflicts = try store.conflicts()
         state.tamperedCount = try store.tamperedCount()

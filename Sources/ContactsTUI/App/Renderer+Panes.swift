@@ -13,6 +13,8 @@ extension Renderer {
         // "Contacts · 7"; once it scrolls, "Contacts" and the position, "12/100,000"; searching, the query and
         // its matches, "/ada · 3 of 100,000". A "+" marks a list still being read.
         let more = list.isComplete ? "" : "+"
+        // "…" while the store looks through the other fields for more matches.
+        let looking = state.searchesEveryField && list.pendingSearch != nil ? " …" : ""
         let total = TextFormatting.count(list.rows.count) + more
         let scrolls = list.count > pane.content.height
         let position =
@@ -21,7 +23,7 @@ extension Renderer {
         let name = shownBook.map { "Book \($0.name)" } ?? "Contacts"
         let title =
             list.isSearching
-            ? "\(shownBook.map { "\($0.name) " } ?? "")/\(list.query) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)"
+            ? "\(shownBook.map { "\($0.name) " } ?? "")/\(list.query) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)\(looking)"
             : shownBook != nil
                 ? "\(name) \(theme.separator) \(TextFormatting.count(list.count)) of \(total)"
                 : scrolls ? name : "\(name) \(theme.separator) \(total)"
@@ -30,7 +32,12 @@ extension Renderer {
         guard list.count > 0 else {
             let text =
                 list.isSearching
-                ? ["No name contains \(list.query).", "Esc shows every contact."]
+                ? !looking.isEmpty
+                    ? ["No name contains \(list.query);", "looking through the other fields…"]
+                    : [
+                        "No \(state.searchesEveryField ? "contact has" : "name contains") \(list.query).",
+                        "Esc shows every contact.",
+                    ]
                 : shownBook != nil
                     ? ["No contacts in this book.", "Press a to add one, f for the next book."]
                     : ["No contacts yet.", "Press a to add one."]

@@ -51,45 +51,23 @@ struct ContactListTests {
         #expect(list.query == "a" && list.count == 5)
     }
 
-    @Test("the search index finds every word in any field, or in its scope, folded")
-    func index() throws {
-        let contacts = [
-            Contact(
-                name: "Ada Lovelace", emails: [LabeledValue(label: "", value: "ada@example.org")],
-                phones: [LabeledValue(label: "", value: "+44 20 7946 0000")], organization: "Analytical Engines",
-                groups: ["Maths"]),
-            Contact(name: "Zoë Ångström", notes: "met at the Lovelace lecture", groups: ["Family"]),
-            Contact(name: "张伟", organization: "Maths Dept"), Contact(name: ""),
-        ]
-        let index = SearchIndex(texts: contacts.map(\.searchText))
-        func find(_ query: String, among: [Int]? = nil) throws -> [Int] {
-            try index.matches(#require(ContactSearch(query)), among: among, bookName: { $0 == 2 ? "Work" : nil })
+    @Test("new contacts above the selected one leave it where it was on screen, and the search as it was")
+    func arrivingAbove() {
+        var list = ContactList(rows: Fixtures.manyRows(100))
+        list.select(50, viewport: 10)
+        let selected = list.selected!
+        let onScreen = list.selection - list.scroll
+        let arrived = (1...30).map {
+            ContactList.Row(id: Fixtures.id(1000 + $0), name: String(format: "Aaron %02d", $0))
         }
-        #expect(try find("LOVE") == [0, 1])
-        #expect(try find("name:love") == [0])
-        #expect(try find("Ång") == [1])
-        #expect(try find("伟") == [2])
-        #expect(try find("maths") == [0, 2])
-        #expect(try find("group:maths") == [0])
-        #expect(try find("org:maths") == [2])
-        #expect(try find("email:example") == [0])
-        #expect(try find("tel:7946") == [0] && find("79460000") == [0] && find("794") == [0])
-        #expect(try find("book:work") == [2])
-        #expect(try find("zo", among: [1, 2]) == [1])
-    }
-
-    @Test("the best matches come first: the name's start, then a word's start, inside, other fields, letters in order")
-    func ranking() {
-        let names = ["Zed Lovelace", "Ada Lovelace", "Lovelace Trust", "Marlove Inc", "Lily Oswald Vega", "Bob"]
-        var rows = names.enumerated().map { ContactList.Row(id: Fixtures.id($0.offset + 1), name: $0.element) }
-        rows[5].searchText = Contact(id: rows[5].id, name: "Bob", notes: "met at the Lovelace lecture").searchText
-        var list = ContactList(rows: rows)
-        list.search("love", viewport: 10)
-        let shown = { (list: ContactList) in (0..<list.count).map { list.row(at: $0).name } }
-        #expect(
-            shown(list) == ["Lovelace Trust", "Zed Lovelace", "Ada Lovelace", "Marlove Inc", "Bob", "Lily Oswald Vega"])
-        list.search("lovel", viewport: 10)
-        #expect(shown(list) == ["Lovelace Trust", "Zed Lovelace", "Ada Lovelace", "Bob"])
-        #expect(list.selected?.name == "Lovelace Trust", "the best match is selected")
+        list.replaceRows(arrived + Fixtures.manyRows(100), selecting: selected.id, viewport: 10)
+        #expect(list.selected == selected && list.selection == 80)
+        #expect(list.selection - list.scroll == onScreen, "the same row of the screen")
+        list.search("person 00", viewport: 10)
+        #expect(list.count == 100, "Person 0001 to Person 0100")
+        list.move(by: 5, viewport: 10)
+        let found = list.selected!
+        list.replaceRows(Fixtures.manyRows(100) + arrived, selecting: found.id, viewport: 10)
+        #expect(list.query == "person 00" && list.count == 100 && list.selected == found)
     }
 }

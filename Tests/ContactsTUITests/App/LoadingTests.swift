@@ -20,12 +20,13 @@ struct LoadingTests {
 
         var state = try AppState.loading(
             from: ContactsReader(store), width: 40, height: 12, deviceName: "laptop", unicode: true, firstRows: 5)
-        #expect(state.list.rows.map(\.name) == (1...5).map { String(format: "Person %02d", $0) })
+        #expect(
+            (0..<state.list.rows.count).map(state.list.rows.name) == (1...5).map { String(format: "Person %02d", $0) })
         #expect(!state.list.isComplete)
         state.handle(.character("j"))
         #expect(Renderer.render(state).text.hasPrefix("┌─ Contacts ──────────────────── 2/5+ ─┐"))
 
-        state.replaceRows(try store.summaries().map(ContactList.Row.init))
+        state.replaceRows(try store.listing())
         #expect(state.list.isComplete && state.list.count == 12)
         #expect(state.list.selected?.name == "Person 02", "the selection survives")
         #expect(Renderer.render(state).text.hasPrefix("┌─ Contacts ──────────────────── 2/12 ─┐"))
@@ -41,15 +42,19 @@ struct LoadingTests {
         var renamed = grace
         renamed.name = "Grace Brewster Hopper"
         #expect(
-            ContactsApp.describeChanges(from: [ada, grace], to: [alan, renamed]) == [
+            ContactsApp.describeChanges(from: listing([ada, grace]), to: listing([alan, renamed])) == [
                 "received Alan Turing (Contacts/00000000)",
                 "renamed by sync: Grace Hopper → Grace Brewster Hopper (Contacts/00000000)",
                 "removed by sync: Ada Lovelace (Contacts/00000000)",
             ])
-        let many = Fixtures.manyRows(10)
+        let many = listing(Fixtures.manyRows(10))
         #expect(
-            ContactsApp.describeChanges(from: [], to: many).last
+            ContactsApp.describeChanges(from: listing([]), to: many).last
                 == "sync changed the list: 10 received, 0 renamed, 0 removed")
         #expect(ContactsApp.describeChanges(from: many, to: many).isEmpty)
+    }
+
+    private func listing(_ rows: [ContactList.Row]) -> ContactListing {
+        ContactList(rows: rows).rows
     }
 }
