@@ -297,15 +297,17 @@ let package = Package(
             dependencies: [
                 "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "ContactsModel",
                 "ContactsLocal",
-                "ContactsStore", "ContactsTUI", "Terminal",
+                "ContactsStore", "ContactsTUI", "Terminal", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

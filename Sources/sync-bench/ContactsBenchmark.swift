@@ -8,7 +8,9 @@ import SyncTesting
 /// syncs A (the upload), syncs B (the first download), syncs B again (nothing to do; the median of
 /// five runs), edits one contact on A and syncs A and B (five rounds), then lists and exports every
 /// contact on B. Each step prints its wall time,
-/// contacts per second and the command's peak resident memory.
+/// contacts per second and the command's peak resident memory. Right after each count's steps, the in-run
+/// reference (``ContactsReference``) measures what the machine allows for the import, the upload and the first
+/// download of the same contacts, and each of those steps is printed beside it, as a ratio.
 struct ContactsBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
@@ -41,6 +43,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
         results.measuring([contactsPath, serverPath])
         print("| N | step | time | contacts/s | peak RSS |")
         print("| ---: | --- | ---: | ---: | ---: |")
+        var references: [(count: Int, steps: [BenchRun.Step], reference: ContactsReference)] = []
         for count in counts {
             // No storage quota: a million contacts are more than the default 1 GiB of one account.
             let server = try await ServerProcess.start(
@@ -60,7 +63,11 @@ struct ContactsBenchmark: AsyncParsableCommand {
                 "| \(count) | device files beside the vCards (\(String(format: "%.1f", Double(sizes.cards) / 1_048_576)) MB) | A \(String(format: "%.2f", sizes.ratioA))×, B \(String(format: "%.2f", sizes.ratioB))× | | |"
             )
             Self.record(steps, sizes: sizes, count: count, in: &results)
+            let reference = try await ContactsReference.measure(run, contacts: contactsPath, server: server.baseURL)
+            reference.record(steps, count: count, in: &results)
+            references.append((count, steps, reference))
         }
+        ContactsReference.printTable(references)
         // Linux counts the peak of the process that spawns a command to the command, until it starts.
         print("")
         print(
@@ -123,7 +130,7 @@ struct BenchRun {
         }
         let cards = max(1, size(commands.directory.appendingPathComponent("cards.vcf").path))
         func device(_ name: String) -> Double {
-            let file = DataDirectory.Layout(commands.directory.appendingPathComponent("data").path).deviceFile(name)
+            let file = deviceFile(name)
             return Double(size(file) + size(file + "-wal")) / Double(cards)
         }
         return Sizes(cards: cards, ratioA: device("A"), ratioB: device("B"))
@@ -131,6 +138,11 @@ struct BenchRun {
 
     let count: Int
     let commands: ContactsCommands
+
+    /// The store of device `name`.
+    func deviceFile(_ name: String) -> String {
+        DataDirectory.Layout(commands.directory.appendingPathComponent("data").path).deviceFile(name)
+    }
 
     init(contacts: String, server: String, count: Int) throws {
         self.count = count

@@ -36,10 +36,10 @@ struct ContactsCommands {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Signs device A up and each of `others` in, to the account `bench`.
-    func signUp(_ first: String = "A", others: [String] = ["B"]) throws {
-        _ = try command(first, ["account", "signup", "--username", "bench"])
-        for device in others { _ = try command(device, ["account", "signin", "--username", "bench"]) }
+    /// Signs device A up and each of `others` in, to the account `username`.
+    func signUp(_ first: String = "A", others: [String] = ["B"], username: String = "bench") throws {
+        _ = try command(first, ["account", "signup", "--username", username])
+        for device in others { _ = try command(device, ["account", "signin", "--username", username]) }
     }
 
     func timed(_ name: String, _ device: String, _ arguments: [String], contacts: Int? = nil) throws -> Step {

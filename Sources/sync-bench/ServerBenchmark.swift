@@ -21,7 +21,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             FieldsBenchmark.self, ZoneDeleteBenchmark.self, AssetsBenchmark.self, DAVBenchmark.self,
             SoakBenchmark.self, TablesBenchmark.self, FailoverBenchmark.self, MoveBenchmark.self, CompareCommand.self,
             ReportCommand.self,
-            ReferenceServerCommand.self,
+            ReferenceServerCommand.self, ContactsReferenceCommand.self,
         ],
         defaultSubcommand: ServerBenchmark.self)
 }
