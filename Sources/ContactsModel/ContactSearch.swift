@@ -141,9 +141,10 @@ public struct ContactSearch: Sendable, Equatable {
     }
 
     /// How well the name alone matches, for a list that holds the names' sort keys but not the other fields:
-    /// `bytes[start..<end]` is a name's sort key (``Contact/sortKey(_:)``). The rank is what
-    /// ``rank(bytes:from:to:bookName:)`` gives when every word is found in the name; nil when a word is not,
-    /// or is scoped to another field: the whole search text decides those.
+    /// `bytes[start..<end]` is a name's sort key (``Contact/sortKey(_:)``). Nil when a word is not found in
+    /// the name, or is scoped to another field: the whole search text decides those. Otherwise the rank the
+    /// name gives, which is ``rank(bytes:from:to:bookName:)``'s but for a word whose letters are only in
+    /// order in the name (4) and also found in another field (3 there).
     public func nameRank(bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
         var total = 0
         for term in terms {

@@ -5,16 +5,18 @@ import SyncCore
 /// Every contact of a store in list order (sort key, then ID), as little as a list needs: the ID, the name
 /// to show, the sort key (what a search by name looks through, and what finds a contact's place), the book
 /// and whether there is a photo. Packed column by column, the texts in one buffer each: about 60 bytes a
-/// contact (60 MB at a million), where a value per contact with its own strings took several hundred. The
+/// contact (about 60 MB at a million), where a value per contact with its own strings took several hundred. The
 /// other fields stay in the store, which searches them (``ContactsReader/forEachMatch(of:in:_:)``).
 public struct ContactListing: Sendable {
     public private(set) var ids: [UUID] = []
     private var names = PackedTexts()
     private var keys = PackedTexts()
     /// Each contact's book, as a place in ``books``.
-    private var bookIndexes: [UInt16] = []
+    private var bookIndexes: [UInt32] = []
     /// The books contacts are in, each once.
     public private(set) var books: [RecordZone.ID] = []
+    /// Where each book is in ``books``.
+    private var bookPlaces: [RecordZone.ID: UInt32] = [:]
     private var photos: [Bool] = []
 
     public init() {}
@@ -40,7 +42,7 @@ public struct ContactListing: Sendable {
 
     /// The places of the contacts in `book`, in list order.
     public func indices(inBook book: RecordZone.ID) -> [Int] {
-        guard let wanted = books.firstIndex(of: book).map(UInt16.init) else { return [] }
+        guard let wanted = bookPlaces[book] else { return [] }
         return bookIndexes.indices.filter { bookIndexes[$0] == wanted }
     }
 
@@ -60,14 +62,13 @@ public struct ContactListing: Sendable {
         names.append(name)
         keys.append(sortKey)
         photos.append(hasPhoto)
-        if let last = books.indices.last, books[last] == book {
-            bookIndexes.append(UInt16(last))
-        } else if let index = books.firstIndex(of: book) {
-            bookIndexes.append(UInt16(index))
+        if let place = bookPlaces[book] {
+            bookIndexes.append(place)
         } else {
-            // More books than a UInt16 counts are not shown apart (no device has 65,536 books).
-            if books.count <= Int(UInt16.max) { books.append(book) }
-            bookIndexes.append(UInt16(books.count - 1))
+            let place = UInt32(books.count)
+            books.append(book)
+            bookPlaces[book] = place
+            bookIndexes.append(place)
         }
     }
 
@@ -147,7 +148,8 @@ struct PackedTexts: Sendable {
 
     mutating func append(_ text: some Collection<UInt8>) {
         bytes.append(contentsOf: text)
-        starts.append(UInt32(truncatingIfNeeded: bytes.count))
+        // 4 GB of names is 250 million contacts: past it, a stop rather than texts that overlap.
+        starts.append(UInt32(bytes.count))
     }
 
     func withBytes<Result>(

@@ -17,7 +17,7 @@ enum AppEvent: Sendable {
     /// Every field's matches of the list's search of `generation` (``EveryFieldSearch``); nil when it was
     /// cancelled for a newer one.
     case everyFieldSearched([Int]?, generation: Int)
-    case everyFieldFailed(String)
+    case everyFieldFailed(String, generation: Int)
     /// A manual back up or refresh ended; the error's message if it failed.
     case manualSyncFinished(SyncWork, error: String?)
     case dataDeleted(DeleteDataPrompt.Target, error: String?)

@@ -79,9 +79,7 @@ public struct AppState: Sendable {
     public var unicode: Bool
     public var list: ContactList
     /// The books on this device, the default one first.
-    public var books: [AddressBook] = [] {
-        didSet { list.bookNames = Dictionary(books.map { ($0.zoneID, $0.name) }, uniquingKeysWith: { a, _ in a }) }
-    }
+    public var books: [AddressBook] = []
     /// The conflict log, newest first (``ContactConflict``).
     public internal(set) var conflicts: [ContactConflict] = []
     /// How many records sync refused as tampered (``TamperedRecord``); the status pane shows a nonzero count.

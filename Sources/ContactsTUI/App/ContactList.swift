@@ -41,6 +41,9 @@ public struct ContactList: Sendable {
         public var book: RecordZone.ID?
         /// The list's ``generation`` the matches are for: the rows and the book as they were asked for.
         public var generation: Int
+        /// The contact to select once they are shown: the one selected when the list was read again, which
+        /// the names alone may not have found.
+        public var select: UUID?
     }
 
     /// Every contact, in display order: folded for case and accents, so "Ángel" sorts with "angel".
@@ -55,8 +58,6 @@ public struct ContactList: Sendable {
     /// The positions the names alone matched, which a longer search narrows (every field's matches are
     /// not narrowed by name: the word may be in another field).
     private var nameMatches: [Int]?
-    /// The books' names, for `book:` words.
-    public var bookNames: [RecordZone.ID: String] = [:]
     /// The selected row, counted among the shown rows.
     public private(set) var selection = 0
     /// The first shown row on screen.
@@ -151,30 +152,39 @@ public struct ContactList: Sendable {
             select(keep.flatMap(position(of:)) ?? 0, viewport: viewport)
             return
         }
+        // The same words ("ada" and "ada "): the same matches.
+        guard search != matchedSearch else { return }
         let narrowing = nameMatches != nil && matchedSearch.map { search.narrows($0) } == true
-        generation += 1
-        nameMatches = NameSearch.matches(search, in: rows, among: narrowing ? nameMatches : bookMatches())
-        matches = nameMatches
-        matchedSearch = search
-        pendingSearch = PendingSearch(search: search, book: book, generation: generation)
+        apply(search, among: narrowing ? nameMatches : bookMatches())
         scroll = 0
         select(0, viewport: viewport)
     }
 
+    /// Shows the names' matches of `search` among `candidates` (every row when nil), and asks for every
+    /// field's (a new ``generation``).
+    private mutating func apply(_ search: ContactSearch, among candidates: [Int]?) {
+        generation += 1
+        nameMatches = NameSearch.matches(search, in: rows, among: candidates)
+        matches = nameMatches
+        matchedSearch = search
+        pendingSearch = PendingSearch(search: search, book: book, generation: generation)
+    }
+
     /// Shows every field's matches of the search of `generation` (``EveryFieldSearch``), if the list has
-    /// not changed since; the selected contact stays selected unless the selection is still the first row.
+    /// not changed since. The contact selected when the list was read again is selected again; otherwise the
+    /// selected contact stays selected, unless the selection is still the first row (the best match).
     public mutating func showEveryField(_ positions: [Int], generation: Int, viewport: Int) {
-        guard generation == self.generation, pendingSearch != nil else { return }
-        let keep = selection == 0 ? nil : selected?.id
+        guard generation == self.generation, let pending = pendingSearch else { return }
+        let keep = pending.select ?? (selection == 0 ? nil : selected?.id)
         let offset = selection - scroll
         matches = positions
         pendingSearch = nil
         select(keep.flatMap(position(of:)) ?? 0, keepingOffset: keep == nil ? 0 : offset, viewport: viewport)
     }
 
-    /// Stops waiting for every field's matches (the search failed): the names' matches stay.
-    public mutating func giveUpEveryField() {
-        pendingSearch = nil
+    /// Stops waiting for every field's matches of `generation` (their search failed): the names' matches stay.
+    public mutating func giveUpEveryField(generation: Int) {
+        if generation == self.generation { pendingSearch = nil }
     }
 
     /// Shows only the contacts of `book` (every book when nil), keeping the search and, if still shown,
@@ -193,18 +203,15 @@ public struct ContactList: Sendable {
 
     /// Applies the book and the search to the rows again; every field's matches are asked for again.
     private mutating func refilter() {
-        generation += 1
         guard let search = ContactSearch(query, fuzzy: true) else {
+            generation += 1
             matches = bookMatches()
             matchedSearch = nil
             nameMatches = nil
             pendingSearch = nil
             return
         }
-        nameMatches = NameSearch.matches(search, in: rows, among: bookMatches())
-        matches = nameMatches
-        matchedSearch = search
-        pendingSearch = PendingSearch(search: search, book: book, generation: generation)
+        apply(search, among: bookMatches())
     }
 
     /// The shown position of the contact `id`, if shown.
@@ -217,13 +224,17 @@ public struct ContactList: Sendable {
 
     /// Replaces the rows (after sync or an edit changed the store), keeping the search, and selects `id` if
     /// it is still there, in the same place on screen; otherwise the selection stays at the same position.
+    /// While a search waits for every field's matches, a contact the names did not find is selected once
+    /// they are shown (``PendingSearch/select``).
     public mutating func replaceRows(_ rows: ContactListing, selecting id: UUID?, viewport: Int) {
         let previous = selection
         let offset = selection - scroll
         self.rows = rows
         isComplete = true
         refilter()
-        select(id.flatMap(position(of:)) ?? previous, keepingOffset: offset, viewport: viewport)
+        let found = id.flatMap(position(of:))
+        if found == nil, pendingSearch != nil { pendingSearch?.select = id }
+        select(found ?? previous, keepingOffset: offset, viewport: viewport)
     }
 
     /// Replaces the rows with `rows`, which must be in display order.

@@ -321,7 +321,9 @@ extension ContactsApp {
                 i += 1
             }
         }
-        let removedByID = Dictionary(removed.map { (old.ids[$0], $0) }, uniquingKeysWith: { a, _ in a })
+        // A contact renamed to another sort key is among both the added and the removed.
+        let removedByID =
+            added.isEmpty ? [:] : Dictionary(removed.map { (old.ids[$0], $0) }, uniquingKeysWith: { a, _ in a })
         let moved = added.compactMap { index in removedByID[new.ids[index]].map { (was: $0, is: index) } }
         if !moved.isEmpty {
             let movedNew = Set(moved.map(\.is))

@@ -20,7 +20,7 @@ extension ContactsApp {
                 let positions = try search.run(in: store) { !cancel.wants(generation) }
                 inbox.post(.everyFieldSearched(positions, generation: generation))
             } catch {
-                inbox.post(.everyFieldFailed(TUIWords.say(error)))
+                inbox.post(.everyFieldFailed(TUIWords.say(error), generation: generation))
             }
         }
     }

@@ -51,7 +51,6 @@ public final class ContactsApp {
         self.serverKeeper = serverKeeper
         self.terminal = terminal ?? CursesTerminal(inputTimeout: 50)
         state = AppState(width: 0, height: 0, deviceName: device.name)
-        state.searchesEveryField = true
         if let startupProblem {
             state.status.startupProblem = SyncStatus.Failure(date: Date(), message: startupProblem)
             state.log.append(EventLog.Entry(date: Date(), text: startupProblem, isError: true))
@@ -204,9 +203,9 @@ public final class ContactsApp {
         case .everyFieldSearched(let positions, let generation):
             everyFieldSearchRunning = nil
             if let positions { state.showEveryField(positions, generation: generation) }
-        case .everyFieldFailed(let message):
+        case .everyFieldFailed(let message, let generation):
             everyFieldSearchRunning = nil
-            state.list.giveUpEveryField()
+            state.list.giveUpEveryField(generation: generation)
             state.log.append(
                 EventLog.Entry(date: Date(), text: "could not search every field: \(message)", isError: true))
         case .manualSyncFinished(let work, let error):

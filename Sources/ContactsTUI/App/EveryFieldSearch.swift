@@ -4,16 +4,17 @@ import SyncCore
 
 /// A search through every field of every contact, which the list cannot answer from the names it holds:
 /// the store looks through its search texts (``ContactsStore/ContactsReader/forEachMatch(of:in:_:)``, a scan
-/// of the table, about half a second at a million contacts), and each match finds its place in the list by
+/// of the table, about a second at a million contacts, in steps that let the app's other reads in), and each match finds its place in the list by
 /// its sort key. The app runs it in the background and hands the positions to
 /// ``ContactList/showEveryField(_:generation:viewport:)``.
 public struct EveryFieldSearch: Sendable {
     public let pending: ContactList.PendingSearch
     let rows: ContactListing
 
-    /// The search `list` waits for; nil when it waits for none.
+    /// The search `list` waits for; nil when it waits for none, or holds only its first rows (the search
+    /// waits for the rest, which searches again).
     public init?(_ list: ContactList) {
-        guard let pending = list.pendingSearch else { return nil }
+        guard let pending = list.pendingSearch, list.isComplete else { return nil }
         self.pending = pending
         rows = list.rows
     }

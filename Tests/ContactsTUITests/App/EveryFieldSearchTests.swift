@@ -92,10 +92,14 @@ struct EveryFieldSearchTests {
                 ])
             #expect(search.shown("lovel") == ["Lovelace Trust", "Ada Lovelace", "Zed Lovelace", "Bob"])
             #expect(search.list.selected?.name == "Lovelace Trust", "the best match is selected")
+            search.list.search("lovel ", viewport: 10)
+            #expect(search.list.count == 4 && search.list.pendingSearch == nil, "the same words: the same matches")
         }
     }
 
-    @Test("matches for a search or a list that changed since are not shown; a selection moved meanwhile stays")
+    @Test(
+        "matches for a search or a list that changed since are not shown; the contact selected when the list was read again is selected again"
+    )
     func staleMatches() throws {
         let contacts = (1...40).map { Contact(name: String(format: "Person %02d", $0), notes: "lecture") }
         try withStore(contacts) { store, list in
@@ -123,7 +127,31 @@ struct EveryFieldSearchTests {
             list.showEveryField(
                 try #require(try third.run(in: store, isCancelled: { false })), generation: third.pending.generation,
                 viewport: 10)
-            #expect(list.count == 40 && list.selection == 0)
+            #expect(list.count == 40 && list.selected == chosen, "the contact selected when the list was read again")
         }
+    }
+
+    @Test(
+        "a list longer than a read of the store is read in steps, whole and in order, ties of one name across a step included, and searched whole"
+    )
+    func readInSteps() throws {
+        // Runs of 1,000 equal names: a step ends inside one, and the next goes on after the last ID read.
+        let count = ContactStore.readStep + 1_500
+        let contacts = (0..<count).map { Contact(name: "Person \($0 / 1_000)", notes: $0 % 2 == 0 ? "even" : "odd") }
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("tui-steps"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try ContactStore(path: directory.appendingPathComponent("store.sqlite").path)
+        for start in stride(from: 0, to: count, by: 5_000) {
+            try store.saveLocal(Array(contacts[start..<min(count, start + 5_000)]))
+        }
+        let listing = try store.listing()
+        #expect(listing.ids == (try store.summaries().map(\.id)), "the order of one read of the whole table")
+        var list = ContactList(listing)
+        list.search("even", viewport: 10)
+        let whole = try #require(EveryFieldSearch(list))
+        let positions = try #require(try whole.run(in: ContactsReader(store), isCancelled: { false }))
+        #expect(positions.count == count / 2 && Set(positions).count == count / 2)
+        #expect(try whole.run(in: ContactsReader(store), isCancelled: { true }) == nil)
     }
 }

@@ -39,8 +39,8 @@ struct LoadingTests {
         let ada = ContactList.Row(id: Fixtures.id(1), name: "Ada Lovelace")
         let grace = ContactList.Row(id: Fixtures.id(2), name: "Grace Hopper")
         let alan = ContactList.Row(id: Fixtures.id(3), name: "Alan Turing")
-        var renamed = grace
-        renamed.name = "Grace Brewster Hopper"
+        // Another sort key: the renamed contact has another place in the list.
+        let renamed = ContactList.Row(id: grace.id, name: "Grace Brewster Hopper")
         #expect(
             ContactsApp.describeChanges(from: listing([ada, grace]), to: listing([alan, renamed])) == [
                 "received Alan Turing (Contacts/00000000)",
@@ -52,6 +52,12 @@ struct LoadingTests {
             ContactsApp.describeChanges(from: listing([]), to: many).last
                 == "sync changed the list: 10 received, 0 renamed, 0 removed")
         #expect(ContactsApp.describeChanges(from: many, to: many).isEmpty)
+        // The same sort key, another name.
+        let shouted = ContactList.Row(id: grace.id, name: "GRACE HOPPER")
+        #expect(
+            ContactsApp.describeChanges(from: listing([ada, grace]), to: listing([ada, shouted])) == [
+                "renamed by sync: Grace Hopper → GRACE HOPPER (Contacts/00000000)"
+            ])
     }
 
     private func listing(_ rows: [ContactList.Row]) -> ContactListing {
