@@ -6,8 +6,10 @@ import SyncCore
 extension ContactStore {
     /// How many rows a read of the whole list or a search through every field takes in one transaction: the
     /// store has one connection, and the app's other reads (the selected contact, the status pane's counts)
-    /// wait for it, so a read of a million rows goes in steps of a few milliseconds each.
-    package static let readStep = 16_384
+    /// wait for it, so a read of a million rows goes in steps of a few milliseconds each. After each step
+    /// the connection gives back the pages it cached (``ContactStore/pageCacheKiB``, 32 MB, which a read of
+    /// every row would otherwise fill and keep), as the next step reads other pages anyway.
+    package static let readStep = 4_096
 
     /// The list (``ContactListing``), in list order; only the first `limit` contacts when given, for a first
     /// screen that need not wait for the whole list. Read a row at a time into the packed columns, so a
@@ -52,6 +54,7 @@ extension ContactStore {
                 }
                 return read
             }
+            queue.releaseMemory()
             wanted -= read
             if read < step { break }
         }
@@ -109,6 +112,7 @@ extension ContactStore {
                 }
                 return (read, true)
             }
+            queue.releaseMemory()
             if !goOn || read < Self.readStep { return }
         }
     }
