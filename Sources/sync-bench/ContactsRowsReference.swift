@@ -1,3 +1,4 @@
+import ContactsStore
 import Foundation
 import GRDB
 
@@ -101,7 +102,7 @@ struct ContactsRowsReference {
     }
 
     /// A new file opened as `ContactStore.init` opens the device's: its page size and free-page policy the device
-    /// file's, then WAL, a 32 MiB page cache, a checkpoint every 10,000 pages, the log cut back to 4 MiB.
+    /// file's, then WAL and the store's own page cache, checkpoint and log limit.
     private static func open(_ path: String, layout: Layout, durable: Bool) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -110,9 +111,9 @@ struct ContactsRowsReference {
                 try db.execute(sql: "PRAGMA auto_vacuum = \(layout.autoVacuum)")
             }
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA cache_size = -\(32 * 1024)")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
-            try db.execute(sql: "PRAGMA journal_size_limit = \(4 * 1_048_576)")
+            try db.execute(sql: "PRAGMA cache_size = -\(ContactStore.pageCacheKiB)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(ContactStore.checkpointPages)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(ContactStore.logSizeLimit)")
             try db.execute(sql: "PRAGMA synchronous = \(durable ? "FULL" : "NORMAL")")
         }
         return try DatabaseQueue(path: path, configuration: configuration)
