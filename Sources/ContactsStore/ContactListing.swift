@@ -6,7 +6,7 @@ import SyncCore
 /// to show, the sort key (what a search by name looks through, and what finds a contact's place), the book
 /// and whether there is a photo. Packed column by column, the texts in one buffer each: about 60 bytes a
 /// contact (about 60 MB at a million), where a value per contact with its own strings took several hundred. The
-/// other fields stay in the store, which searches them (``ContactsReader/forEachMatch(of:in:_:)``).
+/// other fields stay in the store, which searches them (``ContactsReader/forEachMatch(of:in:isCancelled:_:)``).
 public struct ContactListing: Sendable {
     public private(set) var ids: [UUID] = []
     private var names = PackedTexts()

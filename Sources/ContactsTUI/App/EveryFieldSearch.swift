@@ -3,10 +3,10 @@ import ContactsStore
 import SyncCore
 
 /// A search through every field of every contact, which the list cannot answer from the names it holds:
-/// the store looks through its search texts (``ContactsStore/ContactsReader/forEachMatch(of:in:_:)``, a scan
-/// of the table, about a second at a million contacts, in steps that let the app's other reads in), and each match finds its place in the list by
-/// its sort key. The app runs it in the background and hands the positions to
-/// ``ContactList/showEveryField(_:generation:viewport:)``.
+/// the store looks through its search texts (``ContactsStore/ContactsReader/forEachMatch(of:in:isCancelled:_:)``,
+/// a scan of the table, about a second at a million contacts, in steps that let the app's other reads in),
+/// and each match finds its place in the list by its sort key. The app runs it in the background and hands
+/// the positions to ``ContactList/showEveryField(_:generation:viewport:)``.
 public struct EveryFieldSearch: Sendable {
     public let pending: ContactList.PendingSearch
     let rows: ContactListing
