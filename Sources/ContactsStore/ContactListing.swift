@@ -77,13 +77,11 @@ public struct ContactListing: Sendable {
     public func index(of id: UUID, sortKey: UnsafeBufferPointer<UInt8>) -> Int? {
         var low = 0
         var high = count
-        let wanted = Self.bytes(of: id)
         return keys.withBytes { bytes, starts in
             while low < high {
                 let middle = (low + high) / 2
                 let key = UnsafeBufferPointer(rebasing: bytes[Int(starts[middle])..<Int(starts[middle + 1])])
-                var order = Self.compare(key, sortKey)
-                if order == 0 { order = Self.compare(Self.bytes(of: ids[middle]), wanted) }
+                let order = Self.order(key, ids[middle], sortKey, id)
                 if order == 0 { return middle }
                 if order < 0 { low = middle + 1 } else { high = middle }
             }
@@ -96,12 +94,19 @@ public struct ContactListing: Sendable {
     public static func order(_ a: ContactListing, _ i: Int, _ b: ContactListing, _ j: Int) -> Int {
         a.keys.withBytes { aBytes, aStarts in
             b.keys.withBytes { bBytes, bStarts in
-                let order = compare(
-                    UnsafeBufferPointer(rebasing: aBytes[Int(aStarts[i])..<Int(aStarts[i + 1])]),
-                    UnsafeBufferPointer(rebasing: bBytes[Int(bStarts[j])..<Int(bStarts[j + 1])]))
-                return order != 0 ? order : compare(bytes(of: a.ids[i]), bytes(of: b.ids[j]))
+                order(
+                    UnsafeBufferPointer(rebasing: aBytes[Int(aStarts[i])..<Int(aStarts[i + 1])]), a.ids[i],
+                    UnsafeBufferPointer(rebasing: bBytes[Int(bStarts[j])..<Int(bStarts[j + 1])]), b.ids[j])
             }
         }
+    }
+
+    /// The store's order (`ORDER BY sortKey, id`): the sort keys as SQLite orders texts, then the IDs' bytes.
+    private static func order(
+        _ aKey: UnsafeBufferPointer<UInt8>, _ aID: UUID, _ bKey: UnsafeBufferPointer<UInt8>, _ bID: UUID
+    ) -> Int {
+        let order = compare(aKey, bKey)
+        return order != 0 ? order : compare(bytes(of: aID), bytes(of: bID))
     }
 
     /// The UUID's 16 bytes, which the store orders contacts of one sort key by.
