@@ -24,12 +24,12 @@ package final class ContactStore: Sendable {
     /// kernel reading evicted pages back and writing them again (cards in ID order: 109 – 114 s, and 85 s
     /// with this cache and ``checkpointPages``; in random order 124 s, and 100 – 117 s). The cache fills
     /// only as pages are read: a no-op sync stays small.
-    package static let pageCacheKiB = 32 * 1024
+    static let pageCacheKiB = 32 * 1024
 
     /// How many pages the log holds before they are copied into the file (SQLite's default is 1,000):
     /// a page a sync changes in many transactions in a row (an index's, mostly) is copied once, not once
     /// every transaction or two.
-    package static let checkpointPages = 10_000
+    static let checkpointPages = 10_000
 
     /// The page size of a new file: SQLite's default, said so that it stays. 8 KiB pages keep 3% fewer bytes
     /// (rows of 500 bytes leave less of a page empty) but every random insert into an index writes a page twice
@@ -37,7 +37,17 @@ package final class ContactStore: Sendable {
     static let pageSize = 4096
 
     /// The size the log is cut back to after a checkpoint, so that a large sync leaves no 40 MB log behind.
-    package static let logSizeLimit = 4 * 1_048_576
+    static let logSizeLimit = 4 * 1_048_576
+
+    /// The write-ahead log and the page cache as the store keeps them on each connection: WAL, a page cache
+    /// of ``pageCacheKiB``, a checkpoint every ``checkpointPages``, the log cut back to ``logSizeLimit``.
+    /// (`sync-bench`'s reference opens its bare SQLite file the same way.)
+    package static func useLogAndCache(_ db: GRDB.Database) throws {
+        try db.execute(sql: "PRAGMA journal_mode = WAL")
+        try db.execute(sql: "PRAGMA cache_size = -\(pageCacheKiB)")
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = \(checkpointPages)")
+        try db.execute(sql: "PRAGMA journal_size_limit = \(logSizeLimit)")
+    }
 
     package init(path: String) throws {
         self.path = path
@@ -57,10 +67,7 @@ package final class ContactStore: Sendable {
                 try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             }
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
-            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
+            try Self.useLogAndCache(db)
             Self.keepLogOnClose(db)
             StoredContactName.register(db.sqliteConnection!)
         }

@@ -110,10 +110,7 @@ struct ContactsRowsReference {
                 try db.execute(sql: "PRAGMA page_size = \(layout.pageSize)")
                 try db.execute(sql: "PRAGMA auto_vacuum = \(layout.autoVacuum)")
             }
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA cache_size = -\(ContactStore.pageCacheKiB)")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(ContactStore.checkpointPages)")
-            try db.execute(sql: "PRAGMA journal_size_limit = \(ContactStore.logSizeLimit)")
+            try ContactStore.useLogAndCache(db)
             try db.execute(sql: "PRAGMA synchronous = \(durable ? "FULL" : "NORMAL")")
         }
         return try DatabaseQueue(path: path, configuration: configuration)

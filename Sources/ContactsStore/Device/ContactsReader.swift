@@ -35,8 +35,6 @@ public struct ContactsReader: Sendable {
     }
     /// The first contact, in list order, with `address` among its emails (letter case aside).
     public func contact(withEmail address: String) throws -> Contact? { try store.contact(withEmail: address) }
-    /// Names, sort keys and books of the contacts in list order (the first `limit` when given).
-    public func summaries(limit: Int? = nil) throws -> [ContactSummary] { try store.summaries(limit: limit) }
     /// The list's contacts packed column by column, in list order (the first `limit` when given).
     public func listing(limit: Int? = nil) throws -> ContactListing { try store.listing(limit: limit) }
     /// Hands `body` each contact `search` finds in any field (as ``contacts(matching:in:)`` does), with its
