@@ -47,6 +47,8 @@ public final class ChildProcess: Sendable {
         public var status: Int32
         /// Its peak resident memory, in KiB (from `wait4`).
         public var peakResidentKiB: Int
+        /// The CPU time it used, user and system, in seconds (from `wait4`).
+        public var cpuSeconds: Double
     }
 
     /// What a command run to its end with `run(_:environment:input:)` did.
@@ -256,7 +258,9 @@ public final class ChildProcess: Sendable {
     private func record(status: Int32, usage: rusage) -> Termination {
         let signal = status & 0x7F
         let ended = Termination(
-            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, peakResidentKiB: usage.ru_maxrss)
+            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, peakResidentKiB: usage.ru_maxrss,
+            cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000)
         termination.withLock { $0 = ended }
         return ended
     }

@@ -41,26 +41,27 @@ struct ContactsBenchmark: AsyncParsableCommand {
         let (contactsPath, serverPath) = try programs.paths()
         var results = BenchResults(suite: "contacts")
         results.measuring([contactsPath, serverPath])
-        print("| N | step | time | contacts/s | peak RSS |")
-        print("| ---: | --- | ---: | ---: | ---: |")
+        print("| N | step | time | contacts/s | peak RSS | CPU: the command + the server |")
+        print("| ---: | --- | ---: | ---: | ---: | ---: |")
         var references: [(count: Int, steps: [BenchRun.Step], reference: ContactsReference)] = []
         for count in counts {
             // No storage quota: a million contacts are more than the default 1 GiB of one account.
             let server = try await ServerProcess.start(
                 executable: serverPath, arguments: ["--quota-bytes", "unlimited"])
             defer { server.stop() }
-            let run = try BenchRun(contacts: contactsPath, server: server.baseURL, count: count)
+            let run = try BenchRun(contacts: contactsPath, server: server, count: count)
             defer { if keepData { print("kept: \(run.commands.directory.path)") } else { run.remove() } }
             let steps = try run.steps()
             for step in steps {
                 let perSecond = step.contacts.map { String(Int(Double($0) / step.seconds)) } ?? ""
+                let cpu = [step.cpuSeconds, step.serverCPUSeconds].compactMap { $0.map(ContactsCommands.format) }
                 print(
-                    "| \(count) | \(step.name) | \(ContactsCommands.format(step.seconds)) | \(perSecond) | \(step.peakKiB / 1024) MB |"
+                    "| \(count) | \(step.name) | \(ContactsCommands.format(step.seconds)) | \(perSecond) | \(step.peakKiB / 1024) MB | \(cpu.joined(separator: " + ")) |"
                 )
             }
             let sizes = run.fileSizes()
             print(
-                "| \(count) | device files beside the vCards (\(String(format: "%.1f", Double(sizes.cards) / 1_048_576)) MB) | A \(String(format: "%.2f", sizes.ratioA))×, B \(String(format: "%.2f", sizes.ratioB))× | | |"
+                "| \(count) | device files beside the vCards (\(String(format: "%.1f", Double(sizes.cards) / 1_048_576)) MB) | A \(String(format: "%.2f", sizes.ratioA))×, B \(String(format: "%.2f", sizes.ratioB))× | | | |"
             )
             Self.record(steps, sizes: sizes, count: count, in: &results)
             let reference = try await ContactsReference.measure(run, contacts: contactsPath, server: server.baseURL)
@@ -103,6 +104,16 @@ struct ContactsBenchmark: AsyncParsableCommand {
             results.add(
                 "contacts.\(count).\(key).peakMB", name: "\(count): \(step.name), peak RSS", unit: "MB", better: .lower,
                 runs: [Double(step.peakKiB) / 1024], target: 150)
+            // Where a bulk step's time goes: the command's CPU and the server's, beside its wall time.
+            guard ["import", "upload", "download"].contains(key) else { continue }
+            for (part, name, seconds) in [
+                ("cpu", "the command's CPU", step.cpuSeconds), ("serverCPU", "the server's CPU", step.serverCPUSeconds),
+            ] {
+                guard let seconds else { continue }
+                results.add(
+                    "contacts.\(count).\(key).\(part).seconds", name: "\(count): \(step.name), \(name)", unit: "s",
+                    better: .lower, runs: [seconds])
+            }
         }
         for (device, ratio) in [("A", sizes.ratioA), ("B", sizes.ratioB)] {
             results.add(
@@ -144,9 +155,10 @@ struct BenchRun {
         DataDirectory.Layout(commands.directory.appendingPathComponent("data").path).deviceFile(name)
     }
 
-    init(contacts: String, server: String, count: Int) throws {
+    init(contacts: String, server: ServerProcess, count: Int) throws {
         self.count = count
-        commands = try ContactsCommands(contacts: contacts, server: server, name: "contacts-bench")
+        commands = try ContactsCommands(
+            contacts: contacts, server: server.baseURL, serverCPU: { server.cpuSeconds() }, name: "contacts-bench")
     }
 
     func remove() { commands.remove() }

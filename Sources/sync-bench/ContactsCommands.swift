@@ -13,6 +13,9 @@ struct ContactsCommands {
         var contacts: Int?
         /// Every run, when the step is the median of several.
         var runs: [Double]? = nil
+        /// The CPU time the command used, and the server meanwhile, in seconds.
+        var cpuSeconds: Double? = nil
+        var serverCPUSeconds: Double? = nil
     }
 
     /// What one command did.
@@ -20,16 +23,21 @@ struct ContactsCommands {
         var seconds: Double
         var peakKiB: Int
         var output: String
+        var cpuSeconds: Double
+        var serverCPUSeconds: Double?
     }
 
     let contacts: String
     let server: String
+    /// The server's CPU time so far, in seconds, when it is a process of this machine's.
+    let serverCPU: (@Sendable () -> Double)?
     let directory: URL
 
     /// A fresh directory for the devices' data and the benchmark's files.
-    init(contacts: String, server: String, name: String) throws {
+    init(contacts: String, server: String, serverCPU: (@Sendable () -> Double)? = nil, name: String) throws {
         self.contacts = contacts
         self.server = server
+        self.serverCPU = serverCPU
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
@@ -44,7 +52,9 @@ struct ContactsCommands {
 
     func timed(_ name: String, _ device: String, _ arguments: [String], contacts: Int? = nil) throws -> Step {
         let result = try command(device, arguments, outputLimit: 4096)
-        return Step(name: name, seconds: result.seconds, peakKiB: result.peakKiB, contacts: contacts)
+        return Step(
+            name: name, seconds: result.seconds, peakKiB: result.peakKiB, contacts: contacts,
+            cpuSeconds: result.cpuSeconds, serverCPUSeconds: result.serverCPUSeconds)
     }
 
     /// Runs `contacts --device D --server URL --data-dir DIR ARGS…` and waits for it; only the first
@@ -53,6 +63,7 @@ struct ContactsCommands {
     func command(_ device: String, _ arguments: [String], outputLimit: Int = .max) throws -> Command {
         let log = directory.appendingPathComponent("output.txt").path
         try? FileManager.default.removeItem(atPath: log)
+        let serverStart = serverCPU?()
         let start = ContinuousClock.now
         let ended = try ChildProcess(
             [
@@ -64,13 +75,16 @@ struct ContactsCommands {
             output: .file(log)
         ).wait()
         let seconds = (ContinuousClock.now - start).inSeconds
+        let serverSeconds = serverStart.flatMap { start in serverCPU.map { $0() - start } }
         let file = try? FileHandle(forReadingFrom: URL(fileURLWithPath: log))
         defer { try? file?.close() }
         let output = String(decoding: (try? file?.read(upToCount: outputLimit)) ?? Data(), as: UTF8.self)
         guard ended.status == 0 else {
             throw ValidationError("`contacts \(arguments.joined(separator: " "))` failed: \(output)")
         }
-        return Command(seconds: seconds, peakKiB: ended.peakResidentKiB, output: output)
+        return Command(
+            seconds: seconds, peakKiB: ended.peakResidentKiB, output: output, cpuSeconds: ended.cpuSeconds,
+            serverCPUSeconds: serverSeconds)
     }
 
     /// How many lines the last command printed, counted a piece at a time (a list of a million contacts is

@@ -8,13 +8,13 @@ import SyncTesting
 ///
 /// - import ≈ parsing the same vCard file + inserting the same rows into SQLite;
 /// - upload ≈ reading those rows back + sealing the same fields with AES-GCM + sending the same bytes over
-///   loopback HTTP;
-/// - first download ≈ receiving the same bytes over loopback HTTP + opening the same fields + inserting the
-///   same rows a page at a time.
+///   loopback HTTP + the server inserting the rows it stores for them;
+/// - first download ≈ the server reading those rows a page at a time + receiving the same bytes over loopback
+///   HTTP + opening the same fields + inserting the same rows a page at a time.
 ///
 /// Each part is bare: the project's own parser, SQLite, swift-crypto's AES-GCM and a plain HTTP server, with
-/// none of the app's work around them (``ContactsReferenceCommand``, ``RecordedTraffic``,
-/// ``ContactsRowsReference``, ``SealedFieldsReference`` say what each measures). Every part is measured
+/// none of the app's or the server's work around them (``ContactsReferenceCommand``, ``RecordedTraffic``,
+/// ``ContactsRowsReference``, ``SealedFieldsReference``, ``ServerRowsReference`` say what each measures). Every part is measured
 /// three times and its median kept.
 struct ContactsReference: Codable {
     /// Seconds of each run of each part.
@@ -26,6 +26,8 @@ struct ContactsReference: Codable {
     var httpDown: [Double] = []
     var open: [Double] = []
     var downloadInsert: [Double] = []
+    var serverInsert: [Double] = []
+    var serverRead: [Double] = []
     /// What the upload and the download moved.
     var up: RecordedTraffic.Totals
     var down: RecordedTraffic.Totals
@@ -67,9 +69,15 @@ struct ContactsReference: Codable {
                 Part(key: "sqliteRead", name: "SQLite read", runs: read),
                 Part(key: "aesSeal", name: "AES-GCM seal", detail: fields, runs: seal),
                 Part(key: "httpUp", name: "HTTP up", detail: traffic(up), runs: httpUp),
+                Part(
+                    key: "serverInsert", name: "the server's SQLite insert", detail: "a transaction a request",
+                    runs: serverInsert),
             ]
         default:
             return [
+                Part(
+                    key: "serverRead", name: "the server's SQLite read",
+                    detail: "\(ServerRowsReference.page) rows a read", runs: serverRead),
                 Part(key: "httpDown", name: "HTTP down", detail: traffic(down), runs: httpDown),
                 Part(key: "aesOpen", name: "AES-GCM open", detail: fields, runs: open),
                 Part(

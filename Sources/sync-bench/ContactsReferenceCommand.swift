@@ -51,6 +51,7 @@ struct ContactsReferenceCommand: AsyncParsableCommand {
             throw ReferenceError(description: "the download fetched \(sealed.fields.count) sealed fields for \(count)")
         }
         let rows = ContactsRowsReference(source: deviceFile, directory: directory)
+        let serverRows = ServerRowsReference(upload: traffic.upload)
 
         var reference = ContactsReference(
             up: .init(traffic.upload), down: .init(traffic.download), sealedFields: sealed.fields.count)
@@ -66,6 +67,9 @@ struct ContactsReferenceCommand: AsyncParsableCommand {
             let aes = try sealed.measure()
             reference.seal.append(aes.seal)
             reference.open.append(aes.open)
+            let server = try serverRows.measure()
+            reference.serverInsert.append(server.insert)
+            reference.serverRead.append(server.read)
         }
         reference.httpUp = try await RecordedTraffic.replay(traffic.upload, runs: runs)
         reference.httpDown = try await RecordedTraffic.replay(traffic.download, runs: runs)
