@@ -53,8 +53,17 @@ struct JSONReaderTests {
         let data = Data(text.utf8)
         return [
             checkType(ModifyRecordsRequest.self, data), checkType(ModifyRecordsResponse.self, data),
-            checkType(FetchZoneChangesResponse.self, data), checkStreamed(data),
+            checkType(FetchZoneChangesResponse.self, data), checkStreamed(data), checkStreamedPage(data),
         ].filter { $0 }.count
+    }
+
+    /// The same for the streamed reading of a page of a zone's changes.
+    @discardableResult
+    private func checkStreamedPage(_ data: Data) -> Bool {
+        guard let streamed = JSONReader.streamedFetchZoneChangesResponse(data) else { return false }
+        let tree = try? JSONReader.decodeFromTree(FetchZoneChangesResponse.self, from: data)
+        #expect(tree == streamed, "streamed page reading disagrees on \(String(decoding: data, as: UTF8.self))")
+        return true
     }
 
     /// Whatever the streamed reading of a record modification returns must be exactly what the tree's
@@ -95,6 +104,37 @@ struct JSONReaderTests {
             #expect(
                 try JSONReader.decode(ModifyRecordsRequest.self, from: data)
                     == JSONDecoder().decode(ModifyRecordsRequest.self, from: data))
+        }
+    }
+
+    @Test("pages of a zone's changes, as the server writes them, are read straight from their bytes")
+    func validPagesStream() throws {
+        var page = JSONWriter()
+        page.raw("{\"modifications\":[")
+        page.record(Self.sampleRecord("a"))
+        page.raw(",")
+        page.record(Self.sampleRecord("b\u{1}"))
+        page.raw(
+            "],\"deletions\":[{\"recordID\":{\"recordName\":\"c\",\"zoneID\":{\"zoneName\":\"Z\",\"ownerName\":\"_o\"}},\"recordType\":\"Contact\"}],\"changeToken\":\"AAEC\",\"moreComing\":false}"
+        )
+        let bodies =
+            [String(decoding: page.bytes, as: UTF8.self)] + Self.validBodies.filter { $0.contains("modifications") }
+        for body in bodies {
+            let data = Data(body.utf8)
+            #expect(checkStreamedPage(data), "the streamed reading gave up on \(body)")
+            #expect(
+                try JSONReader.decode(FetchZoneChangesResponse.self, from: data)
+                    == JSONDecoder().decode(FetchZoneChangesResponse.self, from: data))
+        }
+        // Anything it does not know, it leaves to the tree, which says what is wrong or reads it.
+        for body in [
+            #"{"modifications":[],"deletions":[],"changeToken":"AAE=","moreComing":true,"moreComing":false}"#,
+            #"{"modifications":[],"deletions":[],"changeToken":"AAE="}"#,
+            #"{"modifications":[],"deletions":[],"changeToken":"not base64!","moreComing":true}"#,
+            #"{"modifications":[],"deletions":[],"changeToken":"AAE=","moreComing":true,"extra":1}"#,
+            #"{"modifications":[],"deletions":[],"changeToken":"AAE=","moreComing":true} x"#,
+        ] {
+            #expect(JSONReader.streamedFetchZoneChangesResponse(Data(body.utf8)) == nil, "read \(body)")
         }
     }
 

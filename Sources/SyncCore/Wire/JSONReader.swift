@@ -16,8 +16,9 @@ import Foundation
 /// times faster than going through `Decodable`. The hand mapping gives up on anything unusual, and
 /// the `Decodable` path then either decodes the body or explains what is wrong with it: so the hand
 /// mapping only ever speeds up valid input; it never changes what is accepted. A record
-/// modification, the server's hottest, is first read straight from its bytes without the tree
-/// (``streamedModifyRecordsRequest(_:)``), under the same rule.
+/// modification, the server's hottest, and a page of a zone's changes, the engine's, are first read
+/// straight from their bytes without the tree (``streamedModifyRecordsRequest(_:)``,
+/// ``streamedFetchZoneChangesResponse(_:)``), under the same rule.
 public enum JSONReader {
     /// The deepest nesting of arrays and objects accepted. The API's deepest body (a reference
     /// inside a list inside a record inside a request) is about ten levels deep.
@@ -28,6 +29,9 @@ public enum JSONReader {
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         if type == ModifyRecordsRequest.self, let request = streamedModifyRecordsRequest(data) as? T {
             return request
+        }
+        if type == FetchZoneChangesResponse.self, let page = streamedFetchZoneChangesResponse(data) as? T {
+            return page
         }
         return try decodeFromTree(type, from: data)
     }

@@ -16,9 +16,19 @@ extension JSONReader {
             return reader.modifyRecordsRequest()
         }
     }
+
+    /// A page of a zone's changes read straight from its bytes, under the same rule: the engine's hottest
+    /// answer (up to 400 records a page in a first download), whose records are read as a modification's.
+    static func streamedFetchZoneChangesResponse(_ data: Data) -> FetchZoneChangesResponse? {
+        data.withUnsafeBytes { raw in
+            var reader = StreamedReader(parser: Parser(bytes: raw.bindMemory(to: UInt8.self)))
+            return reader.fetchZoneChangesResponse()
+        }
+    }
 }
 
-/// Reads a record modification member by member (see ``JSONReader/streamedModifyRecordsRequest(_:)``).
+/// Reads a record modification, or a page of a zone's changes, member by member (see
+/// ``JSONReader/streamedModifyRecordsRequest(_:)``).
 /// Every `depth` is the nesting of the object or array being read, as the parser counts it, so that a
 /// value parsed into the tree meets the same depth limit as in a whole-body parse.
 private struct StreamedReader {
@@ -34,6 +44,8 @@ private struct StreamedReader {
     private static let recordIDKeys = ["recordName", "zoneID"]
     private static let zoneIDKeys = ["zoneName", "ownerName"]
     private static let fieldValueKeys = ["type", "value", "exact"]
+    private static let pageKeys = ["modifications", "deletions", "changeToken", "moreComing"]
+    private static let deletionKeys = ["recordID", "recordType"]
 
     mutating func modifyRecordsRequest() -> ModifyRecordsRequest? {
         var request = ModifyRecordsRequest()
@@ -68,6 +80,56 @@ private struct StreamedReader {
         }
         parser.skipWhitespace()
         return read && parser.index == parser.bytes.count ? request : nil
+    }
+
+    /// Every member is required, as the tree's mapping requires it.
+    mutating func fetchZoneChangesResponse() -> FetchZoneChangesResponse? {
+        var modifications: [RecordValue]?
+        var deletions: [FetchZoneChangesResponse.Deletion]?
+        var token: Data?
+        var moreComing: Bool?
+        let read = object(depth: 1, keys: Self.pageKeys) { reader, member in
+            switch member {
+            case 0:
+                var records: [RecordValue] = []
+                let read = reader.array(depth: 2) { reader in
+                    guard let record = reader.record(depth: 3) else { return false }
+                    records.append(record)
+                    return true
+                }
+                return found(&modifications, read ? records : nil)
+            case 1:
+                var gone: [FetchZoneChangesResponse.Deletion] = []
+                let read = reader.array(depth: 2) { reader in
+                    guard let deletion = reader.deletion(depth: 3) else { return false }
+                    gone.append(deletion)
+                    return true
+                }
+                return found(&deletions, read ? gone : nil)
+            case 2:
+                return found(&token, reader.string().flatMap { Data(base64Encoded: $0) })
+            default:
+                guard case .bool(let flag) = reader.parser.parseValue() else { return false }
+                moreComing = flag
+                return true
+            }
+        }
+        parser.skipWhitespace()
+        guard read, parser.index == parser.bytes.count, let modifications, let deletions, let token, let moreComing
+        else { return nil }
+        return FetchZoneChangesResponse(
+            modifications: modifications, deletions: deletions, changeToken: ServerChangeToken(data: token),
+            moreComing: moreComing)
+    }
+
+    private mutating func deletion(depth: Int) -> FetchZoneChangesResponse.Deletion? {
+        var id: RecordValue.ID?
+        var type: String?
+        let read = object(depth: depth, keys: Self.deletionKeys) { reader, member in
+            member == 0 ? found(&id, reader.recordID(depth: depth + 1)) : found(&type, reader.string())
+        }
+        guard read, let id, let type else { return nil }
+        return FetchZoneChangesResponse.Deletion(recordID: id, recordType: type)
     }
 
     private mutating func record(depth: Int) -> RecordValue? {
