@@ -52,17 +52,11 @@ private struct StreamedReader {
         let read = object(depth: 1, keys: Self.requestKeys) { reader, member in
             switch member {
             case 0:
-                return reader.array(depth: 2) { reader in
-                    guard let record = reader.record(depth: 3) else { return false }
-                    request.saves.append(record)
-                    return true
-                }
+                guard let saves = reader.elements(depth: 2, { $0.record(depth: 3) }) else { return false }
+                request.saves = saves
             case 1:
-                return reader.array(depth: 2) { reader in
-                    guard let id = reader.recordID(depth: 3) else { return false }
-                    request.deletes.append(id)
-                    return true
-                }
+                guard let deletes = reader.elements(depth: 2, { $0.recordID(depth: 3) }) else { return false }
+                request.deletes = deletes
             case 2:
                 guard let name = reader.string(), let policy = SavePolicy(rawValue: name) else { return false }
                 request.savePolicy = policy
@@ -91,21 +85,9 @@ private struct StreamedReader {
         let read = object(depth: 1, keys: Self.pageKeys) { reader, member in
             switch member {
             case 0:
-                var records: [RecordValue] = []
-                let read = reader.array(depth: 2) { reader in
-                    guard let record = reader.record(depth: 3) else { return false }
-                    records.append(record)
-                    return true
-                }
-                return found(&modifications, read ? records : nil)
+                return found(&modifications, reader.elements(depth: 2) { $0.record(depth: 3) })
             case 1:
-                var gone: [FetchZoneChangesResponse.Deletion] = []
-                let read = reader.array(depth: 2) { reader in
-                    guard let deletion = reader.deletion(depth: 3) else { return false }
-                    gone.append(deletion)
-                    return true
-                }
-                return found(&deletions, read ? gone : nil)
+                return found(&deletions, reader.elements(depth: 2) { $0.deletion(depth: 3) })
             case 2:
                 return found(&token, reader.string().flatMap { Data(base64Encoded: $0) })
             default:
@@ -292,6 +274,19 @@ private struct StreamedReader {
             if consume(UInt8(ascii: ",")) { continue }
             return consume(UInt8(ascii: "]"))
         }
+    }
+
+    /// An array whose every element `element` reads; `nil` when one is not what it reads.
+    private mutating func elements<Element>(
+        depth: Int, _ element: (inout StreamedReader) -> Element?
+    ) -> [Element]? {
+        var elements: [Element] = []
+        let read = array(depth: depth) { reader in
+            guard let value = element(&reader) else { return false }
+            elements.append(value)
+            return true
+        }
+        return read ? elements : nil
     }
 
     /// A string value (the parser's own reading: escapes, UTF-8); `nil` for anything else.
