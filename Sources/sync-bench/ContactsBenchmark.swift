@@ -87,8 +87,8 @@ struct ContactsBenchmark: AsyncParsableCommand {
     static let exportAll = "export on B (every contact, vCard 4)"
 
     /// The figures of one count, with the issues' targets: 10,000 contacts a second each way, a no-op
-    /// sync under 20 ms (issue 66; 30 ms before), an edit round under 150 ms, every command under 150 MB (the list and the export
-    /// too, which have no target of time), device files at most twice the vCards.
+    /// sync under 20 ms (issue 66; 30 ms before), an edit round under 150 ms, every command under 150 MB
+    /// (the list and the export too, which have no target of time), device files at most twice the vCards.
     static func record(_ steps: [BenchRun.Step], sizes: BenchRun.Sizes, count: Int, in results: inout BenchResults) {
         let keys = [
             "import on A (--no-sync)": "import", "sync A (upload)": "upload", "sync B (first download)": "download",
