@@ -14,8 +14,8 @@ import SyncTesting
 ///
 /// Each part is bare: the project's own parser, SQLite, swift-crypto's AES-GCM and a plain HTTP server, with
 /// none of the app's or the server's work around them (``ContactsReferenceCommand``, ``RecordedTraffic``,
-/// ``ContactsRowsReference``, ``SealedFieldsReference``, ``ServerRowsReference`` say what each measures). Every part is measured
-/// three times and its median kept.
+/// ``ContactsRowsReference``, ``SealedFieldsReference``, ``ServerRowsReference`` say what each measures).
+/// Every part is measured three times and its median kept.
 struct ContactsReference: Codable {
     /// Seconds of each run of each part.
     var parse: [Double] = []

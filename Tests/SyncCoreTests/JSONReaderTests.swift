@@ -57,23 +57,20 @@ struct JSONReaderTests {
         ].filter { $0 }.count
     }
 
-    /// The same for the streamed reading of a page of a zone's changes.
+    /// Whatever a streamed reading (of a record modification, or of a page of a zone's changes) returns must be
+    /// exactly what the tree's reading returns (which the checks above hold to JSONDecoder); returns whether it
+    /// read the body.
     @discardableResult
-    private func checkStreamedPage(_ data: Data) -> Bool {
-        guard let streamed = JSONReader.streamedFetchZoneChangesResponse(data) else { return false }
-        let tree = try? JSONReader.decodeFromTree(FetchZoneChangesResponse.self, from: data)
-        #expect(tree == streamed, "streamed page reading disagrees on \(String(decoding: data, as: UTF8.self))")
+    private func checkStreamed<T: Decodable & Equatable>(_ data: Data, _ read: (Data) -> T?) -> Bool {
+        guard let streamed = read(data) else { return false }
+        let tree = try? JSONReader.decodeFromTree(T.self, from: data)
+        #expect(tree == streamed, "streamed reading disagrees on \(String(decoding: data, as: UTF8.self))")
         return true
     }
 
-    /// Whatever the streamed reading of a record modification returns must be exactly what the tree's
-    /// reading returns (which the checks above hold to JSONDecoder); returns whether it read the body.
-    @discardableResult
-    private func checkStreamed(_ data: Data) -> Bool {
-        guard let streamed = JSONReader.streamedModifyRecordsRequest(data) else { return false }
-        let tree = try? JSONReader.decodeFromTree(ModifyRecordsRequest.self, from: data)
-        #expect(tree == streamed, "streamed reading disagrees on \(String(decoding: data, as: UTF8.self))")
-        return true
+    private func checkStreamed(_ data: Data) -> Bool { checkStreamed(data, JSONReader.streamedModifyRecordsRequest) }
+    private func checkStreamedPage(_ data: Data) -> Bool {
+        checkStreamed(data, JSONReader.streamedFetchZoneChangesResponse)
     }
 
     /// Whatever the fast path returns must be exactly what JSONDecoder returns.

@@ -28,7 +28,7 @@ extension JSONReader {
 }
 
 /// Reads a record modification, or a page of a zone's changes, member by member (see
-/// ``JSONReader/streamedModifyRecordsRequest(_:)``).
+/// ``JSONReader/streamedModifyRecordsRequest(_:)`` and ``JSONReader/streamedFetchZoneChangesResponse(_:)``).
 /// Every `depth` is the nesting of the object or array being read, as the parser counts it, so that a
 /// value parsed into the tree meets the same depth limit as in a whole-body parse.
 private struct StreamedReader {
