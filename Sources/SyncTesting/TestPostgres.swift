@@ -118,6 +118,19 @@ public enum TestPostgres {
         }
     }
 
+    /// The names of the databases on the server, the maintenance database's among them.
+    public static func databases() async throws -> [String] {
+        let names = Mutex<[String]>([])
+        try await withMaintenanceConnection { connection, logger in
+            for try await name in try await connection.query("SELECT datname FROM pg_database", logger: logger)
+                .decode(String.self)
+            {
+                names.withLock { $0.append(name) }
+            }
+        }
+        return names.withLock { $0 }
+    }
+
     /// Runs one statement on the maintenance database, as PostgreSQL's administrator would.
     public static func execute(_ sql: String) async throws {
         try await withMaintenanceConnection { connection, logger in

@@ -29,7 +29,21 @@ struct SyncBenchmark: AsyncParsableCommand {
 struct ServerBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "server",
-        abstract: "Record server: upload and download throughput and peak memory.")
+        abstract: "Record server: upload and download throughput and peak memory.",
+        discussion: """
+            Beside the server, in the same run: a plain HTTP server answering the same requests with the same \
+            bytes, and the storage alone inserting and reading the same rows with the server's own statements. \
+            With --storage postgres the server and the reference each get a database of their own on the \
+            PostgreSQL that --postgres names (its maintenance database), e.g. `Scripts/with-postgres \
+            sync-bench server --storage postgres` (which sets $SYNC_TEST_POSTGRES_URL).
+            """)
+
+    /// Where the server stores.
+    enum Storage: String, ExpressibleByArgument, CaseIterable {
+        case sqlite, postgres
+
+        var name: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
+    }
 
     @Option(help: "How many records to save and fetch, in all.")
     var records = 10_000
@@ -46,6 +60,13 @@ struct ServerBenchmark: AsyncParsableCommand {
     @Option(help: "Path of the sync-server executable (default: next to this one).")
     var server: String?
 
+    @Option(help: "Where the server stores: sqlite (a file) or postgres (a database for each run; see --postgres).")
+    var storage = Storage.sqlite
+
+    @Option(
+        help: "With --storage postgres: a PostgreSQL maintenance database's URL (default: $SYNC_TEST_POSTGRES_URL).")
+    var postgres: String?
+
     @Option(help: "How many times to run; the table shows each run and the median.")
     var runs = 3
 
@@ -55,11 +76,11 @@ struct ServerBenchmark: AsyncParsableCommand {
     private var sent: Int { records / clients * clients }
 
     /// One run's figures: the real server's, the plain HTTP server's answering the same requests with the same
-    /// bytes, SQLite's inserting and reading the same rows, and the real server's peak memory.
+    /// bytes, the storage's alone inserting and reading the same rows, and the real server's peak memory.
     struct Measurement {
         var server: Transfer
         var plainHTTP: Transfer
-        var sqlite: SQLiteReference.Figures
+        var bare: BareStorageReference.Figures
         var peakKiB: Int
     }
 
@@ -78,9 +99,15 @@ struct ServerBenchmark: AsyncParsableCommand {
             throw ValidationError(
                 "--clients, --batch, --page and --runs must be at least 1, and --records at least --clients")
         }
+        if let postgres { setenv("SYNC_TEST_POSTGRES_URL", postgres, 1) }
+        if storage == .postgres, TestPostgres.url == nil {
+            throw ValidationError(
+                "no PostgreSQL: pass --postgres URL or run it as `Scripts/with-postgres sync-bench server --storage postgres`"
+            )
+        }
         print(
             "sync-bench: \(records) records by \(clients) client\(clients == 1 ? "" : "s"), batches of \(batch), "
-                + "fetch pages of \(page), \(runs) runs")
+                + "fetch pages of \(page), \(runs) runs, on \(storage.name)")
         print(
             "run  upload rec/s  download rec/s  server peak RSS  CPU s per 1,000 up (client/server)  down (client/server)"
         )
@@ -110,7 +137,8 @@ struct ServerBenchmark: AsyncParsableCommand {
             """
 
             References in the same runs (medians): a plain HTTP server answering the same requests with the \
-            same bytes and doing nothing else, and SQLite inserting and reading the same rows in this process.
+            same bytes and doing nothing else, and \(storage.name) inserting and reading the same rows, \
+            \(storage == .sqlite ? "in this process" : "from this process (its CPU: this process's and PostgreSQL's)").
             """)
         print(
             "                     upload rec/s  download rec/s  CPU s per 1,000 up: server, client  down: server, client"
@@ -127,17 +155,17 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         print(
             String(
-                format: "%@ %12.0f  %14.0f  %18.4f (this process)  %.4f", BenchSupport.padded("SQLite, same rows"),
-                median(\.sqlite.upload), median(\.sqlite.download), median { $0.sqlite.uploadCPU * perThousand },
-                median { $0.sqlite.downloadCPU * perThousand }))
+                format: "%@ %12.0f  %14.0f  %18.4f (storage)  %.4f", BenchSupport.padded("\(storage.name), same rows"),
+                median(\.bare.upload), median(\.bare.download), median { $0.bare.uploadCPU * perThousand },
+                median { $0.bare.downloadCPU * perThousand }))
         print(
             String(
                 format:
-                    "sync-server: %.0f%% of plain HTTP's rate up, %.0f%% down; %.0f%% of bare SQLite's up, %.0f%% down",
+                    "sync-server: %.0f%% of plain HTTP's rate up, %.0f%% down; %.0f%% of bare %@'s up, %.0f%% down",
                 100 * median(\.server.upload) / median(\.plainHTTP.upload),
                 100 * median(\.server.download) / median(\.plainHTTP.download),
-                100 * median(\.server.upload) / median(\.sqlite.upload),
-                100 * median(\.server.download) / median(\.sqlite.download)))
+                100 * median(\.server.upload) / median(\.bare.upload), storage.name,
+                100 * median(\.server.download) / median(\.bare.download)))
         record(measurements, in: &saved)
         try saved.save(to: saving.json)
     }
@@ -145,7 +173,7 @@ struct ServerBenchmark: AsyncParsableCommand {
     private func record(_ measurements: [Measurement], in results: inout BenchResults) {
         let perThousand = 1000 / Double(sent)
         // One client's figures keep the names they had before --clients.
-        let id = "server.sqlite.\(records)" + (clients == 1 ? "" : ".\(clients)clients")
+        let id = "server.\(storage.rawValue).\(records)" + (clients == 1 ? "" : ".\(clients)clients")
         func add(
             _ suffix: String, _ name: String, unit: String, better: BenchResults.Figure.Better, target: Double? = nil,
             _ figure: (Measurement) -> Double
@@ -184,14 +212,30 @@ struct ServerBenchmark: AsyncParsableCommand {
                 "plain HTTP reference: \(phase), server CPU s per 1,000 records", unit: "s", better: .lower
             ) { $0.plainHTTP[keyPath: cpu].servers * perThousand }
             add(
-                ".reference.sqlite.\(phase).recordsPerSecond", "SQLite reference: \(phase), records/s",
+                ".reference.\(storage.rawValue).\(phase).recordsPerSecond",
+                "\(storage.name) reference: \(phase), records/s",
                 unit: "records/s", better: .higher
-            ) { phase == "upload" ? $0.sqlite.upload : $0.sqlite.download }
+            ) { phase == "upload" ? $0.bare.upload : $0.bare.download }
         }
     }
 
     private func measure(executable: String) async throws -> Measurement {
-        let process = try await ServerProcess.start(executable: executable)
+        guard storage == .postgres else { return try await measure(executable: executable, database: nil) }
+        let name = "sync_bench_\(UUID().uuidString.prefix(8).lowercased())"
+        try await TestPostgres.createDatabase(name)
+        do {
+            let measurement = try await measure(executable: executable, database: try TestPostgres.url(database: name))
+            try await TestPostgres.dropDatabase(name)
+            return measurement
+        } catch {
+            try? await TestPostgres.dropDatabase(name)
+            throw error
+        }
+    }
+
+    /// - Parameter database: the URL of the PostgreSQL database the server stores in; nil for a SQLite file.
+    private func measure(executable: String, database: String?) async throws -> Measurement {
+        let process = try await ServerProcess.start(executable: executable, database: database)
         defer { process.stop() }
 
         let zone = RecordZone.ID(zoneName: "Contacts")
@@ -225,9 +269,20 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         let (plainHTTP, _) = try await transfer(uploads, zone: zone, accounts: loaders, server: plain)
 
-        return Measurement(
-            server: server, plainHTTP: plainHTTP,
-            sqlite: try SQLiteReference.measure(batches, batch: batch, page: page), peakKiB: peakKiB)
+        let bare: BareStorageReference.Figures
+        if database == nil {
+            bare = try await SQLiteReference.measure(batches, batch: batch, page: page)
+        } else {
+            let reference = try await PostgresReference.make()
+            do {
+                bare = try await BareStorageReference.measure(batches, batch: batch, page: page, in: reference)
+                await reference.remove()
+            } catch {
+                await reference.remove()
+                throw error
+            }
+        }
+        return Measurement(server: server, plainHTTP: plainHTTP, bare: bare, peakKiB: peakKiB)
     }
 }
 

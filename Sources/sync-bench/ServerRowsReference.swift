@@ -25,7 +25,7 @@ struct ServerRowsReference {
         var zones = Set<String>()
         for exchange in upload where exchange.path == modify {
             let request = try JSONReader.decode(ModifyRecordsRequest.self, from: Data(contentsOf: exchange.request))
-            let rows = SQLiteReference.ServerFile.rows(request.saves, owner: owner, firstSeq: Int64(inserted + 1))
+            let rows = BareStorageReference.rows(request.saves, owner: owner, firstSeq: Int64(inserted + 1))
             insert += try file.insert([rows], owner: owner)
             inserted += rows.count
             zones.formUnion(request.saves.map(\.recordID.zoneID.zoneName))

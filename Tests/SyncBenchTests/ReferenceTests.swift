@@ -38,14 +38,78 @@ struct ReferenceTests {
     }
 
     @Test("SQLite inserts every account's rows and reads each back, page by page")
-    func sqliteReadsBackEveryRow() throws {
+    func sqliteReadsBackEveryRow() async throws {
         let zone = RecordZone.ID(zoneName: "Contacts")
         let accounts = [(0..<5), (5..<12)].map { range in
             range.map { BenchSupport.contactRecord($0, zone: zone) }
         }
-        let figures = try SQLiteReference.measure(accounts, batch: 2, page: 3)
+        let figures = try await SQLiteReference.measure(accounts, batch: 2, page: 3)
         #expect(figures.upload > 0 && figures.upload.isFinite)
         #expect(figures.download > 0 && figures.download.isFinite)
+    }
+
+    @Test(
+        "PostgreSQL inserts every account's rows with the server's statement and reads each back, page by page",
+        .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+    func postgresReadsBackEveryRow() async throws {
+        let zone = RecordZone.ID(zoneName: "Contacts")
+        let accounts = [(0..<5), (5..<12)].map { range in
+            range.map { BenchSupport.contactRecord($0, zone: zone) }
+        }
+        let reference = try await PostgresReference.make()
+        do {
+            let figures = try await BareStorageReference.measure(accounts, batch: 2, page: 3, in: reference)
+            #expect(figures.upload > 0 && figures.upload.isFinite)
+            #expect(figures.download > 0 && figures.download.isFinite)
+            // PostgreSQL's own processes did the work: their CPU is counted.
+            #expect(figures.uploadCPU > 0, "\(figures)")
+        } catch {
+            await reference.remove()
+            throw error
+        }
+        await reference.remove()
+    }
+
+    @Test(
+        "a run on PostgreSQL saves the server's rates beside bare PostgreSQL's, and drops the databases it made",
+        .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
+    func postgresRunSavesReferences() async throws {
+        let directory = URL(fileURLWithPath: TemporaryFiles.path("sync-bench"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let databasesBefore = try await Self.benchDatabases()
+        let json = directory.appendingPathComponent("server.json").path
+        let outcome = try await ChildProcess.run([
+            Self.program, "server", "--storage", "postgres", "--records", "120", "--clients", "2", "--batch", "50",
+            "--page", "40", "--runs", "1", "--json", json,
+        ])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.error)")
+        #expect(outcome.output.contains("of bare PostgreSQL's up"), "\(outcome.output)")
+        let figures = Dictionary(
+            try BenchResults.load(json).figures.map { ($0.id, $0.runs) }, uniquingKeysWith: { first, _ in first })
+        for suffix in [
+            "upload.recordsPerSecond", "download.recordsPerSecond", "reference.postgres.upload.recordsPerSecond",
+            "reference.postgres.download.recordsPerSecond",
+        ] {
+            let runs = figures["server.postgres.120.2clients.\(suffix)"]
+            #expect(runs?.count == 1 && (runs?.first ?? 0) > 0, "\(suffix): \(figures.keys.sorted())")
+        }
+        #expect(try await Self.benchDatabases() == databasesBefore)
+    }
+
+    @Test("without a PostgreSQL, --storage postgres says how to give one and measures nothing")
+    func postgresNeedsAnAddress() async throws {
+        let outcome = try await ChildProcess.run(
+            [Self.program, "server", "--storage", "postgres", "--runs", "1"],
+            environment: ["SYNC_TEST_POSTGRES_URL": nil])
+        #expect(outcome.status != 0)
+        #expect(outcome.error.contains("pass --postgres URL"), "\(outcome.error)")
+        #expect(!outcome.output.contains("upload rec/s"), "\(outcome.output)")
+    }
+
+    /// The databases `sync-bench` made on the tests' PostgreSQL and has not dropped.
+    private static func benchDatabases() async throws -> [String] {
+        try await TestPostgres.databases().filter { $0.hasPrefix("sync_bench_") }.sorted()
     }
 
     @Test("a run with two clients saves the server's rates, its CPU split, and both references'")

@@ -202,6 +202,17 @@ public final class PostgresRecordStore: RecordStoreBackend {
         try await query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: logger)
     }
 
+    // MARK: Rows
+
+    /// Writes record rows as they are, in one transaction, with the statement a save's rows are written
+    /// with, and nothing else: no usage counted, no references indexed
+    /// (``StoreTransaction/upsert(_:owner:storedBytes:storedReferrers:)`` does those). Public for
+    /// `sync-bench server --storage postgres`'s bare-PostgreSQL reference, which times this statement alone
+    /// on the same rows, as ``SQLiteRecordStore/writeRows(_:owner:_:)`` is for SQLite's.
+    public func writeRows(_ rows: [StoredRecord], owner: String) async throws {
+        try await write { transaction in try await transaction.writeRecordRows(rows, owner: owner) }
+    }
+
     // MARK: Transactions
 
     /// Runs the shared steps in one transaction on a pooled connection.

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncServer
+import SyncTesting
+
+/// The bare-PostgreSQL reference of `sync-bench server --storage postgres` (``BareStorageReference``): the rows
+/// the server stores for the same records, written with the server's own statement
+/// (``PostgresRecordStore/writeRows(_:owner:)``) into a database of its own with the server's schema, and read
+/// back a page at a time over one connection of the store's pool.
+final class PostgresReference: BareStorage {
+    let name = "PostgreSQL"
+    private let database: String
+    private let store: PostgresRecordStore
+    private let logger = Logger(label: "sync-bench.postgres-reference")
+
+    private init(database: String, store: PostgresRecordStore) {
+        self.database = database
+        self.store = store
+    }
+
+    /// A new database on the PostgreSQL of ``TestPostgres``, with the server's schema.
+    static func make() async throws -> PostgresReference {
+        let database = "sync_bench_reference_\(UUID().uuidString.prefix(8).lowercased())"
+        try await TestPostgres.createDatabase(database)
+        do {
+            let store = try await PostgresRecordStore.connect(
+                url: try TestPostgres.url(database: database), logger: Logger(label: "sync-bench.postgres-reference"))
+            return PostgresReference(database: database, store: store)
+        } catch {
+            try? await TestPostgres.dropDatabase(database)
+            throw error
+        }
+    }
+
+    /// Closes the connections and drops the database.
+    func remove() async {
+        store.close()
+        try? await TestPostgres.dropDatabase(database)
+    }
+
+    func insert(_ batches: [[StoredRecord]], owner: String) async throws -> Duration {
+        let start = ContinuousClock.now
+        for batch in batches { try await store.writeRows(batch, owner: owner) }
+        return ContinuousClock.now - start
+    }
+
+    func readPages(owner: String, zoneName: String, page: Int) async throws -> (rows: Int, bytes: Int) {
+        var after: Int64 = 0
+        var read = 0
+        var bytes = 0
+        let logger = logger
+        while true {
+            let from = after
+            let fetched = try await store.withConnection { connection in
+                var pageRows: [(seq: Int64, fields: Int)] = []
+                let rows = try await connection.query(
+                    """
+                    SELECT * FROM record WHERE owner = \(owner) AND zone_name = \(zoneName) AND seq > \(from)
+                    ORDER BY seq LIMIT \(page)
+                    """, logger: logger)
+                for try await row in rows {
+                    let columns = row.makeRandomAccess()
+                    pageRows.append(
+                        (
+                            try columns["seq"].decode(Int64.self),
+                            try columns["fields"].decode(ByteBuffer.self).readableBytes
+                        ))
+                }
+                return pageRows
+            }
+            guard let last = fetched.last else { break }
+            bytes += fetched.reduce(0) { $0 + $1.fields }
+            after = last.seq
+            read += fetched.count
+        }
+        return (read, bytes)
+    }
+
+    /// This process's CPU and every `postgres` process's, the server and its backends.
+    func cpuSeconds() -> Double {
+        BenchSupport.cpuSeconds(of: "self") + BenchSupport.postgresCPUSeconds()
+    }
+}
