@@ -5,9 +5,14 @@ import SyncServer
 /// Storage used bare, as `sync-bench server`'s reference: the rows the server stores for the same records,
 /// written with the server's own statement into the server's schema, and read back in change order. No HTTP,
 /// no JSON, no checks: what the storage itself allows on this machine for the same rows.
-protocol BareStorage {
+protocol BareStorage: Sendable {
     /// The storage's name in the figures: `SQLite`, `PostgreSQL`.
     var name: String { get }
+
+    /// Whether several accounts' rows go in (and come back) at once, as the server's clients send them: true
+    /// where the storage takes writers side by side (PostgreSQL, a connection each), false where it takes one
+    /// at a time anyway (SQLite).
+    var takesAccountsAtOnce: Bool { get }
 
     /// Inserts each batch in a transaction of its own with the server's own statement, as each request's rows
     /// are; the time it took.
@@ -46,8 +51,9 @@ enum BareStorageReference {
         }
     }
 
-    /// Every account's rows inserted into `storage` in batches of `batch`, one account after the other, then
-    /// read back `page` at a time.
+    /// Every account's rows inserted into `storage` in batches of `batch`, then read back `page` at a time: the
+    /// accounts one after the other, or all at once where the storage takes them so
+    /// (``BareStorage/takesAccountsAtOnce``).
     /// - Parameter accounts: each account's records.
     static func measure(_ accounts: [[RecordValue]], batch: Int, page: Int, in storage: some BareStorage)
         async throws -> Figures
@@ -63,22 +69,20 @@ enum BareStorageReference {
             defer { cpu = now }
             return now - cpu
         }
-        var uploadTime = Duration.zero
-        for (owner, ownRows) in zip(owners, rows) {
-            let batches = stride(from: 0, to: ownRows.count, by: batch).map {
-                Array(ownRows[$0..<min($0 + batch, ownRows.count)])
-            }
-            uploadTime += try await storage.insert(batches, owner: owner)
+        let batches = rows.map { ownRows in
+            stride(from: 0, to: ownRows.count, by: batch).map { Array(ownRows[$0..<min($0 + batch, ownRows.count)]) }
         }
+        let uploadStart = ContinuousClock.now
+        try await everyAccount(of: owners, in: storage) { index, owner in
+            _ = try await storage.insert(batches[index], owner: owner)
+            return (0, 0)
+        }
+        let uploadTime = ContinuousClock.now - uploadStart
         let uploadCPU = cpuSince()
 
         let downloadStart = ContinuousClock.now
-        var read = 0
-        var bytes = 0
-        for owner in owners {
-            let pages = try await storage.readPages(owner: owner, zoneName: zoneName, page: page)
-            read += pages.rows
-            bytes += pages.bytes
+        let (read, bytes) = try await everyAccount(of: owners, in: storage) { _, owner in
+            try await storage.readPages(owner: owner, zoneName: zoneName, page: page)
         }
         let downloadTime = ContinuousClock.now - downloadStart
         guard read == count, bytes > 0 else {
@@ -87,6 +91,31 @@ enum BareStorageReference {
         return Figures(
             upload: Double(count) / uploadTime.inSeconds, download: Double(count) / downloadTime.inSeconds,
             uploadCPU: uploadCPU, downloadCPU: cpuSince())
+    }
+}
+
+extension BareStorageReference {
+    /// `work` for each account, one after the other or all at once (``BareStorage/takesAccountsAtOnce``); the
+    /// sums of what it counted.
+    @discardableResult
+    private static func everyAccount(
+        of owners: [String], in storage: some BareStorage,
+        _ work: @escaping @Sendable (Int, String) async throws -> (rows: Int, bytes: Int)
+    ) async throws -> (rows: Int, bytes: Int) {
+        guard storage.takesAccountsAtOnce else {
+            var total = (rows: 0, bytes: 0)
+            for (index, owner) in owners.enumerated() {
+                let counted = try await work(index, owner)
+                total = (total.rows + counted.rows, total.bytes + counted.bytes)
+            }
+            return total
+        }
+        return try await withThrowingTaskGroup(of: (rows: Int, bytes: Int).self) { group in
+            for (index, owner) in owners.enumerated() { group.addTask { try await work(index, owner) } }
+            return try await group.reduce(into: (rows: 0, bytes: 0)) { total, counted in
+                total = (total.rows + counted.rows, total.bytes + counted.bytes)
+            }
+        }
     }
 }
 

@@ -7,9 +7,10 @@ import SyncTesting
 /// The bare-PostgreSQL reference of `sync-bench server --storage postgres` (``BareStorageReference``): the rows
 /// the server stores for the same records, written with the server's own statement
 /// (``PostgresRecordStore/writeRows(_:owner:)``) into a database of its own with the server's schema, and read
-/// back a page at a time over one connection of the store's pool.
+/// back a page at a time; each account on a connection of the store's pool, all at once.
 final class PostgresReference: BareStorage {
     let name = "PostgreSQL"
+    let takesAccountsAtOnce = true
     private let database: String
     private let store: PostgresRecordStore
     private let logger = Logger(label: "sync-bench.postgres-reference")
@@ -24,8 +25,11 @@ final class PostgresReference: BareStorage {
         let database = "sync_bench_reference_\(UUID().uuidString.prefix(8).lowercased())"
         try await TestPostgres.createDatabase(database)
         do {
+            // Quiet: the schema's migrations are no news in a benchmark's output.
+            var logger = Logger(label: "sync-bench.postgres-reference")
+            logger.logLevel = .warning
             let store = try await PostgresRecordStore.connect(
-                url: try TestPostgres.url(database: database), logger: Logger(label: "sync-bench.postgres-reference"))
+                url: try TestPostgres.url(database: database), logger: logger)
             return PostgresReference(database: database, store: store)
         } catch {
             try? await TestPostgres.dropDatabase(database)

@@ -15,6 +15,7 @@ enum SQLiteReference {
         private let checkpointer: WALCheckpointer
 
         var name: String { "SQLite" }
+        var takesAccountsAtOnce: Bool { false }
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-sqlite-\(UUID())")

@@ -155,7 +155,7 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         print(
             String(
-                format: "%@ %12.0f  %14.0f  %18.4f (storage)  %.4f", BenchSupport.padded("\(storage.name), same rows"),
+                format: "%@ %12.0f  %14.0f  %18.4f (storage)  %.4f", BenchSupport.padded("bare \(storage.name)"),
                 median(\.bare.upload), median(\.bare.download), median { $0.bare.uploadCPU * perThousand },
                 median { $0.bare.downloadCPU * perThousand }))
         print(
