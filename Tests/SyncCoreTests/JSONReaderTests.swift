@@ -54,6 +54,7 @@ struct JSONReaderTests {
         return [
             checkType(ModifyRecordsRequest.self, data), checkType(ModifyRecordsResponse.self, data),
             checkType(FetchZoneChangesResponse.self, data), checkStreamed(data), checkStreamedPage(data),
+            checkStreamedAnswer(data),
         ].filter { $0 }.count
     }
 
@@ -71,6 +72,9 @@ struct JSONReaderTests {
     private func checkStreamed(_ data: Data) -> Bool { checkStreamed(data, JSONReader.streamedModifyRecordsRequest) }
     private func checkStreamedPage(_ data: Data) -> Bool {
         checkStreamed(data, JSONReader.streamedFetchZoneChangesResponse)
+    }
+    private func checkStreamedAnswer(_ data: Data) -> Bool {
+        checkStreamed(data, JSONReader.streamedModifyRecordsResponse)
     }
 
     /// Whatever the fast path returns must be exactly what JSONDecoder returns.
@@ -133,6 +137,50 @@ struct JSONReaderTests {
         ] {
             #expect(JSONReader.streamedFetchZoneChangesResponse(Data(body.utf8)) == nil, "read \(body)")
         }
+    }
+
+    @Test("answers to a record modification, as the server writes them, are read straight from their bytes")
+    func validAnswersStream() throws {
+        // As an upload's answer is: the saved records with their system fields, no fields (desiredKeys empty).
+        var answer = JSONWriter()
+        answer.raw("{\"savedRecords\":[")
+        for (index, name) in ["a", "b\u{1}"].enumerated() {
+            var saved = RecordValue(recordType: "Contact", recordID: Self.sampleRecord(name).recordID)
+            saved.recordChangeTag = "t\(index)"
+            saved.creationDate = Date(millisecondsSince1970: 5)
+            saved.modificationDate = Date(millisecondsSince1970: 1_700_000_000_000 + Int64(index))
+            saved.creatorUserRecordID = RecordValue.ID(userRecordName: "_creator")
+            if index > 0 { answer.raw(",") }
+            answer.record(saved)
+        }
+        answer.raw(
+            "],\"failedRecordSaves\":[],\"deletedRecordIDs\":[{\"recordName\":\"c\",\"zoneID\":{\"zoneName\":\"Z\"}}],\"failedRecordDeletes\":[{\"recordID\":{\"recordName\":\"d\",\"zoneID\":{\"zoneName\":\"Z\"}},\"error\":{\"code\":\"unknownItem\",\"message\":\"no record d\"}}]}"
+        )
+        let bodies =
+            [String(decoding: answer.bytes, as: UTF8.self)] + Self.validBodies.filter { $0.contains("savedRecords") }
+        for body in bodies {
+            let data = Data(body.utf8)
+            #expect(checkStreamedAnswer(data), "the streamed reading gave up on \(body)")
+            #expect(
+                try JSONReader.decode(ModifyRecordsResponse.self, from: data)
+                    == JSONDecoder().decode(ModifyRecordsResponse.self, from: data))
+        }
+        // Anything it does not know, it leaves to the tree, which says what is wrong or reads it: a member twice or
+        // missing or unknown, bytes after the end, and a failure carrying the server's record.
+        let empty = #""failedRecordSaves":[],"deletedRecordIDs":[],"failedRecordDeletes":[]"#
+        let withServerRecord =
+            #"{"savedRecords":[],"failedRecordSaves":[{"recordID":{"recordName":"x","zoneID":{"zoneName":"Z"}},"error":{"code":"serverRecordChanged","message":"newer","serverRecord":{"recordID":{"recordName":"x","zoneID":{"zoneName":"Z"}},"recordType":"C"}}}],"deletedRecordIDs":[],"failedRecordDeletes":[]}"#
+        for body in [
+            #"{"savedRecords":[],"savedRecords":[],"# + empty + "}", #"{"savedRecords":[]}"#,
+            #"{"savedRecords":[],"extra":1,"# + empty + "}", #"{"savedRecords":[],"# + empty + "} x",
+            withServerRecord,
+        ] {
+            #expect(JSONReader.streamedModifyRecordsResponse(Data(body.utf8)) == nil, "read \(body)")
+        }
+        // The tree reads the one that is valid as before.
+        #expect(
+            try JSONReader.decode(ModifyRecordsResponse.self, from: Data(withServerRecord.utf8))
+                == JSONDecoder().decode(ModifyRecordsResponse.self, from: Data(withServerRecord.utf8)))
     }
 
     @Test(

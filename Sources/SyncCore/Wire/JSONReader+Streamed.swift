@@ -25,10 +25,20 @@ extension JSONReader {
             return reader.fetchZoneChangesResponse()
         }
     }
+
+    /// The answer to a record modification read straight from its bytes, under the same rule: up to 400
+    /// saved records an answer in an upload, read as a modification's records are.
+    static func streamedModifyRecordsResponse(_ data: Data) -> ModifyRecordsResponse? {
+        data.withUnsafeBytes { raw in
+            var reader = StreamedReader(parser: Parser(bytes: raw.bindMemory(to: UInt8.self)))
+            return reader.modifyRecordsResponse()
+        }
+    }
 }
 
-/// Reads a record modification, or a page of a zone's changes, member by member (see
-/// ``JSONReader/streamedModifyRecordsRequest(_:)`` and ``JSONReader/streamedFetchZoneChangesResponse(_:)``).
+/// Reads a record modification, its answer, or a page of a zone's changes, member by member (see
+/// ``JSONReader/streamedModifyRecordsRequest(_:)``, ``JSONReader/streamedModifyRecordsResponse(_:)`` and
+/// ``JSONReader/streamedFetchZoneChangesResponse(_:)``).
 /// Every `depth` is the nesting of the object or array being read, as the parser counts it, so that a
 /// value parsed into the tree meets the same depth limit as in a whole-body parse.
 private struct StreamedReader {
@@ -46,6 +56,7 @@ private struct StreamedReader {
     private static let fieldValueKeys = ["type", "value", "exact"]
     private static let pageKeys = ["modifications", "deletions", "changeToken", "moreComing"]
     private static let deletionKeys = ["recordID", "recordType"]
+    private static let answerKeys = ["savedRecords", "failedRecordSaves", "deletedRecordIDs", "failedRecordDeletes"]
 
     mutating func modifyRecordsRequest() -> ModifyRecordsRequest? {
         var request = ModifyRecordsRequest()
@@ -102,6 +113,33 @@ private struct StreamedReader {
         return FetchZoneChangesResponse(
             modifications: modifications, deletions: deletions, changeToken: ServerChangeToken(data: token),
             moreComing: moreComing)
+    }
+
+    /// Every member is required, as the tree's mapping requires it. The failures, few, are parsed into the tree
+    /// and mapped with the tree's own function.
+    mutating func modifyRecordsResponse() -> ModifyRecordsResponse? {
+        var saved: [RecordValue]?
+        var failedSaves: [(RecordValue.ID, SyncError)]?
+        var deleted: [RecordValue.ID]?
+        var failedDeletes: [(RecordValue.ID, SyncError)]?
+        let read = object(depth: 1, keys: Self.answerKeys) { reader, member in
+            switch member {
+            case 0:
+                return found(&saved, reader.elements(depth: 2) { $0.record(depth: 3) })
+            case 1:
+                return found(&failedSaves, reader.parser.parseValue()?.array(of: JSONReader.failure))
+            case 2:
+                return found(&deleted, reader.elements(depth: 2) { $0.recordID(depth: 3) })
+            default:
+                return found(&failedDeletes, reader.parser.parseValue()?.array(of: JSONReader.failure))
+            }
+        }
+        parser.skipWhitespace()
+        guard read, parser.index == parser.bytes.count, let saved, let failedSaves, let deleted, let failedDeletes
+        else { return nil }
+        return ModifyRecordsResponse(
+            savedRecords: saved, failedRecordSaves: failedSaves.map { .init(recordID: $0.0, error: $0.1) },
+            deletedRecordIDs: deleted, failedRecordDeletes: failedDeletes.map { .init(recordID: $0.0, error: $0.1) })
     }
 
     private mutating func deletion(depth: Int) -> FetchZoneChangesResponse.Deletion? {

@@ -33,6 +33,9 @@ public enum JSONReader {
         if type == FetchZoneChangesResponse.self, let page = streamedFetchZoneChangesResponse(data) as? T {
             return page
         }
+        if type == ModifyRecordsResponse.self, let answer = streamedModifyRecordsResponse(data) as? T {
+            return answer
+        }
         return try decodeFromTree(type, from: data)
     }
 
@@ -139,7 +142,7 @@ public enum JSONReader {
 
     /// A per-item failure: its record ID and an error without a server record or settings (others
     /// go the slow way).
-    private static func failure(_ value: Value) -> (RecordValue.ID, SyncError)? {
+    static func failure(_ value: Value) -> (RecordValue.ID, SyncError)? {
         guard case .object(let object) = value, let id = object.required("recordID").flatMap(recordID),
             case .object(let error) = object.required("error"), case .string(let code) = error.required("code"),
             case .string(let message) = error.required("message"), error.optional("serverRecord") == nil,
