@@ -7,8 +7,10 @@ import Testing
 @testable import sync_bench
 
 /// `sync-bench server`'s references: the plain HTTP server answers each request with the bytes it was given for
-/// it and nothing else, and a whole run saves the server's figures beside both references'.
-@Suite("sync-bench server references")
+/// it and nothing else, and a whole run saves the server's figures beside both references'. One test at a time:
+/// a run on PostgreSQL checks that it leaves none of the databases it made, which the test of the bare
+/// PostgreSQL reference beside it would otherwise be making at the same moment.
+@Suite("sync-bench server references", .serialized)
 struct ReferenceTests {
     /// The built `sync-bench`, next to the test runner.
     static let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

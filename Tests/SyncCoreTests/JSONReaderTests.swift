@@ -69,6 +69,17 @@ struct JSONReaderTests {
         return true
     }
 
+    /// Each body is read straight from its bytes by `read`, and ``JSONReader/decode(_:from:)`` gives what
+    /// JSONDecoder gives.
+    private func checkStreamsAll<T: Decodable & Equatable>(_ bodies: [String], _ read: (Data) -> T?) throws {
+        for body in bodies {
+            let data = Data(body.utf8)
+            let streamed = checkStreamed(data, read)
+            #expect(streamed, "the streamed reading gave up on \(body)")
+            #expect(try JSONReader.decode(T.self, from: data) == JSONDecoder().decode(T.self, from: data))
+        }
+    }
+
     private func checkStreamed(_ data: Data) -> Bool { checkStreamed(data, JSONReader.streamedModifyRecordsRequest) }
     private func checkStreamedPage(_ data: Data) -> Bool {
         checkStreamed(data, JSONReader.streamedFetchZoneChangesResponse)
@@ -99,13 +110,8 @@ struct JSONReaderTests {
 
     @Test("valid record modifications are read straight from their bytes, as the tree reads them")
     func validRequestsStream() throws {
-        for body in Self.validBodies where body.contains("\"saves\"") {
-            let data = Data(body.utf8)
-            #expect(checkStreamed(data), "the streamed reading gave up on \(body)")
-            #expect(
-                try JSONReader.decode(ModifyRecordsRequest.self, from: data)
-                    == JSONDecoder().decode(ModifyRecordsRequest.self, from: data))
-        }
+        try checkStreamsAll(
+            Self.validBodies.filter { $0.contains("\"saves\"") }, JSONReader.streamedModifyRecordsRequest)
     }
 
     @Test("pages of a zone's changes, as the server writes them, are read straight from their bytes")
@@ -118,15 +124,9 @@ struct JSONReaderTests {
         page.raw(
             "],\"deletions\":[{\"recordID\":{\"recordName\":\"c\",\"zoneID\":{\"zoneName\":\"Z\",\"ownerName\":\"_o\"}},\"recordType\":\"Contact\"}],\"changeToken\":\"AAEC\",\"moreComing\":false}"
         )
-        let bodies =
-            [String(decoding: page.bytes, as: UTF8.self)] + Self.validBodies.filter { $0.contains("modifications") }
-        for body in bodies {
-            let data = Data(body.utf8)
-            #expect(checkStreamedPage(data), "the streamed reading gave up on \(body)")
-            #expect(
-                try JSONReader.decode(FetchZoneChangesResponse.self, from: data)
-                    == JSONDecoder().decode(FetchZoneChangesResponse.self, from: data))
-        }
+        try checkStreamsAll(
+            [String(decoding: page.bytes, as: UTF8.self)] + Self.validBodies.filter { $0.contains("modifications") },
+            JSONReader.streamedFetchZoneChangesResponse)
         // Anything it does not know, it leaves to the tree, which says what is wrong or reads it.
         for body in [
             #"{"modifications":[],"deletions":[],"changeToken":"AAE=","moreComing":true,"moreComing":false}"#,
@@ -156,15 +156,9 @@ struct JSONReaderTests {
         answer.raw(
             "],\"failedRecordSaves\":[],\"deletedRecordIDs\":[{\"recordName\":\"c\",\"zoneID\":{\"zoneName\":\"Z\"}}],\"failedRecordDeletes\":[{\"recordID\":{\"recordName\":\"d\",\"zoneID\":{\"zoneName\":\"Z\"}},\"error\":{\"code\":\"unknownItem\",\"message\":\"no record d\"}}]}"
         )
-        let bodies =
-            [String(decoding: answer.bytes, as: UTF8.self)] + Self.validBodies.filter { $0.contains("savedRecords") }
-        for body in bodies {
-            let data = Data(body.utf8)
-            #expect(checkStreamedAnswer(data), "the streamed reading gave up on \(body)")
-            #expect(
-                try JSONReader.decode(ModifyRecordsResponse.self, from: data)
-                    == JSONDecoder().decode(ModifyRecordsResponse.self, from: data))
-        }
+        try checkStreamsAll(
+            [String(decoding: answer.bytes, as: UTF8.self)] + Self.validBodies.filter { $0.contains("savedRecords") },
+            JSONReader.streamedModifyRecordsResponse)
         // Anything it does not know, it leaves to the tree, which says what is wrong or reads it: a member twice or
         // missing or unknown, bytes after the end, and a failure carrying the server's record.
         let empty = #""failedRecordSaves":[],"deletedRecordIDs":[],"failedRecordDeletes":[]"#
