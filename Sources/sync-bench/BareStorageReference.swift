@@ -86,7 +86,7 @@ enum BareStorageReference {
         }
         let downloadTime = ContinuousClock.now - downloadStart
         guard read == count, bytes > 0 else {
-            throw ReferenceError(description: "the \(storage.name) reference read \(read) rows back of \(count)")
+            throw BenchError(description: "the \(storage.name) reference read \(read) rows back of \(count)")
         }
         return Figures(
             upload: Double(count) / uploadTime.inSeconds, download: Double(count) / downloadTime.inSeconds,
@@ -117,9 +117,4 @@ extension BareStorageReference {
             }
         }
     }
-}
-
-/// A reference run that did not measure what it should have.
-struct ReferenceError: Error, CustomStringConvertible {
-    var description: String
 }

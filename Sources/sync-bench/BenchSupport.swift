@@ -165,3 +165,9 @@ struct CPUReading {
             postgres: now.postgres - before.postgres)
     }
 }
+
+/// A benchmark that could not run, or a reference run that did not measure what it should have: said as it
+/// is, without the usage text a wrong argument gets.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+}

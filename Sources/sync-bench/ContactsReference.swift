@@ -103,7 +103,7 @@ struct ContactsReference: Codable {
             "--device-file", run.deviceFile("A"), "--contacts", contacts, "--server", server, "--output", output,
         ])
         guard outcome.status == 0, let saved = FileManager.default.contents(atPath: output) else {
-            throw ReferenceError(description: "the contacts reference failed: \(outcome.error)\(outcome.output)")
+            throw BenchError(description: "the contacts reference failed: \(outcome.error)\(outcome.output)")
         }
         return try JSONDecoder().decode(ContactsReference.self, from: saved)
     }

@@ -48,7 +48,7 @@ struct ContactsReferenceCommand: AsyncParsableCommand {
             cards: cards, count: count, contacts: contacts, server: server, in: directory)
         let sealed = try SealedFieldsReference(download: traffic.download)
         guard sealed.fields.count >= count else {
-            throw ReferenceError(description: "the download fetched \(sealed.fields.count) sealed fields for \(count)")
+            throw BenchError(description: "the download fetched \(sealed.fields.count) sealed fields for \(count)")
         }
         let rows = ContactsRowsReference(source: deviceFile, directory: directory)
         let serverRows = ServerRowsReference(upload: traffic.upload)
@@ -92,7 +92,7 @@ struct ContactsReferenceCommand: AsyncParsableCommand {
         }
         let seconds = (ContinuousClock.now - start).inSeconds
         guard parsed == count, cards.problems.isEmpty else {
-            throw ReferenceError(description: "parsed \(parsed) of \(count) cards: \(cards.problems.prefix(3))")
+            throw BenchError(description: "parsed \(parsed) of \(count) cards: \(cards.problems.prefix(3))")
         }
         return seconds
     }

@@ -39,7 +39,7 @@ struct ContactsRowsReference {
                 autoVacuum: try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0)
         }
         guard layout.schema.count >= 2 else {
-            throw ReferenceError(description: "\(source) has no contact table with its index: \(layout.schema)")
+            throw BenchError(description: "\(source) has no contact table with its index: \(layout.schema)")
         }
         let file = directory.appendingPathComponent("rows-\(UUID()).sqlite").path
         let copy = try Self.open(file, layout: layout, durable: durable)
@@ -90,7 +90,7 @@ struct ContactsRowsReference {
         }
         let seconds = (ContinuousClock.now - start).inSeconds
         guard rows == count, bytes > 0 else {
-            throw ReferenceError(description: "the SQLite reference read \(rows) rows back of \(count)")
+            throw BenchError(description: "the SQLite reference read \(rows) rows back of \(count)")
         }
         return seconds
     }

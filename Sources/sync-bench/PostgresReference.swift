@@ -13,24 +13,25 @@ final class PostgresReference: BareStorage {
     let takesAccountsAtOnce = true
     private let database: String
     private let store: PostgresRecordStore
-    private let logger = Logger(label: "sync-bench.postgres-reference")
+    private let logger: Logger
 
-    private init(database: String, store: PostgresRecordStore) {
+    private init(database: String, store: PostgresRecordStore, logger: Logger) {
         self.database = database
         self.store = store
+        self.logger = logger
     }
 
     /// A new database on the PostgreSQL of ``TestPostgres``, with the server's schema.
     static func make() async throws -> PostgresReference {
         let database = "sync_bench_reference_\(UUID().uuidString.prefix(8).lowercased())"
         try await TestPostgres.createDatabase(database)
+        // Quiet: the schema's migrations are no news in a benchmark's output.
+        var logger = Logger(label: "sync-bench.postgres-reference")
+        logger.logLevel = .warning
         do {
-            // Quiet: the schema's migrations are no news in a benchmark's output.
-            var logger = Logger(label: "sync-bench.postgres-reference")
-            logger.logLevel = .warning
             let store = try await PostgresRecordStore.connect(
                 url: try TestPostgres.url(database: database), logger: logger)
-            return PostgresReference(database: database, store: store)
+            return PostgresReference(database: database, store: store, logger: logger)
         } catch {
             try? await TestPostgres.dropDatabase(database)
             throw error

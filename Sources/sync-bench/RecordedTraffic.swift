@@ -52,7 +52,7 @@ struct RecordedTraffic {
             let synced = try await onThread { try commands.command("B", ["sync"]).output }
             relay.record(nil)
             guard synced.contains("synced: \(count) contacts") else {
-                throw ReferenceError(description: "the reference's download did not bring \(count) contacts: \(synced)")
+                throw BenchError(description: "the reference's download did not bring \(count) contacts: \(synced)")
             }
         } catch {
             commands.remove()
@@ -116,7 +116,7 @@ struct RecordedTraffic {
                 .post, exchange.path, body: body, headers: [(ReferenceServerCommand.answerHeader, "\(exchange.index)")])
             elapsed += ContinuousClock.now - start
             guard answer.status == 200, answer.body.count == exchange.received else {
-                throw ReferenceError(
+                throw BenchError(
                     description: "the plain server answered \(exchange.path) with \(answer.status), "
                         + "\(answer.body.count) bytes; \(exchange.received) expected")
             }

@@ -82,7 +82,7 @@ final class RecordingRelay: Sendable {
         guard let port = await iterator.next(), port > 0 else {
             task.cancel()
             try await task.value
-            throw ReferenceError(description: "the recording relay stopped before it listened on a port")
+            throw BenchError(description: "the recording relay stopped before it listened on a port")
         }
         let relay = RecordingRelay(baseURL: "http://127.0.0.1:\(port)", target: target, directory: directory)
         relay.running.withLock { $0 = (group, task) }

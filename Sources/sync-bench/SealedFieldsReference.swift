@@ -77,7 +77,7 @@ struct SealedFieldsReference {
             }
             open += ContinuousClock.now - clock
             guard opened == values.reduce(0, { $0 + $1.count }) else {
-                throw ReferenceError(description: "AES-GCM opened \(opened) bytes of fields it sealed differently")
+                throw BenchError(description: "AES-GCM opened \(opened) bytes of fields it sealed differently")
             }
         }
         return (seal.inSeconds, open.inSeconds)

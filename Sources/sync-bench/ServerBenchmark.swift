@@ -100,10 +100,21 @@ struct ServerBenchmark: AsyncParsableCommand {
                 "--clients, --batch, --page and --runs must be at least 1, and --records at least --clients")
         }
         if let postgres { setenv("SYNC_TEST_POSTGRES_URL", postgres, 1) }
-        if storage == .postgres, TestPostgres.url == nil {
-            throw ValidationError(
-                "no PostgreSQL: pass --postgres URL or run it as `Scripts/with-postgres sync-bench server --storage postgres`"
-            )
+        if storage == .postgres {
+            guard TestPostgres.url != nil else {
+                throw ValidationError(
+                    "no PostgreSQL: pass --postgres URL or run it as `Scripts/with-postgres sync-bench server --storage postgres`"
+                )
+            }
+            // Asked once before anything is measured, so that a wrong address says so, and says it plainly.
+            do {
+                _ = try await TestPostgres.databases()
+            } catch {
+                throw BenchError(
+                    description:
+                        "cannot use the PostgreSQL that --postgres (or $SYNC_TEST_POSTGRES_URL) names: \(error); check that it runs there and takes that user and password"
+                )
+            }
         }
         print(
             "sync-bench: \(records) records by \(clients) client\(clients == 1 ? "" : "s"), batches of \(batch), "

@@ -37,7 +37,7 @@ struct ServerRowsReference {
         }
         let readTime = ContinuousClock.now - start
         guard inserted > 0, read == inserted else {
-            throw ReferenceError(description: "the server's rows: \(inserted) inserted, \(read) read back")
+            throw BenchError(description: "the server's rows: \(inserted) inserted, \(read) read back")
         }
         return (insert.inSeconds, readTime.inSeconds)
     }
