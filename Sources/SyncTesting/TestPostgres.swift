@@ -110,6 +110,22 @@ public enum TestPostgres {
         return name
     }
 
+    /// Runs `body` with the address of database `name`, created for it and dropped after it, whether it
+    /// returns or throws.
+    public static func withDatabase<Result>(_ name: String, _ body: (String) async throws -> Result) async throws
+        -> Result
+    {
+        try await createDatabase(name)
+        do {
+            let result = try await body(try url(database: name))
+            try await dropDatabase(name)
+            return result
+        } catch {
+            try? await dropDatabase(name)
+            throw error
+        }
+    }
+
     /// Drops database `name`, closing whatever is still connected to it.
     public static func dropDatabase(_ name: String) async throws {
         try await withMaintenanceConnection { connection, logger in

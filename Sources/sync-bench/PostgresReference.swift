@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import SyncCore
 import SyncServer
 import SyncTesting
 
@@ -11,37 +12,30 @@ import SyncTesting
 final class PostgresReference: BareStorage {
     let name = "PostgreSQL"
     let takesAccountsAtOnce = true
-    private let database: String
     private let store: PostgresRecordStore
     private let logger: Logger
 
-    private init(database: String, store: PostgresRecordStore, logger: Logger) {
-        self.database = database
+    private init(store: PostgresRecordStore, logger: Logger) {
         self.store = store
         self.logger = logger
     }
 
-    /// A new database on the PostgreSQL of ``TestPostgres``, with the server's schema.
-    static func make() async throws -> PostgresReference {
+    /// The figures of `accounts`' rows in a new database on the PostgreSQL of ``TestPostgres``, with the
+    /// server's schema, dropped afterwards (as ``SQLiteReference/measure(_:batch:page:)`` is SQLite's).
+    /// - Parameter accounts: each account's records.
+    static func measure(_ accounts: [[RecordValue]], batch: Int, page: Int) async throws
+        -> BareStorageReference.Figures
+    {
         let database = "sync_bench_reference_\(UUID().uuidString.prefix(8).lowercased())"
-        try await TestPostgres.createDatabase(database)
-        // Quiet: the schema's migrations are no news in a benchmark's output.
-        var logger = Logger(label: "sync-bench.postgres-reference")
-        logger.logLevel = .warning
-        do {
-            let store = try await PostgresRecordStore.connect(
-                url: try TestPostgres.url(database: database), logger: logger)
-            return PostgresReference(database: database, store: store, logger: logger)
-        } catch {
-            try? await TestPostgres.dropDatabase(database)
-            throw error
+        return try await TestPostgres.withDatabase(database) { url in
+            // Quiet: the schema's migrations are no news in a benchmark's output.
+            var logger = Logger(label: "sync-bench.postgres-reference")
+            logger.logLevel = .warning
+            let store = try await PostgresRecordStore.connect(url: url, logger: logger)
+            defer { store.close() }
+            return try await BareStorageReference.measure(
+                accounts, batch: batch, page: page, in: PostgresReference(store: store, logger: logger))
         }
-    }
-
-    /// Closes the connections and drops the database.
-    func remove() async {
-        store.close()
-        try? await TestPostgres.dropDatabase(database)
     }
 
     func insert(_ batches: [[StoredRecord]], owner: String) async throws -> Duration {

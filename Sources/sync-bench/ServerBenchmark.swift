@@ -232,15 +232,8 @@ struct ServerBenchmark: AsyncParsableCommand {
 
     private func measure(executable: String) async throws -> Measurement {
         guard storage == .postgres else { return try await measure(executable: executable, database: nil) }
-        let name = "sync_bench_\(UUID().uuidString.prefix(8).lowercased())"
-        try await TestPostgres.createDatabase(name)
-        do {
-            let measurement = try await measure(executable: executable, database: try TestPostgres.url(database: name))
-            try await TestPostgres.dropDatabase(name)
-            return measurement
-        } catch {
-            try? await TestPostgres.dropDatabase(name)
-            throw error
+        return try await TestPostgres.withDatabase("sync_bench_\(UUID().uuidString.prefix(8).lowercased())") { url in
+            try await measure(executable: executable, database: url)
         }
     }
 
@@ -280,19 +273,10 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         let (plainHTTP, _) = try await transfer(uploads, zone: zone, accounts: loaders, server: plain)
 
-        let bare: BareStorageReference.Figures
-        if database == nil {
-            bare = try await SQLiteReference.measure(batches, batch: batch, page: page)
-        } else {
-            let reference = try await PostgresReference.make()
-            do {
-                bare = try await BareStorageReference.measure(batches, batch: batch, page: page, in: reference)
-                await reference.remove()
-            } catch {
-                await reference.remove()
-                throw error
-            }
-        }
+        let bare =
+            database == nil
+            ? try await SQLiteReference.measure(batches, batch: batch, page: page)
+            : try await PostgresReference.measure(batches, batch: batch, page: page)
         return Measurement(server: server, plainHTTP: plainHTTP, bare: bare, peakKiB: peakKiB)
     }
 }
