@@ -20,8 +20,9 @@ public struct ServerRequirement: Sendable {
 
     /// Asks the server its version (`GET /v1/health`): a warning when it is older than
     /// ``minimumVersion``, or says a version that does not read as one; nil when it is new enough.
-    /// Throws when the server does not answer.
-    public func warning(forServerAt serverURL: URL, timeout: Duration = .seconds(10)) async throws -> String? {
+    /// Throws when the server does not answer within `timeout`: by default as long as any request of a
+    /// sync waits, so that a busy server that answers the sync answers this too.
+    public func warning(forServerAt serverURL: URL, timeout: Duration = .seconds(60)) async throws -> String? {
         let health = try await AccountClient(serverURL: serverURL).health(timeout: timeout)
         return warning(serverURL: serverURL, reportedVersion: health.version)
     }

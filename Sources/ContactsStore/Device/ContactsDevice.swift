@@ -71,8 +71,8 @@ public final class ContactsDevice: Sendable {
     let sends = Mutex<[DatabaseScope: OutboxSend]>([:])
     private let observers = Mutex<[UUID: AsyncStream<Activity>.Continuation]>([:])
     let fetchedCount = Mutex(0)
-    /// Whether ``checkServerVersionOnce()`` asked the server already.
-    let serverVersionChecked = Mutex(false)
+    /// The first ``checkServerVersionOnce()``'s request, which later calls wait for.
+    let serverVersionCheck = Mutex<Task<Void, Never>?>(nil)
     /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
     let outcomes = Mutex(SyncOutcomeLog())
     private let outcomeTask = Mutex<Task<Void, Never>?>(nil)

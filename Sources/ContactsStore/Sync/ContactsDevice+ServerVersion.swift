@@ -13,17 +13,20 @@ extension ContactsDevice {
     )
 
     /// Asks the server's version the first time it is called on this device object; an older server's
-    /// warning goes to ``DeviceStatus/serverWarning`` and to the event log. A server that does not
-    /// answer is the sync's to report, not this check's.
+    /// warning goes to ``DeviceStatus/serverWarning`` and to the event log. A later call waits for that
+    /// first check rather than returning before it ends, so that a command that syncs can say the warning
+    /// after its sync. A server that does not answer is the sync's to report, not this check's.
     func checkServerVersionOnce() async {
-        guard
-            serverVersionChecked.withLock({ checked in
-                defer { checked = true }
-                return !checked
-            })
-        else { return }
-        guard let warning = try? await Self.serverRequirement.warning(forServerAt: options.serverURL) else { return }
-        statusBroadcast.update { $0.serverWarning = warning }
-        announce(.failure(warning, date: Date()))
+        let check = serverVersionCheck.withLock { check in
+            if let check { return check }
+            let started = Task { [weak self, serverURL = options.serverURL] in
+                guard let warning = try? await Self.serverRequirement.warning(forServerAt: serverURL) else { return }
+                self?.statusBroadcast.update { $0.serverWarning = warning }
+                self?.announce(.failure(warning, date: Date()))
+            }
+            check = started
+            return started
+        }
+        await check.value
     }
 }
