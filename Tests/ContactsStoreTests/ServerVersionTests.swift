@@ -42,6 +42,33 @@ struct ServerVersionTests {
         }
     }
 
+    @Test(
+        "a device that syncs by itself asks when it opens; a sync run before that answer came waits for it and ends with the warning"
+    )
+    func syncWaitsForTheCheckTheDeviceBegan() async throws {
+        let configuration = Self.server(reporting: ReleaseVersion(0, 2, 0))
+        try await TestServer.with(configuration: configuration, transport: .loopback) { server in
+            try await withTemporaryDirectory { directory in
+                let health = server.faults.closeGate(pathPrefix: "/v1/health", method: .get)
+                let device = try openDevice("laptop", directory: directory, server: server, automaticallySync: true)
+                try await health.waitUntilHeld()
+                try await device.account.signUp(
+                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                let sync = Task { try await device.sync() }
+                // The sync's own work is done (it writes its time, as only a sync on demand does); the check
+                // the device began is still held.
+                try await waitUntil("the sync wrote its time") { try device.reader.setting(.lastSync) != nil }
+                #expect(device.status.serverWarning == nil)
+                health.open()
+                try await sync.value
+                #expect(
+                    device.status.serverWarning?.contains("runs sync-server 0.2.0") == true,
+                    "the sync ended with the answer: \(String(describing: device.status.serverWarning))")
+                #expect(server.faults.requestCount("GET /v1/health") == 1, "the device asked once")
+            }
+        }
+    }
+
     @Test("when the sync fails on an older server, the warning is there too: that is when it explains most")
     func olderServerWarnsWhenTheSyncFails() async throws {
         try await withContactsDevices(1, configuration: Self.server(reporting: ReleaseVersion(0, 2, 0))) {
