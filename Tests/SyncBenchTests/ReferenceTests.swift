@@ -16,6 +16,11 @@ struct ReferenceTests {
     static let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("sync-bench").path
 
+    /// Two accounts' contacts, 5 and 7, for the bare references.
+    static let accounts = [(0..<5), (5..<12)].map { range in
+        range.map { BenchSupport.contactRecord($0, zone: RecordZone.ID(zoneName: "Contacts")) }
+    }
+
     @Test("the plain HTTP server answers a request with the answer it names, as it was stored, and 404 otherwise")
     func plainServerReplaysAnswers() async throws {
         let server = try await ServerProcess.start(named: "reference-server") { _ in
@@ -41,11 +46,7 @@ struct ReferenceTests {
 
     @Test("SQLite inserts every account's rows and reads each back, page by page")
     func sqliteReadsBackEveryRow() async throws {
-        let zone = RecordZone.ID(zoneName: "Contacts")
-        let accounts = [(0..<5), (5..<12)].map { range in
-            range.map { BenchSupport.contactRecord($0, zone: zone) }
-        }
-        let figures = try await SQLiteReference.measure(accounts, batch: 2, page: 3)
+        let figures = try await SQLiteReference.measure(Self.accounts, batch: 2, page: 3)
         #expect(figures.upload > 0 && figures.upload.isFinite)
         #expect(figures.download > 0 && figures.download.isFinite)
     }
@@ -54,11 +55,7 @@ struct ReferenceTests {
         "PostgreSQL inserts every account's rows with the server's statement and reads each back, page by page",
         .enabled(if: TestPostgres.url != nil, "\(TestPostgres.notConfigured)"))
     func postgresReadsBackEveryRow() async throws {
-        let zone = RecordZone.ID(zoneName: "Contacts")
-        let accounts = [(0..<5), (5..<12)].map { range in
-            range.map { BenchSupport.contactRecord($0, zone: zone) }
-        }
-        let figures = try await PostgresReference.measure(accounts, batch: 2, page: 3)
+        let figures = try await PostgresReference.measure(Self.accounts, batch: 2, page: 3)
         #expect(figures.upload > 0 && figures.upload.isFinite)
         #expect(figures.download > 0 && figures.download.isFinite)
         // PostgreSQL's own processes did the work: their CPU is counted.
