@@ -57,6 +57,7 @@ let package = Package(
         .target(
             name: "SyncCrypto",
             dependencies: [
+                "SyncCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -324,7 +325,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncCryptoTests",
-            dependencies: ["SyncCrypto"],
+            dependencies: ["SyncCrypto", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

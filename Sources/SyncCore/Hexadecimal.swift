@@ -7,7 +7,10 @@ public enum Hexadecimal {
     public static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]] }
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
         return String(decoding: text, as: UTF8.self)
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SyncCore
 import _CryptoExtras
 
 /// The key that wraps an account's zone keys, derived on the device from the passphrase with scrypt.
@@ -49,7 +50,7 @@ public struct AccountKey: Sendable {
     public static func derivationID(passphrase: String, settings: EncryptionSettings) -> String {
         var hash = SHA256()
         for part in [
-            Data(passphrase.precomposedStringWithCanonicalMapping.utf8), settings.salt, settings.verifier,
+            normalised(passphrase), settings.salt, settings.verifier,
             Data(
                 "\(settings.parameters.costN).\(settings.parameters.blockSizeR).\(settings.parameters.parallelismP).\(settings.keyVersion)"
                     .utf8),
@@ -57,13 +58,21 @@ public struct AccountKey: Sendable {
             withUnsafeBytes(of: UInt64(part.count).bigEndian) { hash.update(bufferPointer: $0) }
             hash.update(data: part)
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return Hexadecimal.lowercase(hash.finalize())
+    }
+
+    /// `passphrase` in Unicode NFC, as scrypt takes it. ASCII is its own NFC, and most passphrases
+    /// (generated ones always) are ASCII: they skip Foundation's normalisation, whose first use in a process
+    /// costs about a millisecond.
+    static func normalised(_ passphrase: String) -> Data {
+        if passphrase.utf8.allSatisfy({ $0 < 0x80 }) { return Data(passphrase.utf8) }
+        return Data(passphrase.precomposedStringWithCanonicalMapping.utf8)
     }
 
     /// scrypt over the passphrase in Unicode NFC, so that "é" typed as one code point on one system and as
     /// "e" plus a combining accent on another derives the same key.
     static func derive(passphrase: String, salt: Data, parameters: ScryptParameters) throws -> SymmetricKey {
-        let normalised = Data(passphrase.precomposedStringWithCanonicalMapping.utf8)
+        let normalised = normalised(passphrase)
         // Also keeps swift-crypto from being handed an empty buffer, whose base address it force-unwraps.
         guard !normalised.isEmpty else { throw EncryptionError.emptyPassphrase }
         do {

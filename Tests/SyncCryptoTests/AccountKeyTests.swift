@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SyncCrypto
 import Testing
@@ -50,6 +51,26 @@ import Testing
         let (otherSettings, otherOriginal) = try TestAccount.make(passphrase: decomposed)
         let fromComposed = try AccountKey(passphrase: composed, settings: otherSettings)
         #expect(try Self.opensWhatWasWrapped(by: otherOriginal, with: fromComposed))
+    }
+
+    /// A device files the key it derived under ``AccountKey/derivationID(passphrase:settings:)`` and looks
+    /// for it there in the next process, so the name must not change between versions: here it is worked
+    /// out as the first version did (SHA-256 over each part's length and bytes, the passphrase in NFC,
+    /// two lowercase digits a byte), for an ASCII passphrase and for an accented one typed either way.
+    @Test(arguments: ["orbit maple quiet", "cr\u{E8}me br\u{FB}l\u{E9}e", "cre\u{300}me bru\u{302}le\u{301}e"])
+    func theDerivationIDIsTheOneEarlierVersionsFiledKeysUnder(_ passphrase: String) throws {
+        let (settings, _) = try TestAccount.make(passphrase: passphrase)
+        var hash = SHA256()
+        let parameters = settings.parameters
+        for part in [
+            Data(passphrase.precomposedStringWithCanonicalMapping.utf8), settings.salt, settings.verifier,
+            Data("\(parameters.costN).\(parameters.blockSizeR).\(parameters.parallelismP).\(settings.keyVersion)".utf8),
+        ] {
+            withUnsafeBytes(of: UInt64(part.count).bigEndian) { hash.update(bufferPointer: $0) }
+            hash.update(data: part)
+        }
+        let expected = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        #expect(AccountKey.derivationID(passphrase: passphrase, settings: settings) == expected)
     }
 
     @Test func anEmptyPassphraseIsRefused() throws {
