@@ -35,10 +35,13 @@ enum Session {
             // local account's token may go to (and each request checks its directory first).
             serverURL = local.url
         }
-        let device = try ContactsDevice(
-            .init(
-                dataDirectory: global.dataDirectory, deviceName: global.device, serverURL: serverURL,
-                automaticallySync: automaticallySync, holdsWorkUnderLoad: !global.syncWhenBusy))
+        var options = ContactsDevice.Options(
+            dataDirectory: global.dataDirectory, deviceName: global.device, serverURL: serverURL,
+            automaticallySync: automaticallySync, holdsWorkUnderLoad: !global.syncWhenBusy)
+        // A command that needs the server asks its version while the device's file opens, rather than beside
+        // the sync's first requests: on two cores that takes the HTTP client's start off the sync's path.
+        if needsServer { options.serverVersionCheck = ContactsDevice.beginServerVersionCheck(serverURL: serverURL) }
+        let device = try ContactsDevice(options)
         if global.server == nil && needsServer {
             if !device.isSignedIn {
                 try await signInLocally(device, local)

@@ -29,6 +29,10 @@ public final class ContactsDevice: Sendable {
         /// Whether automatic sync holds its work while the machine is busy (the one-minute load per core above
         /// ``LoadProbe``'s threshold), for up to a minute, as it does on battery. False sends at once.
         public var holdsWorkUnderLoad: Bool
+        /// The server's version check, when the opener began it before the device opened
+        /// (``ContactsDevice/beginServerVersionCheck(serverURL:)``), so that its request and the HTTP
+        /// client's start overlap the opening of the device's file; nil asks at the first sync.
+        public var serverVersionCheck: Task<String?, Never>?
 
         public init(
             dataDirectory: String, deviceName: String, serverURL: URL, automaticallySync: Bool,

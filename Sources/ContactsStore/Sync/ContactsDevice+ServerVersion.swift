@@ -19,8 +19,9 @@ extension ContactsDevice {
     func checkServerVersionOnce() async {
         let check = serverVersionCheck.withLock { check in
             if let check { return check }
-            let started = Task { [weak self, serverURL = options.serverURL] in
-                guard let warning = try? await Self.serverRequirement.warning(forServerAt: serverURL) else { return }
+            let started = Task { [weak self, serverURL = options.serverURL, begun = options.serverVersionCheck] in
+                guard let warning = await (begun ?? Self.beginServerVersionCheck(serverURL: serverURL)).value
+                else { return }
                 self?.statusBroadcast.update { $0.serverWarning = warning }
                 self?.announce(.failure(warning, date: Date()))
             }
@@ -28,5 +29,12 @@ extension ContactsDevice {
             return started
         }
         await check.value
+    }
+
+    /// Asks the server at `serverURL` its version now, for a device about to open
+    /// (``Options/serverVersionCheck``): the task's value is the warning to say, nil when the server is
+    /// new enough or did not answer (which the sync reports).
+    public static func beginServerVersionCheck(serverURL: URL) -> Task<String?, Never> {
+        Task { (try? await serverRequirement.warning(forServerAt: serverURL)) ?? nil }
     }
 }
