@@ -57,7 +57,6 @@ let package = Package(
         .target(
             name: "SyncCrypto",
             dependencies: [
-                "SyncCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

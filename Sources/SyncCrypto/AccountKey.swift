@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import SyncCore
 import _CryptoExtras
 
 /// The key that wraps an account's zone keys, derived on the device from the passphrase with scrypt.
@@ -58,7 +57,7 @@ public struct AccountKey: Sendable {
             withUnsafeBytes(of: UInt64(part.count).bigEndian) { hash.update(bufferPointer: $0) }
             hash.update(data: part)
         }
-        return Hexadecimal.lowercase(hash.finalize())
+        return lowercaseHexadecimal(hash.finalize())
     }
 
     /// `passphrase` in Unicode NFC, as scrypt takes it. ASCII is its own NFC, and most passphrases
