@@ -12,10 +12,9 @@ import SyncCrypto
 /// Where the app keeps its files: `$XDG_DATA_HOME/contacts`, or `~/.local/share/contacts`.
 public enum ContactsPaths {
     public static func defaultDataDirectory() -> String {
-        let environment = ProcessInfo.processInfo.environment
         let base =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+            EnvironmentVariable.value("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+            ?? (EnvironmentVariable.value("HOME") ?? NSHomeDirectory()) + "/.local/share"
         return base + "/contacts"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSystem
 import Synchronization
 
 /// How this process trusts sync servers it reaches over the network: the certificates that may
@@ -21,13 +22,18 @@ public struct TransportSecurity: Sendable, Hashable {
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
-    /// The settings from `SYNCKIT_CA_FILE` and `SYNCKIT_ALLOW_INSECURE_HTTP`.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> TransportSecurity
-    {
+    /// The settings from `SYNCKIT_CA_FILE` and `SYNCKIT_ALLOW_INSECURE_HTTP` in the process's environment.
+    public static func fromEnvironment() -> TransportSecurity { fromEnvironment(EnvironmentVariable.value) }
+
+    /// The settings from `SYNCKIT_CA_FILE` and `SYNCKIT_ALLOW_INSECURE_HTTP` in `environment`.
+    public static func fromEnvironment(_ environment: [String: String]) -> TransportSecurity {
+        fromEnvironment { environment[$0] }
+    }
+
+    private static func fromEnvironment(_ value: (String) -> String?) -> TransportSecurity {
         TransportSecurity(
-            caFile: environment["SYNCKIT_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 },
-            allowsInsecureHTTP: environment["SYNCKIT_ALLOW_INSECURE_HTTP"] == "1")
+            caFile: value("SYNCKIT_CA_FILE").flatMap { $0.isEmpty ? nil : $0 },
+            allowsInsecureHTTP: value("SYNCKIT_ALLOW_INSECURE_HTTP") == "1")
     }
 
     private static let setting = Mutex(TransportSecurity.fromEnvironment())
