@@ -324,7 +324,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncCryptoTests",
-            dependencies: ["SyncCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SyncCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
