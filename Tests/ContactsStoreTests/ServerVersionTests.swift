@@ -69,6 +69,37 @@ struct ServerVersionTests {
         }
     }
 
+    @Test(
+        "a check begun before the device opened, as `contacts` begins it, is the one the device's sync waits for: the server is asked once"
+    )
+    func syncUsesTheCheckBegunBeforeTheDeviceOpened() async throws {
+        let configuration = Self.server(reporting: ReleaseVersion(0, 2, 0))
+        try await TestServer.with(configuration: configuration, transport: .loopback) { server in
+            try await withTemporaryDirectory { directory in
+                let serverURL = URL(string: server.baseURL)!
+                let health = server.faults.closeGate(pathPrefix: "/v1/health", method: .get)
+                let begun = ContactsDevice.beginServerVersionCheck(serverURL: serverURL)
+                try await health.waitUntilHeld()
+                var options = ContactsDevice.Options(
+                    dataDirectory: directory, deviceName: "laptop", serverURL: serverURL, automaticallySync: false,
+                    keyDerivation: cheapKeyDerivation, holdsWorkUnderLoad: false)
+                options.serverVersionCheck = begun
+                let device = try ContactsDevice(options)
+                try await device.account.signUp(
+                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                let sync = Task { try await device.sync() }
+                try await waitUntil("the sync wrote its time") { try device.reader.setting(.lastSync) != nil }
+                #expect(device.status.serverWarning == nil)
+                health.open()
+                try await sync.value
+                #expect(
+                    device.status.serverWarning?.contains("runs sync-server 0.2.0") == true,
+                    "the sync ended with the begun check's answer: \(String(describing: device.status.serverWarning))")
+                #expect(server.faults.requestCount("GET /v1/health") == 1, "not asked a second time")
+            }
+        }
+    }
+
     @Test("when the sync fails on an older server, the warning is there too: that is when it explains most")
     func olderServerWarnsWhenTheSyncFails() async throws {
         try await withContactsDevices(1, configuration: Self.server(reporting: ReleaseVersion(0, 2, 0))) {
