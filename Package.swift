@@ -87,8 +87,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The local machine's primitives every program shares: the one file lock, the one process launcher
-        // and the one file-status question. Foundation and Glibc only, so the server, the client, the tests'
+        // The local machine's primitives every program shares: the one file lock, the one process launcher,
+        // the one file-status question and one environment variable read without copying them all. Foundation and Glibc only, so the server, the client, the tests'
         // helpers and the contacts app import it.
         // Where a server listens: a TCP address and the TLS files for it, shared by the record server
         // and the CardDAV bridge.
