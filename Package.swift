@@ -88,8 +88,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The local machine's primitives every program shares: the one file lock, the one process launcher,
-        // the one file-status question and one environment variable read without copying them all. Foundation and Glibc only, so the server, the client, the tests'
-        // helpers and the contacts app import it.
+        // the one file-status question, and an environment variable read without copying the whole environment.
+        // Foundation and Glibc only, so the server, the client, the tests' helpers and the contacts app import it.
         // Where a server listens: a TCP address and the TLS files for it, shared by the record server
         // and the CardDAV bridge.
         .target(

@@ -46,26 +46,8 @@ struct ServerVersionTests {
         "a device that syncs by itself asks when it opens; a sync run before that answer came waits for it and ends with the warning"
     )
     func syncWaitsForTheCheckTheDeviceBegan() async throws {
-        let configuration = Self.server(reporting: ReleaseVersion(0, 2, 0))
-        try await TestServer.with(configuration: configuration, transport: .loopback) { server in
-            try await withTemporaryDirectory { directory in
-                let health = server.faults.closeGate(pathPrefix: "/v1/health", method: .get)
-                let device = try openDevice("laptop", directory: directory, server: server, automaticallySync: true)
-                try await health.waitUntilHeld()
-                try await device.account.signUp(
-                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-                let sync = Task { try await device.sync() }
-                // The sync's own work is done (it writes its time, as only a sync on demand does); the check
-                // the device began is still held.
-                try await waitUntil("the sync wrote its time") { try device.reader.setting(.lastSync) != nil }
-                #expect(device.status.serverWarning == nil)
-                health.open()
-                try await sync.value
-                #expect(
-                    device.status.serverWarning?.contains("runs sync-server 0.2.0") == true,
-                    "the sync ended with the answer: \(String(describing: device.status.serverWarning))")
-                #expect(server.faults.requestCount("GET /v1/health") == 1, "the device asked once")
-            }
+        try await Self.expectTheSyncWaitsForTheHeldCheck { server, directory in
+            try openDevice("laptop", directory: directory, server: server, automaticallySync: true)
         }
     }
 
@@ -73,18 +55,25 @@ struct ServerVersionTests {
         "a check begun before the device opened, as `contacts` begins it, is the one the device's sync waits for: the server is asked once"
     )
     func syncUsesTheCheckBegunBeforeTheDeviceOpened() async throws {
+        try await Self.expectTheSyncWaitsForTheHeldCheck { server, directory in
+            let begun = ContactsDevice.beginServerVersionCheck(serverURL: URL(string: server.baseURL)!)
+            return try openDevice("laptop", directory: directory, server: server, serverVersionCheck: begun)
+        }
+    }
+
+    /// Holds the answer to `GET /v1/health` of a server reporting 0.2.0 while `open` opens a device whose
+    /// version check is then under way (begun by the device, or before it), signs up and syncs. The sync's own
+    /// work ends (it writes its time, as only a sync on demand does) with the check still held; once the answer
+    /// comes, the sync ends with its warning, and the server was asked once.
+    static func expectTheSyncWaitsForTheHeldCheck(
+        _ open: (TestServer, String) throws -> ContactsDevice
+    ) async throws {
         let configuration = Self.server(reporting: ReleaseVersion(0, 2, 0))
         try await TestServer.with(configuration: configuration, transport: .loopback) { server in
             try await withTemporaryDirectory { directory in
-                let serverURL = URL(string: server.baseURL)!
                 let health = server.faults.closeGate(pathPrefix: "/v1/health", method: .get)
-                let begun = ContactsDevice.beginServerVersionCheck(serverURL: serverURL)
+                let device = try open(server, directory)
                 try await health.waitUntilHeld()
-                var options = ContactsDevice.Options(
-                    dataDirectory: directory, deviceName: "laptop", serverURL: serverURL, automaticallySync: false,
-                    keyDerivation: cheapKeyDerivation, holdsWorkUnderLoad: false)
-                options.serverVersionCheck = begun
-                let device = try ContactsDevice(options)
                 try await device.account.signUp(
                     username: "ada", password: "correct horse battery", passphrase: testPassphrase)
                 let sync = Task { try await device.sync() }
@@ -94,8 +83,8 @@ struct ServerVersionTests {
                 try await sync.value
                 #expect(
                     device.status.serverWarning?.contains("runs sync-server 0.2.0") == true,
-                    "the sync ended with the begun check's answer: \(String(describing: device.status.serverWarning))")
-                #expect(server.faults.requestCount("GET /v1/health") == 1, "not asked a second time")
+                    "the sync ended with the answer: \(String(describing: device.status.serverWarning))")
+                #expect(server.faults.requestCount("GET /v1/health") == 1, "the server was asked once")
             }
         }
     }

@@ -48,13 +48,15 @@ public let cheapKeyDerivation = try! ScryptParameters(costN: 1 << 10, blockSizeR
 /// A device of the tests. With automatic sync it sends and fetches at once, whatever the machine's load:
 /// holding work under load (``LoadProbe``) for up to a minute is `SyncWhenBusyTests`' to test, and would
 /// outlast the waits of tests running beside a busy suite.
+/// `serverVersionCheck` is a check begun before the device opens, as `contacts` begins one.
 public func openDevice(
     _ name: String, directory: String, server: TestServer, automaticallySync: Bool = false,
-    clock: @escaping @Sendable () -> Date = { Date() }
+    clock: @escaping @Sendable () -> Date = { Date() }, serverVersionCheck: Task<String?, Never>? = nil
 ) throws -> ContactsDevice {
-    try ContactsDevice(
-        .init(
-            dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
-            automaticallySync: automaticallySync, keyDerivation: cheapKeyDerivation, clock: clock,
-            holdsWorkUnderLoad: false))
+    var options = ContactsDevice.Options(
+        dataDirectory: directory, deviceName: name, serverURL: URL(string: server.baseURL)!,
+        automaticallySync: automaticallySync, keyDerivation: cheapKeyDerivation, clock: clock,
+        holdsWorkUnderLoad: false)
+    options.serverVersionCheck = serverVersionCheck
+    return try ContactsDevice(options)
 }
