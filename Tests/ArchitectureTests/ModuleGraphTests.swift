@@ -96,11 +96,7 @@ struct ModuleGraph {
         }
         var edges = Set<Edge>()
         for module in modules {
-            let folder = sources.appending(path: module)
-            guard let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
-                continue
-            }
-            for case let file as URL in files where file.pathExtension == "swift" {
+            for file in swiftFiles(in: sources.appending(path: module)) {
                 for imported in importedModules(try String(contentsOf: file, encoding: .utf8))
                 where imported != module && modules.contains(imported) {
                     edges.insert(Edge(module, imported))
@@ -108,6 +104,14 @@ struct ModuleGraph {
             }
         }
         return ModuleGraph(modules: Set(modules), edges: edges)
+    }
+
+    /// The Swift files under `folder`, at any depth; none when it does not exist.
+    static func swiftFiles(in folder: URL) -> [URL] {
+        guard let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        return files.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
     }
 
     /// The modules a Swift file imports, in any form (`@testable`, `@_exported`, `import struct M.T`,
@@ -130,7 +134,7 @@ struct ModuleGraph {
         guard let start = markdown.range(of: "```mermaid\n"),
             let end = markdown.range(of: "```", range: start.upperBound..<markdown.endIndex)
         else {
-            throw GraphError(description: "no ```mermaid block")
+            throw DocumentError(description: "no ```mermaid block")
         }
         var names: [String: String] = [:]
         func node(_ text: Substring) -> String {
@@ -165,8 +169,9 @@ struct ModuleGraph {
         let lines = edges.sorted().map { "    \(node($0.from)) --> \(node($0.to))" }
         return (["```mermaid", "flowchart TD"] + lines + ["```"]).joined(separator: "\n")
     }
+}
 
-    struct GraphError: Error, CustomStringConvertible {
-        var description: String
-    }
+/// A document the architecture tests read lacks what they look for in it.
+struct DocumentError: Error, CustomStringConvertible {
+    var description: String
 }

@@ -37,7 +37,7 @@ struct PostgresModulesTests {
             ```
             """
         #expect(try Self.filteredModules(inReadme: readme) == ["ATests", "BTests"])
-        #expect(throws: ModulesError.self) { try Self.filteredModules(inReadme: "no such line") }
+        #expect(throws: DocumentError.self) { try Self.filteredModules(inReadme: "no such line") }
         #expect(Self.usesPostgres(source: "@Suite(\"x\", .onEveryBackend) struct S {}"))
         #expect(Self.usesPostgres(source: "guard let url = TestPostgres.url else { return }"))
         #expect(Self.usesPostgres(source: "let cluster = try await FailoverCluster.start()"))
@@ -53,10 +53,6 @@ struct PostgresModulesTests {
         #expect(Self.testTargets(inManifest: manifest) == ["ATests", "BTests"])
     }
 
-    struct ModulesError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     static let commandPrefix = "SYNC_TEST_CLUSTERS=b Scripts/with-postgres-ha swift test --filter '"
 
     /// The module names of the README's cluster line's filter, `'A|B|C'`.
@@ -64,7 +60,7 @@ struct PostgresModulesTests {
         guard let line = readme.split(separator: "\n").first(where: { $0.hasPrefix(commandPrefix) }),
             let pattern = line.dropFirst(commandPrefix.count).split(separator: "'").first
         else {
-            throw ModulesError(description: "README.md has no line starting \(commandPrefix)")
+            throw DocumentError(description: "README.md has no line starting \(commandPrefix)")
         }
         return Set(pattern.split(separator: "|").map(String.init))
     }
@@ -84,12 +80,9 @@ struct PostgresModulesTests {
     }
 
     static func usesPostgres(folder: URL) throws -> Bool {
-        guard let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
-            return false
-        }
         // This file names what it looks for, and runs none of it.
         let thisFile = URL(fileURLWithPath: #filePath).standardizedFileURL
-        for case let file as URL in files where file.pathExtension == "swift" && file.standardizedFileURL != thisFile {
+        for file in ModuleGraph.swiftFiles(in: folder) where file.standardizedFileURL != thisFile {
             if usesPostgres(source: try String(contentsOf: file, encoding: .utf8)) { return true }
         }
         return false
