@@ -22,10 +22,13 @@ public struct OutboxEntry: Sendable, Hashable {
     /// The outbox row's key ("record:<name>", "zone:<name>"): one row per item, whatever the change.
     var key: String {
         switch change {
-        case .record(let change): "record:" + change.recordID.recordName
+        case .record(let change): Self.recordKey(named: change.recordID.recordName)
         case .zone(let change): "zone:" + change.zoneID.zoneName
         }
     }
+
+    /// The key of the outbox row of the record named `name`.
+    static func recordKey(named name: String) -> String { "record:" + name }
 
     var kind: Kind {
         switch change {

@@ -16,12 +16,17 @@ extension ContactsDevice {
         let problems = try write(durable: false) { transaction in
             if let serverDate { try EditClock.learnLowerBound(serverDate: serverDate, now: now, transaction.db) }
             var latestEdit = Date.distantPast
+            // Each is merged as new once: a record twice in the changes finds the first one stored.
+            var unknown = try ContactStore.unknownContacts(
+                changes.modifications.lazy.filter { $0.record.value.recordType == Contact.recordType }
+                    .map(\.record.value.recordID), transaction.db)
             for modification in changes.modifications {
                 let record = modification.record.value
                 switch record.recordType {
                 case Contact.recordType:
                     if let edited = try Self.mergeServerRecord(
-                        serverRecord: record, device: name, now: now, transaction)
+                        serverRecord: record, device: name, now: now,
+                        unknown: unknown.remove(record.recordID.recordName) != nil, transaction)
                     {
                         latestEdit = max(latestEdit, edited)
                     }
@@ -93,15 +98,17 @@ extension ContactsDevice {
     /// Merges a server record into the local contact: the merge is queued to be saved when it differs
     /// from the server's, and a pending change the server already reflects is settled. A value the merge
     /// drops goes into the conflict log, the local side as `device`'s, at `now`. Returns the latest edit
-    /// time of the server's contact, when it was read (for ``EditClock``).
+    /// time of the server's contact, when it was read (for ``EditClock``). `unknown` says the caller found
+    /// nothing of this contact in the store (``ContactStore/unknownContacts(_:_:)``): nothing to look for.
     @discardableResult
     static func mergeServerRecord(
-        serverRecord: SyncCore.RecordValue, device: String, now: Date, _ transaction: ContactStore.Transaction
+        serverRecord: SyncCore.RecordValue, device: String, now: Date, unknown: Bool = false,
+        _ transaction: ContactStore.Transaction
     ) throws -> Date? {
         let db = transaction.db
         let recordID = serverRecord.recordID
         // The last known server record's change tag; nil when there is no last known server record.
-        let knownTag = try ContactStore.serverChangeTag(recordID.recordName, db)
+        let knownTag = unknown ? nil : try ContactStore.serverChangeTag(recordID.recordName, db)
         // (A contact record holding a plain field never gets here: the sync library refuses it as tampered, since
         // the device declares contacts sealed; versions before encryption wrote such records, and they are not
         // adopted any more: see ``contacts.applyRefused(_:)``.)
@@ -111,13 +118,13 @@ extension ContactsDevice {
         }
         guard let remote = try? Contact(record: serverRecord) else { return nil }
         let id = remote.id
-        let pending = try transaction.pendingKind(of: recordID)
+        let pending = unknown ? nil : try transaction.pendingKind(of: recordID)
         // Read only when needed: a contact new to this device (a first download) has none. (The store
         // files it under the canonical UUID; a record named otherwise is looked up that way.)
         func known() throws -> SyncCore.RecordValue? {
             knownTag == nil && recordID.recordName == id.canonicalString ? nil : try ContactStore.serverRecord(id, db)
         }
-        guard let local = try ContactStore.contact(id, db) else {
+        guard let local = unknown ? nil : try ContactStore.contact(id, db) else {
             if pending == .delete {
                 // Deleted here. The same version coming back keeps it deleted; a newer edit
                 // made elsewhere wins over the delete (an edit is never lost silently).

@@ -1,0 +1,43 @@
+import ContactsModel
+import Foundation
+import GRDB
+import SyncCore
+
+extension ContactStore {
+    /// The names of the contact records of `recordIDs` that this store knows nothing of: no contact of that
+    /// ID, no last known server record and nothing queued. Merging such a record only stores it; the merge
+    /// would look for each of the three one statement at a time, and in a first download every record is
+    /// such a one. (Only canonical names are looked for; any other name is left to the merge.)
+    static func unknownContacts(_ recordIDs: [SyncCore.RecordValue.ID], _ db: GRDB.Database) throws -> Set<String> {
+        let ids = recordIDs.compactMap { recordID in
+            UUID(canonical: recordID.recordName).flatMap { $0.canonicalString == recordID.recordName ? $0 : nil }
+        }
+        var unknown = Set(ids.map(\.canonicalString))
+        // In chunks, below SQLite's limit on a statement's arguments.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let keys = chunk.map(RecordKey.key)
+            let stored = try DatabaseValue.fetchCursor(
+                db,
+                sql: """
+                    SELECT id FROM contact WHERE id IN (\(marks))
+                    UNION ALL SELECT id FROM serverRecord WHERE id IN (\(marks))
+                    """,
+                arguments: StatementArguments(keys + keys))
+            while let key = try stored.next() {
+                if let name = RecordKey.name(key) { unknown.remove(name) }
+            }
+            let outboxKeys = Dictionary(
+                chunk.map { (OutboxEntry.recordKey(named: $0.canonicalString), $0.canonicalString) },
+                uniquingKeysWith: { name, _ in name })
+            let queued = try String.fetchCursor(
+                db, sql: "SELECT key FROM outbox WHERE key IN (\(marks))",
+                arguments: StatementArguments(Array(outboxKeys.keys)))
+            while let key = try queued.next() {
+                if let name = outboxKeys[key] { unknown.remove(name) }
+            }
+        }
+        return unknown
+    }
+}
