@@ -238,20 +238,37 @@ extension Contact {
     /// the sort key it keeps anyway. Empty, or the segment separator and the rest.
     package var searchTextAfterName: String {
         typealias Tag = ContactSearch.Tag
-        var segments: [(UInt8, String)] = []
-        segments += emails.map { (Tag.email, $0.value) }
-        if !organization.isEmpty { segments.append((Tag.organization, organization)) }
-        segments += phones.map { (Tag.phone, Self.phoneDigits($0.value)) }
-        segments += groups.map { (Tag.group, $0) }
-        if !address.isEmpty { segments.append((Tag.address, address.singleLine)) }
-        if !notes.isEmpty { segments.append((Tag.notes, String(notes.prefix(Self.searchedNotes)))) }
+        // Written a byte at a time, without a string for each value (a tenth of a first download's merge).
         var bytes: [UInt8] = []
-        for (tag, text) in segments {
+        func segment(_ tag: UInt8, _ text: String) {
             bytes.append(Tag.separator)
             bytes.append(tag)
-            bytes += Self.folded(text).utf8
+            Self.appendFolded(text, to: &bytes)
         }
+        for email in emails { segment(Tag.email, email.value) }
+        if !organization.isEmpty { segment(Tag.organization, organization) }
+        for phone in phones {
+            bytes.append(Tag.separator)
+            bytes.append(Tag.phone)
+            // ``phoneDigits(_:)``: ASCII digits, which folding leaves as they are.
+            bytes += phone.value.utf8.lazy.filter { (0x30...0x39).contains($0) }
+        }
+        for group in groups { segment(Tag.group, group) }
+        if !address.isEmpty { segment(Tag.address, address.singleLine) }
+        if !notes.isEmpty { segment(Tag.notes, String(notes.prefix(Self.searchedNotes))) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``folded(_:)`` of `text` to `bytes`; ASCII text a byte at a time, as ``sortKey(_:)`` and
+    /// ``oneLine(_:)`` fold it (upper case to lower, a control character to a space).
+    private static func appendFolded(_ text: String, to bytes: inout [UInt8]) {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
+            bytes += folded(text).utf8
+            return
+        }
+        for byte in text.utf8 {
+            bytes.append(byte < 0x20 ? 0x20 : (0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+        }
     }
 
     /// The ``searchText`` of a contact whose name's sort key is `nameKey` and whose stored text is `stored`:
