@@ -44,14 +44,26 @@ extension ContactStore {
                         ORDER BY key
                         """),
                 arguments: [cursor])
-            while batch.saves.count + batch.deletes.count < maximumCount, let row = try rows.next() {
+            var changes: [(entry: OutboxEntry, change: SyncEngine.PendingRecordZoneChange)] = []
+            while changes.count < maximumCount, let row = try rows.next() {
                 batch.cursor = row["key"]
                 guard let entry = OutboxEntry(row: row), case .record(let change) = entry.change,
                     isIncluded(change), !inFlight(entry.key)
                 else { continue }
+                changes.append((entry, change))
+            }
+            // The contacts' rows and last known server records in a statement for many, not two for each.
+            let contacts = try Self.contactsToSave(
+                changes.compactMap {
+                    if case .saveRecord(let recordID) = $0.change { UUID(canonical: recordID.recordName) } else { nil }
+                }, db)
+            for (entry, change) in changes {
                 switch change {
                 case .saveRecord(let recordID):
-                    guard let record = try Self.recordToSave(recordID, device: device, photos: photos, db) else {
+                    guard
+                        let record = try Self.recordToSave(
+                            recordID, device: device, photos: photos, contacts: contacts, db)
+                    else {
                         batch.orphans.append(entry)
                         continue
                     }
@@ -65,10 +77,44 @@ extension ContactStore {
         }
     }
 
+    /// A contact's row as stored and its last known server record, read for a batch.
+    struct ContactToSave {
+        var stored: Data
+        var base: SyncCore.RecordValue?
+    }
+
+    /// The rows of the contacts `ids` that are stored, with their last known server records.
+    static func contactsToSave(_ ids: [UUID], _ db: GRDB.Database) throws -> [UUID: ContactToSave] {
+        var contacts: [UUID: ContactToSave] = [:]
+        contacts.reserveCapacity(ids.count)
+        // In chunks, below SQLite's limit on a statement's arguments.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT contact.id AS id, contact.json AS stored, serverRecord.json AS json,
+                        serverRecord.contact AS contact, serverRecord.sealedVersion AS sealedVersion,
+                        CASE WHEN serverRecord.sharesContact THEN contact.json END AS sharedContact
+                    FROM contact LEFT JOIN serverRecord ON serverRecord.id = contact.id
+                    WHERE contact.id IN (\(marks))
+                    """,
+                arguments: StatementArguments(chunk.map(RecordKey.key)))
+            while let row = try rows.next() {
+                guard let id = RecordKey.id(row["id"]) else { continue }
+                contacts[id] = ContactToSave(
+                    stored: row["stored"], base: try serverRecord(row, name: id.canonicalString))
+            }
+        }
+        return contacts
+    }
+
     /// The record to send for a queued save of `recordID`: a book's name, a conflict-log entry or a
     /// contact, each built on its last known server record; nil when the item is no longer stored.
     private static func recordToSave(
-        _ recordID: SyncCore.RecordValue.ID, device: String, photos: ContactPhotos, _ db: GRDB.Database
+        _ recordID: SyncCore.RecordValue.ID, device: String, photos: ContactPhotos, contacts: [UUID: ContactToSave],
+        _ db: GRDB.Database
     ) throws -> SyncCore.RecordValue? {
         if AddressBook.isBookRecord(recordID) {
             guard let book = try book(recordID.zoneID, db) else { return nil }
@@ -82,8 +128,8 @@ extension ContactStore {
             guard let id = ContactConflict.id(of: recordID) else { return nil }
             return try conflict(id, db)?.record
         }
-        guard let id = UUID(canonical: recordID.recordName), let stored = try storedContact(id, db) else { return nil }
-        let base = try serverRecord(id, db)
+        guard let id = UUID(canonical: recordID.recordName), let contact = contacts[id] else { return nil }
+        let (stored, base) = (contact.stored, contact.base)
         var record = try Contact.record(stored: stored, id: id, base: base, in: recordID.zoneID)
         record[encrypted: Contact.deviceField] = .string(device)
         Contact.setPhotoAsset(of: &record, stored: stored, base: base, photos: photos)

@@ -272,9 +272,18 @@ package final class ContactStore: Sendable {
                             CASE WHEN sharesContact THEN (SELECT json FROM contact WHERE id = serverRecord.id) END
                                 AS sharedContact
                         FROM serverRecord WHERE id = ?
-                        """), arguments: [key]),
-            var record = StoredServerRecord.decode(row["json"], name: name)
+                        """), arguments: [key])
         else { return nil }
+        return try serverRecord(row, name: name)
+    }
+
+    /// The last known server record named `name` from a row of its columns `json`, `contact` and
+    /// `sealedVersion`, and `sharedContact`: the contact's row when the record shares it. Nil when `json` is
+    /// (no such record).
+    static func serverRecord(_ row: Row, name: String) throws -> SyncCore.RecordValue? {
+        guard let json = row["json"] as Data?, var record = StoredServerRecord.decode(json, name: name) else {
+            return nil
+        }
         if let contact = (row["contact"] as Data?) ?? (row["sharedContact"] as Data?) {
             record.replaceWithoutChange(
                 encrypted: Contact.contactField, by: .bytes(try ContactFormat.wire(stored: contact)))
