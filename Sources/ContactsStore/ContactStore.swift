@@ -220,7 +220,11 @@ package final class ContactStore: Sendable {
     static func put(
         _ contact: Contact, storedForm: Data? = nil, in book: RecordZone.ID = Contact.zoneID, _ db: GRDB.Database
     ) throws {
-        let key = Contact.sortKey(contact.name)
+        try put(ContactRow(contact, storedForm: storedForm), in: book, db)
+    }
+
+    /// Saves a contact's row; a new one goes into `book`, a known one stays in the book it is in.
+    static func put(_ row: ContactRow, in book: RecordZone.ID, _ db: GRDB.Database) throws {
         // An upsert, not INSERT OR REPLACE: a replaced row would count as added without being removed.
         try db.cachedStatement(
             sql: """
@@ -232,9 +236,7 @@ package final class ContactStore: Sendable {
         )
         .execute(
             arguments: [
-                RecordKey.key(contact.id), key,
-                storedForm.map { ContactFormat.stored(wire: $0) } ?? ContactFormat.stored(contact),
-                try bookNumber(book, db), contact.searchTextAfterName, contact.photo != nil,
+                RecordKey.key(row.id), row.sortKey, row.json, try bookNumber(book, db), row.searchText, row.hasPhoto,
             ])
     }
 

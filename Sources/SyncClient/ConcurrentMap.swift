@@ -2,14 +2,14 @@ import Foundation
 
 /// Sealing and opening a page of records is pure work once the zone's key is at hand, and the
 /// machine's cores are otherwise idle while the client works (the server waits for its request).
-enum ConcurrentMap {
+package enum ConcurrentMap {
     /// Below this many items per core, one task does it all.
     static let minimumPerTask = 64
 
     /// `transform` applied to every item, results in order, on up to as many tasks as there are
     /// cores. The first item goes alone, so that a zone key that has to be fetched or made is fetched
     /// or made once. The first error thrown is thrown.
-    static func map<Item: Sendable, Result: Sendable>(
+    package static func map<Item: Sendable, Result: Sendable>(
         _ items: [Item], _ transform: @escaping @Sendable (Item) async throws -> Result
     ) async throws -> [Result] {
         guard let first = items.first else { return [] }

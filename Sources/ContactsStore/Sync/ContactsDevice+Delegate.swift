@@ -10,7 +10,7 @@ import Synchronization
 extension ContactsDevice: SyncEngineDelegate {
     public func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
         do {
-            try handle(event, scope: syncEngine.database.scope)
+            try await handle(event, scope: syncEngine.database.scope)
         } catch {
             try? store.setSetting(.lastError, "could not save to the local database: \(error)")
         }
@@ -27,7 +27,7 @@ extension ContactsDevice: SyncEngineDelegate {
         if let text = Self.describe(event, fetched: fetchedCount) { announce(.event(text, date: Date())) }
     }
 
-    private func handle(_ event: SyncEngine.Event, scope: DatabaseScope) throws {
+    private func handle(_ event: SyncEngine.Event, scope: DatabaseScope) async throws {
         switch event {
         case .stateUpdate(let update):
             // The outbox is the one record of what is pending (makeEngine gives it back to the engine), so
@@ -64,7 +64,7 @@ extension ContactsDevice: SyncEngineDelegate {
             try applyFetched(changes)
 
         case .fetchedRecordZoneChanges(let changes):
-            try applyFetched(changes)
+            try await applyFetched(changes)
 
         case .sentDatabaseChanges(let sent):
             try write(durable: false) { transaction in

@@ -7,12 +7,13 @@ import Synchronization
 
 /// Changes fetched from the server, merged into the store.
 extension ContactsDevice {
-    func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) throws {
+    func applyFetched(_ changes: SyncEngine.Event.FetchedRecordZoneChanges) async throws {
         fetchedCount.withLock { $0 += changes.modifications.count + changes.deletions.count }
         try contacts.applyRefused(changes.failedRecordFetches)
         let userRecordName = try store.setting(.userRecordName)
         let now = options.clock()
         let serverDate = changes.modifications.compactMap(\.record.value.modificationDate).max()
+        let fetched = try await FetchedContact.read(changes.modifications.map(\.record.value))
         let problems = try write(durable: false) { transaction in
             if let serverDate { try EditClock.learnLowerBound(serverDate: serverDate, now: now, transaction.db) }
             var latestEdit = Date.distantPast
@@ -20,13 +21,15 @@ extension ContactsDevice {
             var unknown = try ContactStore.unknownContacts(
                 changes.modifications.lazy.filter { $0.record.value.recordType == Contact.recordType }
                     .map(\.record.value.recordID), transaction.db)
-            for modification in changes.modifications {
+            for (modification, fetched) in zip(changes.modifications, fetched) {
                 let record = modification.record.value
                 switch record.recordType {
                 case Contact.recordType:
-                    if let edited = try Self.mergeServerRecord(
-                        serverRecord: record, device: name, now: now,
-                        unknown: unknown.remove(record.recordID.recordName) != nil, transaction)
+                    // (A record this version cannot read as a contact is left as it is.)
+                    if let fetched,
+                        let edited = try Self.mergeServerRecord(
+                            fetched, device: name, now: now,
+                            unknown: unknown.remove(record.recordID.recordName) != nil, transaction)
                     {
                         latestEdit = max(latestEdit, edited)
                     }
@@ -102,10 +105,11 @@ extension ContactsDevice {
     /// nothing of this contact in the store (``ContactStore/unknownContacts(_:_:)``): nothing to look for.
     @discardableResult
     static func mergeServerRecord(
-        serverRecord: SyncCore.RecordValue, device: String, now: Date, unknown: Bool = false,
+        _ fetched: FetchedContact, device: String, now: Date, unknown: Bool = false,
         _ transaction: ContactStore.Transaction
     ) throws -> Date? {
         let db = transaction.db
+        let (serverRecord, remote) = (fetched.record, fetched.contact)
         let recordID = serverRecord.recordID
         // The last known server record's change tag; nil when there is no last known server record.
         let knownTag = unknown ? nil : try ContactStore.serverChangeTag(recordID.recordName, db)
@@ -116,7 +120,6 @@ extension ContactsDevice {
             // This device holds this version already (it saved it, or fetched it before): nothing to merge.
             return nil
         }
-        guard let remote = try? Contact(record: serverRecord) else { return nil }
         let id = remote.id
         let pending = unknown ? nil : try transaction.pendingKind(of: recordID)
         // Read only when needed: a contact new to this device (a first download) has none. (The store
@@ -131,10 +134,9 @@ extension ContactsDevice {
                 if try known()?.recordChangeTag == serverRecord.recordChangeTag { return remote.lastModified }
                 try transaction.settle(.record(.deleteRecord(recordID)))
             }
-            let storedForm = Contact.storedForm(in: serverRecord)
-            try ContactStore.put(remote, storedForm: storedForm, in: recordID.zoneID, db)
+            try ContactStore.put(fetched.row, in: recordID.zoneID, db)
             // Stored as it came, the row is the record's contact: no need to read it back to compare.
-            try ContactStore.putServerRecord(serverRecord, for: id, sharesContact: storedForm != nil, db)
+            try ContactStore.putServerRecord(serverRecord, for: id, sharesContact: fetched.storedForm != nil, db)
             return remote.lastModified
         }
         if let book = try ContactStore.book(of: id, db), book != recordID.zoneID {

@@ -67,8 +67,8 @@ extension ContactsDevice {
                     try transaction.enqueue(.record(.saveRecord(recordID)))
                 case .serverRecordChanged:
                     if let serverRecord = failure.error.serverRecordValue {
-                        if let edited = try Self.mergeServerRecord(
-                            serverRecord: serverRecord, device: name, now: now, transaction)
+                        if let fetched = FetchedContact(serverRecord),
+                            let edited = try Self.mergeServerRecord(fetched, device: name, now: now, transaction)
                         {
                             try EditClock.observe(edited, now: now, db)
                         }
