@@ -74,52 +74,139 @@ public struct RecordValue: Sendable, Hashable {
         public var sealedVersion: UInt64?
     }
 
+    /// The values, behind one reference. Records are copied often (into arrays, events, closures and
+    /// answers), and a copy of two dozen strings, dictionaries and optionals is two dozen reference counts
+    /// taken and given back; a copy of this is one. A change copies the values first when another copy of
+    /// the record shares them (``writable``), so a record still behaves as a value.
+    private final class Storage: @unchecked Sendable {
+        // Sendable: a storage is changed only when one record alone holds it (``writable``).
+        let recordID: ID
+        let recordType: String
+        var fields: [String: FieldValue] = [:]
+        var encryptedValues: [String: FieldValue] = [:]
+        var changedKeys: Set<String> = []
+        var originals: [String: (plain: FieldValue?, encrypted: FieldValue?)] = [:]
+        var recordChangeTag: String?
+        var creationDate: Date?
+        var modificationDate: Date?
+        var creatorUserRecordID: ID?
+        var lastModifiedUserRecordID: ID?
+        var parent: Reference?
+        var share: Reference?
+        var sealedVersion: UInt64?
+
+        init(recordID: ID, recordType: String) {
+            self.recordID = recordID
+            self.recordType = recordType
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(recordID: recordID, recordType: recordType)
+            copy.fields = fields
+            copy.encryptedValues = encryptedValues
+            copy.changedKeys = changedKeys
+            copy.originals = originals
+            copy.recordChangeTag = recordChangeTag
+            copy.creationDate = creationDate
+            copy.modificationDate = modificationDate
+            copy.creatorUserRecordID = creatorUserRecordID
+            copy.lastModifiedUserRecordID = lastModifiedUserRecordID
+            copy.parent = parent
+            copy.share = share
+            copy.sealedVersion = sealedVersion
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage to change: this record's own, copied first if another record shares it.
+    private var writable: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// The record's identity.
-    public let recordID: ID
+    public var recordID: ID { storage.recordID }
     /// The record's type, such as `Contact`.
-    public let recordType: String
+    public var recordType: String { storage.recordType }
     /// The field values, by key.
-    public private(set) var fields: [String: FieldValue]
+    public private(set) var fields: [String: FieldValue] {
+        get { storage.fields }
+        _modify { yield &writable.fields }
+    }
     /// Field values to be encrypted on the device, in plaintext, by key (`CKRecord.encryptedValues`).
     ///
     /// Never on the wire and never encoded: the client library seals each into an `encrypted`
     /// field of ``fields`` before sending, and opens those it receives into this dictionary.
-    public private(set) var encryptedValues: [String: FieldValue] = [:]
+    public private(set) var encryptedValues: [String: FieldValue] {
+        get { storage.encryptedValues }
+        _modify { yield &writable.encryptedValues }
+    }
     /// The keys set or removed since the record was created or last came from the server.
-    public internal(set) var changedKeys: Set<String>
+    public internal(set) var changedKeys: Set<String> {
+        get { storage.changedKeys }
+        _modify { yield &writable.changedKeys }
+    }
     /// What each changed key held before its first change (plain and encrypted): the record's values as
     /// it came from the server, for ``ancestor``. Never encoded, and not part of equality.
-    private var originals: [String: (plain: FieldValue?, encrypted: FieldValue?)] = [:]
+    private var originals: [String: (plain: FieldValue?, encrypted: FieldValue?)] {
+        get { storage.originals }
+        _modify { yield &writable.originals }
+    }
 
     /// The server's version stamp; changes on every save. `nil` for a record never saved.
-    public var recordChangeTag: String?
+    public var recordChangeTag: String? {
+        get { storage.recordChangeTag }
+        _modify { yield &writable.recordChangeTag }
+    }
     /// When the server first stored the record.
-    public var creationDate: Date?
+    public var creationDate: Date? {
+        get { storage.creationDate }
+        _modify { yield &writable.creationDate }
+    }
     /// When the server last stored the record.
-    public var modificationDate: Date?
+    public var modificationDate: Date? {
+        get { storage.modificationDate }
+        _modify { yield &writable.modificationDate }
+    }
     /// The user who created the record.
-    public var creatorUserRecordID: ID?
+    public var creatorUserRecordID: ID? {
+        get { storage.creatorUserRecordID }
+        _modify { yield &writable.creatorUserRecordID }
+    }
     /// The user who last saved the record.
-    public var lastModifiedUserRecordID: ID?
+    public var lastModifiedUserRecordID: ID? {
+        get { storage.lastModifiedUserRecordID }
+        _modify { yield &writable.lastModifiedUserRecordID }
+    }
     /// The record above this one in a hierarchy, in the same zone (`CKRecord.parent`): a record whose
     /// parent is in a shared hierarchy is shared with it. Sent with every save; nil for none.
-    public var parent: Reference?
+    public var parent: Reference? {
+        get { storage.parent }
+        _modify { yield &writable.parent }
+    }
     /// The share whose root this record is (`CKRecord.share`). Set by the server when a share is
     /// saved with this record as its root; ignored in requests.
-    public var share: Reference?
+    public var share: Reference? {
+        get { storage.share }
+        _modify { yield &writable.share }
+    }
     /// The version sealed with the record's encrypted values: a number that only grows for the record, from
     /// 1 for its first save. Read from inside the seal when the record arrives (0 for values sealed before
     /// versions were), and sealed with the next save as this version + 1, so that a save built on this record
     /// goes above it. Never sent in plain: a device that has seen a version refuses an older one as a
     /// rollback. `nil` for a record with no encrypted values, or never saved.
-    public var sealedVersion: UInt64?
+    public var sealedVersion: UInt64? {
+        get { storage.sealedVersion }
+        _modify { yield &writable.sealedVersion }
+    }
 
     /// Creates a new, never-saved record.
     public init(recordType: String, recordID: ID) {
-        self.recordType = recordType
-        self.recordID = recordID
-        self.fields = [:]
-        self.changedKeys = []
+        storage = Storage(recordID: recordID, recordType: recordType)
     }
 
     /// Recreates a record from system fields kept locally, with no field values.
@@ -209,7 +296,8 @@ public struct RecordValue: Sendable, Hashable {
     /// ``changedKeys`` is bookkeeping and does not count, nor does ``sealedVersion``, which a record as sent
     /// and the same record as the server answered it (before it is opened) do not share.
     public static func == (lhs: RecordValue, rhs: RecordValue) -> Bool {
-        lhs.recordID == rhs.recordID && lhs.recordType == rhs.recordType && lhs.fields == rhs.fields
+        if lhs.storage === rhs.storage { return true }
+        return lhs.recordID == rhs.recordID && lhs.recordType == rhs.recordType && lhs.fields == rhs.fields
             && lhs.encryptedValues == rhs.encryptedValues
             && lhs.recordChangeTag == rhs.recordChangeTag && lhs.creationDate == rhs.creationDate
             && lhs.modificationDate == rhs.modificationDate
@@ -233,8 +321,9 @@ extension RecordValue: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        recordID = try container.decode(ID.self, forKey: .recordID)
-        recordType = try container.decode(String.self, forKey: .recordType)
+        storage = Storage(
+            recordID: try container.decode(ID.self, forKey: .recordID),
+            recordType: try container.decode(String.self, forKey: .recordType))
         // Optional members may be left out, but not sent as null: the API gives null no meaning.
         fields = try container.decodeIfPresentNotNull([String: FieldValue].self, forKey: .fields) ?? [:]
         let keys = try container.decodeIfPresentNotNull([String].self, forKey: .changedKeys) ?? []
@@ -288,10 +377,8 @@ extension RecordValue {
         recordID: ID, recordType: String, fields: [String: FieldValue], recordChangeTag: String?,
         creationDate: Date?, modificationDate: Date?, creatorUserRecordID: ID?, lastModifiedUserRecordID: ID?
     ) {
-        self.recordID = recordID
-        self.recordType = recordType
+        storage = Storage(recordID: recordID, recordType: recordType)
         self.fields = fields
-        self.changedKeys = []
         self.recordChangeTag = recordChangeTag
         self.creationDate = creationDate
         self.modificationDate = modificationDate
