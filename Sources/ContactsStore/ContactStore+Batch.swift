@@ -87,10 +87,7 @@ extension ContactStore {
     static func contactsToSave(_ ids: [UUID], _ db: GRDB.Database) throws -> [UUID: ContactToSave] {
         var contacts: [UUID: ContactToSave] = [:]
         contacts.reserveCapacity(ids.count)
-        // In chunks, below SQLite's limit on a statement's arguments.
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = ids[start..<min(start + 500, ids.count)]
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+        try inChunks(ids) { chunk, marks in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """

@@ -47,10 +47,7 @@ extension ContactStore {
     /// The sealed version of the last known server record of each of `names` that has one.
     static func sealedVersions(of names: [String], _ db: GRDB.Database) throws -> [String: UInt64] {
         var versions: [String: UInt64] = [:]
-        // In chunks, below SQLite's limit on a statement's arguments.
-        for start in stride(from: 0, to: names.count, by: 500) {
-            let chunk = Array(names[start..<min(start + 500, names.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+        try inChunks(names) { chunk, marks in
             let rows = try Row.fetchAll(
                 db,
                 sql: "SELECT id, sealedVersion FROM serverRecord WHERE sealedVersion IS NOT NULL AND id IN (\(marks))",

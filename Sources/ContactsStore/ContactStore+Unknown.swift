@@ -13,10 +13,7 @@ extension ContactStore {
             UUID(canonical: recordID.recordName).flatMap { $0.canonicalString == recordID.recordName ? $0 : nil }
         }
         var unknown = Set(ids.map(\.canonicalString))
-        // In chunks, below SQLite's limit on a statement's arguments.
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = ids[start..<min(start + 500, ids.count)]
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+        try inChunks(ids) { chunk, marks in
             let keys = chunk.map(RecordKey.key)
             let stored = try DatabaseValue.fetchCursor(
                 db,
