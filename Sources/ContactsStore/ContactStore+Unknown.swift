@@ -9,10 +9,12 @@ extension ContactStore {
     /// would look for each of the three one statement at a time, and in a first download every record is
     /// such a one. (Only canonical names are looked for; any other name is left to the merge.)
     static func unknownContacts(_ recordIDs: [SyncCore.RecordValue.ID], _ db: GRDB.Database) throws -> Set<String> {
-        let ids = recordIDs.compactMap { recordID in
-            UUID(canonical: recordID.recordName).flatMap { $0.canonicalString == recordID.recordName ? $0 : nil }
+        var unknown: Set<String> = []
+        for recordID in recordIDs where UUID(canonical: recordID.recordName)?.canonicalString == recordID.recordName {
+            unknown.insert(recordID.recordName)
         }
-        var unknown = Set(ids.map(\.canonicalString))
+        // Each name once (a hostile server may send one twice), so that a statement's keys fill its placeholders.
+        let ids = unknown.compactMap { UUID(canonical: $0) }
         try inChunks(ids) { chunk, marks in
             let keys = chunk.map(RecordKey.key)
             let stored = try DatabaseValue.fetchCursor(
@@ -26,8 +28,9 @@ extension ContactStore {
                 if let name = RecordKey.name(key) { unknown.remove(name) }
             }
             let outboxKeys = Dictionary(
-                chunk.map { (OutboxEntry.recordKey(named: $0.canonicalString), $0.canonicalString) },
-                uniquingKeysWith: { name, _ in name })
+                uniqueKeysWithValues: chunk.map {
+                    (OutboxEntry.recordKey(named: $0.canonicalString), $0.canonicalString)
+                })
             let queued = try String.fetchCursor(
                 db, sql: "SELECT key FROM outbox WHERE key IN (\(marks))",
                 arguments: StatementArguments(Array(outboxKeys.keys)))

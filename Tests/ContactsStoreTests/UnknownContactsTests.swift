@@ -32,7 +32,8 @@ struct UnknownContactsTests {
             let others = (0..<1_200).map { _ in Contact(name: "Other").recordID }
             let lowercased = RecordValue.ID(
                 recordName: fresh.id.canonicalString.lowercased(), zoneID: fresh.recordID.zoneID)
-            let asked = [row, served, queued, deleted, fresh].map(\.recordID) + others + [lowercased]
+            // And a name twice, as a hostile server may send it.
+            let asked = [row, served, queued, deleted, fresh, fresh].map(\.recordID) + others + [lowercased]
             let unknown = try await store.queue.read { db in try ContactStore.unknownContacts(asked, db) }
             let named = [row, served, queued, deleted, fresh].filter { unknown.contains($0.id.canonicalString) }
             #expect(named.map(\.name) == ["Fresh"])
