@@ -9,13 +9,15 @@ extension ContactStore {
     /// would look for each of the three one statement at a time, and in a first download every record is
     /// such a one. (Only canonical names are looked for; any other name is left to the merge.)
     static func unknownContacts(_ recordIDs: [SyncCore.RecordValue.ID], _ db: GRDB.Database) throws -> Set<String> {
-        var unknown: Set<String> = []
-        for recordID in recordIDs where UUID(canonical: recordID.recordName)?.canonicalString == recordID.recordName {
-            unknown.insert(recordID.recordName)
-        }
         // Each name once (a hostile server may send one twice), so that a statement's keys fill its placeholders.
-        let ids = unknown.compactMap { UUID(canonical: $0) }
-        try inChunks(ids) { chunk, marks in
+        var ids: Set<UUID> = []
+        for recordID in recordIDs {
+            if let id = UUID(canonical: recordID.recordName), id.canonicalString == recordID.recordName {
+                ids.insert(id)
+            }
+        }
+        var unknown = Set(ids.map(\.canonicalString))
+        try inChunks(Array(ids)) { chunk, marks in
             let keys = chunk.map(RecordKey.key)
             let stored = try DatabaseValue.fetchCursor(
                 db,

@@ -18,9 +18,7 @@ extension ContactsDevice {
             if let serverDate { try EditClock.learnLowerBound(serverDate: serverDate, now: now, transaction.db) }
             var latestEdit = Date.distantPast
             // Each is merged as new once: a record twice in the changes finds the first one stored.
-            var unknown = try ContactStore.unknownContacts(
-                changes.modifications.lazy.filter { $0.record.value.recordType == Contact.recordType }
-                    .map(\.record.value.recordID), transaction.db)
+            var unknown = try ContactStore.unknownContacts(fetched.compactMap { $0?.record.recordID }, transaction.db)
             for (modification, fetched) in zip(changes.modifications, fetched) {
                 let record = modification.record.value
                 switch record.recordType {
