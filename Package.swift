@@ -312,6 +312,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The in-run reference of `sync-bench contacts`' no-op sync: the least such a sync must do (a SQLite
+        // file opened, one request, its JSON answer), with the libraries `contacts` uses and none of its code.
+        .executableTarget(
+            name: "noop-reference",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SyncBenchTests",
             dependencies: ["sync-bench", "LocalSystem", "SyncCore", "SyncTesting"],

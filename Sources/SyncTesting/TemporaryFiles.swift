@@ -17,9 +17,10 @@ public enum TemporaryFiles {
         return path
     }
 
-    /// Removes a SQLite file with its write-ahead log and shared memory.
+    /// Removes a SQLite file with its write-ahead log, shared memory and the server's assets directory
+    /// beside it.
     public static func removeSQLite(_ path: String) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-assets"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
 

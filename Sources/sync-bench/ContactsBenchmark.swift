@@ -6,8 +6,8 @@ import SyncTesting
 /// Measures the contacts app as a user meets it: whole `contacts` commands, each a new process,
 /// against a release `sync-server`. For each N it generates N vCards, imports them on device A,
 /// syncs A (the upload), syncs B (the first download), syncs B again (nothing to do; the median of
-/// five runs), edits one contact on A and syncs A and B (five rounds), then lists and exports every
-/// contact on B. Each step prints its wall time,
+/// five runs, each beside a run of `contacts --version` and one of `noop-reference`, the no-op's reference),
+/// edits one contact on A and syncs A and B (five rounds), then lists and exports every contact on B. Each step prints its wall time,
 /// contacts per second and the command's peak resident memory. Right after each count's steps, the in-run
 /// reference (``ContactsReference``) measures what the machine allows for the import, the upload and the first
 /// download of the same contacts, and each of those steps is printed beside it, as a ratio.
@@ -22,6 +22,9 @@ struct ContactsBenchmark: AsyncParsableCommand {
     var counts: [Int] = [1_000, 10_000]
 
     @OptionGroup var programs: ProgramOptions
+
+    @Option(help: "Path of the noop-reference executable, the no-op sync's reference (default: next to this one).")
+    var noopReference: String?
 
     func validate() throws {
         guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
@@ -39,8 +42,10 @@ struct ContactsBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let (contactsPath, serverPath) = try programs.paths()
+        let noOpReferencePath = try BenchSupport.executable(
+            noopReference, named: "noop-reference", option: "noop-reference")
         var results = BenchResults(suite: "contacts")
-        results.measuring([contactsPath, serverPath])
+        results.measuring([contactsPath, serverPath, noOpReferencePath])
         print("| N | step | time | contacts/s | peak RSS | CPU: the command + the server |")
         print("| ---: | --- | ---: | ---: | ---: | ---: |")
         var references: [(count: Int, steps: [BenchRun.Step], reference: ContactsReference)] = []
@@ -49,7 +54,8 @@ struct ContactsBenchmark: AsyncParsableCommand {
             let server = try await ServerProcess.start(
                 executable: serverPath, arguments: ["--quota-bytes", "unlimited"])
             defer { server.stop() }
-            let run = try BenchRun(contacts: contactsPath, server: server, count: count)
+            let run = try BenchRun(
+                contacts: contactsPath, noOpReference: noOpReferencePath, server: server, count: count)
             defer { if keepData { print("kept: \(run.commands.directory.path)") } else { run.remove() } }
             let steps = try run.steps()
             for step in steps {
@@ -72,12 +78,32 @@ struct ContactsBenchmark: AsyncParsableCommand {
             references.append((count, steps, reference))
         }
         ContactsReference.printTable(references)
+        Self.printNoOpTable(references.map { ($0.count, $0.steps) })
         // Linux counts the peak of the process that spawns a command to the command, until it starts.
         print("")
         print(
             "peak RSS of this benchmark process: \(BenchSupport.peakResidentKiB(of: "self") / 1024) MB (no step's figure is below it)"
         )
         try results.save(to: saving.json)
+    }
+
+    /// The no-op sync of each count beside its reference (`noop-reference`) and the app's start alone.
+    static func printNoOpTable(_ measured: [(count: Int, steps: [BenchRun.Step])]) {
+        print("")
+        print(
+            "The no-op sync beside the least such a sync must do (noop-reference: the same libraries, a SQLite file, one request) and the app's start alone (contacts --version), each the median of 5 runs taken in turn:"
+        )
+        print("| N | no-op sync (target < 20 ms) | noop-reference | no-op ÷ reference | contacts --version |")
+        print("| ---: | ---: | ---: | ---: | ---: |")
+        for (count, steps) in measured {
+            let seconds = [BenchRun.noOp, BenchRun.noOpReference, BenchRun.appStart].map { name in
+                steps.first { $0.name == name }?.seconds
+            }
+            guard let noOp = seconds[0], let reference = seconds[1], let start = seconds[2] else { continue }
+            print(
+                "| \(count) | \(ContactsReference.format(noOp)) | \(ContactsReference.format(reference)) | "
+                    + "\(String(format: "%.1f", noOp / reference))× | \(ContactsReference.format(start)) |")
+        }
     }
 
     /// The edit round's figure: an edit on A, A's sync and B's, the median of five rounds' totals.
@@ -92,7 +118,8 @@ struct ContactsBenchmark: AsyncParsableCommand {
     static func record(_ steps: [BenchRun.Step], sizes: BenchRun.Sizes, count: Int, in results: inout BenchResults) {
         let keys = [
             "import on A (--no-sync)": "import", "sync A (upload)": "upload", "sync B (first download)": "download",
-            "sync B again (nothing new, median of 5)": "noop", Self.editRound: "editRound", Self.listAll: "list",
+            BenchRun.noOp: "noop", BenchRun.appStart: "noopAppStart", BenchRun.noOpReference: "noopReference",
+            Self.editRound: "editRound", Self.listAll: "list",
             Self.exportAll: "export",
         ]
         let targets = [
@@ -117,6 +144,13 @@ struct ContactsBenchmark: AsyncParsableCommand {
                     "contacts.\(count).\(key).\(part).seconds", name: "\(count): \(step.name), \(name)", unit: "s",
                     better: .lower, runs: [seconds])
             }
+        }
+        if let noOp = steps.first(where: { $0.name == BenchRun.noOp }),
+            let reference = steps.first(where: { $0.name == BenchRun.noOpReference })
+        {
+            results.add(
+                "contacts.\(count).noop.ratio", name: "\(count): the no-op sync ÷ noop-reference", unit: "×",
+                better: .lower, runs: [noOp.seconds / reference.seconds])
         }
         for (device, ratio) in [("A", sizes.ratioA), ("B", sizes.ratioB)] {
             results.add(
@@ -158,8 +192,19 @@ struct BenchRun {
         DataDirectory.Layout(commands.directory.appendingPathComponent("data").path).deviceFile(name)
     }
 
-    init(contacts: String, server: ServerProcess, count: Int) throws {
+    /// The no-op sync, and what its time is held beside: the app's start alone (`contacts --version`: process
+    /// start and its options parsed) and the no-op's reference (`noop-reference`: the least such a sync must do,
+    /// as a program of the same libraries).
+    static let noOp = "sync B again (nothing new, median of 5)"
+    static let appStart = "contacts --version (the app's start alone, median of 5)"
+    static let noOpReference = "noop-reference: SQLite file, one request (median of 5)"
+
+    /// The `noop-reference` executable.
+    let noOpReference: String
+
+    init(contacts: String, noOpReference: String, server: ServerProcess, count: Int) throws {
         self.count = count
+        self.noOpReference = noOpReference
         commands = try ContactsCommands(
             contacts: contacts, server: server.baseURL, serverCPU: { server.cpuSeconds() }, name: "contacts-bench")
     }
@@ -176,11 +221,18 @@ struct BenchRun {
             try commands.timed("import on A (--no-sync)", "A", ["import", cards.path, "--no-sync"], contacts: count))
         steps.append(try commands.timed("sync A (upload)", "A", ["sync"], contacts: count))
         steps.append(try commands.timed("sync B (first download)", "B", ["sync"], contacts: count))
-        // A few tens of milliseconds, mostly starting a process: one run says little, so the median of five.
-        let noOps = try (0..<5).map { _ in
-            try commands.timed("sync B again (nothing new, median of 5)", "B", ["sync"])
+        // A few tens of milliseconds, mostly starting a process: one run says little, so the median of five,
+        // each run beside one of the app's start alone and one of the no-op's reference, so that the three
+        // medians come from the same minutes.
+        var noOps: [[Step]] = [[], [], []]
+        for _ in 0..<5 {
+            noOps[0].append(try commands.timed(Self.noOp, "B", ["sync"]))
+            noOps[1].append(try commands.timedProgram(Self.appStart, [commands.contacts, "--version"]))
+            noOps[2].append(
+                try commands.timedProgram(
+                    Self.noOpReference, [noOpReference, "--server", commands.server, "--store", deviceFile("B")]))
         }
-        steps.append(ContactsCommands.median(noOps))
+        steps += noOps.map(ContactsCommands.median)
 
         // Three commands of a few tens of milliseconds each: one round says as little as one no-op, so five
         // rounds, each with an edit of its own, and the median of each step and of the rounds' totals.

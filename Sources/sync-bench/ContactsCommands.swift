@@ -51,26 +51,34 @@ struct ContactsCommands {
     }
 
     func timed(_ name: String, _ device: String, _ arguments: [String], contacts: Int? = nil) throws -> Step {
-        let result = try command(device, arguments, outputLimit: 4096)
-        return Step(
-            name: name, seconds: result.seconds, peakKiB: result.peakKiB, contacts: contacts,
-            cpuSeconds: result.cpuSeconds, serverCPUSeconds: result.serverCPUSeconds)
+        Step(name, try command(device, arguments, outputLimit: 4096), contacts: contacts)
+    }
+
+    /// ``program(_:outputLimit:)`` as a step of the table.
+    func timedProgram(_ name: String, _ arguments: [String]) throws -> Step {
+        Step(name, try program(arguments, outputLimit: 4096))
     }
 
     /// Runs `contacts --device D --server URL --data-dir DIR ARGS…` and waits for it; only the first
     /// `outputLimit` bytes of what it printed are read (a whole list would raise this process's peak,
     /// which Linux counts to every command it starts afterwards).
     func command(_ device: String, _ arguments: [String], outputLimit: Int = .max) throws -> Command {
+        try program(
+            [
+                contacts, "--device", device, "--server", server, "--data-dir",
+                directory.appendingPathComponent("data").path,
+            ] + arguments, outputLimit: outputLimit)
+    }
+
+    /// Runs `arguments` (a program and its arguments; `contacts`, or a reference beside it) as ``command(_:_:outputLimit:)``
+    /// runs a `contacts` command, and waits for it.
+    func program(_ arguments: [String], outputLimit: Int = .max) throws -> Command {
         let log = directory.appendingPathComponent("output.txt").path
         try? FileManager.default.removeItem(atPath: log)
         let serverStart = serverCPU?()
         let start = ContinuousClock.now
         let ended = try ChildProcess(
-            [
-                contacts, "--device", device, "--server", server, "--data-dir",
-                directory.appendingPathComponent("data").path,
-            ]
-                + arguments,
+            arguments,
             environment: ["CONTACTS_PASSWORD": "bench-password", "CONTACTS_PASSPHRASE": "bench passphrase"],
             output: .file(log)
         ).wait()
@@ -80,7 +88,8 @@ struct ContactsCommands {
         defer { try? file?.close() }
         let output = String(decoding: (try? file?.read(upToCount: outputLimit)) ?? Data(), as: UTF8.self)
         guard ended.status == 0 else {
-            throw ValidationError("`contacts \(arguments.joined(separator: " "))` failed: \(output)")
+            let name = URL(fileURLWithPath: arguments[0]).lastPathComponent
+            throw ValidationError("`\(([name] + arguments.dropFirst()).joined(separator: " "))` failed: \(output)")
         }
         return Command(
             seconds: seconds, peakKiB: ended.peakResidentKiB, output: output, cpuSeconds: ended.cpuSeconds,
@@ -119,5 +128,14 @@ struct ContactsCommands {
 
     static func format(_ seconds: Double) -> String {
         seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.2f s", seconds)
+    }
+}
+
+extension ContactsCommands.Step {
+    /// The step of one command that ran.
+    init(_ name: String, _ command: ContactsCommands.Command, contacts: Int? = nil) {
+        self.init(
+            name: name, seconds: command.seconds, peakKiB: command.peakKiB, contacts: contacts,
+            cpuSeconds: command.cpuSeconds, serverCPUSeconds: command.serverCPUSeconds)
     }
 }
