@@ -327,7 +327,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncBenchTests",
-            dependencies: ["sync-bench", "LocalSystem", "SyncCore", "SyncTesting"],
+            dependencies: ["sync-bench", "noop-reference", "LocalSystem", "SyncCore", "SyncTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -252,7 +252,7 @@ public final class TestServer: Sendable {
         try await waitUntil("the push relay listens on PostgreSQL") { relay.isListening }
     }
 
-    /// Stops the server gracefully and, if it made its own store, removes the file.
+    /// Stops the server gracefully and, if it made its own store, removes its files (the assets' directory too).
     /// - Parameter openingGates: whether requests held at a gate go on first (a graceful shutdown
     ///   waits for every request). A test of the shutdown itself passes false and opens them later.
     public func stop(openingGates: Bool = true) async throws {
@@ -262,9 +262,7 @@ public final class TestServer: Sendable {
         try await runTask.value
         switch backend {
         case .sqlite where ownsStorage:
-            for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(atPath: storagePath + suffix)
-            }
+            TemporaryFiles.removeSQLite(storagePath)
         case .sqlite:
             break
         case .postgres:

@@ -32,6 +32,14 @@ struct NoOpReference: AsyncParsableCommand {
         var version: String
     }
 
+    /// The process's one client. Like the app's, it fails at once when the server refuses the connection,
+    /// rather than trying again until the request's deadline.
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     func run() async throws {
         var configuration = Configuration()
         configuration.readonly = true
@@ -40,7 +48,7 @@ struct NoOpReference: AsyncParsableCommand {
         }
         var request = HTTPClientRequest(url: server.hasSuffix("/") ? server + "v1/health" : server + "/v1/health")
         request.method = .GET
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await Self.http.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok else {
             throw ValidationError("the server at \(server) answered HTTP \(response.status.code) to GET /v1/health")
