@@ -6,9 +6,9 @@ import SyncTesting
 /// Measures the contacts app as a user meets it: whole `contacts` commands, each a new process,
 /// against a release `sync-server`. For each N it generates N vCards, imports them on device A,
 /// syncs A (the upload), syncs B (the first download), syncs B again (nothing to do; the median of
-/// five runs, each beside a run of `contacts --version` and one of `noop-reference`, the no-op's reference),
-/// edits one contact on A and syncs A and B (five rounds), then lists and exports every contact on B. Each step prints its wall time,
-/// contacts per second and the command's peak resident memory. Right after each count's steps, the in-run
+/// five runs, each beside a run of `contacts --version` and one of `noop-reference`, the no-op's
+/// reference), edits one contact on A and syncs A and B (five rounds), then lists and exports every
+/// contact on B. Each step prints its wall time, contacts per second and the command's peak resident memory. Right after each count's steps, the in-run
 /// reference (``ContactsReference``) measures what the machine allows for the import, the upload and the first
 /// download of the same contacts, and each of those steps is printed beside it, as a ratio.
 struct ContactsBenchmark: AsyncParsableCommand {

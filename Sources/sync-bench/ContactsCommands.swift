@@ -70,8 +70,8 @@ struct ContactsCommands {
             ] + arguments, outputLimit: outputLimit)
     }
 
-    /// Runs `arguments` (a program and its arguments; `contacts`, or a reference beside it) as ``command(_:_:outputLimit:)``
-    /// runs a `contacts` command, and waits for it.
+    /// Runs `arguments` (a program and its arguments: `contacts`, or a reference beside it) and waits for it,
+    /// as ``command(_:_:outputLimit:)`` runs a `contacts` command.
     func program(_ arguments: [String], outputLimit: Int = .max) throws -> Command {
         let log = directory.appendingPathComponent("output.txt").path
         try? FileManager.default.removeItem(atPath: log)
