@@ -63,17 +63,6 @@ enum BenchSupport {
         return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// The CPU time so far of every process named `postgres` on the machine (the server and its backends,
-    /// with the backends that have ended), in seconds: PostgreSQL's share in a benchmark that runs one.
-    static func postgresCPUSeconds() -> Double {
-        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return processes.filter { $0.allSatisfy(\.isNumber) }.reduce(0) { total, pid in
-            let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-            guard name.hasPrefix("postgres") else { return total }
-            return total + cpuSeconds(of: pid, includingChildren: true)
-        }
-    }
-
     /// How many files (sockets included) a process has open, from /proc/PID/fd; 0 if unreadable.
     static func openFileCount(of process: String) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd").count) ?? 0
@@ -132,37 +121,69 @@ struct CPUTimes {
     }
 }
 
+/// The CPU time so far of each process named `postgres` on the machine (the server and its backends, each with
+/// the children it has reaped: the backends that have ended), by process ID: PostgreSQL's share in a benchmark
+/// that runs one.
+struct PostgresCPU {
+    /// Each process's seconds, by its ID.
+    var seconds: [String: Double] = [:]
+
+    /// Every `postgres` process's time now.
+    static func now() -> PostgresCPU {
+        var reading = PostgresCPU()
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where pid.allSatisfy(\.isNumber) {
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+            guard name.hasPrefix("postgres") else { continue }
+            reading.seconds[pid] = BenchSupport.cpuSeconds(of: pid, includingChildren: true)
+        }
+        return reading
+    }
+
+    /// The seconds PostgreSQL's processes spent since `earlier`, each process's own growth added up. A process
+    /// that ended meanwhile takes nothing away: its time went to the process that reaped it (a server's, counted
+    /// there) or to one of another name, such as pg_autoctl running `postgres -C`, whose time is not the
+    /// database's work. A total of every process at each reading went down when that happened.
+    func since(_ earlier: PostgresCPU) -> Double {
+        seconds.reduce(0) { total, process in total + max(0, process.value - (earlier.seconds[process.key] ?? 0)) }
+    }
+}
+
 /// CPU time spent by this process, by the servers and (when asked) by PostgreSQL since the previous reading.
 struct CPUReading {
     private let servers: [ServerProcess]
     private let countsPostgres: Bool
     private var before: CPUTimes
+    private var postgresBefore: PostgresCPU
 
     /// - Parameter countsPostgres: read every `postgres` process too (the server and its backends, with the
     ///   backends that ended); otherwise PostgreSQL's figure stays 0.
     init(servers: [ServerProcess], countsPostgres: Bool = false) {
         self.servers = servers
         self.countsPostgres = countsPostgres
-        before = Self.now(servers: servers, countsPostgres: countsPostgres)
+        before = Self.now(servers: servers)
+        postgresBefore = countsPostgres ? PostgresCPU.now() : PostgresCPU()
     }
 
     init(server: ServerProcess) {
         self.init(servers: [server])
     }
 
-    private static func now(servers: [ServerProcess], countsPostgres: Bool) -> CPUTimes {
+    /// This process's and the servers' CPU so far (PostgreSQL's is read apart, process by process).
+    private static func now(servers: [ServerProcess]) -> CPUTimes {
         CPUTimes(
             clients: BenchSupport.cpuSeconds(of: "self"), servers: servers.reduce(0) { $0 + $1.cpuSeconds() },
-            postgres: countsPostgres ? BenchSupport.postgresCPUSeconds() : 0)
+            postgres: 0)
     }
 
     /// Seconds of CPU each side spent since the last call (or since `init`).
     mutating func next() -> CPUTimes {
-        let now = Self.now(servers: servers, countsPostgres: countsPostgres)
-        defer { before = now }
+        let now = Self.now(servers: servers)
+        let postgresNow = countsPostgres ? PostgresCPU.now() : PostgresCPU()
+        defer { (before, postgresBefore) = (now, postgresNow) }
         return CPUTimes(
             clients: now.clients - before.clients, servers: now.servers - before.servers,
-            postgres: now.postgres - before.postgres)
+            postgres: postgresNow.since(postgresBefore))
     }
 }
 

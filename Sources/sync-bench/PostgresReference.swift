@@ -4,6 +4,7 @@ import PostgresNIO
 import SyncCore
 import SyncServer
 import SyncTesting
+import Synchronization
 
 /// The bare-PostgreSQL reference of `sync-bench server --storage postgres` (``BareStorageReference``): the rows
 /// the server stores for the same records, written with the server's own statement
@@ -76,8 +77,18 @@ final class PostgresReference: BareStorage {
         return (read, bytes)
     }
 
-    /// This process's CPU and every `postgres` process's, the server and its backends.
+    /// PostgreSQL's CPU since the reference began (``PostgresCPU``), and the reading it was last counted from.
+    private let postgres = Mutex((spent: 0.0, last: PostgresCPU.now()))
+
+    /// This process's CPU, and every `postgres` process's since the reference began (the server and its
+    /// backends), process by process, so that the figure only grows.
     func cpuSeconds() -> Double {
-        BenchSupport.cpuSeconds(of: "self") + BenchSupport.postgresCPUSeconds()
+        let now = PostgresCPU.now()
+        let spent = postgres.withLock { postgres in
+            postgres.spent += now.since(postgres.last)
+            postgres.last = now
+            return postgres.spent
+        }
+        return BenchSupport.cpuSeconds(of: "self") + spent
     }
 }

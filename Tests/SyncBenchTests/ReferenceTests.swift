@@ -58,8 +58,24 @@ struct ReferenceTests {
         let figures = try await PostgresReference.measure(Self.accounts, batch: 2, page: 3)
         #expect(figures.upload > 0 && figures.upload.isFinite)
         #expect(figures.download > 0 && figures.download.isFinite)
-        // PostgreSQL's own processes did the work: their CPU is counted.
-        #expect(figures.uploadCPU > 0, "\(figures)")
+        // PostgreSQL's own processes did the work: their CPU is counted. /proc counts it in ticks of 10 ms, so
+        // enough rows for a few ticks (1,000, in statements of 10); a figure that went down would be below 0.
+        let more = [(0..<500), (500..<1000)].map { range in
+            range.map { BenchSupport.contactRecord($0, zone: RecordZone.ID(zoneName: "Contacts")) }
+        }
+        let counted = try await PostgresReference.measure(more, batch: 10, page: 100)
+        #expect(counted.uploadCPU > 0 && counted.downloadCPU >= 0, "\(counted)")
+    }
+
+    @Test("PostgreSQL's CPU is each process's growth: a process that ended, or whose ID came back, takes nothing away")
+    func postgresCPUOnlyGrows() {
+        let earlier = PostgresCPU(seconds: ["10": 1.0, "11": 5.0, "12": 2.0])
+        // 10 grew by 0.5; 11 ended (its time went to whoever reaped it); 12 is a new process under an old ID;
+        // 13 began meanwhile.
+        let now = PostgresCPU(seconds: ["10": 1.5, "12": 0.25, "13": 0.25])
+        #expect(now.since(earlier) == 0.75)
+        #expect(earlier.since(earlier) == 0)
+        #expect(now.since(PostgresCPU()) == 2.0)
     }
 
     @Test(
