@@ -141,9 +141,10 @@ struct PostgresCPU {
     }
 
     /// The seconds PostgreSQL's processes spent since `earlier`, each process's own growth added up. A process
-    /// that ended meanwhile takes nothing away: its time went to the process that reaped it (a server's, counted
-    /// there) or to one of another name, such as pg_autoctl running `postgres -C`, whose time is not the
-    /// database's work. A total of every process at each reading went down when that happened.
+    /// that ended meanwhile takes nothing away: its time comes back only through the process that reaps it (a
+    /// server, counted there), and not at all when that is not a `postgres` process. A total of every process
+    /// at each reading went down when processes ended between the two (a pg_auto_failover cluster ends several
+    /// a second).
     func since(_ earlier: PostgresCPU) -> Double {
         seconds.reduce(0) { total, process in total + max(0, process.value - (earlier.seconds[process.key] ?? 0)) }
     }
