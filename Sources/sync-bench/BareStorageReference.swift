@@ -22,9 +22,8 @@ protocol BareStorage: Sendable {
     /// as a zone's changes are fetched; the rows and the fields' bytes read.
     func readPages(owner: String, zoneName: String, page: Int) async throws -> (rows: Int, bytes: Int)
 
-    /// The CPU seconds the storage's work has cost so far: this process's, and the database server's when
-    /// the storage has one.
-    func cpuSeconds() -> Double
+    /// Whether the storage's work is done by PostgreSQL's processes as well as this one (``CPUReading``).
+    var runsOnPostgres: Bool { get }
 }
 
 /// The figures of a ``BareStorage`` on the records of a `sync-bench server` run.
@@ -32,7 +31,7 @@ enum BareStorageReference {
     struct Figures {
         var upload: Double
         var download: Double
-        /// The CPU seconds spent each way (``BareStorage/cpuSeconds()``).
+        /// The CPU seconds spent each way: this process's, and PostgreSQL's where it does the work.
         var uploadCPU: Double
         var downloadCPU: Double
     }
@@ -63,11 +62,11 @@ enum BareStorageReference {
         let rows = zip(owners, accounts).map { owner, records in Self.rows(records, owner: owner) }
         let count = rows.reduce(0) { $0 + $1.count }
 
-        var cpu = storage.cpuSeconds()
+        // This process's CPU, and PostgreSQL's where it does the work.
+        var cpu = CPUReading(servers: [], countsPostgres: storage.runsOnPostgres)
         func cpuSince() -> Double {
-            let now = storage.cpuSeconds()
-            defer { cpu = now }
-            return now - cpu
+            let spent = cpu.next()
+            return spent.clients + spent.postgres
         }
         let batches = rows.map { ownRows in
             stride(from: 0, to: ownRows.count, by: batch).map { Array(ownRows[$0..<min($0 + batch, ownRows.count)]) }

@@ -4,7 +4,6 @@ import PostgresNIO
 import SyncCore
 import SyncServer
 import SyncTesting
-import Synchronization
 
 /// The bare-PostgreSQL reference of `sync-bench server --storage postgres` (``BareStorageReference``): the rows
 /// the server stores for the same records, written with the server's own statement
@@ -13,6 +12,8 @@ import Synchronization
 final class PostgresReference: BareStorage {
     let name = "PostgreSQL"
     let takesAccountsAtOnce = true
+    /// The server and its backends do the work (``PostgresCPU``, read process by process).
+    let runsOnPostgres = true
     private let store: PostgresRecordStore
     private let logger: Logger
 
@@ -75,20 +76,5 @@ final class PostgresReference: BareStorage {
             read += fetched.count
         }
         return (read, bytes)
-    }
-
-    /// PostgreSQL's CPU since the reference began (``PostgresCPU``), and the reading it was last counted from.
-    private let postgres = Mutex((spent: 0.0, last: PostgresCPU.now()))
-
-    /// This process's CPU, and every `postgres` process's since the reference began (the server and its
-    /// backends), process by process, so that the figure only grows.
-    func cpuSeconds() -> Double {
-        let now = PostgresCPU.now()
-        let spent = postgres.withLock { postgres in
-            postgres.spent += now.since(postgres.last)
-            postgres.last = now
-            return postgres.spent
-        }
-        return BenchSupport.cpuSeconds(of: "self") + spent
     }
 }

@@ -61,7 +61,7 @@ enum SQLiteReference {
         }
 
         /// SQLite runs in this process.
-        func cpuSeconds() -> Double { BenchSupport.cpuSeconds(of: "self") }
+        var runsOnPostgres: Bool { false }
     }
 
     /// - Parameter accounts: each account's records.
