@@ -55,7 +55,7 @@ struct ContactsBenchmark: AsyncParsableCommand {
                 executable: serverPath, arguments: ["--quota-bytes", "unlimited"])
             defer { server.stop() }
             let run = try BenchRun(
-                contacts: contactsPath, noOpReference: noOpReferencePath, server: server, count: count)
+                contacts: contactsPath, noOpReferencePath: noOpReferencePath, server: server, count: count)
             defer { if keepData { print("kept: \(run.commands.directory.path)") } else { run.remove() } }
             let steps = try run.steps()
             for step in steps {
@@ -200,11 +200,11 @@ struct BenchRun {
     static let noOpReference = "noop-reference: SQLite file, one request (median of 5)"
 
     /// The `noop-reference` executable.
-    let noOpReference: String
+    let noOpReferencePath: String
 
-    init(contacts: String, noOpReference: String, server: ServerProcess, count: Int) throws {
+    init(contacts: String, noOpReferencePath: String, server: ServerProcess, count: Int) throws {
         self.count = count
-        self.noOpReference = noOpReference
+        self.noOpReferencePath = noOpReferencePath
         commands = try ContactsCommands(
             contacts: contacts, server: server.baseURL, serverCPU: { server.cpuSeconds() }, name: "contacts-bench")
     }
@@ -230,7 +230,7 @@ struct BenchRun {
             noOps[1].append(try commands.timedProgram(Self.appStart, [commands.contacts, "--version"]))
             noOps[2].append(
                 try commands.timedProgram(
-                    Self.noOpReference, [noOpReference, "--server", commands.server, "--store", deviceFile("B")]))
+                    Self.noOpReference, [noOpReferencePath, "--server", commands.server, "--store", deviceFile("B")]))
         }
         steps += noOps.map(ContactsCommands.median)
 
