@@ -26,6 +26,13 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: true)
+        // With `--server`, nothing signs the device in by itself: a sync without a session would fetch and send
+        // nothing, and must not say it synced.
+        if let server = global.server, !device.isSignedIn {
+            throw CommandFailure(
+                "not signed in to \(server), so nothing was synced: `contacts --server \(server) --device \(global.device) account signin --username NAME` first (or `account signup` for a new account)"
+            )
+        }
         let before = try device.reader.count()
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)

@@ -125,6 +125,15 @@ struct CommandLineTests {
             #expect(refused.error.contains("passphrase does not open"), "\(refused.error)")
             let phoneStatus = try await stranger.run(["--server", url, "--device", "phone", "account", "status"])
             #expect(phoneStatus.output.contains("not signed in"), "\(phoneStatus.output)")
+            // A sync without a session fails and says how to sign in; it does not report a sync that did nothing.
+            let unsigned = try await stranger.run(["--server", url, "--device", "phone", "sync"])
+            #expect(unsigned.status != 0)
+            #expect(
+                unsigned.error.contains("not signed in to \(url)")
+                    && unsigned.error.contains("--device phone account signin"), "\(unsigned.error)")
+            #expect(!unsigned.output.contains("synced"), "\(unsigned.output)")
+            let never = try await stranger.run(["--server", url, "--device", "phone", "status"])
+            #expect(never.output.contains("last sync:  never"), "\(never.output)")
 
             // The server goes away: the edit is kept, and the sync says so and fails.
             server.stop()
