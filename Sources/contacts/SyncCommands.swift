@@ -38,7 +38,12 @@ struct SyncCommand: AsyncParsableCommand {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
         } catch {
             Session.sayWarnings(device)
-            throw CommandFailure("sync failed: \(CLIWords.say(error))")
+            // Nothing is lost: what waits to be sent is said, so the failure does not read as a loss.
+            let pending = (try? device.reader.pendingCount()) ?? 0
+            let waiting =
+                pending == 0
+                ? "" : "; \(pending) \(pending == 1 ? "change waits" : "changes wait") on this device for the next sync"
+            throw CommandFailure("sync failed: \(CLIWords.say(error))\(waiting)")
         }
         Session.sayWarnings(device)
         let after = try device.reader.count()

@@ -143,7 +143,11 @@ struct CommandLineTests {
             #expect(edited.error.contains("not synced yet"))
             let sync = try await program.run(["--server", url, "sync"])
             #expect(sync.status != 0)
-            #expect(sync.error.contains("sync failed"))
+            #expect(
+                sync.error.contains(
+                    "sync failed: networkFailure: could not reach the sync server at \(url): nothing listens there (connection refused); 1 change waits on this device for the next sync"
+                ),
+                "\(sync.error)")
             let status = try await program.run(["--server", url, "status", "--json"])
             let report = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
             #expect(report?["pendingChanges"] as? Int == 1)

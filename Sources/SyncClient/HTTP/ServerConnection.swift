@@ -103,7 +103,7 @@ package struct ServerConnection: Sendable {
                 throw SyncError(.operationCancelled, "the download was cancelled")
             } catch {
                 throw SyncError(
-                    .networkFailure, "the download from \(endpoint) broke off: \(error); download it again")
+                    .networkFailure, "the download from \(endpoint) broke off: \(ConnectionFailure.describe(error)); download it again")
             }
             guard let next else { return answer }
             try await write(next)
@@ -151,7 +151,7 @@ package struct ServerConnection: Sendable {
 
     /// Runs one exchange with the server at `endpoint`, saying its failures as the engine expects them:
     /// a cancelled request as `operationCancelled`, anything else that kept the answer away as
-    /// `networkFailure` (which the engine retries).
+    /// `networkFailure` (which the engine retries), with what it means (``ConnectionFailure``).
     private static func reaching<T>(
         _ endpoint: ServerEndpoint, _ exchange: () async throws -> T
     ) async throws -> T {
@@ -162,7 +162,7 @@ package struct ServerConnection: Sendable {
         } catch {
             throw SyncError(
                 .networkFailure,
-                "could not reach the sync server at \(endpoint): \(error); the engine retries by itself")
+                "could not reach the sync server at \(endpoint): \(ConnectionFailure.describe(error))")
         }
     }
 
