@@ -140,7 +140,8 @@ package enum PushSocket {
         } catch let error as SyncError {
             throw error
         } catch {
-            throw SyncError(.networkFailure, "could not open the push socket at \(endpoint): \(ConnectionFailure.describe(error))")
+            throw SyncError(
+                .networkFailure, "could not open the push socket at \(endpoint): \(ConnectionFailure.describe(error))")
         }
     }
 }

@@ -103,7 +103,8 @@ package struct ServerConnection: Sendable {
                 throw SyncError(.operationCancelled, "the download was cancelled")
             } catch {
                 throw SyncError(
-                    .networkFailure, "the download from \(endpoint) broke off: \(ConnectionFailure.describe(error)); download it again")
+                    .networkFailure,
+                    "the download from \(endpoint) broke off: \(ConnectionFailure.describe(error)); download it again")
             }
             guard let next else { return answer }
             try await write(next)
