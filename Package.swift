@@ -422,7 +422,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncClientTests",
-            dependencies: ["SyncClient", "SyncCore", "SyncCrypto", "SyncServer", "SyncTesting"],
+            dependencies: [
+                "SyncClient", "SyncCore", "SyncCrypto", "SyncServer", "SyncTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

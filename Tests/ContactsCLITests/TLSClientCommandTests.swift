@@ -60,6 +60,10 @@ struct TLSClientCommandTests {
 
             let untrusted = try await program.run(server443 + ["account", "signup", "--username", "ada"])
             #expect(untrusted.status != 0, "a certificate nobody vouches for is refused: \(untrusted.output)")
+            #expect(
+                untrusted.error.contains(
+                    "the TLS handshake failed: the server's certificate is not one this machine trusts"),
+                "\(untrusted.error)")
 
             let signup = try await program.run(trusted + ["account", "signup", "--username", "ada"])
             #expect(signup.status == 0, "\(signup.error)")

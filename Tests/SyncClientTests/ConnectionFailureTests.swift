@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOSSL
 import SyncCore
 import SyncTesting
 import Testing
@@ -60,6 +61,9 @@ struct ConnectionFailureTests {
                 == "the server closed the connection before it answered")
         #expect(ConnectionFailure.describe(HTTPClientError.connectTimeout) == "no connection within the time allowed")
         #expect(ConnectionFailure.describe(HTTPClientError.deadlineExceeded) == "no answer within the time allowed")
+        #expect(
+            ConnectionFailure.describe(NIOSSLExtraError.failedToValidateHostname)
+                == "the TLS handshake failed: the server's certificate is for another host name")
         #expect(ConnectionFailure.describe(CancellationError()) == "CancellationError()", "others say themselves")
     }
 }

@@ -26,6 +26,8 @@ enum ConnectionFailure {
             return describe(error)
         case let error as NIOSSLError:
             return describe(tls: error)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return "the TLS handshake failed: the server's certificate is for another host name"
         default:
             return "\(error)"
         }
@@ -58,8 +60,8 @@ enum ConnectionFailure {
         if text.contains("WRONG_VERSION_NUMBER") {
             return "the TLS handshake failed: what answers there does not speak TLS (a plain http:// server?)"
         }
-        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname") {
-            return "the TLS handshake failed: the server's certificate is not one this machine trusts for that name"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "the TLS handshake failed: the server's certificate is not one this machine trusts"
         }
         return "the TLS handshake failed (\(text))"
     }
