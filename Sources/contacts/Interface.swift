@@ -29,7 +29,8 @@ func runInterface(_ global: GlobalOptions) async throws {
     do {
         device = try await Session.open(global, needsServer: true, automaticallySync: true)
     } catch {
-        problem = "could not reach the sync server: \(CLIWords.say(error))"
+        // The reason says what it could not reach (the local server, or the sync server at its URL).
+        problem = "opened offline: \(CLIWords.say(error))"
         device = try await Session.open(global, needsServer: false, automaticallySync: true)
     }
     // With the zero-setup server, the app starts it again if it dies while the app is open.
