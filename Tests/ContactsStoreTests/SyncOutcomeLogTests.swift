@@ -119,6 +119,46 @@ struct SyncOutcomeLogTests {
     }
 }
 
+extension SyncOutcomeLogTests {
+    @Test("a shared books' fetch that fails says so in its own line, never 'done'; one that succeeds says done")
+    func sharedFetchOutcomes() async throws {
+        let server = try await TestServer.start()
+        do {
+            try await withTemporaryDirectory { directory in
+                let device = try ContactsDevice(
+                    .init(
+                        dataDirectory: directory, deviceName: "a", serverURL: URL(string: server.baseURL)!,
+                        automaticallySync: true, keyDerivation: cheapKeyDerivation, holdsWorkUnderLoad: false))
+                try await device.account.signUp(
+                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
+                let log = ActivityLines(device.activity())
+                // Every database request gets 503: both engines' fetches fail.
+                server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
+                await #expect(throws: SyncError.self) { try await device.sync(fetch: true, send: false) }
+                try await waitUntil("the shared books' failed fetch has its line") {
+                    log.lines.contains { $0.text.hasPrefix("shared books: fetch failed: ") }
+                } observed: {
+                    log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n")
+                }
+                let failed = log.lines.filter { $0.text.hasPrefix("shared books: fetch failed: ") }
+                #expect(failed.allSatisfy { $0.isError && $0.text.contains("serviceUnavailable") }, "\(failed)")
+
+                server.faults.plan = .none
+                try await device.sync(fetch: true, send: false)
+                try await waitUntil("the shared books' fetch that succeeded says done") {
+                    log.lines.contains { $0.text == "shared books: fetch done" }
+                } observed: {
+                    log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n")
+                }
+            }
+            try await server.stop()
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+}
+
 /// The event lines a device announces, collected as they come.
 final class ActivityLines: Sendable {
     struct Line: Sendable {

@@ -77,9 +77,9 @@ public final class ContactsDevice: Sendable {
     let fetchedCount = Mutex(0)
     /// The first ``checkServerVersionOnce()``'s request, which later calls wait for.
     let serverVersionCheck = Mutex<Task<Void, Never>?>(nil)
-    /// Sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
-    let outcomes = Mutex(SyncOutcomeLog())
-    private let outcomeTask = Mutex<Task<Void, Never>?>(nil)
+    /// Each engine's sends and fetches that began, to log each one's outcome once (see ``SyncOutcomeLog``).
+    let outcomes = Mutex<[DatabaseScope: SyncOutcomeLog]>([:])
+    private let outcomeTasks = Mutex<[Task<Void, Never>]>([])
     /// What ``statusUpdates`` delivers. It belongs to the device, not to an engine, so subscribers keep their
     /// stream when the device replaces its engines; a status replaces the one before, so a slow reader gets
     /// only the newest.
@@ -123,7 +123,9 @@ public final class ContactsDevice: Sendable {
     }
 
     deinit {
-        outcomeTask.withLock { $0?.cancel() }
+        outcomeTasks.withLock { tasks in
+            for task in tasks { task.cancel() }
+        }
         engineBox.withLock { $0 = nil }
         statusBroadcast.finish()
     }
@@ -156,7 +158,7 @@ public final class ContactsDevice: Sendable {
         engines.private.state.follow(delta.scoped(.private))
         engines.shared.state.follow(delta.scoped(.shared))
         engineBox.withLock { $0 = engines }
-        followOutcomes(of: engines.private)
+        followOutcomes(of: [engines.private, engines.shared])
     }
 
     /// Stops both engines' work (before they are replaced).
@@ -164,36 +166,44 @@ public final class ContactsDevice: Sendable {
         for engine in engines { await engine.cancelOperations() }
     }
 
-    /// Logs the outcome of each send and fetch from the scheduler's statuses, which know it (an engine event
-    /// does not), and passes each status on to ``statusUpdates``. Without a scheduler, `didSendChanges` and
-    /// `didFetchChanges` are logged as "done" instead.
-    private func followOutcomes(of engine: SyncEngine) {
-        outcomes.withLock { $0 = SyncOutcomeLog() }
+    /// Logs the outcome of each send and fetch from the engines' schedulers' statuses, which know it (an engine
+    /// event does not), and passes the private engine's statuses on to ``statusUpdates``. Without a scheduler,
+    /// `didSendChanges` and `didFetchChanges` are logged as "done" instead.
+    private func followOutcomes(of engines: [SyncEngine]) {
+        outcomes.withLock { $0 = [:] }
         // The new scheduler's stream starts with its current status; until then, none (or none at all).
         statusBroadcast.update { $0.scheduler = nil }
         refreshStatusCounts()
-        let task = engine.scheduler.map { scheduler in
-            let updates = scheduler.statusUpdates
-            return Task { [weak self] in
-                for await status in updates {
-                    guard let self else { return }
-                    let lines = self.outcomes.withLock { $0.lines(for: status) }
-                    let failure = lines.last { $0.isError }?.text
-                    self.statusBroadcast.update { device in
-                        device.scheduler = SyncSchedule(status)
-                        if !lines.isEmpty { device.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: failure) }
-                    }
-                    self.refreshStatusCounts()
-                    for line in lines {
-                        self.announce(
-                            line.isError ? .failure(line.text, date: Date()) : .event(line.text, date: Date()))
+        let tasks = engines.compactMap { engine in
+            engine.scheduler.map { scheduler in
+                let (updates, scope) = (scheduler.statusUpdates, engine.database.scope)
+                return Task { [weak self] in
+                    for await status in updates {
+                        guard let self else { return }
+                        let lines = self.outcomes.withLock { $0[scope, default: .of(scope)].lines(for: status) }
+                        // The status pane shows the private engine's schedule and outcome; a shared book's
+                        // fetch that failed is said in the log.
+                        if scope == .private {
+                            let failure = lines.last { $0.isError }?.text
+                            self.statusBroadcast.update { device in
+                                device.scheduler = SyncSchedule(status)
+                                if !lines.isEmpty {
+                                    device.lastOutcome = DeviceStatus.Outcome(date: Date(), failure: failure)
+                                }
+                            }
+                            self.refreshStatusCounts()
+                        }
+                        for line in lines {
+                            self.announce(
+                                line.isError ? .failure(line.text, date: Date()) : .event(line.text, date: Date()))
+                        }
                     }
                 }
             }
         }
-        outcomeTask.withLock { current in
-            current?.cancel()
-            current = task
+        outcomeTasks.withLock { current in
+            for task in current { task.cancel() }
+            current = tasks
         }
     }
 

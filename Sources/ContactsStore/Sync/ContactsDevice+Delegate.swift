@@ -14,12 +14,13 @@ extension ContactsDevice: SyncEngineDelegate {
         } catch {
             try? store.setSetting(.lastError, "could not save to the local database: \(error)")
         }
-        // The private engine's scheduler says how each of its sends and fetches ended (see followOutcomes);
-        // the shared engine's end in the event's own line.
-        if syncEngine.scheduler != nil && syncEngine.database.scope == .private {
+        // An engine's scheduler says how each of its sends and fetches ended (see followOutcomes): the events
+        // that end them come whether they failed or not, as CKSyncEngine's do, so they cannot say "done".
+        if syncEngine.scheduler != nil {
+            let scope = syncEngine.database.scope
             switch event {
-            case .willSendChanges: outcomes.withLock { $0.began(.send) }
-            case .willFetchChanges: outcomes.withLock { $0.began(.fetch) }
+            case .willSendChanges: outcomes.withLock { $0[scope, default: .of(scope)].began(.send) }
+            case .willFetchChanges: outcomes.withLock { $0[scope, default: .of(scope)].began(.fetch) }
             case .didSendChanges, .didFetchChanges: return
             default: break
             }

@@ -1,5 +1,6 @@
 import ContactsModel
 import Foundation
+import SyncCore
 import SyncKit
 
 /// Turns the engine's events and its scheduler's statuses into one line per send or fetch outcome.
@@ -16,10 +17,17 @@ struct SyncOutcomeLog: Sendable {
         var isError: Bool
     }
 
+    /// Whose sends and fetches these are, said before each line ("shared books"); nil for the device's own.
+    var subject: String?
     /// Runs that began and whose outcome has not been logged yet, per work.
     private var begun: [SyncScheduler.Work: Int] = [:]
     private var lastSuccess: Date?
     private var lastFailure: SyncScheduler.Failure?
+
+    /// The log of the engine of `scope`'s database: the shared books' lines say whose they are.
+    static func of(_ scope: DatabaseScope) -> SyncOutcomeLog {
+        SyncOutcomeLog(subject: scope == .shared ? "shared books" : nil)
+    }
 
     /// A send or fetch began (`willSendChanges`, `willFetchChanges`).
     mutating func began(_ work: SyncScheduler.Work) {
@@ -30,18 +38,20 @@ struct SyncOutcomeLog: Sendable {
     mutating func lines(for status: SyncScheduler.Status) -> [Line] {
         var lines: [Line] = []
         if let failure = status.lastFailure, failure != lastFailure {
-            lines.append(Line(text: "\(failure.work) failed: \(failure.message)", isError: true))
+            lines.append(Line(text: said("\(failure.work) failed: \(failure.message)"), isError: true))
             settle(failure.work)
         }
         if let success = status.lastSuccess, success != lastSuccess, let work = status.lastSuccessWork,
             settle(work)
         {
-            lines.append(Line(text: "\(work) done", isError: false))
+            lines.append(Line(text: said("\(work) done"), isError: false))
         }
         lastFailure = status.lastFailure
         lastSuccess = status.lastSuccess
         return lines
     }
+
+    private func said(_ text: String) -> String { subject.map { "\($0): \(text)" } ?? text }
 
     /// Takes one begun run of `work` off the count; whether there was one.
     @discardableResult
