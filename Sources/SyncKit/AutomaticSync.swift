@@ -14,14 +14,16 @@ final class AutomaticSync: Sendable {
 
     init(engine: SyncEngine, policy: SyncScheduler.Policy, probes: [any ConditionProbe]) {
         scheduler = SyncScheduler(policy: policy, probes: probes) { [weak engine] work in
-            guard let engine else { return }
+            guard let engine else { return false }
             switch work {
             case .fetch:
                 try await engine.run { try await engine.performFetch(.init(reason: .scheduled, options: .init())) }
             case .send:
-                guard engine.state.storage.withLock({ $0.hasChangesToSend }) else { return }
+                // Nothing to send reaches no server: not a success that would hide a fetch's failure.
+                guard engine.state.storage.withLock({ $0.hasChangesToSend }) else { return false }
                 try await engine.run { try await engine.performSend(.init(reason: .scheduled, options: .init())) }
             }
+            return true
         }
     }
 

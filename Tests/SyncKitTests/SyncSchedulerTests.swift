@@ -270,6 +270,29 @@ struct SyncSchedulerTests {
         }
     }
 
+    @Test("a send with nothing to send is no success: a fetch's failure stays the status until work succeeds")
+    func nothingToSendIsNoSuccess() async {
+        await withScheduler { h in
+            let before = await h.scheduler.status.lastSuccess
+            h.engine.script([SyncError(.invalidArguments, "the server refused the fetch")])
+            await h.scheduler.pushArrived()
+            await h.settle()
+            h.engine.idle.withLock { $0 = [.send] }
+            await h.scheduler.localChangesArrived()
+            await h.settle()
+            await h.advance(by: .milliseconds(500))
+            #expect(h.engine.calls.map(\.work) == [.fetch, .send], "the send ran, and found nothing to do")
+            var status = await h.scheduler.status
+            #expect(status.consecutiveFailures == 1 && status.lastFailure?.work == .fetch, "\(status)")
+            #expect(status.lastSuccess == before, "no success was recorded")
+
+            await h.scheduler.pushArrived()
+            await h.settle()
+            status = await h.scheduler.status
+            #expect(status.consecutiveFailures == 0 && status.lastSuccessWork == .fetch, "a fetch that works ends it")
+        }
+    }
+
     @Test("a manual sync that succeeds ends an offline backoff without running anything itself")
     func manualSuccessEndsBackoff() async {
         await withScheduler(jitter: [1]) { h in
@@ -557,8 +580,12 @@ private final class FakeEngine: Sendable {
         permanentError.withLock { $0 = error }
     }
 
-    func perform(_ work: SyncScheduler.Work) async throws {
+    /// Work that finds nothing to do (a send with nothing to send).
+    let idle = Mutex<Set<SyncScheduler.Work>>([])
+
+    func perform(_ work: SyncScheduler.Work) async throws -> Bool {
         recorded.withLock { $0.append(Call(work, at: clock.now.offset)) }
+        if idle.withLock({ $0.contains(work) }) { return false }
         let now = running.withLock { running in
             running += 1
             return running
@@ -570,6 +597,7 @@ private final class FakeEngine: Sendable {
         finished.withLock { $0 += 1 }
         if let error = permanentError.withLock({ $0 }) { throw error }
         if let error = errors.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw error }
+        return true
     }
 }
 

@@ -199,13 +199,16 @@ struct SchedulerPlan: Sendable {
     ///
     /// A transient failure puts the work back, due after a backoff of a random part (`jitter`,
     /// from 0 to 1) of the window, and never before the server's `retryAfter`; the run stops.
-    /// Another failure is recorded and dropped until something asks for the work again.
+    /// Another failure is recorded and dropped until something asks for the work again. A run that had
+    /// nothing to do (`didWork` false) reached no server: it is no success, and a failure before it stays the
+    /// status's.
     mutating func finish(
-        _ work: Work, _ item: Pending, error: (any Error)?, now: Duration, date: Date, jitter: () -> Double
+        _ work: Work, _ item: Pending, error: (any Error)?, didWork: Bool = true, now: Duration, date: Date,
+        jitter: () -> Double
     ) -> Bool {
         if work == .fetch { lastFetch = now }
         guard let error else {
-            succeeded(work, date: date)
+            if didWork { succeeded(work, date: date) }
             return true
         }
         if Self.isCancellation(error) { return true }

@@ -45,7 +45,7 @@ public actor SyncScheduler {
     private let date: @Sendable () -> Date
     nonisolated package let probes: [any ConditionProbe]
     private let jitter: @Sendable () -> Double
-    private let perform: @Sendable (Work) async throws -> Void
+    private let perform: @Sendable (Work) async throws -> Bool
     private let broadcast: ValueBroadcast<Status>
 
     private var plan: SchedulerPlan
@@ -63,14 +63,15 @@ public actor SyncScheduler {
     ///   - policy: The timings.
     ///   - probes: The conditions that hold non-urgent work back.
     ///   - jitter: A random number from 0 to 1 for each backoff: the part of the window to wait.
-    ///   - perform: Runs a send or a fetch, throwing a `SyncError` when it fails.
+    ///   - perform: Runs a send or a fetch, throwing a `SyncError` when it fails; returns false when there was
+    ///     nothing to do (a send with nothing to send), which reached no server and so is no success.
     public init(
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = { Date() },
         policy: Policy = .standard,
         probes: [any ConditionProbe] = [PowerProbe(), LoadProbe()],
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        perform: @escaping @Sendable (Work) async throws -> Void
+        perform: @escaping @Sendable (Work) async throws -> Bool
     ) {
         self.clock = ElapsedClock(clock)
         self.date = now
@@ -209,14 +210,16 @@ public actor SyncScheduler {
             guard !Task.isCancelled, let item = plan.begin(work) else { return }
             publish(.running(work, trigger: item.trigger))
             var failure: (any Error)?
+            var didWork = true
             do {
-                try await perform(work)
+                didWork = try await perform(work)
             } catch {
                 failure = error
             }
             // Stopped meanwhile: the outcome belongs to no plan.
             if Task.isCancelled { return }
-            let goOn = plan.finish(work, item, error: failure, now: clock.now(), date: date(), jitter: jitter)
+            let goOn = plan.finish(
+                work, item, error: failure, didWork: didWork, now: clock.now(), date: date(), jitter: jitter)
             publish()
             guard goOn else { return }
         }
