@@ -48,7 +48,8 @@ struct NoOpReference: AsyncParsableCommand {
         }
         var request = HTTPClientRequest(url: server.hasSuffix("/") ? server + "v1/health" : server + "/v1/health")
         request.method = .GET
-        let response = try await Self.http.execute(request, timeout: .seconds(10))
+        // As long as the app's requests wait (SyncClient's 60 s): on a machine as busy as a test run's, 10 s ran out.
+        let response = try await Self.http.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok else {
             throw ValidationError("the server at \(server) answered HTTP \(response.status.code) to GET /v1/health")
