@@ -73,8 +73,68 @@ struct SyncOutcomeLogTests {
 
     @Test("a device that syncs by itself: every send that began ends in exactly one line, failed ones never say done")
     func device() async throws {
-        let server = try await TestServer.start()
-        do {
+        try await withSyncingDevice { server, device, log in
+            try device.contacts.add(Contact(name: "Ada Lovelace"))
+            try await device.sync(fetch: false, send: true)
+            // Every database request now gets 503: the manual send fails, and so do the scheduler's retries.
+            server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
+            try device.contacts.add(Contact(name: "Grace Hopper"))
+            await #expect(throws: SyncError.self) { try await device.sync(fetch: false, send: true) }
+            server.faults.plan = .none
+            try await device.sync(fetch: false, send: true)
+
+            // Each send that began ends in exactly one line: a failed send that also said "done" would
+            // leave more outcome lines than sends.
+            try await waitUntil("every send that began has one outcome line, and nothing is pending") {
+                let lines = log.lines
+                return try device.store.outbox().isEmpty
+                    && lines.count { $0.text == "sending" } == lines.count { $0.text.hasPrefix("send ") }
+            } observed: {
+                log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n")
+            }
+            let lines = log.lines
+            let failed = lines.filter { $0.text.hasPrefix("send failed: ") }
+            #expect(!failed.isEmpty, "the send during the 503s failed")
+            #expect(failed.allSatisfy { $0.isError })
+            #expect(failed.allSatisfy { $0.text.contains("serviceUnavailable") }, "\(failed)")
+            #expect(lines.contains { $0.text == "send done" })
+        }
+    }
+}
+
+extension SyncOutcomeLogTests {
+    @Test("a shared books' fetch that fails says so in its own line, never 'done'; one that succeeds says done")
+    func sharedFetchOutcomes() async throws {
+        try await withSyncingDevice { server, device, log in
+            let lines = { log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n") }
+            // Every database request gets 503: both engines' fetches fail.
+            server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
+            await #expect(throws: SyncError.self) { try await device.sync(fetch: true, send: false) }
+            try await waitUntil("the shared books' failed fetch has its line") {
+                log.lines.contains { $0.text.hasPrefix("shared books: fetch failed: ") }
+            } observed: {
+                lines()
+            }
+            let failed = log.lines.filter { $0.text.hasPrefix("shared books: fetch failed: ") }
+            #expect(failed.allSatisfy { $0.isError && $0.text.contains("serviceUnavailable") }, "\(failed)")
+
+            server.faults.plan = .none
+            let before = log.lines.count
+            try await device.sync(fetch: true, send: false)
+            try await waitUntil("the shared books' fetch that succeeded says done") {
+                log.lines.dropFirst(before).contains { $0.text == "shared books: fetch done" }
+            } observed: {
+                lines()
+            }
+        }
+    }
+
+    /// Runs `body` with a device that syncs by itself, signed up to a new account on a real server, and the
+    /// event lines it announces from before its sign-up on; stops the server afterwards.
+    private func withSyncingDevice(
+        _ body: (TestServer, ContactsDevice, ActivityLines) async throws -> Void
+    ) async throws {
+        try await TestServer.with { server in
             try await withTemporaryDirectory { directory in
                 let device = try ContactsDevice(
                     .init(
@@ -85,76 +145,8 @@ struct SyncOutcomeLogTests {
                 let log = ActivityLines(device.activity())
                 try await device.account.signUp(
                     username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-
-                try device.contacts.add(Contact(name: "Ada Lovelace"))
-                try await device.sync(fetch: false, send: true)
-                // Every database request now gets 503: the manual send fails, and so do the scheduler's retries.
-                server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
-                try device.contacts.add(Contact(name: "Grace Hopper"))
-                await #expect(throws: SyncError.self) { try await device.sync(fetch: false, send: true) }
-                server.faults.plan = .none
-                try await device.sync(fetch: false, send: true)
-
-                // Each send that began ends in exactly one line: a failed send that also said "done" would
-                // leave more outcome lines than sends.
-                try await waitUntil("every send that began has one outcome line, and nothing is pending") {
-                    let lines = log.lines
-                    return try device.store.outbox().isEmpty
-                        && lines.count { $0.text == "sending" } == lines.count { $0.text.hasPrefix("send ") }
-                } observed: {
-                    log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n")
-                }
-                let lines = log.lines
-                let failed = lines.filter { $0.text.hasPrefix("send failed: ") }
-                #expect(!failed.isEmpty, "the send during the 503s failed")
-                #expect(failed.allSatisfy { $0.isError })
-                #expect(failed.allSatisfy { $0.text.contains("serviceUnavailable") }, "\(failed)")
-                #expect(lines.contains { $0.text == "send done" })
+                try await body(server, device, log)
             }
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-    }
-}
-
-extension SyncOutcomeLogTests {
-    @Test("a shared books' fetch that fails says so in its own line, never 'done'; one that succeeds says done")
-    func sharedFetchOutcomes() async throws {
-        let server = try await TestServer.start()
-        do {
-            try await withTemporaryDirectory { directory in
-                let device = try ContactsDevice(
-                    .init(
-                        dataDirectory: directory, deviceName: "a", serverURL: URL(string: server.baseURL)!,
-                        automaticallySync: true, keyDerivation: cheapKeyDerivation, holdsWorkUnderLoad: false))
-                try await device.account.signUp(
-                    username: "ada", password: "correct horse battery", passphrase: testPassphrase)
-                let log = ActivityLines(device.activity())
-                // Every database request gets 503: both engines' fetches fail.
-                server.faults.plan = FaultPlan(serviceUnavailable: 1, retryAfter: 0.01)
-                await #expect(throws: SyncError.self) { try await device.sync(fetch: true, send: false) }
-                try await waitUntil("the shared books' failed fetch has its line") {
-                    log.lines.contains { $0.text.hasPrefix("shared books: fetch failed: ") }
-                } observed: {
-                    log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n")
-                }
-                let failed = log.lines.filter { $0.text.hasPrefix("shared books: fetch failed: ") }
-                #expect(failed.allSatisfy { $0.isError && $0.text.contains("serviceUnavailable") }, "\(failed)")
-
-                server.faults.plan = .none
-                try await device.sync(fetch: true, send: false)
-                try await waitUntil("the shared books' fetch that succeeded says done") {
-                    log.lines.contains { $0.text == "shared books: fetch done" }
-                } observed: {
-                    log.lines.map { ($0.isError ? "✖ " : "  ") + $0.text }.joined(separator: "\n")
-                }
-            }
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
         }
     }
 }
