@@ -2,6 +2,8 @@ import ArgumentParser
 import ContactsLocal
 import ContactsModel
 import ContactsStore
+import Foundation
+import SyncClient
 import SyncCore
 
 /// The libraries' errors in this program's words: what happened, and the `contacts` command that helps.
@@ -28,6 +30,18 @@ enum CLIWords {
             return SyncProblem.needsSignIn(error) ? text + " (`contacts account signin`)" : text
         default: return "\(error)"
         }
+    }
+
+    /// A sync's failure on `device`. A device with no session on a server given with `--server` (nothing
+    /// signs in to one by itself) is told the sign-in command as it must be typed for that server and device.
+    static func say(_ error: any Error, syncing device: ContactsDevice) -> String {
+        let url = device.options.serverURL
+        guard case .notSignedIn? = error as? DeviceError, case .tcp? = try? ServerEndpoint(url) else {
+            return say(error)
+        }
+        let server = url.absoluteString
+        return
+            "not signed in to \(server), so nothing was synced: `contacts --server \(server) --device \(device.name) account signin --username NAME` first (or `account signup` for a new account)"
     }
 
     /// A local server's failure, naming the commands that help.

@@ -89,7 +89,7 @@ enum Session {
             try await device.sync()
             sayWarnings(device)
         } catch {
-            warn("not synced, showing what this device knows: \(CLIWords.say(error))")
+            warn("not synced, showing what this device knows: \(CLIWords.say(error, syncing: device))")
             sayWarnings(device)
         }
     }
@@ -101,7 +101,9 @@ enum Session {
             sayWarnings(device)
         } catch {
             let pending = (try? device.reader.pendingCount()) ?? 0
-            warn("saved on this device; not synced yet (\(pending) change(s) pending): \(CLIWords.say(error))")
+            warn(
+                "saved on this device; not synced yet (\(pending) change(s) pending): \(CLIWords.say(error, syncing: device))"
+            )
             sayWarnings(device)
         }
     }

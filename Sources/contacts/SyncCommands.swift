@@ -26,13 +26,6 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let device = try await Session.open(global, needsServer: true)
-        // With `--server`, nothing signs the device in by itself: a sync without a session would fetch and send
-        // nothing, and must not say it synced.
-        if let server = global.server, !device.isSignedIn {
-            throw CommandFailure(
-                "not signed in to \(server), so nothing was synced: `contacts --server \(server) --device \(global.device) account signin --username NAME` first (or `account signup` for a new account)"
-            )
-        }
         let before = try device.reader.count()
         do {
             try await device.sync(fetch: fetch || !send, send: send || !fetch)
@@ -43,7 +36,7 @@ struct SyncCommand: AsyncParsableCommand {
             let waiting =
                 pending == 0
                 ? "" : "; \(pending) \(pending == 1 ? "change waits" : "changes wait") on this device for the next sync"
-            throw CommandFailure("sync failed: \(CLIWords.say(error))\(waiting)")
+            throw CommandFailure("sync failed: \(CLIWords.say(error, syncing: device))\(waiting)")
         }
         Session.sayWarnings(device)
         let after = try device.reader.count()

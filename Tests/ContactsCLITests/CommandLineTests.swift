@@ -132,6 +132,14 @@ struct CommandLineTests {
                 unsigned.error.contains("not signed in to \(url)")
                     && unsigned.error.contains("--device phone account signin"), "\(unsigned.error)")
             #expect(!unsigned.output.contains("synced"), "\(unsigned.output)")
+            // So does an edit's sync: the edit is kept, and is said not to be synced.
+            let unsignedEdit = try await stranger.run([
+                "--server", url, "--device", "phone", "add", "--name", "Kept Offline",
+            ])
+            #expect(unsignedEdit.status == 0, "\(unsignedEdit.error)")
+            #expect(
+                unsignedEdit.error.contains("not synced yet (1 change(s) pending): not signed in to \(url)")
+                    && unsignedEdit.error.contains("--device phone account signin"), "\(unsignedEdit.error)")
             let never = try await stranger.run(["--server", url, "--device", "phone", "status"])
             #expect(never.output.contains("last sync:  never"), "\(never.output)")
 

@@ -22,7 +22,7 @@ struct SignOutTests {
     }
 
     @Test(
-        "sign-out removes the passphrase, the account key and the token from the file; edits stay and sync after sign-in"
+        "sign-out removes the passphrase, the account key and the token from the file; a sync says it is signed out; edits stay and sync after sign-in"
     )
     func signOutScrubsSecrets() async throws {
         try await withContactsDevices(2) { _, _, devices in
@@ -52,6 +52,15 @@ struct SignOutTests {
             #expect(!Self.contains(after, Array(token.utf8)), "the session token is in the file")
             // Contacts and the pending edit stay on the device.
             #expect(a.names == ["Pending at sign-out", "Synced before"])
+            #expect(try a.store.pendingCount() == 1)
+
+            // Signed out, a sync can fetch and send nothing: it says so, and records no sync and no error.
+            let lastSync = try a.store.setting(.lastSync)
+            let lastOutcome = a.status.lastOutcome
+            await #expect(throws: DeviceError.notSignedIn) { try await a.sync() }
+            #expect(try a.store.setting(.lastSync) == lastSync, "a sync that did nothing was recorded")
+            #expect(try a.store.setting(.lastError) == nil)
+            #expect(a.status.lastOutcome == lastOutcome)
             #expect(try a.store.pendingCount() == 1)
 
             // Signing in again (with the passphrase again) sends what was pending.

@@ -8,7 +8,11 @@ extension ContactsDevice {
     /// One manual sync: fetch, then send; conflicts found while sending are merged and sent again.
     /// When something was sent, a last fetch brings this device's token past its own changes (and
     /// picks up what others changed meanwhile), so that the next sync fetches only what is new.
+    ///
+    /// - Throws: ``DeviceError/notSignedIn`` at once, changing nothing, on a device without a session: it
+    ///   could fetch and send nothing, and must not record a sync that did not happen.
     public func sync(fetch: Bool = true, send: Bool = true) async throws {
+        guard isSignedIn else { throw DeviceError.notSignedIn }
         // Beside the sync, not before it: a remote server's answer costs no round trip of its own.
         async let serverVersion: Void = checkServerVersionOnce()
         // The keys the sync will seal and open with, fetched beside its first fetch rather than one
