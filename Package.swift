@@ -295,7 +295,7 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "BuildInfo", "SyncCore", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "ContactsModel",
+                "BuildInfo", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "ContactsModel",
                 "ContactsLocal",
                 "ContactsStore", "ContactsTUI", "Terminal", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

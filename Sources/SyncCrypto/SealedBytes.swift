@@ -7,14 +7,15 @@ enum SealedBytes {
     /// The length of AES-GCM's combined form beyond the plaintext: a 12-byte nonce and a 16-byte tag.
     static let overhead = 12 + 16
 
-    /// Seals with a fresh random nonce and returns nonce | ciphertext | tag.
+    /// Seals with a fresh random nonce (``NonceSource``) and returns nonce | ciphertext | tag.
     static func seal(
         _ plaintext: Data, using key: SymmetricKey, authenticating associatedData: AssociatedData
     ) -> Data {
         // AES-GCM with a 256-bit key and a 12-byte random nonce fails only for inputs of 64 GiB and more, and
         // `combined` is nil only for nonces of another size: neither can happen here, so a failure is a bug.
         do {
-            let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData.bytes)
+            let box = try AES.GCM.seal(
+                plaintext, using: key, nonce: NonceSource.next(), authenticating: associatedData.bytes)
             guard let combined = box.combined else {
                 preconditionFailure("AES-GCM sealed box with a non-standard nonce")
             }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SyncCore
+import SyncCrypto
 
 /// AES-GCM alone, for the sealed fields a `sync-bench contacts` run's upload seals and its first download opens:
 /// one seal, and one open, per encrypted field of every record the download fetched, of the same size, with
@@ -67,7 +68,7 @@ struct SealedFieldsReference {
             let contexts = chunk.map { Data(bytes.suffix($0.context)) }
             var clock = ContinuousClock.now
             let sealed = try zip(values, contexts).map { value, context in
-                try AES.GCM.seal(value, using: key, authenticating: context).combined!
+                try AES.GCM.seal(value, using: key, nonce: NonceSource.next(), authenticating: context).combined!
             }
             seal += ContinuousClock.now - clock
             clock = ContinuousClock.now
