@@ -15,15 +15,21 @@ final class AutomaticSync: Sendable {
     init(engine: SyncEngine, policy: SyncScheduler.Policy, probes: [any ConditionProbe]) {
         scheduler = SyncScheduler(policy: policy, probes: probes) { [weak engine] work in
             guard let engine else { return false }
+            // Nothing to send, or no account to send or fetch as, reaches no server: not a success that would
+            // hide a failure or move the last sync on.
+            let reached = ServerReached()
             switch work {
             case .fetch:
-                try await engine.run { try await engine.performFetch(.init(reason: .scheduled, options: .init())) }
+                try await engine.run {
+                    reached.record(try await engine.performFetch(.init(reason: .scheduled, options: .init())))
+                }
             case .send:
-                // Nothing to send reaches no server: not a success that would hide a fetch's failure.
                 guard engine.state.storage.withLock({ $0.hasChangesToSend }) else { return false }
-                try await engine.run { try await engine.performSend(.init(reason: .scheduled, options: .init())) }
+                try await engine.run {
+                    reached.record(try await engine.performSend(.init(reason: .scheduled, options: .init())))
+                }
             }
-            return true
+            return reached.server
         }
     }
 

@@ -117,8 +117,10 @@ public final class SyncEngine: Sendable {
     /// Fetches changes from the server now, bypassing the scheduler. Returns after the delegate
     /// has handled every event the fetch caused.
     public func fetchChanges(_ options: FetchChangesOptions = .init()) async throws {
-        try await reportingToScheduler(.fetch) {
-            try await run { try await self.performFetch(FetchChangesContext(reason: .manual, options: options)) }
+        try await reportingToScheduler(.fetch) { reached in
+            try await run {
+                reached.record(try await self.performFetch(FetchChangesContext(reason: .manual, options: options)))
+            }
         }
     }
 
@@ -126,17 +128,22 @@ public final class SyncEngine: Sendable {
     /// every event; throws when a save or delete failed (the failure was reported in
     /// `sentRecordZoneChanges` first).
     public func sendChanges(_ options: SendChangesOptions = .init()) async throws {
-        try await reportingToScheduler(.send) {
-            try await run { try await self.performSend(SendChangesContext(reason: .manual, options: options)) }
+        try await reportingToScheduler(.send) { reached in
+            try await run {
+                reached.record(try await self.performSend(SendChangesContext(reason: .manual, options: options)))
+            }
         }
     }
 
     /// Lets the scheduler learn from a manual run (the server is reachable again, say) without
-    /// changing its plan.
-    private func reportingToScheduler(_ work: SyncScheduler.Work, _ body: () async throws -> Void) async throws {
+    /// changing its plan. A run with no account reached no server, and tells it nothing.
+    private func reportingToScheduler(
+        _ work: SyncScheduler.Work, _ body: (ServerReached) async throws -> Void
+    ) async throws {
+        let reached = ServerReached()
         do {
-            try await body()
-            await scheduler?.manualRunFinished(work, error: nil)
+            try await body(reached)
+            if reached.server { await scheduler?.manualRunFinished(work, error: nil) }
         } catch {
             await scheduler?.manualRunFinished(work, error: error)
             throw error
@@ -271,8 +278,10 @@ public final class SyncEngine: Sendable {
 
     // MARK: Send
 
-    func performSend(_ context: SendChangesContext) async throws {
-        guard try await checkAccount() else { return }
+    /// Sends; false when there is no account, so nothing reached the server.
+    @discardableResult
+    func performSend(_ context: SendChangesContext) async throws -> Bool {
+        guard try await checkAccount() else { return false }
         await eventQueue.deliver(.willSendChanges(.init(context: context)))
         var firstFailure: SyncError?
         do {
@@ -283,6 +292,7 @@ public final class SyncEngine: Sendable {
         }
         await eventQueue.deliver(.didSendChanges(.init(context: context)))
         if let firstFailure { throw firstFailure }
+        return true
     }
 
     /// Sends batch after batch. While one is on its way, the delegate makes the next and the engine
@@ -533,8 +543,10 @@ public final class SyncEngine: Sendable {
 
     // MARK: Fetch
 
-    func performFetch(_ context: FetchChangesContext) async throws {
-        guard try await checkAccount() else { return }
+    /// Fetches; false when there is no account, so nothing reached the server.
+    @discardableResult
+    func performFetch(_ context: FetchChangesContext) async throws -> Bool {
+        guard try await checkAccount() else { return false }
         // With changes waiting, a send follows: the server's limits it needs come beside the fetch.
         async let limitsKnown: Void = learnLimitsIfSending()
         await eventQueue.deliver(.willFetchChanges(.init(context: context)))
@@ -547,6 +559,7 @@ public final class SyncEngine: Sendable {
         }
         await limitsKnown
         await eventQueue.deliver(.didFetchChanges(.init(context: context)))
+        return true
     }
 
     /// Fetches the server's limits when they are not known yet and changes are waiting to be sent. A failure

@@ -22,6 +22,16 @@ struct EngineLifecycleTests {
             #expect(!a.eventLog.withLock { $0 }.contains("accountChange"))
             try await observer.engine.fetchChanges()
             #expect(observer.names.isEmpty, "nothing is sent without an account")
+            // Nor did the scheduler's start or the send it was asked for reach a server: neither counts as a
+            // success, which a status display would show as a sync.
+            let scheduler = try #require(a.engine.scheduler)
+            try await waitUntil("the scheduler ran its start and the send, and waits for its poll") {
+                if case .waiting(.fetch, _, .poll) = await scheduler.status.decision { true } else { false }
+            } observed: {
+                "\(await scheduler.status)"
+            }
+            let status = await scheduler.status
+            #expect(status.lastSuccess == nil, "\(status)")
 
             store.token = account.token
             try await waitUntil("the engine signs in and sends by itself") {
