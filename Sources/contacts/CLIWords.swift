@@ -2,8 +2,8 @@ import ArgumentParser
 import ContactsLocal
 import ContactsModel
 import ContactsStore
+import ContactsTUI
 import Foundation
-import SyncClient
 import SyncCore
 
 /// The libraries' errors in this program's words: what happened, and the `contacts` command that helps.
@@ -32,16 +32,21 @@ enum CLIWords {
         }
     }
 
-    /// A sync's failure on `device`. A device with no session on a server given with `--server` (nothing
-    /// signs in to one by itself) is told the sign-in command as it must be typed for that server and device.
+    /// A sync's failure on `device`, naming the command that signs it in as it must be typed: with the
+    /// `--server` and `--device` it was opened with (nothing signs in to a server given with `--server` by
+    /// itself, and a command without `--device` opens another device).
     static func say(_ error: any Error, syncing device: ContactsDevice) -> String {
-        let url = device.options.serverURL
-        guard case .notSignedIn? = error as? DeviceError, case .tcp? = try? ServerEndpoint(url) else {
+        let server = device.options.serverURL.absoluteString
+        let signIn = SyncStatus.signInCommand(server: server, device: device.name)
+        switch error {
+        case DeviceError.notSignedIn:
+            return
+                "not signed in to \(SyncStatus.serverName(server)), so nothing was synced: `\(signIn) --username NAME` first (or `account signup` for a new account)"
+        case let error as SyncError where SyncProblem.needsSignIn(error):
+            return SyncProblem.describe(error) + " (`\(signIn)`)"
+        default:
             return say(error)
         }
-        let server = url.absoluteString
-        return
-            "not signed in to \(server), so nothing was synced: `contacts --server \(server) --device \(device.name) account signin --username NAME` first (or `account signup` for a new account)"
     }
 
     /// A local server's failure, naming the commands that help.

@@ -45,10 +45,12 @@ struct AccountLifecycleCommandTests {
                 #expect(added.status == 0, "\(added.error)")
                 #expect(
                     added.error.contains("signed out: this session was ended on another device"), "\(added.error)")
-                #expect(added.error.contains("contacts account signin"), "\(added.error)")
+                #expect(added.error.contains("--device laptop account signin`)"), "\(added.error)")
                 let synced = try await program.run(on: "laptop", ["sync"])
                 #expect(synced.status != 0)
-                #expect(synced.error.contains("ended on another device"), "\(synced.error)")
+                #expect(
+                    synced.error.contains("ended on another device")
+                        && synced.error.contains("--device laptop account signin`)"), "\(synced.error)")
                 let kept = try await program.run(on: "laptop", ["list"])
                 #expect(kept.output.contains("Grace Hopper"), "the edit stays: \(kept.output)")
 

@@ -173,13 +173,14 @@ extension Renderer {
             : status.reconnectedAt.map {
                 "reconnected at \(TextFormatting.time($0, now: state.now, timeZone: state.timeZone))"
             } ?? "connected"
+        let signIn = SyncStatus.signInCommand(server: status.server, device: state.deviceName)
         let account =
             if status.isSignedOutByServer {
                 // The state above says why; here, what to do.
-                "\(status.account ?? "?"): signed out; run contacts account signin"
+                "\(status.account ?? "?"): signed out; run \(signIn)"
             } else {
                 status.account.map { "\($0) on \(status.server.map(SyncStatus.serverName) ?? "?")" }
-                    ?? "not signed in: run contacts account signin"
+                    ?? "not signed in: run \(signIn)"
             }
 
         // One line each, by priority, so that a short pane keeps what matters most; then the lines left over
@@ -209,16 +210,26 @@ extension Renderer {
         let keys = state.keys.warnings.prefix(1).map {
             LabeledText(label: "Keys", value: $0, style: Theme.error, maxLines: 3)
         }
+        // The sign-in command names the server and device, so it may wrap. Not signed in, it is what to do next,
+        // and comes before the scheduler's lines; signed out by the server, those lines go, as nothing syncs
+        // until the person signs in again.
+        let signedOut = status.isSignedOutByServer
+        let accountFirst = signedOut || status.account == nil
+        let accountEntry = [LabeledText(label: "Account", value: account, maxLines: 3)]
+        let schedule =
+            signedOut
+            ? [LabeledText(label: "Last sync", value: lastSync)]
+            : [
+                LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
+                LabeledText(label: "Last sync", value: lastSync),
+                LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),
+            ]
         let entries: [LabeledText] =
             [
                 LabeledText(label: "State", value: stateText, style: stateStyle, maxLines: 3),
                 LabeledText(label: "Pending", value: pending, style: status.pendingChanges > 0 ? Theme.busy : .plain),
-            ] + keys + tampered + conflicts + [
-                LabeledText(label: "Next", value: status.decision(at: state.now), maxLines: 2),
-                LabeledText(label: "Last sync", value: lastSync),
-                LabeledText(label: "Push", value: push, style: status.pushConnected ? .plain : Theme.muted),
-                LabeledText(label: "Account", value: account),
-            ]
+            ] + (accountFirst ? accountEntry : []) + keys + tampered + conflicts + schedule
+            + (accountFirst ? [] : accountEntry)
         drawLabeled(&grid, entries, in: area, labelWidth: labelWidth)
     }
 

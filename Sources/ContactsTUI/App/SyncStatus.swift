@@ -60,6 +60,15 @@ public struct SyncStatus: Sendable, Equatable {
         return "socket " + (url.dropFirst("http+unix://".count).removingPercentEncoding ?? url)
     }
 
+    /// The command that signs device `device` in to `server`, as it must be typed: a server other than the
+    /// local one and a device other than the default are named, since a command without them opens another.
+    public static func signInCommand(server: String?, device: String) -> String {
+        var words = ["contacts"]
+        if let server, !server.hasPrefix("http+unix://") { words += ["--server", server] }
+        if device != "default" { words += ["--device", device] }
+        return (words + ["account", "signin"]).joined(separator: " ")
+    }
+
     /// Whether the push socket is open, so that other devices' changes arrive at once.
     public var pushConnected: Bool { scheduler?.pushConnected ?? false }
 

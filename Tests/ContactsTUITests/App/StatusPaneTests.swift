@@ -11,9 +11,10 @@ import Testing
 @Suite("Sync status pane")
 struct StatusPaneTests {
     /// The status pane's lines of a 100×30 screen showing `status`.
-    private func pane(_ status: SyncStatus, width: Int = 100, height: Int = 30) -> [String] {
+    private func pane(_ status: SyncStatus, width: Int = 100, height: Int = 30, device: String? = nil) -> [String] {
         var state = Fixtures.state(width: width, height: height)
         state.status = status
+        if let device { state.deviceName = device }
         let grid = Renderer.render(state)
         let area = state.layout.status.content
         return (area.row..<area.endRow).map { row in
@@ -24,6 +25,15 @@ struct StatusPaneTests {
     }
 
     private static let base = Fixtures.idleStatus
+
+    /// The Account entry of a pane's lines, its wrapped lines joined.
+    private func account(_ lines: [String]) -> String? {
+        let label = " Account   "
+        guard let first = lines.firstIndex(where: { $0.hasPrefix(label) }) else { return nil }
+        let indent = String(repeating: " ", count: label.count)
+        let rest = lines[(first + 1)...].prefix { $0.hasPrefix(indent) }.map { $0.dropFirst(indent.count) }
+        return ([lines[first].dropFirst(label.count)] + rest).joined(separator: " ")
+    }
 
     @Test("records refused as tampered: counted, in the error colour, only when there are some")
     func tamperedCount() throws {
@@ -123,7 +133,12 @@ struct StatusPaneTests {
         #expect(lines.contains("✖ error: signed out: this session was ended on\n"), "\(lines)")
         #expect(lines.contains("another device. Contacts and pending changes stay"), "\(lines)")
         #expect(lines.contains("Pending   2 changes not on the server yet"), "\(lines)")
-        #expect(lines.contains("Account   ada: signed out; run contacts account signin"), "\(lines)")
+        #expect(
+            account(pane(status))
+                == "ada: signed out; run contacts --server http://127.0.0.1:8080 --device laptop account signin",
+            "\(lines)")
+        // Nothing syncs until then: what the scheduler would do next is not shown.
+        #expect(!lines.contains("Next ") && !lines.contains("Push "), "\(lines)")
     }
 
     @Test("an account whose storage is full: used and limit, and the edits stay pending")
@@ -168,7 +183,16 @@ struct StatusPaneTests {
         status.scheduler = SyncSchedule(SyncScheduler.Status(decision: .idle))
         status.startupProblem = SyncStatus.Failure(date: Fixtures.now, message: "could not reach the sync server")
         #expect(pane(status).prefix(1) == [" State     ✖ error: could not reach the sync server"])
-        #expect(pane(status)[5] == " Account   not signed in: run contacts account signin")
+        // The command names the device (and a server given with --server), or it would sign in another; it
+        // wraps rather than being cut short.
+        #expect(account(pane(status)) == "not signed in: run contacts --device laptop account signin")
+        var remote = status
+        remote.server = "https://sync.example.org"
+        #expect(
+            account(pane(remote))
+                == "not signed in: run contacts --server https://sync.example.org --device laptop account signin")
+        remote.server = "http+unix://%2Frun%2Fuser%2F1000%2Fcontacts%2Fserver.sock"
+        #expect(account(pane(remote, device: "default")) == "not signed in: run contacts account signin")
         status.scheduler?.status.lastSuccess = Fixtures.now
         #expect(status.phase == .error("could not reach the sync server"), "signed out, a success syncs nothing")
         status.account = "ada"
