@@ -45,11 +45,12 @@ enum ConnectionFailure {
         }
     }
 
+    /// The client's own failures, in the words of the system's where they are the same.
     private static func describe(_ error: HTTPClientError) -> String {
         switch error {
-        case .connectTimeout: "no connection within the time allowed"
+        case .connectTimeout: describe(errno: ETIMEDOUT)
         case .readTimeout, .deadlineExceeded: "no answer within the time allowed"
-        case .remoteConnectionClosed: "the server closed the connection before it answered"
+        case .remoteConnectionClosed: describe(errno: ECONNRESET)
         default: "\(error)"
         }
     }
