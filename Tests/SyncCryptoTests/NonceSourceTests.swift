@@ -31,7 +31,7 @@ import Testing
         #expect(Set(nonces).count == nonces.count, "\(nonces.count - Set(nonces).count) nonces came twice")
     }
 
-    @Test("the kernel's bytes fill the whole buffer, past the 256 bytes one read always gives")
+    @Test("the kernel's bytes fill the whole buffer, past the 256 bytes one call gives")
     func randomBytesFillTheBuffer() {
         let first = NonceSource.randomBytes(5_000)
         let second = NonceSource.randomBytes(5_000)
