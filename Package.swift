@@ -295,7 +295,8 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "BuildInfo", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "SyncTables", "SyncTesting", "ContactsModel",
+                "BuildInfo", "SyncCore", "SyncCrypto", "SyncKit", "SyncServer", "SyncTables", "SyncTesting",
+                "ContactsModel",
                 "ContactsLocal",
                 "ContactsStore", "ContactsTUI", "Terminal", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
