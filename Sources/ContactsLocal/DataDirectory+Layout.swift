@@ -10,6 +10,9 @@
 /// <data-dir>/server/server.log, start.lock, stopped
 /// ```
 extension DataDirectory {
+    /// The device a command uses when it names none (`--device`).
+    public static let defaultDevice = "default"
+
     /// The layout of the data directory at `path`.
     public struct Layout: Sendable, Hashable {
         public let path: String

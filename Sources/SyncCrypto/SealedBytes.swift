@@ -5,7 +5,7 @@ import Foundation
 /// sealed bytes.
 enum SealedBytes {
     /// The length of AES-GCM's combined form beyond the plaintext: a 12-byte nonce and a 16-byte tag.
-    static let overhead = 12 + 16
+    static let overhead = NonceSource.byteCount + 16
 
     /// Seals with a fresh random nonce (``NonceSource``) and returns nonce | ciphertext | tag.
     static func seal(

@@ -52,7 +52,7 @@ struct ContactsCommand: AsyncParsableCommand {
 /// The options every command takes.
 struct GlobalOptions: ParsableArguments {
     @Option(help: "The device (one local database each) to use; two devices sync with each other.")
-    var device = "default"
+    var device = DataDirectory.defaultDevice
 
     @Option(
         help: ArgumentHelp(

@@ -1,3 +1,4 @@
+import ContactsLocal
 import ContactsModel
 import ContactsStore
 import Foundation
@@ -106,7 +107,8 @@ public struct AppState: Sendable {
 
     /// A state for a `width` × `height` screen showing `rows`.
     public init(
-        width: Int, height: Int, rows: [ContactList.Row] = [], deviceName: String = "default", unicode: Bool = true,
+        width: Int, height: Int, rows: [ContactList.Row] = [], deviceName: String = DataDirectory.defaultDevice,
+        unicode: Bool = true,
         now: Date = Date(), timeZone: TimeZone = .current
     ) {
         layout = Layout(width: width, height: height)

@@ -1,3 +1,4 @@
+import ContactsLocal
 import ContactsModel
 import ContactsStore
 import Foundation
@@ -56,16 +57,19 @@ public struct SyncStatus: Sendable, Equatable {
 
     /// A server URL as a person reads it: a Unix socket's path rather than its percent-encoded URL.
     public static func serverName(_ url: String) -> String {
-        guard url.hasPrefix("http+unix://") else { return url }
-        return "socket " + (url.dropFirst("http+unix://".count).removingPercentEncoding ?? url)
+        guard url.hasPrefix(unixSocketPrefix) else { return url }
+        return "socket " + (url.dropFirst(unixSocketPrefix.count).removingPercentEncoding ?? url)
     }
+
+    /// How the URL of a server on a Unix socket (the local one) begins.
+    private static let unixSocketPrefix = "http+unix://"
 
     /// The command that signs device `device` in to `server`, as it must be typed: a server other than the
     /// local one and a device other than the default are named, since a command without them opens another.
     public static func signInCommand(server: String?, device: String) -> String {
         var words = ["contacts"]
-        if let server, !server.hasPrefix("http+unix://") { words += ["--server", server] }
-        if device != "default" { words += ["--device", device] }
+        if let server, !server.hasPrefix(unixSocketPrefix) { words += ["--server", server] }
+        if device != DataDirectory.defaultDevice { words += ["--device", device] }
         return (words + ["account", "signin"]).joined(separator: " ")
     }
 
